@@ -1,0 +1,231 @@
+package opt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Objective evaluates f(x). When grad is non-nil (len(grad) == len(x)) it also
+// writes ∇f(x) into grad. Derivative-free methods always pass a nil grad.
+// An error aborts the optimisation and is returned by Minimize.
+type Objective func(x, grad []float64) (float64, error)
+
+// Problem is a function to minimise over a box. Lower and Upper may be nil
+// (unbounded on that side); their entries may be ±Inf. A variable with
+// Lower[i] == Upper[i] is fixed.
+type Problem struct {
+	Objective Objective
+	Lower     []float64
+	Upper     []float64
+}
+
+// Status says why a run ended.
+type Status int
+
+const (
+	NotTerminated     Status = iota
+	GradientConverged        // projected gradient (∞-norm) below Settings.GradientTol
+	FunctionConverged        // relative reduction of f below Settings.FunctionTol
+	StepConverged            // step or simplex/step size below tolerance
+	IterationLimit           // Settings.MaxIterations reached
+	EvaluationLimit          // Settings.MaxEvaluations reached
+	Stopped                  // the Callback returned false
+	Failure                  // the method could not make progress (e.g. line search failed)
+)
+
+func (s Status) String() string {
+	switch s {
+	case NotTerminated:
+		return "not terminated"
+	case GradientConverged:
+		return "gradient converged"
+	case FunctionConverged:
+		return "function converged"
+	case StepConverged:
+		return "step converged"
+	case IterationLimit:
+		return "iteration limit"
+	case EvaluationLimit:
+		return "evaluation limit"
+	case Stopped:
+		return "stopped by callback"
+	case Failure:
+		return "failure"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Converged reports whether the status is one of the convergence criteria.
+func (s Status) Converged() bool {
+	return s == GradientConverged || s == FunctionConverged || s == StepConverged
+}
+
+// Iteration is what the Callback sees after each iteration; X must not be
+// retained or modified by the callback.
+type Iteration struct {
+	Iter        int           // 1-based iteration number
+	F           float64       // best (or current, for line-search methods) f
+	X           []float64     // the corresponding x
+	Evaluations int           // function evaluations so far
+	Elapsed     time.Duration // wall time since Minimize started
+}
+
+// TracePoint is one row of the per-iteration trace: a loss curve.
+type TracePoint struct {
+	Iter        int
+	F           float64
+	Evaluations int
+	Elapsed     time.Duration
+}
+
+// Settings are common to every method. Zero values select the defaults.
+type Settings struct {
+	MaxIterations  int     // default 1000
+	MaxEvaluations int     // default 100000 (counts objective calls)
+	GradientTol    float64 // projected-gradient ∞-norm; default 1e-8 (L-BFGS-B's pgtol)
+	FunctionTol    float64 // relative f reduction, (f_k - f_{k+1})/max(|f_k|,|f_{k+1}|,1); default 1e-12 (≈ L-BFGS-B's factr·eps)
+	StepTol        float64 // default 1e-12: simplex size (Nelder–Mead), σ·max√C (CMA-ES)
+	FTarget        float64 // stop as soon as f ≤ FTarget (default -Inf: never)
+	Callback       func(Iteration) bool
+}
+
+// withDefaults fills zero fields.
+func (s Settings) withDefaults() Settings {
+	if s.MaxIterations <= 0 {
+		s.MaxIterations = 1000
+	}
+	if s.MaxEvaluations <= 0 {
+		s.MaxEvaluations = 100000
+	}
+	if s.GradientTol <= 0 {
+		s.GradientTol = 1e-8
+	}
+	if s.FunctionTol <= 0 {
+		s.FunctionTol = 1e-12
+	}
+	if s.StepTol <= 0 {
+		s.StepTol = 1e-12
+	}
+	if s.FTarget == 0 {
+		s.FTarget = math.Inf(-1)
+	}
+	return s
+}
+
+// Result is one run of any method.
+type Result struct {
+	X               []float64
+	F               float64
+	Iterations      int
+	FuncEvaluations int // objective calls
+	GradEvaluations int // objective calls that also computed the gradient
+	Trace           []TracePoint
+	Status          Status
+	Runtime         time.Duration
+}
+
+// Method is an optimisation algorithm.
+type Method interface {
+	Minimize(p Problem, x0 []float64, s Settings) (*Result, error)
+}
+
+// ErrDimension is returned (wrapped) when x0 and the bounds disagree in length.
+var ErrDimension = errors.New("opt: dimension mismatch")
+
+// validate checks dimensions and bounds and returns full-length lower and
+// upper vectors (±Inf where unbounded) and x0 projected onto the box.
+func validate(p Problem, x0 []float64) (lo, hi, x []float64, err error) {
+	n := len(x0)
+	if n == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: empty x0", ErrDimension)
+	}
+	if p.Objective == nil {
+		return nil, nil, nil, errors.New("opt: nil objective")
+	}
+	if p.Lower != nil && len(p.Lower) != n {
+		return nil, nil, nil, fmt.Errorf("%w: len(Lower) = %d, len(x0) = %d", ErrDimension, len(p.Lower), n)
+	}
+	if p.Upper != nil && len(p.Upper) != n {
+		return nil, nil, nil, fmt.Errorf("%w: len(Upper) = %d, len(x0) = %d", ErrDimension, len(p.Upper), n)
+	}
+	lo = make([]float64, n)
+	hi = make([]float64, n)
+	x = make([]float64, n)
+	for i := range n {
+		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		if p.Lower != nil {
+			lo[i] = p.Lower[i]
+		}
+		if p.Upper != nil {
+			hi[i] = p.Upper[i]
+		}
+		if math.IsNaN(lo[i]) || math.IsNaN(hi[i]) || lo[i] > hi[i] {
+			return nil, nil, nil, fmt.Errorf("opt: bounds of x[%d] are [%g, %g]", i, lo[i], hi[i])
+		}
+		if math.IsNaN(x0[i]) || math.IsInf(x0[i], 0) {
+			return nil, nil, nil, fmt.Errorf("opt: x0[%d] = %g", i, x0[i])
+		}
+		x[i] = math.Min(math.Max(x0[i], lo[i]), hi[i])
+	}
+	return lo, hi, x, nil
+}
+
+// recorder does the bookkeeping every method shares: counting evaluations,
+// the trace, and the callback.
+type recorder struct {
+	s     Settings
+	start time.Time
+	res   *Result
+}
+
+func newRecorder(s Settings, n int) *recorder {
+	return &recorder{s: s, start: time.Now(), res: &Result{X: make([]float64, n), F: math.Inf(1)}}
+}
+
+// eval calls the objective and counts it. A NaN f is returned as an error.
+func (r *recorder) eval(obj Objective, x, grad []float64) (float64, error) {
+	r.res.FuncEvaluations++
+	if grad != nil {
+		r.res.GradEvaluations++
+	}
+	f, err := obj(x, grad)
+	if err != nil {
+		return f, err
+	}
+	if math.IsNaN(f) {
+		return f, fmt.Errorf("opt: objective returned NaN at evaluation %d", r.res.FuncEvaluations)
+	}
+	return f, nil
+}
+
+// iterate records iteration k (1-based) with current f and x; it returns a
+// non-zero status when the run must stop (callback, limits or target).
+func (r *recorder) iterate(k int, f float64, x []float64) Status {
+	el := time.Since(r.start)
+	r.res.Iterations = k
+	r.res.Trace = append(r.res.Trace, TracePoint{Iter: k, F: f, Evaluations: r.res.FuncEvaluations, Elapsed: el})
+	if r.s.Callback != nil && !r.s.Callback(Iteration{Iter: k, F: f, X: x, Evaluations: r.res.FuncEvaluations, Elapsed: el}) {
+		return Stopped
+	}
+	if f <= r.s.FTarget {
+		return FunctionConverged
+	}
+	if k >= r.s.MaxIterations {
+		return IterationLimit
+	}
+	if r.res.FuncEvaluations >= r.s.MaxEvaluations {
+		return EvaluationLimit
+	}
+	return NotTerminated
+}
+
+// finish stores the final point and status.
+func (r *recorder) finish(x []float64, f float64, st Status) *Result {
+	copy(r.res.X, x)
+	r.res.F = f
+	r.res.Status = st
+	r.res.Runtime = time.Since(r.start)
+	return r.res
+}
