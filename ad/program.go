@@ -43,6 +43,7 @@ type Graph struct {
 	*G.ExprGraph
 	inputs map[string]*input
 	watch  []watched
+	nconst int
 }
 
 type watched struct {
@@ -82,18 +83,29 @@ func (g *Graph) Input(name string, value []float64, shape ...int) (*G.Node, erro
 	return node, nil
 }
 
-// Const adds a constant tensor (a copy of value) of the given shape (a vector
-// when shape is empty).
+// Const adds constant data (a copy of value) of the given shape (a vector
+// when shape is empty) to the graph.
+//
+// Use it rather than G.NewConstant for tensors: gorgonia hashes a constant
+// tensor by its printed value, which is truncated for long tensors, and merges
+// nodes of equal hash, so two different data vectors can silently become one
+// node (TestConstLongVectorsStayDistinct). Const makes a uniquely named input
+// node instead, which gorgonia hashes by name and never differentiates unless
+// asked to.
 func (g *Graph) Const(value []float64, shape ...int) *G.Node {
-	if len(shape) == 0 {
-		shape = []int{len(value)}
+	g.nconst++
+	n, err := g.Input(fmt.Sprintf("const·%d", g.nconst), value, shape...)
+	if err != nil {
+		panic(err) // only a shape mismatch, a programming error; Compile recovers it
 	}
-	data := append([]float64(nil), value...)
-	return G.NewConstant(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(data)))
+	return n
 }
 
-// Scalar adds a float64 scalar constant.
-func (g *Graph) Scalar(v float64) *G.Node { return G.NewConstant(v) }
+// Scalar adds a float64 scalar constant to the graph (scalars print exactly,
+// so equal scalars may share one node).
+func (g *Graph) Scalar(v float64) *G.Node {
+	return G.NewConstant(v, G.In(g.ExprGraph))
+}
 
 // newLeaf makes an input node of the given shape with a value whose backing
 // slice we own, so that new values are copied in without allocating.

@@ -198,3 +198,26 @@ func TestProgramErrors(t *testing.T) {
 		t.Errorf("vector loss: err = %v", err)
 	}
 }
+
+// Gorgonia merges constants whose printed values are equal, and long tensors
+// print truncated; Graph.Const must keep distinct data distinct.
+func TestConstLongVectorsStayDistinct(t *testing.T) {
+	a := make([]float64, 1000)
+	b := make([]float64, 1000)
+	b[500] = 1 // differs only where the printed form is elided
+	p, err := Compile([]Param{{Name: "k"}}, func(g *Graph, pn []*G.Node) (*G.Node, error) {
+		ca, cb := g.Const(a), g.Const(b)
+		d := G.Must(G.Sub(cb, ca))
+		return G.Mul(pn[0], G.Must(G.Sum(d)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := p.ValueAndGrad([]float64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != 3 {
+		t.Fatalf("f = %g, want 3: two different constants were merged into one node", f)
+	}
+}
