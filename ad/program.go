@@ -138,12 +138,12 @@ type BuildFunc func(g *Graph, params []*G.Node) (*G.Node, error)
 type Option func(*config)
 
 type config struct {
-	maxNodes   int
-	selfCheck  bool
-	checkX     []float64
-	checkTol   float64
-	checkSeed  uint64
-	checkStep  float64
+	maxNodes  int
+	selfCheck bool
+	checkX    []float64
+	checkTol  float64
+	checkSeed uint64
+	checkStep float64
 }
 
 // WithMaxNodes sets the node budget (default DefaultMaxNodes).
