@@ -49,6 +49,7 @@ type Graph struct {
 type watched struct {
 	name string
 	node *G.Node
+	val  *G.Value
 }
 
 type input struct {
@@ -138,16 +139,29 @@ type BuildFunc func(g *Graph, params []*G.Node) (*G.Node, error)
 type Option func(*config)
 
 type config struct {
-	maxNodes  int
-	selfCheck bool
-	checkX    []float64
-	checkTol  float64
-	checkSeed uint64
-	checkStep float64
+	maxNodes    int
+	noGrad      bool
+	allowUnused bool
+	selfCheck   bool
+	checkX      []float64
+	checkTol    float64
+	checkSeed   uint64
+	checkStep   float64
 }
 
 // WithMaxNodes sets the node budget (default DefaultMaxNodes).
 func WithMaxNodes(n int) Option { return func(c *config) { c.maxNodes = n } }
+
+// WithoutGradient compiles the forward graph only: ValueAndGrad is then an
+// error and Value costs one forward pass. It is for rollouts whose values
+// alone are needed (the forward sweep of Scan, predictions).
+func WithoutGradient() Option { return func(c *config) { c.noGrad = true } }
+
+// WithUnusedParams lets parameters that do not reach the loss through; their
+// gradient is zero. By default such a parameter is an error that names it,
+// because it is usually a bug in the model; a terminal loss or one shard of a
+// batch may legitimately not use every parameter.
+func WithUnusedParams() Option { return func(c *config) { c.allowUnused = true } }
 
 // WithSelfCheck runs, once after compiling, a directional derivative check at
 // x0: the graph's gradient along a random unit direction against the central
@@ -173,11 +187,14 @@ type Program struct {
 	paramVal  []tensor.Tensor
 	paramData [][]float64
 	loss      *G.Node
+	lossVal   *G.Value
 	grads     []*G.Node
+	gradVal   []*G.Value // nil entries: parameters that do not reach the loss (WithUnusedParams)
 	vm        G.VM
 	nodes     int
 	selfCheck float64
 	outputs   map[string][]float64
+	noGrad    bool
 }
 
 // Compile builds the graph with build, differentiates the loss with respect
@@ -236,10 +253,32 @@ func Compile(params []Param, build BuildFunc, opts ...Option) (p *Program, err e
 	if n := len(eg.AllNodes()); n > cfg.maxNodes {
 		return nil, tooMany(n, cfg.maxNodes, "before differentiation")
 	}
-	if err := p.checkReachable(); err != nil {
+	// Values are read by Read nodes, which copy when they execute: reading
+	// Node.Value() after the run is wrong whenever the compiler reused the
+	// node's register or a later op overwrote it in place (seen here on
+	// intermediate states of a rollout).
+	p.lossVal = new(G.Value)
+	G.Read(loss, p.lossVal)
+	if cfg.noGrad {
+		p.noGrad = true
+		p.nodes = len(eg.AllNodes())
+		p.vm = G.NewTapeMachine(eg)
+		return p, nil
+	}
+	reach, err := p.checkReachable(cfg.allowUnused)
+	if err != nil {
 		return nil, err
 	}
-	grads, err := G.Grad(loss, p.paramNode...)
+	var wrt []*G.Node
+	for i, n := range p.paramNode {
+		if reach[i] {
+			wrt = append(wrt, n)
+		}
+	}
+	if len(wrt) == 0 {
+		return nil, fmt.Errorf("%w: none of the parameters does", ErrUnreachable)
+	}
+	grads, err := G.Grad(loss, wrt...)
 	if err != nil {
 		var sde G.SymDiffError
 		if errors.As(err, &sde) {
@@ -253,7 +292,18 @@ func Compile(params []Param, build BuildFunc, opts ...Option) (p *Program, err e
 		}
 		return nil, fmt.Errorf("ad: differentiating: %w", err)
 	}
-	p.grads = grads
+	p.grads = make([]*G.Node, len(params))
+	p.gradVal = make([]*G.Value, len(params))
+	k := 0
+	for i := range params {
+		if !reach[i] {
+			continue
+		}
+		p.grads[i] = grads[k]
+		k++
+		p.gradVal[i] = new(G.Value)
+		G.Read(p.grads[i], p.gradVal[i])
+	}
 	p.nodes = len(eg.AllNodes())
 	if p.nodes > cfg.maxNodes {
 		return nil, tooMany(p.nodes, cfg.maxNodes, "after differentiation")
@@ -278,8 +328,8 @@ func tooMany(n, budget int, when string) error {
 }
 
 // checkReachable walks from the loss through operands and names every
-// parameter it does not meet.
-func (p *Program) checkReachable() error {
+// parameter it does not meet (an error unless allowUnused).
+func (p *Program) checkReachable(allowUnused bool) ([]bool, error) {
 	g := p.g.ExprGraph
 	seen := map[int64]bool{}
 	stack := []int64{p.loss.ID()}
@@ -296,15 +346,17 @@ func (p *Program) checkReachable() error {
 		}
 	}
 	var missing []string
-	for _, n := range p.paramNode {
-		if !seen[n.ID()] {
+	reach := make([]bool, len(p.paramNode))
+	for i, n := range p.paramNode {
+		reach[i] = seen[n.ID()]
+		if !reach[i] {
 			missing = append(missing, n.Name())
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%w: %s", ErrUnreachable, strings.Join(missing, ", "))
+	if len(missing) > 0 && !allowUnused {
+		return nil, fmt.Errorf("%w: %s", ErrUnreachable, strings.Join(missing, ", "))
 	}
-	return nil
+	return reach, nil
 }
 
 // Dim is the length of x.
@@ -335,7 +387,9 @@ func (p *Program) SetInput(name string, value []float64) error {
 // Watch registers a node whose value is read after each run with Output
 // (for example predicted trajectories). It must be called from the BuildFunc.
 func (g *Graph) Watch(name string, n *G.Node) {
-	g.watch = append(g.watch, watched{name, n})
+	w := watched{name: name, node: n, val: new(G.Value)}
+	G.Read(n, w.val)
+	g.watch = append(g.watch, w)
 }
 
 // Output returns the value of a node registered with Graph.Watch, as of the
@@ -345,7 +399,7 @@ func (p *Program) Output(name string) []float64 { return p.outputs[name] }
 
 func (p *Program) readWatched() {
 	for _, w := range p.g.watch {
-		v := w.node.Value()
+		v := *w.val
 		if v == nil {
 			continue
 		}
@@ -369,6 +423,9 @@ func (p *Program) ValueAndGrad(x []float64) (float64, []float64, error) {
 
 // ValueAndGradInto evaluates f(x) and writes ∇f(x) into grad (len Dim).
 func (p *Program) ValueAndGradInto(x, grad []float64) (f float64, err error) {
+	if p.noGrad {
+		return 0, errors.New("ad: program compiled WithoutGradient")
+	}
 	if len(x) != p.dim || len(grad) != p.dim {
 		return 0, fmt.Errorf("ad: x has %d values and grad %d, the program has %d parameters", len(x), len(grad), p.dim)
 	}
@@ -376,12 +433,17 @@ func (p *Program) ValueAndGradInto(x, grad []float64) (f float64, err error) {
 		return 0, err
 	}
 	defer p.vm.Reset()
-	f, err = scalarOf(p.loss.Value())
+	f, err = scalarOf(*p.lossVal)
 	if err != nil {
 		return 0, err
 	}
-	for i, gn := range p.grads {
-		if err := copyValue(grad[p.offsets[i]:p.offsets[i]+p.params[i].Size()], gn.Value(), p.params[i].Name); err != nil {
+	for i, gv := range p.gradVal {
+		dst := grad[p.offsets[i] : p.offsets[i]+p.params[i].Size()]
+		if gv == nil {
+			clear(dst)
+			continue
+		}
+		if err := copyValue(dst, *gv, p.params[i].Name); err != nil {
 			return 0, err
 		}
 	}
@@ -389,8 +451,8 @@ func (p *Program) ValueAndGradInto(x, grad []float64) (f float64, err error) {
 	return f, nil
 }
 
-// Value evaluates f(x) only (the compiled program still runs its backward
-// part; use a forward-only graph for hot forward paths).
+// Value evaluates f(x) only. Unless the Program was compiled WithoutGradient
+// the backward part runs too.
 func (p *Program) Value(x []float64) (float64, error) {
 	if len(x) != p.dim {
 		return 0, fmt.Errorf("ad: x has %d values, the program has %d parameters", len(x), p.dim)
@@ -400,7 +462,7 @@ func (p *Program) Value(x []float64) (float64, error) {
 	}
 	defer p.vm.Reset()
 	p.readWatched()
-	return scalarOf(p.loss.Value())
+	return scalarOf(*p.lossVal)
 }
 
 func (p *Program) run(x []float64) (err error) {

@@ -221,3 +221,27 @@ func TestConstLongVectorsStayDistinct(t *testing.T) {
 		t.Fatalf("f = %g, want 3: two different constants were merged into one node", f)
 	}
 }
+
+// A watched node that a later op consumes must report its own value, not the
+// result of an op that overwrote its memory in place (gorgonia does that when
+// values are read with Node.Value() after the run).
+func TestWatchConsumedNode(t *testing.T) {
+	p, err := Compile([]Param{{Name: "a", Shape: []int{3}}}, func(g *Graph, pn []*G.Node) (*G.Node, error) {
+		s := G.Must(G.Add(pn[0], g.Const([]float64{1, 1, 1})))
+		g.Watch("s", s)
+		e := G.Must(G.Sub(s, g.Const([]float64{5, 5, 5})))
+		return G.Sum(G.Must(G.Square(e)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Value([]float64{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	got := p.Output("s")
+	for i, want := range []float64{2, 3, 4} {
+		if got[i] != want {
+			t.Fatalf("watched s = %v, want [2 3 4]", got)
+		}
+	}
+}
