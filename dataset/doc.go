@@ -1,0 +1,31 @@
+// Package dataset reads and writes the CSV files of the wheelgrad toolkit:
+// robot logs, control sequences, reference paths and simulated trajectories,
+// in the format promised to users by FORMATS.md.
+//
+// Reading is driven by a Spec that says which columns a command needs. Read
+// checks the whole file before anything is computed from it, so that a bad
+// cell is reported as one line naming the file, the physical line and the
+// column (a *ParseError), and never surfaces later as a NaN in a gradient:
+//
+//   - the file is UTF-8 (a leading byte order mark is ignored) with one header
+//     row; lines starting with '#' are comments and blank lines are skipped,
+//     both still counted in line numbers so that a user can open the file at
+//     the line an error names;
+//   - column order is free, names match case-insensitively with surrounding
+//     spaces trimmed, and columns the Spec does not ask for are ignored;
+//   - numbers are decimal (1, -0.5, 1e-3, +2); NaN and ±Inf are rejected,
+//     and so are hexadecimal floats and digit separators, which Go's
+//     strconv.ParseFloat would accept;
+//   - an empty cell is allowed only in a Sparse column, e.g. a 60 Hz camera
+//     pose between 240 Hz control rows, and reads as NaN;
+//   - the time column increases strictly, within each run of a Group column
+//     (such as the trajectory id traj) when the Spec names one.
+//
+// Writing goes through Writer (or WriteCSV for all-numeric tables), which
+// formats floats so that they read back bit for bit, and WriteFileAtomic,
+// which never leaves a partial file that looks complete.
+//
+// The package will also hold what every command does to a log after reading
+// it: numerical differentiation, segmenting, and synthetic log generators for
+// the demo and tests. It imports only the standard library.
+package dataset
