@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+)
+
+// series is one curve of a figure: a line, or markers when points is set.
+type series struct {
+	name   string
+	x, y   []float64
+	points bool
+	color  color.Color
+	dashed bool
+}
+
+// palette: colour-blind safe (Okabe–Ito).
+var palette = []color.Color{
+	color.RGBA{0, 114, 178, 255},   // blue
+	color.RGBA{213, 94, 0, 255},    // vermillion
+	color.RGBA{0, 158, 115, 255},   // green
+	color.RGBA{230, 159, 0, 255},   // orange
+	color.RGBA{204, 121, 167, 255}, // purple
+	color.RGBA{86, 180, 233, 255},  // sky
+}
+
+// writeXYFigure draws x–y curves with equal axis scales (paths in metres)
+// into a PNG, written atomically.
+func writeXYFigure(path, title, xlabel, ylabel string, equal bool, ss []series) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	for i, s := range ss {
+		xys := make(plotter.XYs, len(s.x))
+		for k := range s.x {
+			xys[k].X, xys[k].Y = s.x[k], s.y[k]
+		}
+		c := s.color
+		if c == nil {
+			c = palette[i%len(palette)]
+		}
+		if s.points {
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			sc.GlyphStyle.Color = c
+			sc.GlyphStyle.Radius = vg.Points(1.2)
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			p.Add(sc)
+			if s.name != "" {
+				p.Legend.Add(s.name, sc)
+			}
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		l.LineStyle.Color = c
+		l.LineStyle.Width = vg.Points(1.5)
+		if s.dashed {
+			l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+		if s.name != "" {
+			p.Legend.Add(s.name, l)
+		}
+	}
+	// Headroom above the data for the legend.
+	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
+	if equal {
+		equalAxes(p)
+	}
+	w, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
+		return err
+	})
+}
+
+// equalAxes widens the shorter axis so one metre is as long on both.
+func equalAxes(p *plot.Plot) {
+	dx := 1.05 * (p.X.Max - p.X.Min)
+	dy := 1.05 * (p.Y.Max - p.Y.Min)
+	if dx > dy {
+		c := (p.Y.Max + p.Y.Min) / 2
+		p.Y.Min, p.Y.Max = c-dx/2, c+dx/2
+		dy = dx
+	} else {
+		c := (p.X.Max + p.X.Min) / 2
+		p.X.Min, p.X.Max = c-dy/2, c+dy/2
+		dx = dy
+	}
+	cx, cy := (p.X.Max+p.X.Min)/2, (p.Y.Max+p.Y.Min)/2
+	p.X.Min, p.X.Max = cx-dx/2, cx+dx/2
+	p.Y.Min, p.Y.Max = cy-dy/2, cy+dy/2
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// env is what a subcommand writes to.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	usage   string // the synopsis line after "wheelgrad "
+	summary string
+	// flags declares the subcommand's flags and returns the function that
+	// runs it once they are parsed.
+	flags func(fs *flag.FlagSet) func(e env) error
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+var commands = map[string]command{}
+
+func register(c command) { commands[c.name] = c }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		w := stderr
+		status := 2
+		if len(args) > 0 {
+			w, status = stdout, 0
+		}
+		mainUsage(w)
+		return status
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "wheelgrad: unknown command %q (commands: %s; see wheelgrad -h)\n", args[0], strings.Join(commandNames(), ", "))
+		return 2
+	}
+	fs := flag.NewFlagSet("wheelgrad "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	exec := c.flags(fs)
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "usage: wheelgrad %s\n\n%s\n\nflags:\n", c.usage, c.summary)
+		fs.PrintDefaults()
+	}
+	// -h prints the usage to stdout and succeeds; a bad flag is a usage error.
+	for _, a := range args[1:] {
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return 0
+		}
+	}
+	fs.SetOutput(io.Discard) // we print one line ourselves
+	if err := fs.Parse(args[1:]); err != nil {
+		fmt.Fprintf(stderr, "wheelgrad %s: %v (see wheelgrad %s -h)\n", c.name, oneLine(err), c.name)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wheelgrad %s: unexpected argument %q (see wheelgrad %s -h)\n", c.name, fs.Arg(0), c.name)
+		return 2
+	}
+	err := exec(env{stdout: stdout, stderr: stderr})
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "wheelgrad %s: %s (see wheelgrad %s -h)\n", c.name, oneLine(err), c.name)
+		return 2
+	}
+	fmt.Fprintf(stderr, "wheelgrad %s: %s\n", c.name, oneLine(err))
+	return 1
+}
+
+// oneLine keeps error output to one line whatever a library wrapped into it.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+}
+
+func commandNames() []string {
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprintf(w, "wheelgrad: differentiable physics of wheeled mobile robots\n\nusage:\n")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  wheelgrad %s\n", commands[n].usage)
+	}
+	fmt.Fprintf(w, "\nRun 'wheelgrad COMMAND -h' for a command's flags. Exit status: 0 success, 1 runtime failure, 2 usage error.\n")
+}
