@@ -532,3 +532,15 @@ func copyValue(dst []float64, v G.Value, name string) error {
 	}
 	return nil
 }
+
+// Eval has the signature of opt.Objective, so a Program can be handed to an
+// optimiser as Objective: prog.Eval. With a nil grad only the value is read.
+func (p *Program) Eval(x, grad []float64) (float64, error) {
+	if grad == nil || p.noGrad {
+		if grad != nil {
+			return 0, errors.New("ad: program compiled WithoutGradient")
+		}
+		return p.Value(x)
+	}
+	return p.ValueAndGradInto(x, grad)
+}

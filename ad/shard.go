@@ -111,3 +111,12 @@ func (s *Sharded) ValueAndGradInto(x, grad []float64) (float64, error) {
 	}
 	return f, nil
 }
+
+// Eval has the signature of opt.Objective (see Program.Eval). The shards
+// compute their gradients even when grad is nil.
+func (s *Sharded) Eval(x, grad []float64) (float64, error) {
+	if grad == nil {
+		grad = make([]float64, s.dim)
+	}
+	return s.ValueAndGradInto(x, grad)
+}

@@ -110,6 +110,9 @@ func TestShardedEqualsUnsharded(t *testing.T) {
 			}
 		}
 	}
+	if f, err := one.Eval(x, nil); err != nil || f != f1 {
+		t.Errorf("Eval without gradient: %g, %v; want %g", f, err, f1)
+	}
 	if _, err := CompileSharded(params, 0, 2, batchRollout(u, target, steps, h, batch)); err == nil {
 		t.Error("empty batch accepted")
 	}
