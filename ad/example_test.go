@@ -34,8 +34,8 @@ func Example() {
 	}
 	res, err := opt.LBFGSB{}.Minimize(opt.Problem{
 		Objective: prog.Eval,
-		Lower: []float64{0, 0},
-		Upper: []float64{2, inf},
+		Lower:     []float64{0, 0},
+		Upper:     []float64{2, inf},
 	}, []float64{1, 0}, opt.Settings{})
 	if err != nil {
 		fmt.Println(err)
