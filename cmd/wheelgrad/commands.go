@@ -3,10 +3,11 @@ package main
 import (
 	"flag"
 	"slices"
+	"strings"
 )
 
-// The subcommands of FORMATS.md. simulate, identify and follow validate
-// their flags now; their models land one issue at a time (see models.go).
+// The subcommands of FORMATS.md. Flags are parsed and checked here; the work
+// is done by the model's handler (see models.go).
 
 func init() {
 	register(command{
@@ -14,18 +15,22 @@ func init() {
 		usage:   "simulate -model M -params P.json -controls C.csv [-out T.csv]",
 		summary: "Forward rollout of the exact (non-smoothed) model; writes the trajectory CSV to stdout or -out.",
 		flags: func(fs *flag.FlagSet) func(env) error {
-			model := fs.String("model", "", "robot model: mecanum, diffdrive or skidsteer")
-			params := fs.String("params", "", "parameter JSON file")
-			controls := fs.String("controls", "", "controls CSV file")
-			out := fs.String("out", "-", "trajectory CSV file (- for stdout)")
+			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
+			var a SimulateArgs
+			fs.StringVar(&a.Params, "params", "", "parameter JSON file")
+			fs.StringVar(&a.Controls, "controls", "", "controls CSV file")
+			fs.StringVar(&a.Out, "out", "-", "trajectory CSV file (- for stdout)")
 			return func(e env) error {
-				for _, r := range [][2]string{{"params", *params}, {"controls", *controls}} {
+				for _, r := range [][2]string{{"params", a.Params}, {"controls", a.Controls}} {
 					if err := required(r[0], r[1]); err != nil {
 						return err
 					}
 				}
-				_ = out
-				return checkModel("simulate", *model)
+				h, ok := simulateHandlers[*model]
+				if err := checkModel("simulate", *model, ok); err != nil {
+					return err
+				}
+				return h(e, a)
 			}
 		},
 	})
@@ -34,21 +39,52 @@ func init() {
 		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes] [-out P.json] [-plot F.png]",
 		summary: "Calibrate the model's unknown parameters from one or more logs; writes parameter JSON.",
 		flags: func(fs *flag.FlagSet) func(env) error {
-			model := fs.String("model", "", "robot model: mecanum, diffdrive or skidsteer")
+			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
 			data := fs.String("data", "", "log CSV file(s), comma-separated")
-			fs.String("init", "", "parameter JSON: known constants and the optimiser's starting point")
-			method := fs.String("method", "lbfgsb", "optimiser: lbfgsb, neldermead or cmaes")
-			fs.String("out", "-", "parameter JSON file (- for stdout)")
-			fs.String("plot", "", "PNG file: ground truth, identified and friction-free predictions")
-			addVerbosity(fs)
+			var a IdentifyArgs
+			fs.StringVar(&a.Init, "init", "", "parameter JSON: known constants and the optimiser's starting point")
+			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb (default), neldermead or cmaes; some models add their own")
+			fs.StringVar(&a.Out, "out", "-", "parameter JSON file (- for stdout)")
+			fs.StringVar(&a.Plot, "plot", "", "PNG file: measured and predicted trajectories")
+			extra := map[string]*string{}
+			for _, x := range identifyExtraFlags {
+				extra[x.name] = fs.String(x.name, x.def, x.usage)
+			}
+			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
 				if err := required("data", *data); err != nil {
 					return err
 				}
-				if !slices.Contains([]string{"lbfgsb", "neldermead", "cmaes"}, *method) {
-					return usagef("unknown -method %q (one of lbfgsb, neldermead, cmaes)", *method)
+				for _, p := range strings.Split(*data, ",") {
+					if p = strings.TrimSpace(p); p != "" {
+						a.Data = append(a.Data, p)
+					}
 				}
-				return checkModel("identify", *model)
+				if len(a.Data) == 0 {
+					return usagef("-data names no file")
+				}
+				known := []string{"lbfgsb", "neldermead", "cmaes"}
+				for _, m := range identifyMethods {
+					known = append(known, m...)
+				}
+				if a.Method != "" && !slices.Contains(known, a.Method) {
+					return usagef("unknown -method %q (one of %s)", a.Method, strings.Join(known, ", "))
+				}
+				h, ok := identifyHandlers[*model]
+				if err := checkModel("identify", *model, ok); err != nil {
+					return err
+				}
+				methods := append([]string{"lbfgsb", "neldermead", "cmaes"}, identifyMethods[*model]...)
+				if a.Method != "" && !slices.Contains(methods, a.Method) {
+					return usagef("unknown -method %q for %s (one of %s)", a.Method, *model, strings.Join(methods, ", "))
+				}
+				a.Extra = map[string]string{}
+				for k, v := range extra {
+					a.Extra[k] = *v
+				}
+				a.Quiet, a.Verbose = *quiet, *verbose
+				a.Prog = progressOn(e, *quiet, *verbose)
+				return h(e, a)
 			}
 		},
 	})
@@ -57,38 +93,52 @@ func init() {
 		usage:   "follow -model mecanum -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png]",
 		summary: "Synthesise the wheel commands that drive the model along a path; writes a controls CSV that simulate accepts.",
 		flags: func(fs *flag.FlagSet) func(env) error {
-			model := fs.String("model", "", "robot model (mecanum)")
-			params := fs.String("params", "", "parameter JSON file")
-			path := fs.String("path", "", "figure8, circle, or a waypoint CSV t,x,y[,theta]")
-			duration := fs.Float64("duration", 40, "seconds to run once around the path")
-			rate := fs.Float64("rate", 4, "piecewise-constant control segments per second")
-			wmax := fs.Float64("wmax", 30, "bound on every commanded wheel speed (rad/s)")
-			fs.Float64("theta0", 0, "initial heading (rad)")
-			heading := fs.String("heading", "tangent", "heading mode: tangent, fixed or figure8-reverse-right")
-			fs.Float64("dt", 1.0/240, "integration step of the controls CSV (s)")
-			fs.String("out", "-", "controls CSV file (- for stdout)")
-			fs.String("plot", "", "PNG file: reference and predicted path")
-			addVerbosity(fs)
+			model := fs.String("model", "mecanum", "robot model (mecanum)")
+			var a FollowArgs
+			fs.StringVar(&a.Params, "params", "", "parameter JSON file")
+			fs.StringVar(&a.Path, "path", "", "figure8, circle, or a waypoint CSV t,x,y[,theta]")
+			fs.Float64Var(&a.Duration, "duration", 40, "seconds to run once around the path")
+			fs.Float64Var(&a.Rate, "rate", 4, "piecewise-constant control segments per second")
+			fs.Float64Var(&a.Wmax, "wmax", 30, "bound on every commanded wheel speed (rad/s)")
+			fs.Float64Var(&a.Theta0, "theta0", 0, "initial heading (rad)")
+			fs.StringVar(&a.Heading, "heading", "tangent", "heading mode: tangent, fixed or figure8-reverse-right")
+			fs.Float64Var(&a.Dt, "dt", 1.0/240, "integration step of the controls CSV (s)")
+			fs.StringVar(&a.Out, "out", "-", "controls CSV file (- for stdout)")
+			fs.StringVar(&a.Plot, "plot", "", "PNG file: reference and predicted path")
+			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
-				for _, r := range [][2]string{{"params", *params}, {"path", *path}} {
+				for _, r := range [][2]string{{"params", a.Params}, {"path", a.Path}} {
 					if err := required(r[0], r[1]); err != nil {
 						return err
 					}
 				}
-				if !(*duration > 0) || !(*rate > 0) || !(*wmax > 0) {
-					return usagef("-duration, -rate and -wmax must be positive")
+				if !(a.Duration > 0) || !(a.Rate > 0) || !(a.Wmax > 0) || !(a.Dt > 0) || a.Dt > 1/a.Rate {
+					return usagef("-duration, -rate, -wmax and -dt must be positive, with -dt at most one control segment (1/rate)")
 				}
-				if !slices.Contains([]string{"tangent", "fixed", "figure8-reverse-right"}, *heading) {
-					return usagef("unknown -heading %q (one of tangent, fixed, figure8-reverse-right)", *heading)
+				if !slices.Contains([]string{"tangent", "fixed", "figure8-reverse-right"}, a.Heading) {
+					return usagef("unknown -heading %q (one of tangent, fixed, figure8-reverse-right)", a.Heading)
 				}
-				if *model != "" && *model != "mecanum" {
+				if *model != "mecanum" {
 					return usagef("follow supports -model mecanum only")
 				}
-				return checkModel("follow", *model)
+				h, ok := followHandlers[*model]
+				if err := checkModel("follow", *model, ok); err != nil {
+					return err
+				}
+				a.Prog = progressOn(e, *quiet, *verbose)
+				return h(e, a)
 			}
 		},
 	})
 }
+
+// identifyExtraFlags are model-specific identify flags (e.g. -cw for the
+// differential drive's c_ω), declared by the models' files so that every
+// model's flags show in `wheelgrad identify -h`. A model reads them from
+// IdentifyArgs.Extra.
+var identifyExtraFlags []extraFlag
+
+type extraFlag struct{ name, def, usage string }
 
 // addVerbosity adds the FORMATS.md progress overrides.
 func addVerbosity(fs *flag.FlagSet) (quiet, verbose *bool) {
