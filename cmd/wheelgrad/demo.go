@@ -14,6 +14,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/ad"
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -218,7 +219,7 @@ func writeDemoOutputs(e env, dir string, d demoData, k []float64) error {
 	if err != nil {
 		return err
 	}
-	var ss []series
+	var ss []figure.Series
 	for r := range demoRuns {
 		var cx, cy []float64
 		n := 0
@@ -230,7 +231,7 @@ func writeDemoOutputs(e env, dir string, d demoData, k []float64) error {
 				n++
 			}
 		}
-		c := palette[r]
+		c := figure.Palette[r]
 		name := func(what string) string {
 			if r > 0 {
 				return ""
@@ -238,12 +239,12 @@ func writeDemoOutputs(e env, dir string, d demoData, k []float64) error {
 			return what
 		}
 		ss = append(ss,
-			series{name: name("camera (every 8th sample)"), x: cx, y: cy, points: true, color: c},
-			series{name: name("identified model"), x: fitted.x[r], y: fitted.y[r], color: c},
-			series{name: name("nominal wheel radii"), x: nominal.x[r], y: nominal.y[r], color: c, dashed: true})
+			figure.Series{Name: name("camera (every 8th sample)"), X: cx, Y: cy, Points: true, Color: c},
+			figure.Series{Name: name("identified model"), X: fitted.x[r], Y: fitted.y[r], Color: c},
+			figure.Series{Name: name("nominal wheel radii"), X: nominal.x[r], Y: nominal.y[r], Color: c, Dashed: true})
 	}
 	pngPath := filepath.Join(dir, "core-demo.png")
-	if err := writeXYFigure(pngPath, "Differential drive: wheel radii identified by L-BFGS-B", "x (m)", "y (m)", true, ss); err != nil {
+	if err := figure.XY(pngPath, "Differential drive: wheel radii identified by L-BFGS-B", "x (m)", "y (m)", true, ss); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "\n  wrote %s and %s\n", csvPath, pngPath)

@@ -1,4 +1,4 @@
-package main
+package figure
 
 import (
 	"fmt"
@@ -13,17 +13,18 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
-// series is one curve of a figure: a line, or markers when points is set.
-type series struct {
-	name   string
-	x, y   []float64
-	points bool
-	color  color.Color
-	dashed bool
+// Series is one curve of a figure: a line, or markers when Points is set.
+// An empty Name adds no legend entry (for repeated runs of one kind).
+type Series struct {
+	Name   string
+	X, Y   []float64
+	Points bool
+	Color  color.Color // nil: the next colour of Palette
+	Dashed bool
 }
 
-// palette: colour-blind safe (Okabe–Ito).
-var palette = []color.Color{
+// Palette is colour-blind safe (Okabe–Ito).
+var Palette = []color.Color{
 	color.RGBA{0, 114, 178, 255},   // blue
 	color.RGBA{213, 94, 0, 255},    // vermillion
 	color.RGBA{0, 158, 115, 255},   // green
@@ -32,9 +33,10 @@ var palette = []color.Color{
 	color.RGBA{86, 180, 233, 255},  // sky
 }
 
-// writeXYFigure draws x–y curves with equal axis scales (paths in metres)
-// into a PNG, written atomically.
-func writeXYFigure(path, title, xlabel, ylabel string, equal bool, ss []series) error {
+// XY draws curves into a PNG file, written atomically. With equal, one unit
+// is as long on both axes (paths in metres); otherwise the axes scale freely
+// (time series, loss curves).
+func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -42,15 +44,15 @@ func writeXYFigure(path, title, xlabel, ylabel string, equal bool, ss []series) 
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	for i, s := range ss {
-		xys := make(plotter.XYs, len(s.x))
-		for k := range s.x {
-			xys[k].X, xys[k].Y = s.x[k], s.y[k]
+		xys := make(plotter.XYs, len(s.X))
+		for k := range s.X {
+			xys[k].X, xys[k].Y = s.X[k], s.Y[k]
 		}
-		c := s.color
+		c := s.Color
 		if c == nil {
-			c = palette[i%len(palette)]
+			c = Palette[i%len(Palette)]
 		}
-		if s.points {
+		if s.Points {
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
@@ -59,8 +61,8 @@ func writeXYFigure(path, title, xlabel, ylabel string, equal bool, ss []series) 
 			sc.GlyphStyle.Radius = vg.Points(1.2)
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			p.Add(sc)
-			if s.name != "" {
-				p.Legend.Add(s.name, sc)
+			if s.Name != "" {
+				p.Legend.Add(s.Name, sc)
 			}
 			continue
 		}
@@ -70,12 +72,12 @@ func writeXYFigure(path, title, xlabel, ylabel string, equal bool, ss []series) 
 		}
 		l.LineStyle.Color = c
 		l.LineStyle.Width = vg.Points(1.5)
-		if s.dashed {
+		if s.Dashed {
 			l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(l)
-		if s.name != "" {
-			p.Legend.Add(s.name, l)
+		if s.Name != "" {
+			p.Legend.Add(s.Name, l)
 		}
 	}
 	// Headroom above the data for the legend.
