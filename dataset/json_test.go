@@ -34,7 +34,7 @@ func TestReadJSONFile(t *testing.T) {
 	}{
 		{"", "empty file", true},
 		{"{\n  \"mu\": [0.6, 0.7,\n  0.8, x]}", "line 3, column", true},
-		{"{\n \"M\": \"four\"}", `line 2, column 11, key "M": string is not a valid float64`, true},
+		{"{\n \"M\": \"four\"}", `line 2, column 13, key "M": string is not a valid float64`, true},
 		{"{\n \"Mu\": [1,2,3,4],\n \"mass\": 3}", `key "mass": unknown key`, true},
 		{`{"M": 4`, "unexpected end of file", true},
 		{`{"M": 4} {"M": 5}`, "data after the JSON object", false},
