@@ -385,6 +385,12 @@ func (s *Synthesizer) Synthesize(init [][4]float64, settings opt.Settings) (*Res
 	if settings.GradientTol == 0 {
 		settings.GradientTol = 1e-6
 	}
+	if settings.StallIterations == 0 {
+		// Stop once 50 iterations gain less than 0.1 %: the loss is scaled so
+		// that 1 ≈ 1 cm of position error, and by then the tracking error is
+		// far below what the model itself can promise.
+		settings.StallIterations, settings.StallTol = 50, 1e-3
+	}
 	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: s.Loss, Lower: lo, Upper: hi}, flatten(init), settings)
 	if err != nil {
 		return nil, err

@@ -88,7 +88,14 @@ type Settings struct {
 	FunctionTol    float64 // relative f reduction, (f_k - f_{k+1})/max(|f_k|,|f_{k+1}|,1); default 1e-12 (≈ L-BFGS-B's factr·eps)
 	StepTol        float64 // default 1e-12: simplex size (Nelder–Mead), σ·max√C (CMA-ES)
 	FTarget        float64 // stop as soon as f ≤ FTarget (default -Inf: never)
-	Callback       func(Iteration) bool
+	// StallIterations and StallTol stop a run whose f improved by less than
+	// StallTol·|f| over the last StallIterations iterations (status
+	// FunctionConverged). Off when StallIterations is 0. Per-iteration tests
+	// cannot see a long, slow crawl: a path-following loss already below
+	// a millimetre can creep on for thousands of iterations.
+	StallIterations int
+	StallTol        float64
+	Callback        func(Iteration) bool
 }
 
 // withDefaults fills zero fields.
@@ -211,6 +218,12 @@ func (r *recorder) iterate(k int, f float64, x []float64) Status {
 	}
 	if f <= r.s.FTarget {
 		return FunctionConverged
+	}
+	if w := r.s.StallIterations; w > 0 && len(r.res.Trace) > w {
+		old := r.res.Trace[len(r.res.Trace)-1-w].F
+		if old-f <= r.s.StallTol*math.Abs(f) {
+			return FunctionConverged
+		}
 	}
 	if k >= r.s.MaxIterations {
 		return IterationLimit
