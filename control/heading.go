@@ -69,9 +69,15 @@ func SampleRamp(p Path, n int, mode HeadingMode, theta0, ramp float64) (*Referen
 	}
 	r := &Reference{Mode: mode, Theta0: theta0}
 	T := p.Duration()
+	// Lobe changes are found on the whole path's clock: a receding-horizon
+	// window that starts at a crossing must still see the ramp around it.
+	base, off := p, 0.0
+	if sh, ok := p.(shifted); ok {
+		base, off = sh.Path, sh.t0
+	}
 	var switches []switchPoint
 	if mode == Figure8ReverseRight {
-		switches = lobeChanges(p)
+		switches = lobeChanges(base)
 	}
 	phi := make([]float64, n+1)
 	for i := 0; i <= n; i++ {
@@ -100,7 +106,7 @@ func SampleRamp(p Path, n int, mode HeadingMode, theta0, ramp float64) (*Referen
 		case Tangent:
 			r.Theta[i] = phi[i] - math.Pi/2
 		case Figure8ReverseRight:
-			rho := reverseShare(p, t, switches, ramp)
+			rho := reverseShare(base, math.Min(t+off, base.Duration()), switches, ramp)
 			r.Reverse[i] = rho > 0.5
 			r.Theta[i] = phi[i] - math.Pi/2 + math.Pi*rho
 		}
