@@ -21,6 +21,10 @@ type Series struct {
 	Points bool
 	Color  color.Color // nil: the next colour of Palette
 	Dashed bool
+	// Segments draws separate segments (X[2i],Y[2i])–(X[2i+1],Y[2i+1]),
+	// e.g. a robot's forward axis at intervals along its path.
+	Segments bool
+	Width    float64 // line width in points (default 1.5)
 }
 
 // Palette is colour-blind safe (Okabe–Ito).
@@ -66,18 +70,31 @@ func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 			}
 			continue
 		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+		width := s.Width
+		if width == 0 {
+			width = 1.5
 		}
-		l.LineStyle.Color = c
-		l.LineStyle.Width = vg.Points(1.5)
-		if s.Dashed {
-			l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		parts := []plotter.XYs{xys}
+		if s.Segments {
+			parts = nil
+			for k := 0; k+1 < len(xys); k += 2 {
+				parts = append(parts, xys[k:k+2])
+			}
 		}
-		p.Add(l)
-		if s.Name != "" {
-			p.Legend.Add(s.Name, l)
+		for k, part := range parts {
+			l, err := plotter.NewLine(part)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			l.LineStyle.Color = c
+			l.LineStyle.Width = vg.Points(width)
+			if s.Dashed {
+				l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			}
+			p.Add(l)
+			if s.Name != "" && k == 0 {
+				p.Legend.Add(s.Name, l)
+			}
 		}
 	}
 	// Headroom above the data for the legend.
