@@ -1,0 +1,33 @@
+// Package skidsteer is the slip-enhanced kinematic model of a skid-steered
+// robot of Ordonez et al. (§2.1–2.2, eqs. 2–3) and its online calibration by
+// integrated prediction error minimisation (IPEM, Seegmiller et al.).
+//
+// The commanded forward speed vc and yaw rate wc map to the actual body
+// velocities through nine slip coefficients a (eq. 3, FORMATS.md "skidsteer"):
+//
+//	forward = vc + a11·vc + a12·wc + a13·vc·wc
+//	lateral =      a21·vc + a22·wc + a23·vc·wc
+//	yawrate = wc + a31·vc + a32·wc + a33·vc·wc
+//
+// integrated by explicit Euler with the heading at the start of each step.
+// The nominal model (a differential drive that never slips, eq. 1) is a = 0;
+// a32 < 0 is the understeer that dominates skid steering.
+//
+// The package holds
+//
+//   - Params (the FORMATS.md parameter file), Simulate (native, exact) and
+//     Table 2's coefficients for asphalt, concrete and grass;
+//   - Windows: many short integration windows (the commands between two pose
+//     samples) integrated from the window's own start, natively (Predict, with
+//     the forward-mode Jacobian JacobianNative) and as one gorgonia graph over
+//     vectors of windows (BuildWindows), whose lanes may carry their own
+//     coefficients so that one backward pass yields a whole Jacobian
+//     (GraphJacobian);
+//   - IPEM: an extended Kalman filter over the nine coefficients whose
+//     measurement is the pose change between two pose samples expressed in the
+//     frame of the first; and Batch, the same residuals summed over all
+//     intervals as one objective for L-BFGS, with its Gauss–Newton covariance;
+//   - a generator of the paper's diagnostic trajectory (§4) with
+//     visual-odometry noise, and the 2-s along-track / cross-track prediction
+//     errors of Figs. 12–14.
+package skidsteer

@@ -1,0 +1,85 @@
+package skidsteer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// NumCoeffs is the number of slip coefficients a11..a33 (eq. 3).
+const NumCoeffs = 9
+
+// Params is the FORMATS.md parameter file of model skidsteer:
+// {"model": "skidsteer", "a": [[a11,a12,a13],[a21,a22,a23],[a31,a32,a33]]}.
+// The zero value is the nominal (no-slip) model. Cov, when present, is the
+// 9×9 covariance of the coefficients (row-major over a11..a33) that identify
+// reports; it is optional on input and ignored by Simulate.
+type Params struct {
+	Model string         `json:"model"`
+	A     [3][3]float64  `json:"a"`
+	Cov   *[9][9]float64 `json:"cov,omitempty"`
+	Std   *[3][3]float64 `json:"std,omitempty"`
+}
+
+// Validate checks the model name and that every coefficient is finite.
+func (p Params) Validate() error {
+	if p.Model != "" && p.Model != "skidsteer" {
+		return fmt.Errorf("model is %q, want \"skidsteer\"", p.Model)
+	}
+	for i, v := range p.Coeffs() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("a%d%d is not finite", i/3+1, i%3+1)
+		}
+		if math.Abs(v) > 10 {
+			// A slip coefficient of 10 means the robot moves 11 times faster
+			// than commanded: surely a unit or sign mistake.
+			return fmt.Errorf("a%d%d = %g is out of range [-10, 10]", i/3+1, i%3+1, v)
+		}
+	}
+	return nil
+}
+
+// Coeffs returns a11, a12, a13, a21, …, a33.
+func (p Params) Coeffs() []float64 {
+	c := make([]float64, 0, NumCoeffs)
+	for i := range 3 {
+		c = append(c, p.A[i][:]...)
+	}
+	return c
+}
+
+// FromCoeffs is the inverse of Coeffs.
+func FromCoeffs(c []float64) Params {
+	p := Params{Model: "skidsteer"}
+	for i := range NumCoeffs {
+		p.A[i/3][i%3] = c[i]
+	}
+	return p
+}
+
+// CoeffNames are the coefficients in the order of Coeffs.
+var CoeffNames = [NumCoeffs]string{"a11", "a12", "a13", "a21", "a22", "a23", "a31", "a32", "a33"}
+
+// Surface is one row of Ordonez et al. Table 2.
+type Surface struct {
+	Name string
+	A    [NumCoeffs]float64
+}
+
+// Table2 holds the calibrated slip coefficients of Ordonez et al. Table 2
+// (printed there ×10⁻³).
+var Table2 = []Surface{
+	{"asphalt", [9]float64{15e-3, -0.4e-3, -10e-3, 7e-3, 15e-3, -7e-3, 5e-3, -405e-3, 119e-3}},
+	{"concrete", [9]float64{9e-3, 12e-3, -28e-3, 6e-3, -25e-3, 68e-3, 0.3e-3, -394e-3, 88e-3}},
+	{"grass", [9]float64{15e-3, 6.9e-3, -19e-3, 9e-3, 9.4e-3, 14e-3, 0.01e-3, -337e-3, 33e-3}},
+}
+
+// SurfaceByName returns the Table 2 row of the named surface.
+func SurfaceByName(name string) (Surface, error) {
+	for _, s := range Table2 {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Surface{}, errors.New("unknown surface " + name)
+}
