@@ -38,9 +38,11 @@ func (e *JSONError) Error() string {
 func (e *JSONError) Unwrap() error { return e.Err }
 
 // ReadJSONFile decodes a JSON parameter file into v. With strict, a key that v
-// has no field for is an error (a misspelt "Mu" must not silently leave μ at
+// has no field for is an error (a misspelt "muu" must not silently leave μ at
 // its default); FORMATS.md extends parameter files only by optional keys, so
-// each model decides. Trailing data after the object is an error.
+// each model decides. Keys match field tags case-insensitively, as
+// encoding/json does ("Mu" sets mu). Trailing data after the object is an
+// error.
 func ReadJSONFile(path string, v any, strict bool) error {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -1,0 +1,91 @@
+package calibrate
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
+)
+
+func synth(t *testing.T, p diffdrive.Params, seconds float64, seed uint64) Log {
+	t.Helper()
+	lg, err := diffdrive.Synthesize(p, diffdrive.SynthConfig{Drive: diffdrive.Training, Seconds: seconds, Noise: 0.01, HangupEvery: 60, SpikeRate: 0.002, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Log{UF: lg.UF, UL: lg.UL, VR: lg.VR, VL: lg.VL}
+}
+
+// The chain rule through the coordinates against central differences of
+// L(ζ(x)) with the native loss.
+func TestCoordinateGradients(t *testing.T) {
+	p := diffdrive.Paper()
+	lg := synth(t, p, 60, 2)
+	b, _, err := Segments(lg, p.L, p.H, Options{N: 20, Stride: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := diffdrive.NewAdjoint(b, p.L, p.H, diffdrive.LossSpec{CW: 1})
+	sm := diffdrive.Smoothing{T: 0.05, Eps: 0.01}
+	start := p.WithZeta([6]float64{0.5, 0.005, 0.3, 5, 5, 0.25})
+	for _, kind := range []Coords{Steady, Scaled, Raw} {
+		c := newCoordinate(kind, start)
+		x := c.x0()
+		for i := range x {
+			x[i] *= 1 + 0.03*float64(i)
+		}
+		z := c.zeta(x)
+		_, gz := a.LossGrad(z, sm)
+		gx := make([]float64, 6)
+		c.grad(x, gz[:], gx)
+		f := func(x []float64) (float64, error) { return a.Loss(c.zeta(x), sm), nil }
+		chk, err := ad.CheckGrad(f, gx, x, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.MaxRelErr > 1e-6 {
+			t.Errorf("%v: %v", kind, chk)
+		}
+	}
+	// Steady coordinates at the start are all 1 and map back to the start.
+	c := newCoordinate(Steady, start)
+	z := c.zeta(c.x0())
+	for i, v := range start.Zeta() {
+		if math.Abs(z[i]-v) > 1e-14*v {
+			t.Errorf("%s: %v, want %v", diffdrive.ZetaNames[i], z[i], v)
+		}
+	}
+}
+
+// Calibration from a perturbed start recovers ζ* on a corrupted synthetic
+// log (castor hang-ups, spikes, noise), with the fused graph and natively.
+func TestCalibrateRecoversParameters(t *testing.T) {
+	p := diffdrive.Paper()
+	lg := synth(t, p, 900, 4)
+	start := p.WithZeta([6]float64{0.5, 0.005, 0.3, 5, 5, 0.25})
+	var fused [6]float64
+	for _, g := range []Graph{Fused, Native} {
+		r, err := Calibrate(lg, start, Options{Graph: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range r.Params.Zeta() {
+			if e := math.Abs(v/p.Zeta()[i] - 1); e > 0.10 {
+				t.Errorf("graph %d: %s = %v, truth %v (%.1f %%)", g, diffdrive.ZetaNames[i], v, p.Zeta()[i], 100*e)
+			}
+		}
+		if g == Fused {
+			fused = r.Params.Zeta()
+		} else {
+			for i, v := range r.Params.Zeta() {
+				if math.Abs(v-fused[i]) > 1e-6*math.Abs(v) {
+					t.Errorf("%s: native %v, fused %v", diffdrive.ZetaNames[i], v, fused[i])
+				}
+			}
+		}
+		if r.Segments < 1000 || r.Params.L != p.L || r.Params.H != p.H {
+			t.Errorf("result %+v", r)
+		}
+	}
+}
