@@ -1,20 +1,32 @@
 package control
 
 import (
-	"fmt"
 	"math"
 
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
 // Mecanum is the robot that synthesis plans for: FORMATS.md's mecanum model
-// (Luo et al. eqs. 3–5). Friction is the constant Mu unless Friction is set.
+// (Luo et al. eqs. 3–5) as models/mecanum defines it. Friction overrides the
+// parameters' friction when set (tests, or a "true" robot in MPC).
 type Mecanum struct {
-	R, Lab, M, Gravity, Ts float64
-	Mu                     [4]float64
-	Friction               Friction // command-dependent friction μ(ω_s), or nil
+	Params   mecanum.Params
+	Friction Friction
+}
+
+// NewMecanum plans with p: its constant μ, or its friction network.
+func NewMecanum(p mecanum.Params) (Mecanum, error) {
+	if err := p.Validate(); err != nil {
+		return Mecanum{}, err
+	}
+	m := Mecanum{Params: p}
+	if p.Friction != nil {
+		m.Friction = NetFriction{Net: p.Friction}
+	}
+	return m, nil
 }
 
 // Friction is a command-dependent friction model (Luo et al. end of §VI:
@@ -26,16 +38,15 @@ type Friction interface {
 	Graph(g *ad.Graph, ws [4]*G.Node) ([4]*G.Node, error)
 }
 
-// k is the friction slope of eq. 3: ω = ω_s·(1 − μ·k), k = M·g·r/(4·Ts).
-func (m Mecanum) k() float64 { return m.M * m.Gravity * m.R / (4 * m.Ts) }
+// k is the friction slope of eq. 3: ω = ω_s·(1 − μ·k).
+func (m Mecanum) k() float64 { return m.Params.K() }
 
 func (m Mecanum) validate() error {
-	for _, v := range []float64{m.R, m.Lab, m.M, m.Gravity, m.Ts} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("control: Mecanum constants must be positive and finite (r=%g lab=%g M=%g g=%g Ts=%g)", m.R, m.Lab, m.M, m.Gravity, m.Ts)
-		}
+	p := m.Params
+	if m.Friction != nil && p.Mu == nil {
+		p.Mu = []float64{0, 0, 0, 0} // friction comes from the override
 	}
-	return nil
+	return p.Validate()
 }
 
 // mu returns the friction for one command.
@@ -43,22 +54,13 @@ func (m Mecanum) mu(ws [4]float64) [4]float64 {
 	if m.Friction != nil {
 		return m.Friction.Mu(ws)
 	}
-	return m.Mu
+	return m.Params.MuAt(ws)
 }
 
 // Body returns the body velocity (vx lateral, vy forward, wz) for one
 // command: eq. 3 then B of eq. 4.
 func (m Mecanum) Body(ws [4]float64) (vx, vy, wz float64) {
-	mu := m.mu(ws)
-	k := m.k()
-	var w [4]float64
-	for j := range w {
-		w[j] = ws[j] * (1 - mu[j]*k)
-	}
-	vx = m.R / 4 * (-w[0] + w[1] - w[2] + w[3])
-	vy = m.R / 4 * (w[0] + w[1] + w[2] + w[3])
-	wz = m.R / (4 * m.Lab) * (w[0] - w[1] - w[2] + w[3])
-	return
+	return m.Params.Velocity(ws, m.mu(ws))
 }
 
 // Pose is a planar pose.
@@ -95,8 +97,8 @@ func (m Mecanum) Rollout(p0 Pose, controls [][4]float64, n int, dt float64, visi
 func (m Mecanum) PseudoInverse(vx, vy, wz float64) [4]float64 {
 	// B rows are orthogonal: r/4·(−1,1,−1,1), r/4·(1,1,1,1), r/(4 lab)·(1,−1,−1,1),
 	// each of squared norm 4·(row scale)², so B⁺ = Bᵀ·diag(1/(4·scale²)).
-	a := m.R / 4
-	b := m.R / (4 * m.Lab)
+	a := m.Params.R / 4
+	b := m.Params.R / (4 * m.Params.Lab)
 	cx, cy, cz := vx/(4*a), vy/(4*a), wz/(4*b)
 	w := [4]float64{-cx + cy + cz, cx + cy - cz, -cx + cy - cz, cx + cy + cz}
 	ws := w

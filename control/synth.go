@@ -191,7 +191,7 @@ func (s *Synthesizer) build(g *ad.Graph, w []*G.Node) (*G.Node, error) {
 		}
 	} else {
 		for j := range om {
-			om[j] = b.do(G.Mul(ws[j], g.Scalar(1-m.Mu[j]*m.k())))
+			om[j] = b.do(G.Mul(ws[j], g.Scalar(1-m.Params.Mu[j]*m.k())))
 		}
 	}
 	// Body velocities (eq. 4) per segment, then per step.
@@ -207,9 +207,10 @@ func (s *Synthesizer) build(g *ad.Graph, w []*G.Node) (*G.Node, error) {
 		}
 		return b.do(graph.Repeat(acc, p.N))
 	}
-	vx := lin([4]float64{-1, 1, -1, 1}, m.R/4)
-	vy := lin([4]float64{1, 1, 1, 1}, m.R/4)
-	wz := lin([4]float64{1, -1, -1, 1}, m.R/(4*m.Lab))
+	B := m.Params.BMatrix()
+	vx := lin(B[0], 1)
+	vy := lin(B[1], 1)
+	wz := lin(B[2], 1)
 	dt := g.Scalar(p.Dt)
 	// Heading at the start of each step (exclusive sum: Euler with the angle
 	// at the start of the step), and after it.

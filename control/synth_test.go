@@ -8,10 +8,11 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
 // The FORMATS.md defaults with the friction.
-var testRobot = Mecanum{R: 0.03, Lab: 0.2, M: 4, Gravity: 9.8, Ts: 0.6, Mu: [4]float64{0.6, 0.7, 0.8, 0.9}}
+var testRobot = Mecanum{Params: mecanum.Params{Model: "mecanum", R: 0.03, Lab: 0.2, M: 4, G: 9.8, Ts: 0.6, Mu: []float64{0.6, 0.7, 0.8, 0.9}}}
 
 // toyFriction is a smooth command-dependent friction for tests:
 // μ_j = a_j + b·tanh(ω_s,j / 10).
@@ -112,5 +113,84 @@ func TestPseudoInverse(t *testing.T) {
 				t.Errorf("B(B⁺ %v) = (%g, %g, %g)", v, vx, vy, wz)
 			}
 		}
+	}
+}
+
+// Execute must agree with models/mecanum's Simulate (pose before each row's
+// command) on the same controls written as 240-Hz rows.
+func TestExecuteMatchesMecanumSimulate(t *testing.T) {
+	c := randomControls(5, 7)
+	n, dt := 12, 1.0/240
+	start := Pose{X: 0.1, Y: -0.2, Theta: 0.4}
+	poses, _ := testRobot.Execute(start, c, n, dt)
+	var run mecanum.Run
+	for i := 0; i <= len(c)*n; i++ {
+		ws := c[min(i/n, len(c)-1)]
+		run.T = append(run.T, float64(i)*dt)
+		run.W = append(run.W, ws)
+		nan := math.NaN()
+		if i == 0 {
+			run.X, run.Y, run.Theta = append(run.X, start.X), append(run.Y, start.Y), append(run.Theta, start.Theta)
+		} else {
+			run.X, run.Y, run.Theta = append(run.X, nan), append(run.Y, nan), append(run.Theta, nan)
+		}
+	}
+	x, y, th := mecanum.Simulate(testRobot.Params, &run)
+	for k, p := range poses {
+		if math.Abs(p.X-x[k+1]) > 1e-12 || math.Abs(p.Y-y[k+1]) > 1e-12 || math.Abs(p.Theta-th[k+1]) > 1e-12 {
+			t.Fatalf("step %d: Execute %+v, Simulate (%g, %g, %g)", k, p, x[k+1], y[k+1], th[k+1])
+		}
+	}
+}
+
+func testNet() *mecanum.FrictionNet {
+	r := rand.New(rand.NewPCG(5, 5))
+	n := &mecanum.FrictionNet{Scale: 20, MuMax: 2}
+	for range mecanum.NetHidden {
+		row := make([]float64, 4)
+		for j := range row {
+			row[j] = r.NormFloat64()
+		}
+		n.W1 = append(n.W1, row)
+		n.B1 = append(n.B1, 0.1*r.NormFloat64())
+	}
+	for range 4 {
+		row := make([]float64, mecanum.NetHidden)
+		for i := range row {
+			row[i] = 0.3 * r.NormFloat64()
+		}
+		n.W2 = append(n.W2, row)
+		n.B2 = append(n.B2, -0.5+0.1*r.NormFloat64())
+	}
+	return n
+}
+
+// The synthesis loss through the friction network: graph equals native, and
+// the gradient equals finite differences.
+func TestSynthesisThroughFrictionNet(t *testing.T) {
+	p := testRobot.Params
+	p.Friction = testNet()
+	m, err := NewMecanum(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := smallPlan(t, Figure8{A: 1, T: 6}, Figure8ReverseRight, 3*math.Pi/4, m)
+	s, err := NewSynthesizer(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := flatten(randomControls(plan.K, 9))
+	grad := make([]float64, len(x))
+	f, err := s.Loss(x, grad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := s.NativeLoss(x)
+	if math.Abs(f-want) > 1e-12*math.Abs(want) {
+		t.Errorf("graph %.16g, native %.16g", f, want)
+	}
+	chk, _ := ad.CheckGrad(func(x []float64) (float64, error) { f, _ := s.NativeLoss(x); return f, nil }, grad, x, 1e-4)
+	if chk.MaxRelErr > 1e-6 {
+		t.Errorf("gradient through the network: %v", chk)
 	}
 }

@@ -90,7 +90,7 @@ func init() {
 	})
 	register(command{
 		name:    "follow",
-		usage:   "follow -model mecanum -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png]",
+		usage:   "follow -model mecanum -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png] [-mpc TRUE.json]",
 		summary: "Synthesise the wheel commands that drive the model along a path; writes a controls CSV that simulate accepts.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "mecanum", "robot model (mecanum)")
@@ -105,6 +105,7 @@ func init() {
 			fs.Float64Var(&a.Dt, "dt", 1.0/240, "integration step of the controls CSV (s)")
 			fs.StringVar(&a.Out, "out", "-", "controls CSV file (- for stdout)")
 			fs.StringVar(&a.Plot, "plot", "", "PNG file: reference and predicted path")
+			fs.StringVar(&a.MPC, "mpc", "", "parameter JSON of a simulated true robot: re-plan every second over an 8-s horizon from its pose, and report executed errors (closed loop vs open loop)")
 			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
 				for _, r := range [][2]string{{"params", a.Params}, {"path", a.Path}} {

@@ -3,18 +3,19 @@ package main
 import (
 	"flag"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
 
-	G "gorgonia.org/gorgonia"
-
-	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -22,11 +23,12 @@ func init() {
 	register(command{
 		name:  "demo",
 		usage: "demo [-out DIR]",
-		summary: "The main job on embedded data. The Mecanum identification, figure-8 synthesis and\n" +
-			"differential-drive calibration join it as their models land; until then it runs\n" +
-			"the differentiable core end to end on a small differential-drive example.",
+		summary: "The main job on embedded default data (generated deterministically): identify the Mecanum\n" +
+			"robot's wheel friction from camera logs, synthesise the wheel commands of a 40-s figure 8\n" +
+			"with the right lobe driven backwards, and calibrate the differential-drive model from a\n" +
+			"2,250-s wheelchair log. Prints the tables and writes the figures into DIR.",
 		flags: func(fs *flag.FlagSet) func(env) error {
-			out := fs.String("out", "wheelgrad-demo", "directory for the demo's output files")
+			out := fs.String("out", "wheelgrad-demo", "directory for the demo's figures and files")
 			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
 				return runDemo(e, *out, progressOn(e, *quiet, *verbose))
@@ -35,218 +37,143 @@ func init() {
 	})
 }
 
-// Core demo: a differential-drive robot whose wheels are miscalibrated (the
-// effective radii differ from nominal by kR, kL). Three 40-s runs at 240 Hz
-// with a 60-Hz camera (σ = 3 mm) are generated; the loss is the squared
-// position error at the camera samples, rolled out by ad.Scan; L-BFGS-B
-// recovers kR and kL. This is the Luo et al. pipeline (simulate, compare with
-// the camera, gradient, L-BFGS-B) on the simplest robot.
-const (
-	demoR     = 0.1 // wheel radius (m)
-	demoL     = 0.5 // axle length (m)
-	demoDt    = 1.0 / 240
-	demoSteps = 8 * 240
-	demoRuns  = 3
-	demoChunk = 240
-)
+// demoMu is the friction of the demo's Mecanum robot (the issue's figure-8 setting).
+var demoMu = [4]float64{0.6, 0.7, 0.8, 0.9}
 
-var demoTrue = []float64{0.93, 1.04}
-
-type demoData struct {
-	wr, wl, xm, ym, mask []float64 // step-major, demoRuns per step
-}
-
-// demoRollout is the native float64 model: x, y, θ per run at every step.
-func demoRollout(k []float64, d demoData, visit func(step, run int, x, y float64)) {
-	x := make([]float64, demoRuns)
-	y := make([]float64, demoRuns)
-	th := make([]float64, demoRuns)
-	for s := range demoSteps {
-		for r := range demoRuns {
-			i := s*demoRuns + r
-			v := demoR / 2 * (k[0]*d.wr[i] + k[1]*d.wl[i])
-			w := demoR / demoL * (k[0]*d.wr[i] - k[1]*d.wl[i])
-			x[r] += demoDt * v * math.Cos(th[r])
-			y[r] += demoDt * v * math.Sin(th[r])
-			th[r] += demoDt * w
-			visit(s, r, x[r], y[r])
-		}
-	}
-}
-
-func demoMakeData(seed uint64) demoData {
-	n := demoSteps * demoRuns
-	d := demoData{wr: make([]float64, n), wl: make([]float64, n), xm: make([]float64, n), ym: make([]float64, n), mask: make([]float64, n)}
-	for s := range demoSteps {
-		t := float64(s) * demoDt
-		for r := range demoRuns {
-			fr := float64(r + 1)
-			d.wr[s*demoRuns+r] = 4 + 2*math.Sin(0.3*fr*t)
-			d.wl[s*demoRuns+r] = 4 + 2*math.Cos(0.2*fr*t+fr)
-		}
-	}
-	rng := rand.New(rand.NewPCG(seed, 7))
-	demoRollout(demoTrue, d, func(s, r int, x, y float64) {
-		if (s+1)%4 == 0 { // 60 Hz camera after the step
-			i := s*demoRuns + r
-			d.xm[i] = x + 0.003*rng.NormFloat64()
-			d.ym[i] = y + 0.003*rng.NormFloat64()
-			d.mask[i] = 1
-		}
-	})
-	return d
-}
-
-func demoLossNative(k []float64, d demoData) float64 {
-	var l float64
-	demoRollout(k, d, func(s, r int, x, y float64) {
-		i := s*demoRuns + r
-		l += d.mask[i] * ((x-d.xm[i])*(x-d.xm[i]) + (y-d.ym[i])*(y-d.ym[i]))
-	})
-	return l
-}
-
-func demoStep(g *ad.Graph, p, s, in []*G.Node) ([]*G.Node, *G.Node, error) {
-	x, y, th := s[0], s[1], s[2]
-	wr := G.Must(G.Mul(p[0], in[0]))
-	wl := G.Must(G.Mul(p[1], in[1]))
-	v := G.Must(G.Mul(g.Scalar(demoR/2*demoDt), G.Must(G.Add(wr, wl))))
-	w := G.Must(G.Mul(g.Scalar(demoR/demoL*demoDt), G.Must(G.Sub(wr, wl))))
-	x2 := G.Must(G.Add(x, G.Must(G.HadamardProd(v, G.Must(G.Cos(th))))))
-	y2 := G.Must(G.Add(y, G.Must(G.HadamardProd(v, G.Must(G.Sin(th))))))
-	th2 := G.Must(G.Add(th, w))
-	ex := G.Must(G.Sub(x2, in[2]))
-	ey := G.Must(G.Sub(y2, in[3]))
-	e2 := G.Must(G.Add(G.Must(G.Square(ex)), G.Must(G.Square(ey))))
-	loss, err := G.Sum(G.Must(G.HadamardProd(in[4], e2)))
-	return []*G.Node{x2, y2, th2}, loss, err
-}
+// demoCommands are three different constant commands: with one command μ
+// is not identifiable (B's null vector), with three it is.
+var demoCommands = [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}}
 
 func runDemo(e env, dir string, prog *progress) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	fmt.Fprintln(e.stdout, "wheelgrad demo")
-	fmt.Fprintln(e.stdout, "Not in this version yet: Mecanum identification (issue 3), figure-8 control synthesis")
-	fmt.Fprintln(e.stdout, "(issue 4), differential-drive calibration (issue 5). Meanwhile, the differentiable core")
-	fmt.Fprintln(e.stdout, "end to end: a differential-drive robot with miscalibrated wheel radii, 3 runs of 8 s at")
-	fmt.Fprintln(e.stdout, "240 Hz with a 60-Hz camera (σ = 3 mm), identified by L-BFGS-B through a chunked scan.")
-	fmt.Fprintln(e.stdout)
-
-	d := demoMakeData(1)
-	zero := make([]float64, demoRuns)
-	scan, err := ad.NewScan(ad.ScanSpec{
-		Params: []ad.Param{{Name: "kR"}, {Name: "kL"}},
-		State:  []int{demoRuns, demoRuns, demoRuns},
-		Inputs: []int{demoRuns, demoRuns, demoRuns, demoRuns, demoRuns},
-		Chunk:  demoChunk,
-		Step:   demoStep,
-	})
-	if err != nil {
-		return err
-	}
-	roll := ad.Rollout{State0: [][]float64{zero, zero, zero}, Inputs: [][]float64{d.wr, d.wl, d.xm, d.ym, d.mask}, Steps: demoSteps}
-	obj := func(x, grad []float64) (float64, error) {
-		f, g, _, err := scan.ValueAndGrad(x, roll)
-		if err == nil && grad != nil {
-			copy(grad, g)
-		}
-		return f, err
-	}
-
-	// Gradient check at the start against the native float64 model.
-	x0 := []float64{1, 1}
-	g0 := make([]float64, 2)
-	if _, err := obj(x0, g0); err != nil {
-		return err
-	}
-	chk, err := ad.CheckGrad(func(k []float64) (float64, error) { return demoLossNative(k, d), nil }, g0, x0, 1e-6)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "  rollout         %d steps × %d runs, chunk graph of %d steps (%d nodes)\n", demoSteps, demoRuns, demoChunk, scan.Nodes())
-	fmt.Fprintf(e.stdout, "  gradient check  %.1e relative error against central differences of the native model\n", chk.MaxRelErr)
-
 	start := time.Now()
-	res, err := opt.LBFGSB{}.Minimize(opt.Problem{
-		Objective: obj,
-		Lower:     []float64{0.5, 0.5},
-		Upper:     []float64{1.5, 1.5},
-	}, x0, opt.Settings{GradientTol: 1e-9, Callback: func(it opt.Iteration) bool {
-		prog.printf("  L-BFGS-B iteration %d: loss %.6g", it.Iter, it.F)
+	w := e.stdout
+	fmt.Fprintln(w, "wheelgrad demo — data generated deterministically (seeded), figures in", dir)
+
+	// 1. Mecanum identification (Luo et al. §VI–VII-A).
+	truth := mecanum.DefaultParams()
+	truth.Mu = demoMu[:]
+	var runs []mecanum.Run
+	for i, c := range demoCommands {
+		r, _ := mecanum.Synthesize(truth, mecanum.SynthSpec{ID: fmt.Sprint(i + 1), Command: c, Duration: 7,
+			Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: uint64(i + 1)})
+		runs = append(runs, r)
+	}
+	prog.printf("identifying μ …")
+	fit, err := mecanum.NewFit(mecanum.DefaultParams(), runs, mecanum.DefaultConfig())
+	if err != nil {
+		return err
+	}
+	id, err := mecanum.Identify(fit, mecanum.IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+	prog.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n1. Mecanum robot: wheel friction from %d camera logs (7 s each, 240-Hz commands, 60-Hz camera, σ = 3 mm)\n\n", len(runs))
+	fmt.Fprintf(w, "   %-10s %8s %8s %8s %8s\n", "", "μ1", "μ2", "μ3", "μ4")
+	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "true", demoMu[0], demoMu[1], demoMu[2], demoMu[3])
+	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "identified", id.Mu[0], id.Mu[1], id.Mu[2], id.Mu[3])
+	fmt.Fprintf(w, "\n   L-BFGS-B: %d iterations, %d evaluations, %s wall\n", id.Opt.Iterations, id.Opt.FuncEvaluations, id.Wall.Round(time.Millisecond))
+
+	// 2. Figure 8 with the right lobe reversed (Luo et al. §VII-B).
+	ident := mecanum.DefaultParams()
+	ident.Mu = id.Mu[:]
+	model, err := control.NewMecanum(ident)
+	if err != nil {
+		return err
+	}
+	path := control.Figure8{A: 1, T: 40}
+	plan, err := control.NewPlan(model, path, control.Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
+	if err != nil {
+		return err
+	}
+	s, err := control.NewSynthesizer(plan)
+	if err != nil {
+		return err
+	}
+	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+		prog.printf("figure 8: iteration %d, loss %.4g", it.Iter, it.F)
 		return true
 	}})
 	prog.done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "  identified      kR = %.4f (true %.2f), kL = %.4f (true %.2f)\n", res.X[0], demoTrue[0], res.X[1], demoTrue[1])
-	fmt.Fprintf(e.stdout, "  L-BFGS-B        %d iterations, %d evaluations, %s, %s\n", res.Iterations, res.FuncEvaluations, time.Since(start).Round(time.Millisecond), res.Status)
-	rms := math.Sqrt(res.F / float64(demoSteps/4*demoRuns))
-	fmt.Fprintf(e.stdout, "  fit             RMS position residual %.2f mm (camera noise 3 mm per axis: %.2f mm in 2-D)\n", 1000*rms, 3*math.Sqrt2)
-	return writeDemoOutputs(e, dir, d, res.X)
-}
-
-// writeDemoOutputs writes the camera samples with the nominal and identified
-// predictions as CSV and as a figure.
-func writeDemoOutputs(e env, dir string, d demoData, k []float64) error {
-	type traj struct{ x, y [demoRuns][]float64 }
-	predict := func(k []float64) traj {
-		var t traj
-		demoRollout(k, d, func(s, r int, x, y float64) {
-			t.x[r] = append(t.x[r], x)
-			t.y[r] = append(t.y[r], y)
-		})
-		return t
+	trueModel, _ := control.NewMecanum(truth)
+	poses, vel := trueModel.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+	tr := control.Track(path, 0, plan.Dt, poses, vel)
+	fmt.Fprintf(w, "\n2. Figure 8, 40 s, right lobe driven backwards: %d × 4 wheel commands (4 per second, |ω_s| ≤ 30 rad/s)\n\n", plan.K)
+	fmt.Fprintf(w, "   synthesis        %d L-BFGS-B iterations, %d evaluations, %s\n", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(time.Millisecond))
+	fmt.Fprintf(w, "   executed on the true robot (true μ, exact simulation):\n")
+	fmt.Fprintf(w, "   distance to the curve   RMS %.1f mm, max %.1f mm\n", 1e3*tr.RMS, 1e3*tr.Max)
+	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)
+	fmt.Fprintf(w, "   driven backwards        %.0f %% of the right lobe; forwards %.0f %% of the left\n", 100*tr.ReversedRight, 100*tr.ForwardLeft)
+	ref := densePath(path)
+	f8 := filepath.Join(dir, "figure8.png")
+	series := append([]figure.Series{{Name: "reference", X: ref[0], Y: ref[1], Color: color.RGBA{200, 200, 200, 255}, Width: 6}},
+		senseSeries("executed", poses, vel)...)
+	if err := figure.XY(f8, "Figure 8, right lobe driven backwards", "x (m)", "y (m)", true, series); err != nil {
+		return err
 	}
-	nominal, fitted := predict([]float64{1, 1}), predict(k)
-	csvPath := filepath.Join(dir, "core-demo.csv")
-	err := dataset.WriteFileAtomic(csvPath, func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		cw.WriteHeader("t", "run", "x_camera", "y_camera", "x_identified", "y_identified", "x_nominal", "y_nominal")
-		for s := range demoSteps {
-			for r := range demoRuns {
-				i := s*demoRuns + r
-				xm, ym := math.NaN(), math.NaN()
-				if d.mask[i] == 1 {
-					xm, ym = d.xm[i], d.ym[i]
-				}
-				cw.WriteFloats(float64(s+1)*demoDt, float64(r+1), xm, ym, fitted.x[r][s], fitted.y[r][s], nominal.x[r][s], nominal.y[r][s])
-			}
-		}
-		return cw.Flush()
-	})
+	ctl := filepath.Join(dir, "figure8-controls.csv")
+	if err := dataset.WriteFileAtomic(ctl, func(out io.Writer) error {
+		return writeControls(out, res.Controls, plan.N, plan.Dt, plan.Start)
+	}); err != nil {
+		return err
+	}
+
+	// 3. Differential-drive calibration (Park, Lee, Kuipers §III).
+	dd := diffdrive.Paper()
+	prog.printf("generating the wheelchair log …")
+	lg, err := diffdrive.Synthesize(dd, diffdrive.SynthConfig{Drive: diffdrive.Training, Seconds: 2250, Noise: 0.01, HangupEvery: 120, SpikeRate: 0.001, Seed: 1})
 	if err != nil {
 		return err
 	}
-	var ss []figure.Series
-	for r := range demoRuns {
-		var cx, cy []float64
-		n := 0
-		for s := range demoSteps {
-			if i := s*demoRuns + r; d.mask[i] == 1 {
-				if n%8 == 0 {
-					cx, cy = append(cx, d.xm[i]), append(cy, d.ym[i])
-				}
-				n++
-			}
-		}
-		c := figure.Palette[r]
-		name := func(what string) string {
-			if r > 0 {
-				return ""
-			}
-			return what
-		}
-		ss = append(ss,
-			figure.Series{Name: name("camera (every 8th sample)"), X: cx, Y: cy, Points: true, Color: c},
-			figure.Series{Name: name("identified model"), X: fitted.x[r], Y: fitted.y[r], Color: c},
-			figure.Series{Name: name("nominal wheel radii"), X: nominal.x[r], Y: nominal.y[r], Color: c, Dashed: true})
+	init := dd
+	z := dd.Zeta()
+	for i, f := range []float64{1.3, 0.7, 0.75, 1.25, 1.3, 0.8} {
+		z[i] *= f
 	}
-	pngPath := filepath.Join(dir, "core-demo.png")
-	if err := figure.XY(pngPath, "Differential drive: wheel radii identified by L-BFGS-B", "x (m)", "y (m)", true, ss); err != nil {
+	init = init.WithZeta(z)
+	cal, err := calibrate.Calibrate(calibrate.Log{UF: lg.UF, UL: lg.UL, VR: lg.VR, VL: lg.VL}, init, calibrate.Options{
+		Progress: func(stage int, it opt.Iteration) { prog.printf("calibrating: iteration %d, loss %.5g", it.Iter, it.F) }})
+	prog.done()
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\n  wrote %s and %s\n", csvPath, pngPath)
+	fmt.Fprintf(w, "\n3. Differential drive (Kikuuwe friction): calibration from a %.0f-s log (%d rows at h = %.2f s, castor hang-ups, spikes)\n\n", lg.T[len(lg.T)-1], len(lg.T), dd.H)
+	names := []string{"c1", "c2", "α", "β", "γ", "μ"}
+	fz, tz, iz := cal.Params.Zeta(), dd.Zeta(), init.Zeta()
+	fmt.Fprintf(w, "   %-6s %10s %10s %10s %8s\n", "", "true", "start", "fitted", "error")
+	for i, n := range names {
+		fmt.Fprintf(w, "   %-6s %10.4g %10.4g %10.4g %7.1f%%\n", n, tz[i], iz[i], fz[i], 100*(fz[i]-tz[i])/tz[i])
+	}
+	fmt.Fprintf(w, "\n   %d segments of 50 steps, %d L-BFGS-B iterations, %d evaluations, %s\n", cal.Segments, cal.Iterations, cal.Evaluations, cal.Runtime.Round(time.Millisecond))
+	// Figure: one minute of the log, measured v, and the long-term
+	// prediction from rest of the start and the fitted parameters.
+	n := int(math.Round(60 / dd.H))
+	t := lg.T[:n]
+	pred := func(p diffdrive.Params) []float64 {
+		tr, err := p.Simulate(diffdrive.State{}, lg.UF[:n], lg.UL[:n])
+		if err != nil {
+			return make([]float64, n)
+		}
+		return tr.V
+	}
+	meas := make([]float64, n)
+	for i := range meas {
+		meas[i] = (lg.VR[i] + lg.VL[i]) / 2
+	}
+	ddp := filepath.Join(dir, "diffdrive.png")
+	if err := figure.XY(ddp, "Differential drive: forward speed, first minute of the log", "t (s)", "v (m/s)", false, []figure.Series{
+		{Name: "measured", X: t, Y: meas, Color: color.RGBA{160, 160, 160, 255}},
+		{Name: "start parameters", X: t, Y: pred(init), Color: figure.Palette[1], Dashed: true},
+		{Name: "calibrated", X: t, Y: pred(cal.Params), Color: figure.Palette[0]},
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwrote %s, %s, %s (demo took %s)\n", f8, ctl, ddp, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }

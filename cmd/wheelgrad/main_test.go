@@ -79,7 +79,7 @@ func TestDemoWritesOutputs(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("demo: status %d, stderr %q", st, errOut)
 	}
-	for _, want := range []string{"identified", "core-demo.png", "core-demo.csv"} {
+	for _, want := range []string{"identified", "figure8.png", "diffdrive.png", "driven backwards"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

@@ -41,6 +41,7 @@ type FollowArgs struct {
 	Dt       float64
 	Out      string
 	Plot     string
+	MPC      string // parameter JSON of the simulated true robot, or ""
 	Prog     *progress
 }
 

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"github.com/wheelgrad/wheelgrad/control"
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+func init() { followHandlers["mecanum"] = followMecanum }
+
+// followMecanum synthesises wheel commands for a path (Luo et al. §VII-B):
+// FORMATS.md `wheelgrad follow`.
+func followMecanum(e env, a FollowArgs) error {
+	params, err := mecanum.ReadParams(a.Params, true)
+	if err != nil {
+		return err
+	}
+	model, err := control.NewMecanum(params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.Params, err)
+	}
+	mode, err := control.ParseHeading(a.Heading)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	path, err := control.NewPath(a.Path, a.Duration)
+	if err != nil {
+		return err
+	}
+	var truth *control.Mecanum
+	if a.MPC != "" {
+		tp, err := mecanum.ReadParams(a.MPC, true)
+		if err != nil {
+			return err
+		}
+		tm, err := control.NewMecanum(tp)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.MPC, err)
+		}
+		truth = &tm
+	}
+	plan, err := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	s, err := control.NewSynthesizer(plan)
+	if err != nil {
+		return err
+	}
+	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+		a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
+		return true
+	}})
+	a.Prog.done()
+	if err != nil {
+		return err
+	}
+	poses, vel := model.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+	pred := control.Track(path, 0, plan.Dt, poses, vel)
+	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
+		path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
+	printTracking(e.stderr, "predicted", pred, mode)
+
+	controls := res.Controls
+	series := []figure.Series{}
+	var executed []control.Pose
+	if truth != nil {
+		olPoses, olVel := truth.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
+		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
+		plan2, _ := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+		m, err := control.RunMPC(plan2, *truth, control.MPCSettings{Progress: func(done, total int) {
+			a.Prog.printf("MPC: segment %d of %d", done, total)
+		}})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		cl := control.Track(path, 0, plan.Dt, m.Poses, m.Velocity)
+		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", m.Replans, m.Runtime.Round(1e6))
+		printTracking(e.stderr, "MPC, executed on the true robot", cl, mode)
+		controls, executed = m.Controls, m.Poses
+		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
+	}
+	if err := dataset.WriteFileAtomic(a.Out, func(w io.Writer) error {
+		return writeControls(w, controls, plan.N, plan.Dt, plan.Start)
+	}); err != nil {
+		return err
+	}
+	if a.Plot != "" {
+		ref := densePath(path)
+		series = append([]figure.Series{
+			{Name: "reference", X: ref[0], Y: ref[1], Color: color.RGBA{200, 200, 200, 255}, Width: 6},
+		}, series...)
+		if executed != nil {
+			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
+		}
+		series = append(series, senseSeries("predicted", poses, vel)...)
+		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
+		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
+	}
+	return nil
+}
+
+func printTracking(w io.Writer, what string, t control.Tracking, mode control.HeadingMode) {
+	fmt.Fprintf(w, "  %-40s RMS %.4f m, max %.4f m to the path; on time RMS %.4f m\n", what+":", t.RMS, t.Max, t.OnTimeRMS)
+	if mode == control.Figure8ReverseRight {
+		fmt.Fprintf(w, "  %-40s %.1f %% of the right lobe driven backwards, %.1f %% of the left forwards\n", "", 100*t.ReversedRight, 100*t.ForwardLeft)
+	}
+}
+
+// writeControls writes FORMATS.md's controls CSV: t,w1..w4, one row per
+// integration step, plus a last row at the final time (so that simulate also
+// reports the final pose); the first row carries the start pose, so that
+// simulate starts where follow did.
+func writeControls(w io.Writer, c [][4]float64, n int, dt float64, start control.Pose) error {
+	cw := dataset.NewWriter(w)
+	cw.WriteHeader("t", "w1", "w2", "w3", "w4", "x", "y", "theta")
+	steps := len(c) * n
+	for k := 0; k <= steps; k++ {
+		ws := c[min(k/n, len(c)-1)]
+		x, y, th := math.NaN(), math.NaN(), math.NaN()
+		if k == 0 {
+			x, y, th = start.X, start.Y, start.Theta
+		}
+		cw.WriteFloats(float64(k)*dt, ws[0], ws[1], ws[2], ws[3], x, y, th)
+	}
+	return cw.Flush()
+}
+
+// senseSeries splits a trajectory into runs driven forwards (the forward
+// axis (−sin θ, cos θ) along the velocity) and backwards, coloured apart, so
+// the figure shows the reversal of figure8-reverse-right.
+func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series {
+	var out []figure.Series
+	named := map[bool]bool{}
+	start := 0
+	sense := func(k int) bool {
+		return -math.Sin(p[k].Theta)*v[k][0]+math.Cos(p[k].Theta)*v[k][1] >= 0
+	}
+	for k := 1; k <= len(p); k++ {
+		if k < len(p) && sense(k) == sense(start) {
+			continue
+		}
+		fwd := sense(start)
+		s := figure.Series{X: xs(p[start:min(k+1, len(p))]), Y: ys(p[start:min(k+1, len(p))]), Color: figure.Palette[0]}
+		if !fwd {
+			s.Color = figure.Palette[1]
+		}
+		if !named[fwd] {
+			named[fwd] = true
+			s.Name = name + ", driven forwards"
+			if !fwd {
+				s.Name = name + ", driven backwards"
+			}
+		}
+		out = append(out, s)
+		start = k
+	}
+	return out
+}
+
+func densePath(p control.Path) [2][]float64 {
+	var out [2][]float64
+	for i := 0; i <= 2000; i++ {
+		x, y, _, _ := p.At(p.Duration() * float64(i) / 2000)
+		out[0], out[1] = append(out[0], x), append(out[1], y)
+	}
+	return out
+}
+
+func xs(p []control.Pose) []float64 {
+	out := make([]float64, len(p))
+	for i := range p {
+		out[i] = p[i].X
+	}
+	return out
+}
+
+func ys(p []control.Pose) []float64 {
+	out := make([]float64, len(p))
+	for i := range p {
+		out[i] = p[i].Y
+	}
+	return out
+}

@@ -1,0 +1,328 @@
+package losses
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/interp"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/wheelgrad/wheelgrad/ad"
+)
+
+// noisyArc is a camera trace like the paper's: a circular arc sampled at
+// 60 Hz with σ = 3 mm noise.
+func noisyArc(n int, seed uint64) (u, x, y []float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for i := range n {
+		t := float64(i) / 60
+		u = append(u, t)
+		x = append(x, math.Sin(0.4*t)+0.003*rng.NormFloat64())
+		y = append(y, 1-math.Cos(0.4*t)+0.2*t+0.003*rng.NormFloat64())
+	}
+	return
+}
+
+func TestSplineMatchesGonum(t *testing.T) {
+	u, x, y := noisyArc(50, 1)
+	s, err := NewSpline(u, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nx interp.NaturalCubic
+	if err := nx.Fit(u, x); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 500 {
+		q := u[0] + (u[len(u)-1]-u[0])*float64(k)/499
+		sx, _, dx, _, _, _ := s.At(q)
+		if math.Abs(sx-nx.Predict(q)) > 1e-12 || math.Abs(dx-nx.PredictDerivative(q)) > 1e-9 {
+			t.Fatalf("u = %v: x %v vs gonum %v, x' %v vs %v", q, sx, nx.Predict(q), dx, nx.PredictDerivative(q))
+		}
+	}
+	for i := range u {
+		sx, sy, _, _, _, _ := s.At(u[i])
+		if math.Abs(sx-x[i]) > 1e-12 || math.Abs(sy-y[i]) > 1e-12 {
+			t.Fatalf("spline misses sample %d", i)
+		}
+	}
+}
+
+func TestNewSplineRejectsBadInput(t *testing.T) {
+	for _, c := range []struct{ u, x, y []float64 }{
+		{[]float64{0}, []float64{0}, []float64{0}},
+		{[]float64{0, 0}, []float64{0, 1}, []float64{0, 1}},
+		{[]float64{0, 1}, []float64{0, math.NaN()}, []float64{0, 1}},
+		{[]float64{0, 1}, []float64{0}, []float64{0, 1}},
+	} {
+		if _, err := NewSpline(c.u, c.x, c.y); err == nil {
+			t.Errorf("NewSpline(%v, %v, %v): no error", c.u, c.x, c.y)
+		}
+	}
+}
+
+// The search must never lose to brute force on a dense sampling: queries near
+// the curve, far from it, and near a self-crossing (figure 8, where two
+// branches compete).
+func TestClosestAgainstBruteForce(t *testing.T) {
+	curves := map[string]func() (u, x, y []float64){
+		"noisy arc": func() ([]float64, []float64, []float64) { return noisyArc(200, 2) },
+		"figure 8": func() (u, x, y []float64) {
+			for i := range 80 {
+				s := 2 * math.Pi * float64(i) / 79
+				u = append(u, float64(i))
+				x = append(x, math.Sin(s))
+				y = append(y, math.Sin(s)*math.Cos(s))
+			}
+			return
+		},
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for name, mk := range curves {
+		u, x, y := mk()
+		s, err := NewSpline(u, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Dense sampling: 400 points per segment.
+		var bx, by []float64
+		for i := 0; i+1 < len(u); i++ {
+			for k := range 400 {
+				cx, cy, _, _, _, _ := s.At(u[i] + (u[i+1]-u[i])*float64(k)/400)
+				bx, by = append(bx, cx), append(by, cy)
+			}
+		}
+		bx, by = append(bx, x[len(x)-1]), append(by, y[len(y)-1])
+		worst := 0.0
+		for q := range 300 {
+			i := rng.IntN(len(x))
+			scale := []float64{0.001, 0.02, 0.5}[q%3]
+			px, py := x[i]+scale*rng.NormFloat64(), y[i]+scale*rng.NormFloat64()
+			c := s.Closest(px, py)
+			if ch := s.ClosestHint(px, py, u[rng.IntN(len(u))]); math.Abs(ch.Dist-c.Dist) > 1e-13 {
+				t.Errorf("%s: a hint changed the answer: %v vs %v", name, ch.Dist, c.Dist)
+			}
+			bd := math.Inf(1)
+			for k := range bx {
+				bd = math.Min(bd, math.Hypot(px-bx[k], py-by[k]))
+			}
+			if c.Dist > bd+1e-12 {
+				t.Errorf("%s: query (%v, %v): search %v, brute force %v", name, px, py, c.Dist, bd)
+			}
+			// and not much better than the dense sampling allows
+			worst = math.Max(worst, bd-c.Dist)
+			if cx, cy, _, _, _, _ := s.At(c.U); math.Hypot(cx-c.X, cy-c.Y) > 1e-12 {
+				t.Errorf("%s: closest point is not c(U)", name)
+			}
+			if c.Interior && math.Abs((px-c.X)*c.DX+(py-c.Y)*c.DY) > 1e-10*math.Hypot(c.DX, c.DY) {
+				t.Errorf("%s: interior closest point is not stationary", name)
+			}
+		}
+		if worst > 1e-3 {
+			t.Errorf("%s: the dense sampling is %v worse than the search: the brute force is not dense enough to check it", name, worst)
+		}
+	}
+}
+
+func TestClosestDParamMatchesFiniteDifferences(t *testing.T) {
+	u, x, y := noisyArc(100, 4)
+	s, _ := NewSpline(u, x, y)
+	rng := rand.New(rand.NewPCG(5, 5))
+	checked := 0
+	for range 50 {
+		i := 5 + rng.IntN(90)
+		px, py := x[i]+0.01*rng.NormFloat64(), y[i]+0.01*rng.NormFloat64()
+		c := s.Closest(px, py)
+		if !c.Interior {
+			continue
+		}
+		ux, uy := c.DParam(px, py)
+		h := 1e-7
+		fx := (s.Closest(px+h, py).U - s.Closest(px-h, py).U) / (2 * h)
+		fy := (s.Closest(px, py+h).U - s.Closest(px, py-h).U) / (2 * h)
+		if math.Abs(fx-ux) > 1e-5*(1+math.Abs(ux)) || math.Abs(fy-uy) > 1e-5*(1+math.Abs(uy)) {
+			// a closest point jumping between branches has no derivative
+			if math.Abs(fx) < 1e3 {
+				t.Errorf("∂U/∂P = (%v, %v), central differences (%v, %v)", ux, uy, fx, fy)
+			}
+		}
+		checked++
+	}
+	if checked < 30 {
+		t.Fatalf("only %d interior queries", checked)
+	}
+}
+
+// predicted points near the measured curve, as a function of a parameter
+// vector (a shift and a scale of a reference trajectory), so that the
+// gradient check exercises the loss through a chain like the model's.
+func splineCase() (*Spline, func(p []float64) (px, py []float64)) {
+	u, x, y := noisyArc(120, 6)
+	s, _ := NewSpline(u, x, y)
+	f := func(p []float64) (px, py []float64) {
+		for i := range u {
+			t := u[i]
+			px = append(px, p[0]+math.Sin(p[2]*t))
+			py = append(py, p[1]+1-math.Cos(p[2]*t)+0.2*t)
+		}
+		return
+	}
+	return s, f
+}
+
+func TestSplineLossGradientBothModes(t *testing.T) {
+	s, f := splineCase()
+	p0 := []float64{0.01, -0.02, 0.41}
+	for _, mode := range []ClosestMode{HoldClosest, ImplicitClosest} {
+		loss := func(p []float64) (float64, error) {
+			px, py := f(p)
+			return SplineLoss(s, px, py, nil, 0.8, mode, nil, nil, nil), nil
+		}
+		px, py := f(p0)
+		dpx, dpy := make([]float64, len(px)), make([]float64, len(px))
+		SplineLoss(s, px, py, nil, 0.8, mode, dpx, dpy, nil)
+		// chain rule through f by central differences of f (exact enough: f is smooth)
+		grad := make([]float64, 3)
+		for j := range 3 {
+			h := 1e-7
+			pp, pm := append([]float64(nil), p0...), append([]float64(nil), p0...)
+			pp[j] += h
+			pm[j] -= h
+			xp, yp := f(pp)
+			xm, ym := f(pm)
+			for k := range px {
+				grad[j] += dpx[k]*(xp[k]-xm[k])/(2*h) + dpy[k]*(yp[k]-ym[k])/(2*h)
+			}
+		}
+		chk, err := ad.CheckGrad(loss, grad, p0, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.MaxRelErr > 1e-6 {
+			t.Errorf("mode %d: %v", mode, chk)
+		}
+	}
+}
+
+// The graph forms of eqs. 6 and 7 equal the native losses in value and in
+// gradient with respect to the predicted points, in both modes.
+func TestGraphLossesMatchNative(t *testing.T) {
+	s, f := splineCase()
+	px0, py0 := f([]float64{0.01, -0.02, 0.41})
+	n := len(px0)
+	gx, gy := make([]float64, n), make([]float64, n)
+	mask := make([]float64, n)
+	for k := range n {
+		gx[k], gy[k], _, _, _, _ = s.At(s.u[k])
+		if k%3 != 1 { // only some rows count
+			mask[k] = 1
+		}
+	}
+	for _, mode := range []ClosestMode{HoldClosest, ImplicitClosest} {
+		sd := NewSplineData(n)
+		for k := range n {
+			sd.Set(k, px0[k], py0[k], s.Closest(px0[k], py0[k]))
+		}
+		prog, err := ad.Compile([]ad.Param{{Name: "px", Shape: []int{n}}, {Name: "py", Shape: []int{n}}},
+			func(g *ad.Graph, p []*G.Node) (*G.Node, error) {
+				c := func(v []float64) *G.Node { return g.Const(v) }
+				m := c(mask)
+				lgt, err := GroundTruth(p[0], p[1], c(gx), c(gy), m)
+				if err != nil {
+					return nil, err
+				}
+				lsp, err := SplineTerm(p[0], p[1], SplineNodes{c(sd.CX), c(sd.CY), c(sd.PX), c(sd.PY), c(sd.TX), c(sd.TY), c(sd.KX), c(sd.KY)}, mode, m)
+				if err != nil {
+					return nil, err
+				}
+				return Weighted(DefaultWeights(), lsp, lgt)
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := append(append([]float64(nil), px0...), py0...)
+		fg, grad, err := prog.ValueAndGrad(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sx, sy, qx, qy, hx, hy []float64
+		var idx []int
+		for k := range n {
+			if mask[k] == 1 {
+				sx, sy, qx, qy = append(sx, px0[k]), append(sy, py0[k]), append(qx, gx[k]), append(qy, gy[k])
+				idx = append(idx, k)
+			}
+		}
+		hx, hy = make([]float64, len(sx)), make([]float64, len(sx))
+		fn := SplineLoss(s, sx, sy, nil, 0.8, mode, hx, hy, nil) + GroundTruthLoss(sx, sy, qx, qy, 0.2, hx, hy)
+		if math.Abs(fg-fn) > 1e-12*math.Abs(fn) {
+			t.Errorf("mode %d: graph %v, native %v", mode, fg, fn)
+		}
+		for i, k := range idx {
+			if math.Abs(grad[k]-hx[i]) > 1e-12 || math.Abs(grad[n+k]-hy[i]) > 1e-12 {
+				t.Fatalf("mode %d: gradient at %d: graph (%v, %v), native (%v, %v)", mode, k, grad[k], grad[n+k], hx[i], hy[i])
+			}
+		}
+		for k := range n {
+			if mask[k] == 0 && (grad[k] != 0 || grad[n+k] != 0) {
+				t.Fatalf("masked row %d has gradient", k)
+			}
+		}
+	}
+}
+
+func BenchmarkClosest(b *testing.B) {
+	u, x, y := noisyArc(420, 7)
+	s, _ := NewSpline(u, x, y)
+	rng := rand.New(rand.NewPCG(8, 8))
+	qx, qy := make([]float64, 420), make([]float64, 420)
+	for i := range qx {
+		qx[i], qy[i] = x[i]+0.01*rng.NormFloat64(), y[i]+0.01*rng.NormFloat64()
+	}
+	b.Run("hint", func(b *testing.B) {
+		for range b.N {
+			for i := range qx {
+				s.ClosestHint(qx[i], qy[i], u[i])
+			}
+		}
+	})
+	b.Run("nohint", func(b *testing.B) {
+		for range b.N {
+			for i := range qx {
+				s.Closest(qx[i], qy[i])
+			}
+		}
+	})
+}
+
+// Smoothing recovers a quadratic path exactly (no bias on curves or at the
+// ends) and reduces noise.
+func TestSmooth(t *testing.T) {
+	var u, x, y []float64
+	for i := range 61 {
+		s := float64(i) / 60
+		u, x, y = append(u, s), append(x, 1+2*s-3*s*s), append(y, -s+0.5*s*s)
+	}
+	ku, kx, ky := Smooth(u, x, y, 6)
+	if ku[0] != u[0] || ku[len(ku)-1] != u[len(u)-1] || len(ku) != 11 {
+		t.Fatalf("knots %v", ku)
+	}
+	for i := range ku {
+		s := ku[i]
+		if math.Abs(kx[i]-(1+2*s-3*s*s)) > 1e-12 || math.Abs(ky[i]-(-s+0.5*s*s)) > 1e-12 {
+			t.Fatalf("knot %d at %v: (%v, %v)", i, s, kx[i], ky[i])
+		}
+	}
+	u, x, y = noisyArc(300, 9)
+	_, kx, _ = Smooth(u, x, y, 6)
+	ku, _, _ = Smooth(u, x, y, 6)
+	var e2 float64
+	for i := range ku {
+		d := kx[i] - math.Sin(0.4*ku[i])
+		e2 += d * d
+	}
+	if rms := math.Sqrt(e2 / float64(len(ku))); rms > 0.002 {
+		t.Errorf("smoothed RMS error %v, noise 0.003", rms)
+	}
+}

@@ -1,0 +1,67 @@
+package mecanum
+
+import "testing"
+
+// One trajectory of the paper's size: 1,680 control steps at 240 Hz (7 s),
+// 420 camera samples at 60 Hz.
+func benchFit(b *testing.B, cfg Config) *Fit {
+	p := testParams()
+	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Noise: 0.003, HeadNoise: 0.01, Seed: 1})
+	if n := len(r.Camera()); r.Len() != 1680 || n != 420 {
+		b.Fatalf("%d rows, %d camera samples", r.Len(), n)
+	}
+	f, err := NewFit(p, []Run{r}, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+func BenchmarkLossGrad(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{{"paper", PaperConfig()}, {"default", DefaultConfig()}} {
+		f := benchFit(b, c.cfg)
+		x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
+		g := make([]float64, f.Dim())
+		b.Run(c.name+"/analytic", func(b *testing.B) {
+			for range b.N {
+				f.AnalyticGrad(x, g)
+			}
+		})
+		gf, err := f.Compile()
+		if err != nil {
+			b.Fatal(err)
+		}
+		xt := f.X0(trueMu)
+		b.Run(c.name+"/analytic-near-optimum", func(b *testing.B) {
+			for range b.N {
+				f.AnalyticGrad(xt, g)
+			}
+		})
+		b.Run(c.name+"/autodiff", func(b *testing.B) {
+			for range b.N {
+				if _, err := gf.Eval(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// The whole identification of one paper-size trajectory (fit preparation,
+// L-BFGS-B, identifiability analysis).
+func BenchmarkIdentify(b *testing.B) {
+	p := testParams()
+	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Noise: 0.003, HeadNoise: 0.005, Seed: 1})
+	for range b.N {
+		f, err := NewFit(p, []Run{r}, DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

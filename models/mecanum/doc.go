@@ -1,0 +1,38 @@
+// Package mecanum is the four-Mecanum-wheel robot of Luo, Boularias and
+// Aanjaneya, "Model Identification and Control of a Low-Cost Wheeled Mobile
+// Robot Using Differentiable Physics" (§IV–VII): steady-state wheel speeds
+// under friction (eq. 3), the Uranus body-velocity matrix B (eq. 4), explicit
+// Euler pose integration (eq. 5), and the identification of the four wheel
+// friction coefficients μ from camera poses.
+//
+// The model's velocities do not depend on its state, so a whole horizon is
+// integrated at once: heading and positions are cumulative sums over time
+// (graph.CumSum), a batch of trajectories is one [B, T] graph, and the native
+// Simulate computes the same sums.
+//
+// What is here:
+//
+//   - Params (the FORMATS.md parameter file), Simulate (the exact native
+//     rollout, multi-rate: control rows with sparse camera poses) and Runs
+//     read from a log table (a traj column or several files split runs).
+//   - Fit: the identification problem of §VI over a batch of runs, with the
+//     loss of eq. 8 (spline and ground-truth terms from package losses) and
+//     three gradients that agree: the gorgonia graph (Fit.Program), the
+//     paper's forward-sensitivity recursion of eqs. 11–13 (Fit.AnalyticGrad,
+//     Algorithm 2 with its two misprints corrected, see there), and central
+//     differences of the native loss.
+//   - Identify: L-BFGS-B with μ ∈ [0, 2], Nelder–Mead on the sigmoid form of
+//     eq. 14, or CMA-ES, followed by an identifiability analysis (singular
+//     values of the Jacobian of the predicted camera poses): B has the null
+//     vector n = (1, 1, −1, −1), so for one constant command the change
+//     δμ_j ∝ n_j/ω_s,j leaves the trajectory unchanged and only several
+//     different commands together determine μ.
+//   - The start pose of each run is a nuisance estimated with μ (see
+//     PoseFree); a camera pose is noisy, and a 0.01 rad heading error in the
+//     first one bends a 2 m trajectory by 2 cm.
+//   - FrictionNet: the 4-16-4 network of §VI (end) mapping the commanded wheel
+//     speeds to μ, trained on per-trajectory estimates; a parameter file may
+//     carry it instead of a constant μ.
+//   - Synthesize: synthetic logs like the paper's (240 Hz controls, 60 Hz
+//     camera with Gaussian noise), for tests and experiments.
+package mecanum

@@ -1,0 +1,354 @@
+package mecanum
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/wheelgrad/wheelgrad/losses"
+)
+
+// PoseMode says how the start pose of each run enters the fit.
+type PoseMode int
+
+const (
+	// PoseFree estimates each run's start pose (x0, y0, θ0) together with μ,
+	// starting from the first camera pose. The camera's poses are noisy, and
+	// a start heading taken from one sample bends the whole prediction (0.01
+	// rad is 2 cm over 2 m), which μ would then absorb. Positions alone
+	// cannot tell θ0 from the direction of the body velocity, so the fit
+	// also compares a marker point ℓ ahead of the robot (Config.Heading),
+	// which brings in every camera heading, not just the first.
+	PoseFree PoseMode = iota
+	// PoseFixed starts each run at its first camera pose, as the paper's
+	// Algorithms 1–2 do.
+	PoseFixed
+)
+
+// Config is the loss of the identification problem.
+type Config struct {
+	// Weights of eq. 8: w1·L_sp + w2·L_gt.
+	Weights losses.Weights
+	// Heading is the weight w3 of the marker term w3·Σ_k |q_k − q_gt,k|,
+	// q = (x, y) + ℓ·(−sin θ, cos θ) the point ℓ ahead on the forward axis:
+	// a wrap-free comparison of headings in metres, like a second tag on the
+	// robot. Zero leaves the paper's loss (eq. 8) alone.
+	Heading float64
+	// Marker is ℓ (m); zero selects Params.Lab.
+	Marker float64
+	// Mode is the closest-point treatment of the spline term's gradient.
+	Mode losses.ClosestMode
+	// SplineEvery thins the camera samples to spline knots (losses.Smooth):
+	// a knot every SplineEvery samples, smoothed. 0 or 1 interpolates every
+	// sample, as the paper does; through noisy samples that curve zig-zags
+	// and the spline term gets kinks where the closest point jumps.
+	SplineEvery int
+	Pose        PoseMode
+	// Prior, when positive, adds Prior·Σ_j (μ_j − PriorMu_j)²: a pull toward
+	// -init that fixes the directions the data leave undetermined.
+	Prior   float64
+	PriorMu [4]float64
+}
+
+// DefaultConfig is identify's loss: eq. 8 with the paper's weights, the
+// start pose estimated, and the marker term at weight 0.2.
+func DefaultConfig() Config {
+	return Config{Weights: losses.DefaultWeights(), Heading: 0.2, Pose: PoseFree, SplineEvery: 6}
+}
+
+// PaperConfig is the paper's loss exactly: eq. 8, start at the first camera
+// pose, closest point held constant.
+func PaperConfig() Config {
+	return Config{Weights: losses.DefaultWeights(), Pose: PoseFixed}
+}
+
+// seg is one run prepared for fitting: the rows from its first to its last
+// camera pose (earlier and later rows do not reach the loss).
+type seg struct {
+	run      *Run
+	k0       int          // first row of the run used
+	n        int          // rows used
+	dt       []float64    // step of each row (0 on the last)
+	w        [][4]float64 // commands
+	cam      []int        // camera rows (relative)
+	gx, gy   []float64    // camera positions at cam
+	gth      []float64    // camera headings at cam
+	qx, qy   []float64    // camera marker points at cam
+	tcam     []float64    // camera times (spline parameter, hints)
+	spline   *losses.Spline
+	pose0    [3]float64 // first camera pose
+	scratchX []float64
+}
+
+// Fit is the identification problem of §VI over a batch of runs. The
+// parameter vector is x = (μ_1..μ_4) followed, with PoseFree, by x0 of every
+// run, then y0 of every run, then θ0 of every run.
+type Fit struct {
+	P    Params
+	Cfg  Config
+	segs []seg
+	ell  float64
+}
+
+// NewFit prepares the runs (each needs at least three camera poses, for the
+// spline and for a trajectory to compare). p gives the known constants;
+// p.Mu is ignored here (it is x's starting point, see X0).
+func NewFit(p Params, runs []Run, cfg Config) (*Fit, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("mecanum: no runs to fit")
+	}
+	f := &Fit{P: p, Cfg: cfg, ell: cfg.Marker}
+	if f.ell == 0 {
+		f.ell = p.Lab
+	}
+	for ri := range runs {
+		r := &runs[ri]
+		cam := r.Camera()
+		if len(cam) < 3 {
+			col := "x"
+			if r.X == nil {
+				return nil, r.Errorf(0, "", "run has no x, y, theta columns: identification needs camera poses")
+			}
+			return nil, r.Errorf(0, col, "run has %d camera poses, identification needs at least 3", len(cam))
+		}
+		k0, k1 := cam[0], cam[len(cam)-1]
+		s := seg{run: r, k0: k0, n: k1 - k0 + 1}
+		s.dt = make([]float64, s.n)
+		s.w = r.W[k0 : k1+1]
+		for i := 0; i+1 < s.n; i++ {
+			s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
+		}
+		for _, k := range cam {
+			s.cam = append(s.cam, k-k0)
+			s.gx = append(s.gx, r.X[k])
+			s.gy = append(s.gy, r.Y[k])
+			s.gth = append(s.gth, r.Theta[k])
+			sn, cs := math.Sincos(r.Theta[k])
+			s.qx = append(s.qx, r.X[k]-f.ell*sn)
+			s.qy = append(s.qy, r.Y[k]+f.ell*cs)
+			s.tcam = append(s.tcam, r.T[k])
+		}
+		s.pose0 = [3]float64{r.X[k0], r.Y[k0], r.Theta[k0]}
+		sp, err := losses.NewSpline(losses.Smooth(s.tcam, s.gx, s.gy, cfg.SplineEvery))
+		if err != nil {
+			return nil, r.Errorf(k0, "x", "%v", err)
+		}
+		s.spline = sp
+		f.segs = append(f.segs, s)
+	}
+	return f, nil
+}
+
+// Runs is the number of runs in the fit.
+func (f *Fit) Runs() int { return len(f.segs) }
+
+// Dim is the length of the parameter vector.
+func (f *Fit) Dim() int {
+	if f.Cfg.Pose == PoseFree {
+		return 4 + 3*len(f.segs)
+	}
+	return 4
+}
+
+// X0 returns a starting vector: mu and the runs' first camera poses.
+func (f *Fit) X0(mu [4]float64) []float64 {
+	x := make([]float64, f.Dim())
+	copy(x, mu[:])
+	if f.Cfg.Pose == PoseFree {
+		b := len(f.segs)
+		for i, s := range f.segs {
+			x[4+i], x[4+b+i], x[4+2*b+i] = s.pose0[0], s.pose0[1], s.pose0[2]
+		}
+	}
+	return x
+}
+
+// pose returns the start pose of run i under x.
+func (f *Fit) pose(x []float64, i int) [3]float64 {
+	if f.Cfg.Pose == PoseFree {
+		b := len(f.segs)
+		return [3]float64{x[4+i], x[4+b+i], x[4+2*b+i]}
+	}
+	return f.segs[i].pose0
+}
+
+// Loss is the native loss (value only).
+func (f *Fit) Loss(x []float64) float64 { return f.eval(x, nil, nil) }
+
+// AnalyticGrad is the paper's Algorithm 2 as a native forward-sensitivity
+// recursion (eqs. 9–13) extended to the start pose and the marker term: it
+// writes ∇L into grad and returns L. It follows eqs. 11–13, which differ from
+// the printed Algorithm 2 in two places: line 10 must read (v_x·c − v_y·s)
+// (eq. 12; the listing has +), and the loss at step i uses the sensitivities
+// of the pose before step i's update, as the listing's position p does (the
+// listing updates J first, one step ahead of p).
+func (f *Fit) AnalyticGrad(x, grad []float64) float64 {
+	clear(grad)
+	return f.eval(x, grad, nil)
+}
+
+// Eval has the signature of opt.Objective, with the analytic gradient.
+func (f *Fit) Eval(x, grad []float64) (float64, error) {
+	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
+		return 0, fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), f.Dim())
+	}
+	if grad == nil {
+		return f.Loss(x), nil
+	}
+	return f.AnalyticGrad(x, grad), nil
+}
+
+// jacRow receives, for each camera row counted in the loss, the residual
+// vectors of position and marker and their derivatives with respect to x
+// (dense, len Dim), for the identifiability analysis.
+type jacRow func(run, k int, r [4]float64, d [4][]float64)
+
+func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
+	B := f.P.BMatrix()
+	K := f.P.K()
+	mu := [4]float64(x[:4])
+	free := f.Cfg.Pose == PoseFree
+	nb := len(f.segs)
+	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
+	var L float64
+	var d [4][]float64
+	if jac != nil {
+		for c := range d {
+			d[c] = make([]float64, len(x))
+		}
+	}
+	for si := range f.segs {
+		s := &f.segs[si]
+		p0 := f.pose(x, si)
+		px, py, th := p0[0], p0[1], p0[2]
+		var J [3][4]float64 // ∂(x, y, θ)/∂μ_j
+		ci := 0
+		for i := 0; i < s.n; i++ {
+			sn, cs := math.Sincos(th)
+			// The fixed start pose is the first sample: distance 0, no gradient.
+			if ci < len(s.cam) && s.cam[ci] == i && (i > 0 || free) {
+				k := ci
+				// residual directions (unit vectors times weights)
+				var gpx, gpy float64 // ∂L/∂(x, y)
+				var gth float64      // ∂L/∂θ (marker term)
+				dx, dy := px-s.gx[k], py-s.gy[k]
+				if dgt := math.Hypot(dx, dy); dgt > 0 {
+					L += w2 * dgt
+					gpx += w2 * dx / dgt
+					gpy += w2 * dy / dgt
+				}
+				if w1 != 0 {
+					c := s.spline.ClosestHint(px, py, s.tcam[k])
+					L += w1 * c.Dist
+					if c.Dist > 0 {
+						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+						if f.Cfg.Mode == losses.ImplicitClosest {
+							ux, uy := c.DParam(px, py)
+							t := ex*c.DX + ey*c.DY
+							ex, ey = ex-t*ux, ey-t*uy
+						}
+						gpx += w1 * ex
+						gpy += w1 * ey
+					}
+				}
+				qx, qy := px-f.ell*sn, py+f.ell*cs
+				if w3 != 0 {
+					ex, ey := qx-s.qx[k], qy-s.qy[k]
+					if dq := math.Hypot(ex, ey); dq > 0 {
+						L += w3 * dq
+						ex, ey = w3*ex/dq, w3*ey/dq
+						gpx += ex
+						gpy += ey
+						gth += ex*(-f.ell*cs) + ey*(-f.ell*sn)
+					}
+				}
+				if grad != nil {
+					for j := range 4 {
+						grad[j] += gpx*J[0][j] + gpy*J[1][j] + gth*J[2][j]
+					}
+					if free {
+						grad[4+si] += gpx
+						grad[4+nb+si] += gpy
+						grad[4+2*nb+si] += gpx*(-(py - p0[1])) + gpy*(px-p0[0]) + gth
+					}
+				}
+				if jac != nil {
+					r := [4]float64{dx, dy, qx - s.qx[k], qy - s.qy[k]}
+					for c := range d {
+						clear(d[c])
+					}
+					for j := range 4 {
+						d[0][j], d[1][j] = J[0][j], J[1][j]
+						d[2][j] = J[0][j] - f.ell*cs*J[2][j]
+						d[3][j] = J[1][j] - f.ell*sn*J[2][j]
+					}
+					if free {
+						d[0][4+si], d[1][4+nb+si] = 1, 1
+						d[2][4+si], d[3][4+nb+si] = 1, 1
+						d[0][4+2*nb+si], d[1][4+2*nb+si] = -(py - p0[1]), px-p0[0]
+						d[2][4+2*nb+si], d[3][4+2*nb+si] = -(py-p0[1])-f.ell*cs, px-p0[0]-f.ell*sn
+					}
+					jac(si, k, r, d)
+				}
+			}
+			if ci < len(s.cam) && s.cam[ci] == i {
+				ci++
+			}
+			dt := s.dt[i]
+			if dt == 0 {
+				continue
+			}
+			var vx, vy, wz float64
+			var dom [4]float64
+			for j := range 4 {
+				om := s.w[i][j] * (1 - mu[j]*K)
+				dom[j] = -s.w[i][j] * K
+				vx += B[0][j] * om
+				vy += B[1][j] * om
+				wz += B[2][j] * om
+			}
+			if grad != nil || jac != nil {
+				a := vx*sn + vy*cs
+				b := vx*cs - vy*sn
+				for j := range 4 {
+					J[0][j] += dt * (dom[j]*(cs*B[0][j]-sn*B[1][j]) - a*J[2][j])
+					J[1][j] += dt * (dom[j]*(sn*B[0][j]+cs*B[1][j]) + b*J[2][j])
+					J[2][j] += dt * B[2][j] * dom[j]
+				}
+			}
+			px += dt * (cs*vx - sn*vy)
+			py += dt * (sn*vx + cs*vy)
+			th += dt * wz
+		}
+	}
+	if f.Cfg.Prior > 0 {
+		for j := range 4 {
+			e := mu[j] - f.Cfg.PriorMu[j]
+			L += f.Cfg.Prior * e * e
+			if grad != nil {
+				grad[j] += 2 * f.Cfg.Prior * e
+			}
+		}
+	}
+	return L
+}
+
+// Predict returns, for run i, the poses at every row of the run (as
+// Simulate does) from the start pose and μ in x: the fitted trajectory.
+func (f *Fit) Predict(x []float64, i int) (px, py, pth []float64) {
+	s := &f.segs[i]
+	r := *s.run
+	p := f.P
+	p.Mu = append([]float64(nil), x[:4]...)
+	p.Friction = nil
+	pose := f.pose(x, i)
+	// anchor the run at the fitted start pose
+	r.X = make([]float64, r.Len())
+	r.Y = make([]float64, r.Len())
+	r.Theta = make([]float64, r.Len())
+	for k := range r.X {
+		r.X[k], r.Y[k], r.Theta[k] = math.NaN(), math.NaN(), math.NaN()
+	}
+	r.X[s.k0], r.Y[s.k0], r.Theta[s.k0] = pose[0], pose[1], pose[2]
+	return Simulate(p, &r)
+}
