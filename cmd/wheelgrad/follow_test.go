@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,41 @@ func TestFollowBadInput(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%q: an output file was left behind", c.args)
 		}
+	}
+}
+
+// FORMATS.md: follow writes a controls CSV that simulate accepts unchanged;
+// simulating it must reproduce the path follow predicted (the final pose at
+// the path's end, the start pose from -theta0).
+func TestFollowControlsRoundTripThroughSimulate(t *testing.T) {
+	dir := t.TempDir()
+	params := writeFile(t, dir, "p.json", followParams)
+	ctl := filepath.Join(dir, "c.csv")
+	traj := filepath.Join(dir, "t.csv")
+	st, _, errOut := runCLI("follow", "-model", "mecanum", "-params", params, "-path", "figure8", "-duration", "20",
+		"-heading", "figure8-reverse-right", "-theta0", "2.35619", "-out", ctl)
+	if st != 0 {
+		t.Fatalf("follow: %s", errOut)
+	}
+	st, _, errOut = runCLI("simulate", "-model", "mecanum", "-params", params, "-controls", ctl, "-out", traj)
+	if st != 0 {
+		t.Fatalf("simulate: %s", errOut)
+	}
+	tab, err := dataset.ReadFile(traj, dataset.Spec{Time: "t", Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "theta"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tab.Len()
+	x, y, th := tab.Col("x"), tab.Col("y"), tab.Col("theta")
+	if th[0] != 2.35619 || x[0] != 0 || y[0] != 0 {
+		t.Errorf("simulated start (%g, %g, %g), want (0, 0, 2.35619)", x[0], y[0], th[0])
+	}
+	// The figure 8 ends where it started, at the origin; and at half time it
+	// crosses the origin.
+	if d := math.Hypot(x[n-1], y[n-1]); d > 0.01 {
+		t.Errorf("simulated end %.4f m from the path's end", d)
+	}
+	if d := math.Hypot(x[(n-1)/2], y[(n-1)/2]); d > 0.01 {
+		t.Errorf("simulated midpoint %.4f m from the crossing", d)
 	}
 }
