@@ -198,3 +198,13 @@ func Unwrap(a []float64) []float64 {
 	}
 	return out
 }
+
+// Dense samples p's positions at n+1 uniform times over its duration (for
+// figures).
+func Dense(p Path, n int) (x, y []float64) {
+	x, y = make([]float64, n+1), make([]float64, n+1)
+	for i := range x {
+		x[i], y[i], _, _ = p.At(p.Duration() * float64(i) / float64(n))
+	}
+	return x, y
+}

@@ -129,3 +129,26 @@ func equalAxes(p *plot.Plot) {
 	p.X.Min, p.X.Max = cx-dx/2, cx+dx/2
 	p.Y.Min, p.Y.Max = cy-dy/2, cy+dy/2
 }
+
+// Cloud is a set of points drawn with a closed curve around it, such as a
+// 3σ ellipse of prediction errors (Ordonez et al. Figs. 12–14).
+type Cloud struct {
+	Name           string
+	X, Y           []float64
+	CurveX, CurveY []float64 // nil: no curve
+	Dashed         bool      // dash the curve
+}
+
+// Clouds draws point clouds with their curves, one colour each, with equal
+// axis scales.
+func Clouds(path, title, xlabel, ylabel string, cs []Cloud) error {
+	var ss []Series
+	for i, c := range cs {
+		col := Palette[i%len(Palette)]
+		ss = append(ss, Series{Name: c.Name, X: c.X, Y: c.Y, Points: true, Color: col})
+		if c.CurveX != nil {
+			ss = append(ss, Series{Name: c.Name + " 3σ", X: c.CurveX, Y: c.CurveY, Color: col, Dashed: c.Dashed})
+		}
+	}
+	return XY(path, title, xlabel, ylabel, true, ss)
+}

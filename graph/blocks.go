@@ -232,34 +232,9 @@ func (op blockOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 }
 
 func (op blockOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	if len(inputs) != 1 {
-		return fmt.Errorf("%v: DoDiff: want 1 input, have %d", op, len(inputs))
-	}
-	dy, err := output.Grad()
-	if err != nil {
-		return fmt.Errorf("%v: DoDiff: output gradient: %w", op, err)
-	}
-	dx, err := inputs[0].Grad()
-	if err != nil {
-		return fmt.Errorf("%v: DoDiff: input gradient: %w", op, err)
-	}
-	src, shape, err := float64Rows(op, dy)
-	if err != nil {
-		return fmt.Errorf("DoDiff: output gradient: %w", err)
-	}
-	in := inputs[0].Shape()
-	adj := op.adjoint(in[len(in)-1])
-	dst, ok := dx.(*tensor.Dense)
-	if !ok || dst.Dtype() != tensor.Float64 || !dst.Shape().Eq(in) || dst.RequiresIterator() {
-		return fmt.Errorf("%v: DoDiff: input gradient %T is not a contiguous float64 tensor of shape %v", op, dx, in)
-	}
-	acc := make([]float64, in.TotalSize())
-	adj.rows(acc, src, shape[len(shape)-1], in[len(in)-1])
-	xs := dst.Data().([]float64)[:len(acc)]
-	for i, v := range acc {
-		xs[i] += v
-	}
-	return nil
+	return addAdjoint(op, inputs, output, func(acc, src []float64, out, in tensor.Shape) {
+		op.adjoint(in[len(in)-1]).rows(acc, src, out[len(out)-1], in[len(in)-1])
+	})
 }
 
 var (

@@ -254,32 +254,9 @@ func (op cumSumOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 // output's gradient to the input's gradient, in place, as gorgonia's own ops
 // do.
 func (op cumSumOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {
-	if len(inputs) != 1 {
-		return fmt.Errorf("%v: DoDiff: want 1 input, have %d", op, len(inputs))
-	}
-	dy, err := output.Grad()
-	if err != nil {
-		return fmt.Errorf("%v: DoDiff: output gradient: %w", op, err)
-	}
-	dx, err := inputs[0].Grad()
-	if err != nil {
-		return fmt.Errorf("%v: DoDiff: input gradient: %w", op, err)
-	}
-	src, shape, err := float64Rows(op, dy)
-	if err != nil {
-		return fmt.Errorf("DoDiff: output gradient: %w", err)
-	}
-	dst, ok := dx.(*tensor.Dense)
-	if !ok || dst.Dtype() != tensor.Float64 || !dst.Shape().Eq(shape) || dst.RequiresIterator() {
-		return fmt.Errorf("%v: DoDiff: input gradient %T%v is not a contiguous float64 tensor of shape %v", op, dx, dx.Shape(), shape)
-	}
-	acc := make([]float64, len(src))
-	op.adjoint().rows(acc, src, shape[len(shape)-1])
-	xs := dst.Data().([]float64)[:len(acc)]
-	for i, v := range acc {
-		xs[i] += v
-	}
-	return nil
+	return addAdjoint(op, inputs, output, func(acc, src []float64, out, _ tensor.Shape) {
+		op.adjoint().rows(acc, src, out[len(out)-1])
+	})
 }
 
 // Compile-time checks that cumSumOp is usable with both of gorgonia's

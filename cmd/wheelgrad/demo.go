@@ -110,9 +110,9 @@ func runDemo(e env, dir string, prog *progress) error {
 	fmt.Fprintf(w, "   distance to the curve   RMS %.1f mm, max %.1f mm\n", 1e3*tr.RMS, 1e3*tr.Max)
 	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)
 	fmt.Fprintf(w, "   driven backwards        %.0f %% of the right lobe; forwards %.0f %% of the left\n", 100*tr.ReversedRight, 100*tr.ForwardLeft)
-	ref := densePath(path)
+	rx, ry := control.Dense(path, 2000)
 	f8 := filepath.Join(dir, "figure8.png")
-	series := append([]figure.Series{{Name: "reference", X: ref[0], Y: ref[1], Color: color.RGBA{200, 200, 200, 255}, Width: 6}},
+	series := append([]figure.Series{{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6}},
 		senseSeries("executed", poses, vel)...)
 	if err := figure.XY(f8, "Figure 8, right lobe driven backwards", "x (m)", "y (m)", true, series); err != nil {
 		return err

@@ -95,9 +95,9 @@ func followMecanum(e env, a FollowArgs) error {
 		return err
 	}
 	if a.Plot != "" {
-		ref := densePath(path)
+		rx, ry := control.Dense(path, 2000)
 		series = append([]figure.Series{
-			{Name: "reference", X: ref[0], Y: ref[1], Color: color.RGBA{200, 200, 200, 255}, Width: 6},
+			{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6},
 		}, series...)
 		if executed != nil {
 			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
@@ -166,15 +166,6 @@ func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series 
 		}
 		out = append(out, s)
 		start = k
-	}
-	return out
-}
-
-func densePath(p control.Path) [2][]float64 {
-	var out [2][]float64
-	for i := 0; i <= 2000; i++ {
-		x, y, _, _ := p.At(p.Duration() * float64(i) / 2000)
-		out[0], out[1] = append(out[0], x), append(out[1], y)
 	}
 	return out
 }

@@ -211,20 +211,10 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 // plotTrackErrors draws along-track vs cross-track errors of nominal and
 // calibrated predictions with their 3σ ellipses (Ordonez et al. Figs. 12–14).
 func plotTrackErrors(path, title string, nom, calib []skidsteer.TrackError) error {
-	var ss []figure.Series
-	for i, set := range []struct {
-		name string
-		e    []skidsteer.TrackError
-	}{{"nominal", nom}, {"calibrated", calib}} {
-		xs, ys := make([]float64, len(set.e)), make([]float64, len(set.e))
-		for k, v := range set.e {
-			xs[k], ys[k] = v.Along, v.Cross
-		}
-		c := figure.Palette[i]
-		ss = append(ss, figure.Series{Name: set.name, X: xs, Y: ys, Points: true, Color: c})
-		if ex, ey, _ := skidsteer.Ellipse(set.e, 3, 72); ex != nil {
-			ss = append(ss, figure.Series{Name: set.name + " 3σ", X: ex, Y: ey, Color: c, Dashed: i == 0})
-		}
+	cloud := func(name string, e []skidsteer.TrackError, dashed bool) figure.Cloud {
+		x, y, ex, ey := skidsteer.ErrorCloud(e, 3)
+		return figure.Cloud{Name: name, X: x, Y: y, CurveX: ex, CurveY: ey, Dashed: dashed}
 	}
-	return figure.XY(path, title, "along-track error (m)", "cross-track error (m)", true, ss)
+	return figure.Clouds(path, title, "along-track error (m)", "cross-track error (m)",
+		[]figure.Cloud{cloud("nominal", nom, true), cloud("calibrated", calib, false)})
 }

@@ -200,21 +200,13 @@ func run(w io.Writer, dir string, quick bool) error {
 }
 
 func plotErrors(path, surface string, nom, calib []skidsteer.TrackError) error {
-	var ss []figure.Series
-	for i, set := range []struct {
-		name string
-		e    []skidsteer.TrackError
-	}{{"nominal", nom}, {"calibrated", calib}} {
-		xs, ys := make([]float64, len(set.e)), make([]float64, len(set.e))
-		for k, v := range set.e {
-			xs[k], ys[k] = v.Along, v.Cross
-		}
-		c := figure.Palette[i]
-		ss = append(ss, figure.Series{Name: set.name, X: xs, Y: ys, Points: true, Color: c})
-		ex, ey, _ := skidsteer.Ellipse(set.e, 3, 90)
-		ss = append(ss, figure.Series{Name: set.name + " 3σ", X: ex, Y: ey, Color: c})
-	}
-	return figure.XY(path, surface+": errors of 2-s predictions (Figs. 12–14)", "along-track error (m)", "cross-track error (m)", true, ss)
+	return figure.Clouds(path, surface+": errors of 2-s predictions (Figs. 12–14)", "along-track error (m)", "cross-track error (m)",
+		[]figure.Cloud{errorCloud("nominal", nom, true), errorCloud("calibrated", calib, false)})
+}
+
+func errorCloud(name string, e []skidsteer.TrackError, dashed bool) figure.Cloud {
+	x, y, ex, ey := skidsteer.ErrorCloud(e, 3)
+	return figure.Cloud{Name: name, X: x, Y: y, CurveX: ex, CurveY: ey, Dashed: dashed}
 }
 
 // plotPaths draws, like Fig. 15, the measured path of a stretch with sharp

@@ -94,3 +94,15 @@ func Ellipse(e []TrackError, nsigma float64, npts int) (xs, ys []float64, semi [
 	}
 	return xs, ys, semi
 }
+
+// ErrorCloud splits prediction errors into along-track and cross-track
+// coordinates and returns them with their nsigma ellipse (nil when there
+// are too few errors for a covariance): the data of a Figs. 12–14 panel.
+func ErrorCloud(e []TrackError, nsigma float64) (along, cross, ex, ey []float64) {
+	along, cross = make([]float64, len(e)), make([]float64, len(e))
+	for k, v := range e {
+		along[k], cross[k] = v.Along, v.Cross
+	}
+	ex, ey, _ = Ellipse(e, nsigma, 90)
+	return along, cross, ex, ey
+}

@@ -180,7 +180,7 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 		fmt.Fprintf(w, " %9s\n", r.Time.Round(time.Millisecond))
 	}
 
-	ref := dense(cfg.Path)
+	rfx, rfy := control.Dense(cfg.Path, 2000)
 	xy := func(p []control.Pose) ([]float64, []float64) {
 		x := make([]float64, len(p))
 		y := make([]float64, len(p))
@@ -195,7 +195,7 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	bx, by := xy(bP)
 	main := filepath.Join(cfg.Out, cfg.Name+".png")
 	if err := figure.XY(main, fmt.Sprintf("%s: reference, predicted, executed", cfg.Name), "x (m)", "y (m)", true, []figure.Series{
-		{Name: "reference", X: ref[0], Y: ref[1], Color: figure.Palette[5], Width: 6},
+		{Name: "reference", X: rfx, Y: rfy, Color: figure.Palette[5], Width: 6},
 		{Name: "predicted (identified model)", X: px, Y: py, Color: figure.Palette[0]},
 		{Name: "open loop, executed", X: ox, Y: oy, Color: figure.Palette[3], Dashed: true},
 		{Name: "MPC, executed", X: mx, Y: my, Color: figure.Palette[2]},
@@ -204,7 +204,7 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	}
 	nn := filepath.Join(cfg.Out, cfg.Name+"-baseline.png")
 	if err := figure.XY(nn, fmt.Sprintf("%s: the data-driven network drives off", cfg.Name), "x (m)", "y (m)", true, []figure.Series{
-		{Name: "reference", X: ref[0], Y: ref[1], Color: figure.Palette[5], Width: 6},
+		{Name: "reference", X: rfx, Y: rfy, Color: figure.Palette[5], Width: 6},
 		{Name: "3-32-4 network, executed", X: bx, Y: by, Color: figure.Palette[1]},
 		{Name: "MPC, executed", X: mx, Y: my, Color: figure.Palette[2]},
 	}); err != nil {
@@ -212,13 +212,4 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	}
 	fmt.Fprintf(w, "\nwrote %s and %s\n", main, nn)
 	return rows, nil
-}
-
-func dense(p control.Path) [2][]float64 {
-	var out [2][]float64
-	for i := 0; i <= 2000; i++ {
-		x, y, _, _ := p.At(p.Duration() * float64(i) / 2000)
-		out[0], out[1] = append(out[0], x), append(out[1], y)
-	}
-	return out
 }
