@@ -78,6 +78,18 @@ func init() {
 				if a.Method != "" && !slices.Contains(methods, a.Method) {
 					return usagef("unknown -method %q for %s (one of %s)", a.Method, *model, strings.Join(methods, ", "))
 				}
+				// A model's flag given with another model is a mistake, not a no-op.
+				var misused error
+				fs.Visit(func(f *flag.Flag) {
+					for _, x := range identifyExtraFlags {
+						if x.name == f.Name && x.model != *model && misused == nil {
+							misused = usagef("-%s applies to -model %s only", x.name, x.model)
+						}
+					}
+				})
+				if misused != nil {
+					return misused
+				}
 				a.Extra = map[string]string{}
 				for k, v := range extra {
 					a.Extra[k] = *v
@@ -139,7 +151,7 @@ func init() {
 // IdentifyArgs.Extra.
 var identifyExtraFlags []extraFlag
 
-type extraFlag struct{ name, def, usage string }
+type extraFlag struct{ name, def, usage, model string }
 
 // addVerbosity adds the FORMATS.md progress overrides.
 func addVerbosity(fs *flag.FlagSet) (quiet, verbose *bool) {

@@ -22,7 +22,7 @@ func init() {
 	simulateHandlers["diffdrive"] = simulateDiffDrive
 	identifyHandlers["diffdrive"] = identifyDiffDrive
 	identifyExtraFlags = append(identifyExtraFlags, extraFlag{name: "cw", def: "1",
-		usage: "diffdrive: weight c_ω of the angular-velocity error in the L1 loss (Park et al. eq. 22)"})
+		usage: "diffdrive: weight c_ω of the angular-velocity error in the L1 loss (Park et al. eq. 22)", model: "diffdrive"})
 }
 
 // readDiffDriveParams reads a parameter file; keys it lacks keep the values

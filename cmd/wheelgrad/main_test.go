@@ -36,6 +36,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"follow", "-model", "mecanum", "-params", "p.json", "-path", "figure8", "-rate", "0"},
 		{"follow", "-model", "mecanum", "-params", "p.json", "-path", "figure8", "-heading", "sideways"},
 		{"demo", "-nosuchflag"},
+		{"identify", "-model", "skidsteer", "-data", "a.csv", "-pose", "fixed"}, // a mecanum flag
+		{"identify", "-model", "mecanum", "-data", "a.csv", "-cw", "2"},         // a diffdrive flag
 		{"demo", "extra-argument"},
 	}
 	for _, args := range cases {

@@ -19,9 +19,9 @@ func init() {
 	simulateHandlers["mecanum"] = simulateMecanum
 	identifyHandlers["mecanum"] = identifyMecanum
 	identifyExtraFlags = append(identifyExtraFlags,
-		extraFlag{"pose", "free", "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)"},
-		extraFlag{"prior", "0", "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)"},
-		extraFlag{"grad", "analytic", "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)"},
+		extraFlag{"pose", "free", "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", "mecanum"},
+		extraFlag{"prior", "0", "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)", "mecanum"},
+		extraFlag{"grad", "analytic", "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)", "mecanum"},
 	)
 }
 
