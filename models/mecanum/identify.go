@@ -148,7 +148,11 @@ type Identifiability struct {
 	Noise float64
 	// MuStd is the standard deviation of each μ_j within the determined
 	// subspace (what the data say; the undetermined part is set by the
-	// start or the prior).
+	// start or the prior). It is the Gauss–Newton value for independent
+	// residuals and understates the real scatter: the loss is a sum of
+	// distances to a spline fitted to the same noisy samples, whose residuals
+	// are correlated. Over 8 noise seeds (3 commands, 7 s, σ = 3 mm) the
+	// spread of the estimates was 1.4–2× MuStd, with no significant bias.
 	MuStd [4]float64
 }
 
@@ -260,6 +264,7 @@ func (id Identifiability) String() string {
 		nd, len(id.Singular), id.Singular[0], id.Singular[len(id.Singular)-1])
 	s += fmt.Sprintf("  μ standard deviation within the determined part: %.4f %.4f %.4f %.4f (residual RMS %.2g m)\n",
 		id.MuStd[0], id.MuStd[1], id.MuStd[2], id.MuStd[3], id.Noise)
+	s += "  (Gauss–Newton, as if camera errors were independent; over repeated noise the spread measured 1.4–2× larger)\n"
 	for _, u := range id.Undetermined() {
 		s += fmt.Sprintf("  NOT determined: μ + t·(%.4f, %.4f, %.4f, %.4f) predicts the same trajectories for every t\n", u[0], u[1], u[2], u[3])
 	}
