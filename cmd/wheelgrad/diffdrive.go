@@ -85,17 +85,9 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 		return err
 	}
 	t := tab.Col("t")
-	return ddWriteOut(e, a.Out, func(w io.Writer) error {
+	return e.writeOut(a.Out, func(w io.Writer) error {
 		return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, [][]float64{t, tr.VR, tr.VL, tr.V, tr.W})
 	})
-}
-
-// writeOut writes atomically to path, or to stdout for "-".
-func ddWriteOut(e env, path string, write func(io.Writer) error) error {
-	if path == "-" || path == "" {
-		return write(e.stdout)
-	}
-	return dataset.WriteFileAtomic(path, write)
 }
 
 func identifyDiffDrive(e env, a IdentifyArgs) error {
@@ -166,7 +158,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	return ddWriteOut(e, a.Out, func(w io.Writer) error {
+	return e.writeOut(a.Out, func(w io.Writer) error {
 		_, err := w.Write(append(js, '\n'))
 		return err
 	})

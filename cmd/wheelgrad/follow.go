@@ -89,7 +89,7 @@ func followMecanum(e env, a FollowArgs) error {
 		controls, executed = m.Controls, m.Poses
 		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
 	}
-	if err := dataset.WriteFileAtomic(a.Out, func(w io.Writer) error {
+	if err := e.writeOut(a.Out, func(w io.Writer) error {
 		return writeControls(w, controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 func main() {
@@ -17,6 +19,15 @@ func main() {
 // env is what a subcommand writes to.
 type env struct {
 	stdout, stderr io.Writer
+}
+
+// writeOut writes an output file atomically (a failed write leaves no file
+// that looks complete), or to the command's stdout for "-" or "".
+func (e env) writeOut(path string, write func(io.Writer) error) error {
+	if path == "-" || path == "" {
+		return write(e.stdout)
+	}
+	return dataset.WriteFileAtomic(path, write)
 }
 
 // command is one subcommand.

@@ -39,7 +39,7 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		return err
 	}
 	hasTraj := t.Has("traj")
-	return mecanumWriteOut(e, a.Out, func(w io.Writer) error {
+	return e.writeOut(a.Out, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		head := []string{"t", "x", "y", "theta"}
 		if hasTraj {
@@ -69,14 +69,6 @@ func simulateMecanum(e env, a SimulateArgs) error {
 }
 
 func mecanumFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// writeOut writes atomically to path, or to stdout for "-".
-func mecanumWriteOut(e env, path string, write func(io.Writer) error) error {
-	if path == "-" {
-		return write(e.stdout)
-	}
-	return dataset.WriteFileAtomic(path, write)
-}
 
 // readMecanumLogs reads every -data file; with several files, a run's id is
 // prefixed by its file name.

@@ -99,10 +99,7 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 		}
 		return cw.Flush()
 	}
-	if a.Out == "-" {
-		return write(e.stdout)
-	}
-	return dataset.WriteFileAtomic(a.Out, write)
+	return e.writeOut(a.Out, write)
 }
 
 func identifySkidsteer(e env, a IdentifyArgs) error {
