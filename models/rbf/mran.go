@@ -66,8 +66,11 @@ func (c *MRANConfig) defaults() {
 type MRAN struct {
 	Net *Network
 	cfg MRANConfig
-	// P is the covariance of Net.W, dense len(W)×len(W) row-major in a
-	// buffer sized for MaxUnits.
+	// P is the covariance of Net.W, len(W)×len(W) row-major in a buffer
+	// sized for MaxUnits. It is symmetric and, for a network of one output,
+	// only its upper triangle (column ≥ row) is kept up to date: the EKF
+	// step then touches half the matrix (see ekf1). The lower triangle is
+	// stale and must not be read.
 	P []float64
 	k int // samples seen
 
@@ -164,7 +167,12 @@ func (m *MRAN) Update(x, y []float64) (Step, float64, error) {
 		for i := range x {
 			d += (x[i] - c[i]) * (x[i] - c[i])
 		}
-		dmin = math.Min(dmin, d)
+		// Not math.Min, which is an assembly call per unit: d is neither
+		// NaN (a non-finite x or centre made the prediction non-finite
+		// above) nor −0, so the comparison is the same function.
+		if d < dmin {
+			dmin = d
+		}
 	}
 	dmin = math.Sqrt(dmin)
 	step := Adapted
@@ -206,6 +214,10 @@ func (m *MRAN) Update(x, y []float64) (Step, float64, error) {
 // K = P·B·(R + BᵀPB)⁻¹, w ← w + K·e, P ← (I − K·Bᵀ)·P + Q·I, with B = ∂f/∂w.
 func (m *MRAN) ekf(z int) {
 	out := m.Net.Out
+	if out == 1 {
+		m.ekf1(z)
+		return
+	}
 	P, B, PB := m.P[:z*z], m.g[:z*out], m.pb[:z*out]
 	for i := range z {
 		row := P[i*z : i*z+z]
@@ -247,17 +259,6 @@ func (m *MRAN) ekf(z int) {
 		w[i] += s
 	}
 	// P ← P − K·(PB)ᵀ (P symmetric), plus Q on the diagonal.
-	if out == 1 {
-		for i := range z {
-			ki := K[i]
-			row := P[i*z : i*z+z]
-			for j := range row {
-				row[j] -= ki * PB[j]
-			}
-			row[i] += m.cfg.Q
-		}
-		return
-	}
 	for i := range z {
 		for j := range z {
 			s := 0.0
@@ -267,6 +268,82 @@ func (m *MRAN) ekf(z int) {
 			P[i*z+j] -= s
 		}
 		P[i*z+i] += m.cfg.Q
+	}
+}
+
+// ekf1 is ekf for one output, where B = ∂f/∂w and P·B are vectors and
+// R + BᵀPB a scalar. It is the hot path of MRAN (the paper's networks have
+// one output), so it uses the symmetry of P: P·B is read from the upper
+// triangle only (symvUpper), and P ← P − K·(PB)ᵀ + Q·I, whose update term
+// K·(PB)ᵀ = PB·PBᵀ/S is symmetric, is applied to the upper triangle only.
+// This halves the memory traffic of the update and keeps its floating-point
+// operations per entry those of the dense form.
+func (m *MRAN) ekf1(z int) {
+	P, B, PB := m.P[:z*z], m.g[:z], m.pb[:z]
+	symvUpper(P, z, B, PB)
+	s := 0.0
+	for i, b := range B {
+		s += b * PB[i]
+	}
+	si := 1 / (s + m.cfg.R)
+	e, q := m.e[0], m.cfg.Q
+	w := m.Net.W[:z]
+	for i := range z {
+		ki := PB[i] * si
+		w[i] += ki * e
+		row := P[i*z+i : i*z+z]
+		pb := PB[i:z]
+		pb = pb[:len(row)]
+		j := 0
+		for ; j+4 <= len(row); j += 4 {
+			r, v := row[j:j+4:j+4], pb[j:j+4:j+4]
+			r[0] -= ki * v[0]
+			r[1] -= ki * v[1]
+			r[2] -= ki * v[2]
+			r[3] -= ki * v[3]
+		}
+		for ; j < len(row); j++ {
+			row[j] -= ki * pb[j]
+		}
+		row[0] += q
+	}
+}
+
+// symvUpper writes y = P·b for the symmetric z×z matrix P of which only the
+// upper triangle (row-major, column ≥ row) is read. Each off-diagonal entry
+// is loaded once and used for both y_i and y_j; the row sums use four
+// accumulators so that they are not bound by the latency of one chain of
+// additions. (Taking rows in pairs, to load and store each y_j once per two
+// rows, measured slower: too many live registers.)
+func symvUpper(P []float64, z int, b, y []float64) {
+	b, y = b[:z], y[:z]
+	clear(y)
+	for i := range z {
+		row := P[i*z+i : i*z+z]
+		bi := b[i]
+		d := row[0] * bi
+		row = row[1:]
+		bb := b[i+1:]
+		yy := y[i+1:]
+		bb, yy = bb[:len(row)], yy[:len(row)]
+		var s0, s1, s2, s3 float64
+		t := 0
+		for ; t+4 <= len(row); t += 4 {
+			r, bq, yq := row[t:t+4:t+4], bb[t:t+4:t+4], yy[t:t+4:t+4]
+			s0 += r[0] * bq[0]
+			s1 += r[1] * bq[1]
+			s2 += r[2] * bq[2]
+			s3 += r[3] * bq[3]
+			yq[0] += r[0] * bi
+			yq[1] += r[1] * bi
+			yq[2] += r[2] * bi
+			yq[3] += r[3] * bi
+		}
+		for ; t < len(row); t++ {
+			s0 += row[t] * bb[t]
+			yy[t] += row[t] * bi
+		}
+		y[i] += d + ((s0 + s1) + (s2 + s3))
 	}
 }
 
@@ -341,7 +418,11 @@ func (m *MRAN) prune(x []float64) {
 			a += n.W[o+k] * n.W[o+k]
 		}
 		m.contrib[j] = math.Sqrt(a) * n.phi(x, o)
-		best = math.Max(best, m.contrib[j])
+		// math.Max without its call: contributions are ≥ 0 (no −0), and a
+		// NaN (parameters that this update made non-finite) still sticks.
+		if c := m.contrib[j]; c > best || c != c {
+			best = c
+		}
 	}
 	for j := h - 1; j >= 0; j-- {
 		if best > 0 && m.contrib[j]/best < m.cfg.PruneThreshold {
