@@ -17,6 +17,15 @@
 //   - CumSum, ReverseCumSum: custom gorgonia ops integrating rates over the
 //     last axis ([T] or a batch [B, T]) in one node, so that thousands of
 //     Euler steps do not become thousands of nodes.
+//   - Repeat / SumBlocks and Pick / Place: piecewise-constant segments to
+//     steps and back, and sampling every n-th step (a 60-Hz camera among
+//     240-Hz rows, waypoints) and back; Take / Put: gather and scatter-add
+//     by index.
+//   - PlanarPath: the rotation and cumulative sums of Luo et al. eq. 5 for
+//     a batch of trajectories in one node; SumDist / SumDistTo: Σ|p − q|
+//     over points with the subgradient 0 at zero distance (eqs. 6–7);
+//     MatVecConst: a constant matrix times a vector without gorgonia
+//     building a gradient for the matrix.
 //
 // Conventions. Everything is float64. Parameters such as lo, hi, mu, T and
 // eps are nodes that are either scalars or have exactly the shape of x;

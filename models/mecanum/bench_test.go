@@ -46,6 +46,28 @@ func BenchmarkLossGrad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(gf.Prog.Nodes()), "nodes")
+		})
+		gp, err := f.CompilePrimitive()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name+"/autodiff-primitive", func(b *testing.B) {
+			for range b.N {
+				if _, err := gp.Eval(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(gp.Prog.Nodes()), "nodes")
+		})
+		// the graph alone, closest points as of the last Eval: what the
+		// evaluation costs beyond the native closest-point search
+		b.Run(c.name+"/autodiff-graph-only", func(b *testing.B) {
+			for range b.N {
+				if _, err := gf.Prog.ValueAndGradInto(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -7,8 +7,9 @@
 //
 // The model's velocities do not depend on its state, so a whole horizon is
 // integrated at once: heading and positions are cumulative sums over time
-// (graph.CumSum), a batch of trajectories is one [B, T] graph, and the native
-// Simulate computes the same sums.
+// (graph.PlanarPath in Fit.Compile, graph.CumSum in the primitive reference
+// Fit.CompilePrimitive), a batch of trajectories is one [B, T] graph, and the
+// native Simulate computes the same sums.
 //
 // What is here:
 //
@@ -17,7 +18,7 @@
 //     read from a log table (a traj column or several files split runs).
 //   - Fit: the identification problem of §VI over a batch of runs, with the
 //     loss of eq. 8 (spline and ground-truth terms from package losses) and
-//     three gradients that agree: the gorgonia graph (Fit.Program), the
+//     three gradients that agree: the gorgonia graph (Fit.Compile), the
 //     paper's forward-sensitivity recursion of eqs. 11–13 (Fit.AnalyticGrad,
 //     Algorithm 2 with its two misprints corrected, see there), and central
 //     differences of the native loss.

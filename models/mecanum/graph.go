@@ -13,9 +13,10 @@ import (
 )
 
 // GraphFit is the loss of a Fit as one compiled gorgonia graph over the
-// whole batch: the runs are the rows of [B, T] matrices (padded with dt = 0
-// and mask = 0), and time is integrated by graph.CumSum in a handful of
-// nodes, whatever the horizon:
+// whole batch (Fit.Compile, or the primitive reference Fit.CompilePrimitive
+// described here): the runs are the rows of [B, T] matrices (padded with
+// dt = 0 and mask = 0), and time is integrated by graph.CumSum in a handful
+// of nodes, whatever the horizon:
 //
 //	ω     = ω_s ⊙ (1 − K·μ)                       (eq. 3, as W·(B_r ⊙ (1 − K·μ)))
 //	v     = B·ω                                    (eq. 4)
@@ -35,10 +36,20 @@ type GraphFit struct {
 	// gradient there (the graph would give 0·∞ = NaN), and the native loss
 	// takes the subgradient 0, which a dropped row reproduces.
 	mask, mgt, msp, mhd []float64
+	// fused: the graph of Compile (see fused.go); slot maps run si's camera
+	// sample k to its column in the [2, K] camera arrays (−1: not counted).
+	fused bool
+	slot  [][]int
+	cam   *camData
 }
 
-// Compile builds and compiles the graph of f's loss.
-func (f *Fit) Compile(opts ...ad.Option) (*GraphFit, error) {
+// CompilePrimitive builds and compiles the graph of f's loss from
+// gorgonia's elementwise primitives over the padded [B, T] rows, with the
+// camera rows selected by 0/1 masks and the distances of eqs. 6–7 written
+// out as losses.GroundTruth and losses.SplineTerm. It is the reference form
+// of Compile (the same loss and gradient, about four times the nodes and
+// twice the evaluation time).
+func (f *Fit) CompilePrimitive(opts ...ad.Option) (*GraphFit, error) {
 	nb := len(f.segs)
 	T := 0
 	for _, s := range f.segs {
@@ -184,6 +195,9 @@ func onesN(n int) []float64 {
 // refresh runs the native closest-point search at the predicted camera
 // positions under x and loads the results into the graph's inputs.
 func (gf *GraphFit) refresh(x []float64) error {
+	if gf.fused {
+		return gf.refreshFused(x)
+	}
 	f := gf.fit
 	copy(gf.mgt, gf.mask)
 	copy(gf.msp, gf.mask)
@@ -239,6 +253,14 @@ func (gf *GraphFit) Eval(x, grad []float64) (float64, error) {
 // (from the first to the last camera row), as of the last Eval.
 func (gf *GraphFit) Poses(i int) (x, y, th []float64) {
 	n := gf.fit.segs[i].n
+	if gf.fused {
+		p := gf.Prog.Output("pose")
+		N := gf.b * gf.t
+		get := func(c int) []float64 {
+			return append([]float64(nil), p[c*N+i*gf.t:c*N+i*gf.t+n]...)
+		}
+		return get(0), get(1), get(2)
+	}
 	get := func(name string) []float64 {
 		return append([]float64(nil), gf.Prog.Output(name)[i*gf.t:i*gf.t+n]...)
 	}

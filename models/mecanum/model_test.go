@@ -89,38 +89,51 @@ func configs() map[string]Config {
 	return map[string]Config{"paper": PaperConfig(), "paper implicit": paperImplicit, "default": DefaultConfig(), "implicit": implicit, "prior": prior}
 }
 
+// compilers are the two graph forms of a Fit's loss: the fused graph of
+// Compile and its primitive reference.
+var compilers = []struct {
+	name    string
+	compile func(*Fit) (*GraphFit, error)
+}{
+	{"fused", func(f *Fit) (*GraphFit, error) { return f.Compile() }},
+	{"primitive", func(f *Fit) (*GraphFit, error) { return f.CompilePrimitive() }},
+}
+
 // The batched graph's forward values equal the native Simulate, runs of
 // different lengths padded into one [B, T] graph.
 func TestGraphMatchesSimulate(t *testing.T) {
 	runs := testRuns(3, 0.003, 1)
-	for name, cfg := range configs() {
-		f, err := NewFit(testParams(), runs, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gf, err := f.Compile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
-		if cfg.Pose == PoseFree {
-			x[4] += 0.01
-			x[len(x)-1] -= 0.02
-		}
-		v, err := gf.Eval(x, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if nv := f.Loss(x); relErr(v, nv) > 1e-12 {
-			t.Errorf("%s: graph loss %v, native %v", name, v, nv)
-		}
-		for i := range runs {
-			gx, gy, gth := gf.Poses(i)
-			nx, ny, nth := f.Predict(x, i)
-			k0 := f.segs[i].k0
-			for k := range gx {
-				if math.Abs(gx[k]-nx[k0+k]) > 1e-12 || math.Abs(gy[k]-ny[k0+k]) > 1e-12 || math.Abs(gth[k]-nth[k0+k]) > 1e-12 {
-					t.Fatalf("%s run %d row %d: graph (%v %v %v), Simulate (%v %v %v)", name, i, k, gx[k], gy[k], gth[k], nx[k0+k], ny[k0+k], nth[k0+k])
+	for cname, cfg := range configs() {
+		for _, cc := range compilers {
+			name := cname + ", " + cc.name
+			f, err := NewFit(testParams(), runs, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gf, err := cc.compile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
+			if cfg.Pose == PoseFree {
+				x[4] += 0.01
+				x[len(x)-1] -= 0.02
+			}
+			v, err := gf.Eval(x, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nv := f.Loss(x); relErr(v, nv) > 1e-12 {
+				t.Errorf("%s: graph loss %v, native %v", name, v, nv)
+			}
+			for i := range runs {
+				gx, gy, gth := gf.Poses(i)
+				nx, ny, nth := f.Predict(x, i)
+				k0 := f.segs[i].k0
+				for k := range gx {
+					if math.Abs(gx[k]-nx[k0+k]) > 1e-12 || math.Abs(gy[k]-ny[k0+k]) > 1e-12 || math.Abs(gth[k]-nth[k0+k]) > 1e-12 {
+						t.Fatalf("%s run %d row %d: graph (%v %v %v), Simulate (%v %v %v)", name, i, k, gx[k], gy[k], gth[k], nx[k0+k], ny[k0+k], nth[k0+k])
+					}
 				}
 			}
 		}
@@ -132,53 +145,56 @@ func TestGraphMatchesSimulate(t *testing.T) {
 // differences of the native loss — on several runs, for every loss variant.
 func TestThreeGradientsAgree(t *testing.T) {
 	runs := testRuns(4, 0.003, 2)
-	for name, cfg := range configs() {
+	for cname, cfg := range configs() {
 		for _, sub := range [][]Run{runs[:1], runs} {
-			f, err := NewFit(testParams(), sub, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gf, err := f.Compile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, at := range []string{"start", "moved"} {
-				x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
-				if at == "moved" {
-					for i := 4; i < len(x); i++ {
-						x[i] += 0.01 * float64(i%3-1)
+			for _, cc := range compilers {
+				name := cname + ", " + cc.name
+				f, err := NewFit(testParams(), sub, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gf, err := cc.compile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, at := range []string{"start", "moved"} {
+					x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
+					if at == "moved" {
+						for i := 4; i < len(x); i++ {
+							x[i] += 0.01 * float64(i%3-1)
+						}
 					}
-				}
-				// at the start the free poses are the first camera poses, where
-				// the first row's distances are exactly zero (subgradient 0)
-				tag := fmt.Sprintf("%s, %d runs, %s", name, len(sub), at)
-				ga := make([]float64, f.Dim())
-				la := f.AnalyticGrad(x, ga)
-				gg := make([]float64, f.Dim())
-				lg, err := gf.Eval(x, gg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if relErr(la, lg) > 1e-12 {
-					t.Errorf("%s: loss analytic %v, graph %v", tag, la, lg)
-				}
-				chk, err := ad.CheckGrad(func(x []float64) (float64, error) { return f.Loss(x), nil }, ga, x, 1e-6)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if chk.MaxRelErr > 1e-6 {
-					t.Errorf("%s: analytic vs central differences: %v", tag, chk)
-				}
-				chk, err = ad.CheckGrad(func(x []float64) (float64, error) { return f.Loss(x), nil }, gg, x, 1e-6)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if chk.MaxRelErr > 1e-6 {
-					t.Errorf("%s: autodiff vs central differences: %v", tag, chk)
-				}
-				for i := range ga {
-					if math.Abs(ga[i]-gg[i]) > 1e-9*(1+math.Abs(ga[i])) {
-						t.Errorf("%s: ∂L/∂x[%d]: analytic %v, autodiff %v", tag, i, ga[i], gg[i])
+					// at the start the free poses are the first camera poses, where
+					// the first row's distances are exactly zero (subgradient 0)
+					tag := fmt.Sprintf("%s, %d runs, %s", name, len(sub), at)
+					ga := make([]float64, f.Dim())
+					la := f.AnalyticGrad(x, ga)
+					gg := make([]float64, f.Dim())
+					lg, err := gf.Eval(x, gg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if relErr(la, lg) > 1e-12 {
+						t.Errorf("%s: loss analytic %v, graph %v", tag, la, lg)
+					}
+					chk, err := ad.CheckGrad(func(x []float64) (float64, error) { return f.Loss(x), nil }, ga, x, 1e-6)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if chk.MaxRelErr > 1e-6 {
+						t.Errorf("%s: analytic vs central differences: %v", tag, chk)
+					}
+					chk, err = ad.CheckGrad(func(x []float64) (float64, error) { return f.Loss(x), nil }, gg, x, 1e-6)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if chk.MaxRelErr > 1e-6 {
+						t.Errorf("%s: autodiff vs central differences: %v", tag, chk)
+					}
+					for i := range ga {
+						if math.Abs(ga[i]-gg[i]) > 1e-9*(1+math.Abs(ga[i])) {
+							t.Errorf("%s: ∂L/∂x[%d]: analytic %v, autodiff %v", tag, i, ga[i], gg[i])
+						}
 					}
 				}
 			}
