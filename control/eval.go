@@ -1,9 +1,6 @@
 package control
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Tracking measures how an executed (or predicted) trajectory follows its
 // path: the numbers `wheelgrad follow` prints and the experiments tabulate.
@@ -47,8 +44,9 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 	var revR, totR, fwdL, totL int
 	for k, q := range poses {
 		t := t0 + float64(k+1)*dt
-		// Closest sample: search a window around the on-time sample first,
-		// then the whole curve if the window's best is not clearly closest.
+		// Closest sample by brute force over the whole curve: evaluation is
+		// not a hot path, and a local search could lock onto the wrong
+		// branch where the figure 8 crosses itself.
 		best, bi := math.Inf(1), 0
 		for i := range cx {
 			d := (cx[i]-q.X)*(cx[i]-q.X) + (cy[i]-q.Y)*(cy[i]-q.Y)
@@ -73,7 +71,6 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 			speed := math.Hypot(v[0], v[1])
 			if speed > 1e-6 {
 				fwd := (-math.Sin(q.Theta)*v[0] + math.Cos(q.Theta)*v[1]) / speed
-				_, _, _, _ = rx, ry, fwd, speed
 				if rx > 0.05 { // clearly on the right lobe
 					totR++
 					if fwd < 0 {
@@ -129,5 +126,3 @@ func (m Mecanum) Execute(p0 Pose, controls [][4]float64, n int, dt float64) ([]P
 	}
 	return poses, vel
 }
-
-var _ = sort.Float64s

@@ -3,7 +3,6 @@ package control
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -108,5 +107,3 @@ func repeatLast(c [][4]float64, n int) [][4]float64 {
 	}
 	return out
 }
-
-var _ = math.Abs
