@@ -220,15 +220,7 @@ func (op blockOp) adjoint(inLen int) blockOp {
 func (op blockOp) DiffWRT(inputs int) []bool { return []bool{true} }
 
 func (op blockOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: SymDiff: want 1 input, have %d", op, len(inputs))
-	}
-	s := inputs[0].Shape()
-	d, err := G.ApplyOp(op.adjoint(s[len(s)-1]), grad)
-	if err != nil {
-		return nil, fmt.Errorf("%v: SymDiff: %w", op, err)
-	}
-	return G.Nodes{d}, nil
+	return symDiffAdjoint(op, inputs, grad, func(s tensor.Shape) G.Op { return op.adjoint(s[len(s)-1]) })
 }
 
 func (op blockOp) DoDiff(ctx G.ExecutionContext, inputs G.Nodes, output *G.Node) error {

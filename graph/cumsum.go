@@ -240,14 +240,7 @@ func (op cumSumOp) DiffWRT(inputs int) []bool { return []bool{true} }
 // SymDiff returns the gradient as a node: the adjoint op applied to grad.
 // Since the adjoint is again a cumSumOp, gradients of gradients work too.
 func (op cumSumOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: SymDiff: want 1 input, have %d", op, len(inputs))
-	}
-	d, err := G.ApplyOp(op.adjoint(), grad)
-	if err != nil {
-		return nil, fmt.Errorf("%v: SymDiff: %w", op, err)
-	}
-	return G.Nodes{d}, nil
+	return symDiffAdjoint(op, inputs, grad, func(tensor.Shape) G.Op { return op.adjoint() })
 }
 
 // DoDiff is the LispMachine's backward step: it adds the adjoint of the

@@ -41,3 +41,17 @@ func addAdjoint(op fmt.Stringer, inputs G.Nodes, output *G.Node, adj func(acc, s
 	}
 	return nil
 }
+
+// symDiffAdjoint is SymDiff for this package's one-input linear ops: the
+// gradient is the adjoint op applied to the output gradient (again a linear
+// op of this package, so gradients of any order work).
+func symDiffAdjoint(op fmt.Stringer, inputs G.Nodes, grad *G.Node, adjoint func(in tensor.Shape) G.Op) (G.Nodes, error) {
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("%v: SymDiff: want 1 input, have %d", op, len(inputs))
+	}
+	d, err := G.ApplyOp(adjoint(inputs[0].Shape()), grad)
+	if err != nil {
+		return nil, fmt.Errorf("%v: SymDiff: %w", op, err)
+	}
+	return G.Nodes{d}, nil
+}

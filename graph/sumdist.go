@@ -20,21 +20,7 @@ import (
 // gradient is a SumDistVJP node, itself not differentiable: first
 // derivatives only. SumDistFloat is the native twin.
 func SumDist(p, q *G.Node) (*G.Node, error) {
-	const fn = "SumDist"
-	if err := checkInput(fn, "p", p); err != nil {
-		return nil, err
-	}
-	if err := checkInput(fn, "q", q); err != nil {
-		return nil, err
-	}
-	if _, err := (sumDistOp{}).InferShape(p.Shape(), q.Shape()); err != nil {
-		return nil, fmt.Errorf("graph.%s: %w", fn, err)
-	}
-	y, err := G.ApplyOp(sumDistOp{}, p, q)
-	if err != nil {
-		return nil, wrap(fn, err)
-	}
-	return y, nil
+	return applySumDist("SumDist", p, q, sumDistOp{})
 }
 
 // SumDistTo is SumDist to data points q (measurements, or closest points
@@ -42,17 +28,20 @@ func SumDist(p, q *G.Node) (*G.Node, error) {
 // it whenever q is data: gorgonia runs every gradient node SymDiff creates,
 // wanted or not, and q's would be a [2, K] array computed for nothing.
 func SumDistTo(p, q *G.Node) (*G.Node, error) {
-	const fn = "SumDistTo"
+	return applySumDist("SumDistTo", p, q, sumDistOp{data: true})
+}
+
+func applySumDist(fn string, p, q *G.Node, op sumDistOp) (*G.Node, error) {
 	if err := checkInput(fn, "p", p); err != nil {
 		return nil, err
 	}
 	if err := checkInput(fn, "q", q); err != nil {
 		return nil, err
 	}
-	if _, err := (sumDistOp{}).InferShape(p.Shape(), q.Shape()); err != nil {
+	if _, err := op.InferShape(p.Shape(), q.Shape()); err != nil {
 		return nil, fmt.Errorf("graph.%s: %w", fn, err)
 	}
-	y, err := G.ApplyOp(sumDistOp{data: true}, p, q)
+	y, err := G.ApplyOp(op, p, q)
 	if err != nil {
 		return nil, wrap(fn, err)
 	}

@@ -159,14 +159,7 @@ func (indexOp) DiffWRT(int) []bool { return []bool{true} }
 // SymDiff applies the adjoint op to the gradient; since that is again an
 // indexOp, gradients of any order work.
 func (op indexOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("%v: SymDiff: want 1 input, have %d", op, len(inputs))
-	}
-	d, err := G.ApplyOp(op.adjoint(), grad)
-	if err != nil {
-		return nil, fmt.Errorf("%v: SymDiff: %w", op, err)
-	}
-	return G.Nodes{d}, nil
+	return symDiffAdjoint(op, inputs, grad, func(tensor.Shape) G.Op { return op.adjoint() })
 }
 
 var _ G.SDOp = indexOp{}

@@ -81,6 +81,19 @@ func f64s(v G.Value) ([]float64, error) {
 	return x, nil
 }
 
+// stepInputs unpacks the three inputs every step op starts with: the
+// packed state, ζ and the smoothing.
+func stepInputs(in []G.Value) (s []float64, z *[6]float64, sm Smoothing, err error) {
+	if s, err = f64s(in[0]); err != nil {
+		return
+	}
+	if z, err = zetaOf(in[1]); err != nil {
+		return
+	}
+	sm, err = smoothOf(in[2])
+	return
+}
+
 func zetaOf(v G.Value) (*[6]float64, error) {
 	x, err := f64s(v)
 	if err != nil || len(x) != 6 {
@@ -115,15 +128,7 @@ func (op *stepOp) Do(in ...G.Value) (G.Value, error) {
 	if len(in) != 3 {
 		return nil, fmt.Errorf("%v: %d inputs", op, len(in))
 	}
-	s, err := f64s(in[0])
-	if err != nil {
-		return nil, err
-	}
-	z, err := zetaOf(in[1])
-	if err != nil {
-		return nil, err
-	}
-	sm, err := smoothOf(in[2])
+	s, z, sm, err := stepInputs(in)
 	if err != nil {
 		return nil, err
 	}
@@ -187,15 +192,7 @@ func (op *stepGradOp) Do(in ...G.Value) (G.Value, error) {
 	if len(in) != 4 {
 		return nil, fmt.Errorf("%v: %d inputs", op, len(in))
 	}
-	s, err := f64s(in[0])
-	if err != nil {
-		return nil, err
-	}
-	z, err := zetaOf(in[1])
-	if err != nil {
-		return nil, err
-	}
-	sm, err := smoothOf(in[2])
+	s, z, sm, err := stepInputs(in)
 	if err != nil {
 		return nil, err
 	}

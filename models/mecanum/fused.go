@@ -154,8 +154,7 @@ func (f *Fit) Compile(opts ...ad.Option) (*GraphFit, error) {
 			L = must(G.Add(L, must(G.Mul(g.Scalar(f.Cfg.Heading), lh))))
 		}
 		if f.Cfg.Prior > 0 {
-			e := must(G.Sub(mu, g.Const(f.Cfg.PriorMu[:])))
-			L = must(G.Add(L, must(G.Mul(g.Scalar(f.Cfg.Prior), must(G.Sum(must(G.Square(e))))))))
+			L = must(G.Add(L, must(f.priorTerm(g, mu))))
 		}
 		return L, nil
 	}

@@ -170,8 +170,7 @@ func (f *Fit) CompilePrimitive(opts ...ad.Option) (*GraphFit, error) {
 			L = must(G.Add(L, must(G.Mul(g.Scalar(f.Cfg.Heading), lh))))
 		}
 		if f.Cfg.Prior > 0 {
-			e := must(G.Sub(mu, g.Const(f.Cfg.PriorMu[:])))
-			L = must(G.Add(L, must(G.Mul(g.Scalar(f.Cfg.Prior), must(G.Sum(must(G.Square(e))))))))
+			L = must(G.Add(L, must(f.priorTerm(g, mu))))
 		}
 		return L, nil
 	}
@@ -296,4 +295,22 @@ func (f *Fit) rollCamera(x []float64, si int, fn func(k int, px, py, th float64)
 		py += s.dt[i] * (sn*vx + cs*vy)
 		th += s.dt[i] * wz
 	}
+}
+
+// priorTerm is Prior·Σ_j (μ_j − PriorMu_j)², the pull toward -init, as a
+// graph piece shared by the fused graph and its primitive reference.
+func (f *Fit) priorTerm(g *ad.Graph, mu *G.Node) (*G.Node, error) {
+	e, err := G.Sub(mu, g.Const(f.Cfg.PriorMu[:]))
+	if err != nil {
+		return nil, err
+	}
+	sq, err := G.Square(e)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := G.Sum(sq)
+	if err != nil {
+		return nil, err
+	}
+	return G.Mul(g.Scalar(f.Cfg.Prior), sum)
 }
