@@ -1,0 +1,26 @@
+package testmodels
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
+
+// TestGenerated keeps kernels_gen.go equal to what dyn.Generate writes for
+// the current definitions (DYN_UPDATE=1 rewrites it).
+func TestGenerated(t *testing.T) {
+	update := os.Getenv("DYN_UPDATE") == "1"
+	for _, c := range []struct {
+		m            *dyn.Model
+		varName, typ string
+		path         string
+	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go"}, {Lag, "Lag", "lagKernel", "lag_gen.go"}} {
+		if err := dyn.GenerateFile(c.m, "testmodels", c.varName, c.typ, c.path, update); err != nil {
+			t.Error(err)
+		}
+		if !update && !c.m.Generated() {
+			t.Errorf("%s: the generated kernel is not in use", c.m.Name())
+		}
+	}
+}
