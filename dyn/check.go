@@ -34,6 +34,35 @@ func (c Check) String() string {
 // max(|z_i|, 1), it compares ⟨∇F, d⟩ with the fourth-order central difference along d
 // with h = 1e-6. It allocates; it is for tests and the first run of a graph op.
 func (m *Model) CheckRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []float64, cbar float64, xTbar []float64, seed uint64) (Check, error) {
+	return m.checkRollout(k, p, q, x0, u, B, T, ybar, cbar, xTbar, seed, 1e-6)
+}
+
+// checkKinked is the check of a model that may have kinks (an exact
+// clamp, |·| of a residual): a central difference whose stencil straddles a
+// kink of one lane misses that lane's slope by O(1), and with 10⁵ residuals
+// some always lie within 1e-6 of their kink. Such misses are random: they
+// depend on the direction and shrink with h, while an error in the reverse
+// pass shows in every direction at every h. So the check passes if one of
+// three attempts (h = 1e-6, 1e-7, 1e-8, each along a fresh direction)
+// agrees within tol, and returns the best attempt.
+func (m *Model) checkKinked(k Kernel, p, q, x0, u []float64, B, T int, ybar []float64, cbar float64, xTbar []float64, seed uint64, tol float64) (Check, error) {
+	var best Check
+	for i, h := range []float64{1e-6, 1e-7, 1e-8} {
+		c, err := m.checkRollout(k, p, q, x0, u, B, T, ybar, cbar, xTbar, seed+uint64(i), h)
+		if err != nil {
+			return c, err
+		}
+		if i == 0 || c.RelErr < best.RelErr {
+			best = c
+		}
+		if c.RelErr <= tol {
+			break
+		}
+	}
+	return best, nil
+}
+
+func (m *Model) checkRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []float64, cbar float64, xTbar []float64, seed uint64, h float64) (Check, error) {
 	sim := m.NewSimWith(k, B, T)
 	if err := sim.checkLens(p, q, x0, u); err != nil {
 		return Check{}, err
@@ -77,7 +106,6 @@ func (m *Model) CheckRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []f
 	}
 	pbar, x0bar, ubar := make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))
 	sim.Backward(p, q, u, ybar, cbar, xTbar, pbar, x0bar, ubar)
-	const h = 1e-6
 	var an float64
 	var dirs [3][]float64
 	for b, zg := range [3][2][]float64{{p, pbar}, {x0, x0bar}, {u, ubar}} {

@@ -34,8 +34,9 @@ const (
 	opSign
 	opMin
 	opMax
-	opClamp // clamp(a, lo = b, hi = c)
-	opWhere // c != 0 ? a : b, with the condition in c
+	opClamp    // clamp(a, lo = b, hi = c)
+	opWhere    // c != 0 ? a : b, with the condition in c
+	opCopysign // |a| with the sign of b
 	opGt
 	opGe
 	opLt
@@ -50,7 +51,7 @@ var opNames = [numOps]string{
 	opSin: "sin", opCos: "cos", opTan: "tan", opAtan: "atan", opAtan2: "atan2",
 	opExp: "exp", opLog: "log", opLog1p: "log1p", opSqrt: "sqrt", opTanh: "tanh",
 	opAbs: "abs", opSign: "sign", opMin: "min", opMax: "max", opClamp: "clamp",
-	opWhere: "where", opGt: "gt", opGe: "ge", opLt: "lt", opLe: "le",
+	opWhere: "where", opCopysign: "copysign", opGt: "gt", opGe: "ge", opLt: "lt", opLe: "le",
 }
 
 func (o opcode) String() string { return opNames[o] }
@@ -65,7 +66,7 @@ func (o opcode) arity() int {
 	case o == opClamp || o == opWhere:
 		return 3
 	case o == opAdd || o == opSub || o == opMul || o == opDiv || o == opAtan2 ||
-		o == opMin || o == opMax || o >= opGt:
+		o == opMin || o == opMax || o == opCopysign || o >= opGt:
 		return 2
 	default:
 		return 1
@@ -306,6 +307,11 @@ func Where(cond, a, b X) X {
 	return t.add(node{op: opWhere, a: a.i, b: b.i, c: cond.i})
 }
 
+// Copysign returns |x| with the sign of y, as math.Copysign (branch-free);
+// the gradient reaches x only, ∂/∂x = sign(x)·sign(y) with the signs of
+// math.Copysign(1, ·), so 0 counts as positive.
+func Copysign(x, y X) X { return x.bin(opCopysign, y) }
+
 // Gt returns 1 where x > y, else 0 (no gradient).
 func Gt(x, y X) X { return x.bin(opGt, y) }
 
@@ -409,6 +415,8 @@ func eval(op opcode, a, b, c float64) float64 {
 			return a
 		}
 		return b
+	case opCopysign:
+		return math.Copysign(a, b)
 	case opGt:
 		return b2f(a > b)
 	case opGe:
@@ -483,6 +491,8 @@ func partials(op opcode, a, b, c, v float64) (da, db, dc float64) {
 			return 1, 0, 0
 		}
 		return 0, 1, 0
+	case opCopysign:
+		return math.Copysign(1, a) * math.Copysign(1, b), 0, 0
 	}
 	return 0, 0, 0
 }

@@ -57,6 +57,41 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	}
 	w("\t}\n\treturn cost\n}\n\n")
 
+	// Roll: the whole rollout with the time loop inside each lane, so that
+	// the state stays in registers (one lane runs at hand-written speed).
+	w("// Roll implements dyn.Roller.\n")
+	w("func (%s) Roll(n, T int, p, q, X, u, y []float64) float64 {\n", typeName)
+	g.shared(&b)
+	w("\tvar cost float64\n")
+	w("\tfor j := 0; j < n; j++ {\n")
+	for k, id := range g.p.leafOf[opState] {
+		if id >= 0 {
+			w("\t\ts%d := X[%d*n+j]\n", k, k)
+		}
+	}
+	w("\t\tfor t := 0; t < T; t++ {\n")
+	w("\t\t\tub := t * %d * n\n", len(g.p.leafOf[opInput]))
+	w("\t\t\t_ = ub\n")
+	g.rollBody(&b)
+	w("\t\t\txb := (t + 1) * %d * n\n", len(g.p.next))
+	for k, id := range g.p.next {
+		w("\t\t\tX[xb+%d*n+j] = %s\n", k, g.val(id))
+	}
+	w("\t\t\tif y != nil {\n")
+	for c, id := range g.p.out {
+		w("\t\t\t\ty[(%d*T+t)*n+j] = %s\n", c, g.val(id))
+	}
+	w("\t\t\t}\n")
+	if g.p.cost >= 0 {
+		w("\t\t\tcost += %s\n", g.val(g.p.cost))
+	}
+	for k, id := range g.p.leafOf[opState] {
+		if id >= 0 {
+			w("\t\t\ts%d = %s\n", k, g.val(g.p.next[k]))
+		}
+	}
+	w("\t\t}\n\t}\n\treturn cost\n}\n\n")
+
 	// Reverse.
 	w("// Reverse implements dyn.Kernel.\n")
 	w("func (%s) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float64, ax, au, ap []float64) {\n", typeName)
@@ -169,9 +204,11 @@ func GenerateFile(m *Model, pkg, varName, typeName, path string, update bool) er
 }
 
 type gen struct {
-	m    *Model
-	p    *program
-	need []bool // the node carries an adjoint
+	m      *Model
+	p      *program
+	need   []bool   // the node carries an adjoint
+	inline []string // a comparison used only as Where's condition: its Go condition
+	inv    []bool   // depends on parameters, settings and constants only: hoisted out of the loops
 }
 
 // analyse marks the nodes that receive an adjoint: the results, and every
@@ -180,6 +217,46 @@ type gen struct {
 func (g *gen) analyse() {
 	p := g.p
 	g.need = make([]bool, len(p.nodes))
+	// Comparisons read only by Where are written into the if statement.
+	g.inline = make([]string, len(p.nodes))
+	other := make([]bool, len(p.nodes))
+	asCond := make([]bool, len(p.nodes))
+	for _, id := range append(append(append([]int32(nil), p.next...), p.out...), p.cost) {
+		if id >= 0 {
+			other[id] = true
+		}
+	}
+	for i := int(p.firstOp); i < len(p.nodes); i++ {
+		nd := p.nodes[i]
+		ops := [3]int32{nd.a, nd.b, nd.c}
+		for j := range nd.op.arity() {
+			if nd.op == opWhere && j == 2 {
+				asCond[ops[j]] = true
+			} else {
+				other[ops[j]] = true
+			}
+		}
+	}
+	g.inv = make([]bool, len(p.nodes))
+	for i, nd := range p.nodes {
+		switch {
+		case nd.op == opParam || nd.op == opSetting || nd.op == opConst:
+			g.inv[i] = true
+		case i >= int(p.firstOp):
+			ops := [3]int32{nd.a, nd.b, nd.c}
+			g.inv[i] = true
+			for j := range nd.op.arity() {
+				g.inv[i] = g.inv[i] && g.inv[ops[j]]
+			}
+		}
+	}
+	cmp := map[opcode]string{opGt: " > ", opGe: " >= ", opLt: " < ", opLe: " <= "}
+	for i := int(p.firstOp); i < len(p.nodes); i++ {
+		nd := p.nodes[i]
+		if c, ok := cmp[nd.op]; ok && asCond[i] && !other[i] {
+			g.inline[i] = g.val(nd.a) + c + g.val(nd.b)
+		}
+	}
 	mark := func(id int32) {
 		if op := p.nodes[id].op; op != opConst && op != opSetting {
 			g.need[id] = true
@@ -247,7 +324,8 @@ func lit(v float64) string {
 	return s
 }
 
-// shared loads the parameters and settings the step uses.
+// shared loads the parameters and settings the step uses and computes
+// what depends on them alone (Go does not hoist loop invariants).
 func (g *gen) shared(b *bytes.Buffer) {
 	for _, nd := range g.p.nodes[:g.p.firstOp] {
 		switch nd.op {
@@ -255,6 +333,19 @@ func (g *gen) shared(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\tp%d := p[%d]\n", int(nd.k), int(nd.k))
 		case opSetting:
 			fmt.Fprintf(b, "\tq%d := q[%d]\n", int(nd.k), int(nd.k))
+		}
+	}
+	var body bytes.Buffer
+	g.emitOps(&body, true)
+	for _, line := range bytes.SplitAfter(body.Bytes(), []byte("\n")) {
+		if len(line) > 1 {
+			b.Write(line[1:]) // one tab less: outside the lane loop
+		}
+	}
+	// Invariants read only by Forward or only by Reverse keep the other content.
+	for i := int(g.p.firstOp); i < len(g.p.nodes); i++ {
+		if g.inv[i] && g.inline[i] == "" {
+			fmt.Fprintf(b, "\t_ = %s\n", g.val(int32(i)))
 		}
 	}
 }
@@ -268,8 +359,19 @@ func (g *gen) forwardBody(b *bytes.Buffer) {
 			fmt.Fprintf(b, "\t\tu%d := u[%d*n+j]\n", int(nd.k), int(nd.k))
 		}
 	}
+	g.ops(b)
+}
+
+// ops writes the step's per-lane instructions as Go statements.
+func (g *gen) ops(b *bytes.Buffer) { g.emitOps(b, false) }
+
+// emitOps writes the invariant instructions (inv) or the others.
+func (g *gen) emitOps(b *bytes.Buffer, inv bool) {
 	for i := int(g.p.firstOp); i < len(g.p.nodes); i++ {
 		nd := g.p.nodes[i]
+		if g.inv[i] != inv {
+			continue
+		}
 		a, bb, c := g.val(nd.a), "", ""
 		if nd.op.arity() > 1 {
 			bb = g.val(nd.b)
@@ -278,6 +380,9 @@ func (g *gen) forwardBody(b *bytes.Buffer) {
 			c = g.val(nd.c)
 		}
 		v := g.val(int32(i))
+		if g.inline[i] != "" {
+			continue
+		}
 		var e string
 		switch nd.op {
 		case opAdd:
@@ -302,6 +407,8 @@ func (g *gen) forwardBody(b *bytes.Buffer) {
 			e = "dyn.MaxOf(" + a + ", " + bb + ")"
 		case opClamp:
 			e = "dyn.ClampOf(" + a + ", " + bb + ", " + c + ")"
+		case opCopysign:
+			e = "math.Copysign(" + a + ", " + bb + ")"
 		case opGt:
 			e = "dyn.B2F(" + a + " > " + bb + ")"
 		case opGe:
@@ -311,12 +418,30 @@ func (g *gen) forwardBody(b *bytes.Buffer) {
 		case opLe:
 			e = "dyn.B2F(" + a + " <= " + bb + ")"
 		case opWhere:
-			fmt.Fprintf(b, "\t\t%s := %s\n\t\tif %s == 0 {\n\t\t\t%s = %s\n\t\t}\n", v, a, c, v, bb)
+			fmt.Fprintf(b, "\t\t%s := %s\n\t\tif !(%s) {\n\t\t\t%s = %s\n\t\t}\n", v, a, g.cond(nd.c), v, bb)
 			continue
 		default:
 			panic(fmt.Sprintf("dyn.Generate: op %v", nd.op))
 		}
 		fmt.Fprintf(b, "\t\t%s := %s\n", v, e)
+	}
+}
+
+// rollBody is forwardBody inside Roll's time loop: inputs from step t,
+// states from the loop variables.
+func (g *gen) rollBody(b *bytes.Buffer) {
+	for _, nd := range g.p.nodes[:g.p.firstOp] {
+		if nd.op == opInput {
+			fmt.Fprintf(b, "\t\t\tu%d := u[ub+%d*n+j]\n", int(nd.k), int(nd.k))
+		}
+	}
+	var body bytes.Buffer
+	g.ops(&body)
+	for _, line := range bytes.SplitAfter(body.Bytes(), []byte("\n")) {
+		if len(line) > 0 {
+			b.WriteString("\t")
+			b.Write(line)
+		}
 	}
 }
 
@@ -389,11 +514,21 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opClamp:
 		s = branch(a+" < "+bb, acc(nd.b, gv), branch(a+" > "+c, acc(nd.c, gv), acc(nd.a, gv)))
 	case opWhere:
-		s = branch(c+" != 0", acc(nd.a, gv), acc(nd.b, gv))
+		s = branch(g.cond(nd.c), acc(nd.a, gv), acc(nd.b, gv))
+	case opCopysign:
+		s = acc(nd.a, gv+" * (math.Copysign(1, "+a+") * math.Copysign(1, "+bb+"))")
 	default:
 		panic(fmt.Sprintf("dyn.Generate: reverse of %v", nd.op))
 	}
 	b.WriteString(s)
+}
+
+// cond is the Go condition "Where's condition c is true".
+func (g *gen) cond(c int32) string {
+	if g.inline[c] != "" {
+		return g.inline[c]
+	}
+	return g.val(c) + " != 0"
 }
 
 // guard skips an update when the adjoint is zero (see opcode.risky).

@@ -400,6 +400,14 @@ type Kernel interface {
 	Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float64, ax, au, ap []float64)
 }
 
+// Roller is implemented by generated kernels: a whole rollout of n lanes
+// over T steps with the time loop inside each lane's loop, the state kept
+// in registers. X is [T+1][S][n] with X[:S·n] the initial state on entry;
+// u is [T][U][n]; y is [NY][T][n] or nil. It returns the summed cost.
+type Roller interface {
+	Roll(n, T int, p, q, X, u, y []float64) float64
+}
+
 // genKernel is a registered generated kernel.
 type genKernel struct {
 	k    Kernel

@@ -356,7 +356,7 @@ func (ws *workspace) selfCheck(p, q, x0, u, ybar []float64, cbar float64, xTbar 
 	if g := m.gen.Load(); g != nil && !ws.cfg.interp {
 		k = g.k
 	}
-	c, err := m.CheckRollout(k, p, q, x0, u, ws.B, ws.T, ybar, cbar, xTbar, ws.cfg.seed)
+	c, err := m.checkKinked(k, p, q, x0, u, ws.B, ws.T, ybar, cbar, xTbar, ws.cfg.seed, ws.cfg.checkTol)
 	if err != nil {
 		return fmt.Errorf("dyn: %s: self-check: %w", m.spec.Name, err)
 	}

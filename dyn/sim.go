@@ -2,7 +2,6 @@ package dyn
 
 import (
 	"fmt"
-	"math"
 )
 
 // Sim rolls a model over B lanes and T steps natively (float64, no
@@ -99,7 +98,8 @@ func (s *Sim) CheckFinite(p, q, x0, u []float64) error {
 	return nil
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// finite is false for NaN and ±Inf (v − v is NaN for both).
+func finite(v float64) bool { return v-v == 0 }
 
 // Forward rolls the model from x0 under u and returns the summed cost; the
 // outputs go into y (len NY·T·B, or nil). Non-finite data are an error
@@ -112,11 +112,17 @@ func (s *Sim) Forward(p, q, x0, u, y []float64) (float64, error) {
 	if y != nil && len(y) != s.m.NY()*s.T*s.B {
 		return 0, fmt.Errorf("dyn: %s: %d output values, want %d", s.m.spec.Name, len(y), s.m.NY()*s.T*s.B)
 	}
-	if err := s.CheckFinite(p, q, x0, u); err != nil {
+	// The shared data and the initial state are checked every time (they
+	// are small); the inputs, as long as the trajectory, only when the
+	// rollout ends non-finite, to name where a NaN entered.
+	if err := s.CheckFinite(p, q, x0, nil); err != nil {
 		return 0, err
 	}
 	c := s.forward(p, q, x0, u, y)
 	if !finite(c) || !allFinite(s.Final()) {
+		if err := s.CheckFinite(nil, nil, nil, u); err != nil {
+			return c, err
+		}
 		return c, s.divergence()
 	}
 	return c, nil
@@ -125,6 +131,10 @@ func (s *Sim) Forward(p, q, x0, u, y []float64) (float64, error) {
 func (s *Sim) forward(p, q, x0, u, y []float64) float64 {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
 	copy(s.X[:S*B], x0)
+	if r, ok := s.k.(Roller); ok {
+		s.cost = r.Roll(B, s.T, p, q, s.X, u, y)
+		return s.cost
+	}
 	var cost float64
 	ys := s.T * B
 	for t := range s.T {

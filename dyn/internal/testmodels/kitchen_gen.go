@@ -11,12 +11,12 @@ import (
 
 var _ = math.Abs // not every model calls math
 
-// kitchenKernel is the generated dyn.Kernel of Kitchen (step d5d73033108e47e2).
+// kitchenKernel is the generated dyn.Kernel of Kitchen (step 97ef83de8a2e0d5e).
 type kitchenKernel struct{}
 
 func init() {
 	// A stale kernel is refused; Kitchen then runs on the interpreter.
-	_ = Kitchen.UseGenerated(kitchenKernel{}, "d5d73033108e47e2")
+	_ = Kitchen.UseGenerated(kitchenKernel{}, "97ef83de8a2e0d5e")
 }
 
 // Forward implements dyn.Kernel.
@@ -26,6 +26,20 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 	p2 := p[2]
 	q0 := q[0]
 	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x[0*n+j]
@@ -52,7 +66,6 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v38 := v36 + v37
 		v39 := math.Sqrt(v23)
 		v40 := v38 + v39
-		v41 := math.Tanh(p0)
 		v42 := v40 * v41
 		v43 := s0 - u0
 		v44 := math.Abs(v43)
@@ -63,7 +76,6 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v49 := dyn.MaxOf(s1, p1)
 		v50 := v48 - v49
 		v51 := s0 * p0
-		v52 := -p1
 		v53 := dyn.ClampOf(v51, v52, p1)
 		v54 := dyn.ClampOf(s1, v52, p2)
 		v55 := dyn.B2F(s1 < v52)
@@ -91,25 +103,19 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v77 := v53 + v76
 		v78 := s2 - u0
 		v79 := math.Abs(v78)
-		v80 := dyn.B2F(p2 > q0)
-		v81 := p2 - q0
-		v82 := v80 * v81
-		v83 := p2 - v82
 		v84 := v79 - v82
 		v85 := v84 / v83
 		v86 := math.Tanh(v85)
 		v87 := v83 * v86
 		v88 := v82 + v87
-		v89 := dyn.B2F(v79 <= v82)
 		v90 := dyn.SignOf(v78)
 		v91 := v88 * v90
 		v92 := v78
-		if v89 == 0 {
+		if !(v79 <= v82) {
 			v92 = v91
 		}
 		v93 := s0 - s1
 		v94 := v93 * v93
-		v95 := q0 * q0
 		v96 := v94 + v95
 		v97 := math.Sqrt(v96)
 		v98 := q0 + v97
@@ -125,34 +131,30 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v108 := q0 * v107
 		v109 := v103 + v108
 		v110 := v100 + v109
-		v111 := dyn.B2F(s0 < 0.0)
 		v112 := -s0
 		v113 := math.Sqrt(v112)
 		v114 := math.Sqrt(s0)
 		v115 := v113
-		if v111 == 0 {
+		if !(s0 < 0.0) {
 			v115 = v114
 		}
 		v116 := math.Abs(s1)
-		v117 := dyn.B2F(v116 >= 0.001)
 		v118 := 1.0 / s1
 		v119 := s1 * 1000.0
 		v120 := v118
-		if v117 == 0 {
+		if !(v116 >= 0.001) {
 			v120 = v119
 		}
 		v121 := v115 + v120
-		v122 := dyn.B2F(s2 > 0.0)
 		v123 := -s2
 		v124 := s2
-		if v122 == 0 {
+		if !(s2 > 0.0) {
 			v124 = v123
 		}
-		v125 := dyn.B2F(u1 <= 0.0)
 		v126 := u1 * 2.0
 		v127 := u1 / 3.0
 		v128 := v126
-		if v125 == 0 {
+		if !(u1 <= 0.0) {
 			v128 = v127
 		}
 		v129 := v124 + v128
@@ -195,6 +197,192 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 	return cost
 }
 
+// Roll implements dyn.Roller.
+func (kitchenKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := X[0*n+j]
+		s1 := X[1*n+j]
+		s2 := X[2*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v22 := s0 * s0
+			v23 := v22 + 1.0
+			v24 := math.Sin(s0)
+			v25 := math.Cos(s1)
+			v26 := v24 * v25
+			v27 := s2 * 0.3
+			v28 := math.Tan(v27)
+			v29 := v26 + v28
+			v30 := math.Atan(u0)
+			v31 := math.Atan2(s1, v23)
+			v32 := v30 - v31
+			v33 := s2 * (-0.5)
+			v34 := math.Exp(v33)
+			v35 := v32 + v34
+			v36 := math.Log(v23)
+			v37 := math.Log1p(v23)
+			v38 := v36 + v37
+			v39 := math.Sqrt(v23)
+			v40 := v38 + v39
+			v42 := v40 * v41
+			v43 := s0 - u0
+			v44 := math.Abs(v43)
+			v45 := dyn.SignOf(s1)
+			v46 := v44 * v45
+			v47 := dyn.MinOf(s0, u1)
+			v48 := v46 + v47
+			v49 := dyn.MaxOf(s1, p1)
+			v50 := v48 - v49
+			v51 := s0 * p0
+			v53 := dyn.ClampOf(v51, v52, p1)
+			v54 := dyn.ClampOf(s1, v52, p2)
+			v55 := dyn.B2F(s1 < v52)
+			v56 := v55 * (-2.0)
+			v57 := 1.0 + v56
+			v58 := dyn.B2F(s1 > p2)
+			v59 := v58 * 2.0
+			v60 := v59 - 1.0
+			v61 := s1 - v52
+			v62 := v57 * v61
+			v63 := -v62
+			v64 := v63 / q0
+			v65 := math.Exp(v64)
+			v66 := math.Log1p(v65)
+			v67 := q0 * v66
+			v68 := s1 - p2
+			v69 := v60 * v68
+			v70 := -v69
+			v71 := v70 / q0
+			v72 := math.Exp(v71)
+			v73 := math.Log1p(v72)
+			v74 := q0 * v73
+			v75 := v67 - v74
+			v76 := v54 + v75
+			v77 := v53 + v76
+			v78 := s2 - u0
+			v79 := math.Abs(v78)
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := math.Tanh(v85)
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
+			v92 := v78
+			if !(v79 <= v82) {
+				v92 = v91
+			}
+			v93 := s0 - s1
+			v94 := v93 * v93
+			v96 := v94 + v95
+			v97 := math.Sqrt(v96)
+			v98 := q0 + v97
+			v99 := v94 / v98
+			v100 := v92 + v99
+			v101 := math.Abs(s2)
+			v102 := s2 + v101
+			v103 := v102 * 0.5
+			v104 := -v101
+			v105 := v104 / q0
+			v106 := math.Exp(v105)
+			v107 := math.Log1p(v106)
+			v108 := q0 * v107
+			v109 := v103 + v108
+			v110 := v100 + v109
+			v112 := -s0
+			v113 := math.Sqrt(v112)
+			v114 := math.Sqrt(s0)
+			v115 := v113
+			if !(s0 < 0.0) {
+				v115 = v114
+			}
+			v116 := math.Abs(s1)
+			v118 := 1.0 / s1
+			v119 := s1 * 1000.0
+			v120 := v118
+			if !(v116 >= 0.001) {
+				v120 = v119
+			}
+			v121 := v115 + v120
+			v123 := -s2
+			v124 := s2
+			if !(s2 > 0.0) {
+				v124 = v123
+			}
+			v126 := u1 * 2.0
+			v127 := u1 / 3.0
+			v128 := v126
+			if !(u1 <= 0.0) {
+				v128 = v127
+			}
+			v129 := v124 + v128
+			v130 := v29 + v50
+			v131 := v130 * 0.1
+			v132 := u0 * p0
+			v133 := v131 + v132
+			v134 := q1 * v133
+			v135 := s0 + v134
+			v136 := v35 + v77
+			v137 := 0.1 * v136
+			v138 := s1 * p1
+			v139 := v137 - v138
+			v140 := q1 * v139
+			v141 := s1 + v140
+			v142 := v42 + v110
+			v143 := v121 + v142
+			v144 := v129 + v143
+			v145 := v144 * 0.05
+			v146 := s2 * p2
+			v147 := v145 - v146
+			v148 := q1 * v147
+			v149 := s2 + v148
+			v150 := s0 * s1
+			v151 := v121 + v150
+			v152 := math.Sin(s2)
+			v153 := v129 + v152
+			v154 := s0 - u1
+			v155 := v154 * v154
+			v156 := 0.5 * v155
+			xb := (t + 1) * 3 * n
+			X[xb+0*n+j] = v135
+			X[xb+1*n+j] = v141
+			X[xb+2*n+j] = v149
+			if y != nil {
+				y[(0*T+t)*n+j] = v151
+				y[(1*T+t)*n+j] = v153
+			}
+			cost += v156
+			s0 = v135
+			s1 = v141
+			s2 = v149
+		}
+	}
+	return cost
+}
+
 // Reverse implements dyn.Kernel.
 func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float64, ax, au, ap []float64) {
 	p0 := p[0]
@@ -202,6 +390,20 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 	p2 := p[2]
 	q0 := q[0]
 	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
 	var tp0 float64
 	var tp1 float64
 	var tp2 float64
@@ -230,7 +432,6 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		v38 := v36 + v37
 		v39 := math.Sqrt(v23)
 		v40 := v38 + v39
-		v41 := math.Tanh(p0)
 		v42 := v40 * v41
 		v43 := s0 - u0
 		v44 := math.Abs(v43)
@@ -241,7 +442,6 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		v49 := dyn.MaxOf(s1, p1)
 		v50 := v48 - v49
 		v51 := s0 * p0
-		v52 := -p1
 		v53 := dyn.ClampOf(v51, v52, p1)
 		v54 := dyn.ClampOf(s1, v52, p2)
 		v55 := dyn.B2F(s1 < v52)
@@ -269,25 +469,19 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		v77 := v53 + v76
 		v78 := s2 - u0
 		v79 := math.Abs(v78)
-		v80 := dyn.B2F(p2 > q0)
-		v81 := p2 - q0
-		v82 := v80 * v81
-		v83 := p2 - v82
 		v84 := v79 - v82
 		v85 := v84 / v83
 		v86 := math.Tanh(v85)
 		v87 := v83 * v86
 		v88 := v82 + v87
-		v89 := dyn.B2F(v79 <= v82)
 		v90 := dyn.SignOf(v78)
 		v91 := v88 * v90
 		v92 := v78
-		if v89 == 0 {
+		if !(v79 <= v82) {
 			v92 = v91
 		}
 		v93 := s0 - s1
 		v94 := v93 * v93
-		v95 := q0 * q0
 		v96 := v94 + v95
 		v97 := math.Sqrt(v96)
 		v98 := q0 + v97
@@ -303,34 +497,30 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		v108 := q0 * v107
 		v109 := v103 + v108
 		v110 := v100 + v109
-		v111 := dyn.B2F(s0 < 0.0)
 		v112 := -s0
 		v113 := math.Sqrt(v112)
 		v114 := math.Sqrt(s0)
 		v115 := v113
-		if v111 == 0 {
+		if !(s0 < 0.0) {
 			v115 = v114
 		}
 		v116 := math.Abs(s1)
-		v117 := dyn.B2F(v116 >= 0.001)
 		v118 := 1.0 / s1
 		v119 := s1 * 1000.0
 		v120 := v118
-		if v117 == 0 {
+		if !(v116 >= 0.001) {
 			v120 = v119
 		}
 		v121 := v115 + v120
-		v122 := dyn.B2F(s2 > 0.0)
 		v123 := -s2
 		v124 := s2
-		if v122 == 0 {
+		if !(s2 > 0.0) {
 			v124 = v123
 		}
-		v125 := dyn.B2F(u1 <= 0.0)
 		v126 := u1 * 2.0
 		v127 := u1 / 3.0
 		v128 := v126
-		if v125 == 0 {
+		if !(u1 <= 0.0) {
 			v128 = v127
 		}
 		v129 := v124 + v128
@@ -450,7 +640,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gv50 += gv130
 		gv124 += gv129
 		gv128 += gv129
-		if v125 != 0 {
+		if u1 <= 0.0 {
 			gv126 += gv128
 		} else {
 			gv127 += gv128
@@ -461,7 +651,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv126 != 0 {
 			gu1 += gv126 * 2.0
 		}
-		if v122 != 0 {
+		if s2 > 0.0 {
 			gs2 += gv124
 		} else {
 			gv123 += gv124
@@ -469,7 +659,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gs2 += -gv123
 		gv115 += gv121
 		gv120 += gv121
-		if v117 != 0 {
+		if v116 >= 0.001 {
 			gv118 += gv120
 		} else {
 			gv119 += gv120
@@ -480,7 +670,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv118 != 0 {
 			gs1 += gv118 * (-v118 / s1)
 		}
-		if v111 != 0 {
+		if s0 < 0.0 {
 			gv113 += gv115
 		} else {
 			gv114 += gv115
@@ -531,7 +721,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gs0 += gv93
 		gs1 += -gv93
-		if v89 != 0 {
+		if v79 <= v82 {
 			gv78 += gv92
 		} else {
 			gv91 += gv92

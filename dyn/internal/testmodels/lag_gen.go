@@ -11,12 +11,12 @@ import (
 
 var _ = math.Abs // not every model calls math
 
-// lagKernel is the generated dyn.Kernel of Lag (step 924f989f9a323a1c).
+// lagKernel is the generated dyn.Kernel of Lag (step 1a211d6adba801cc).
 type lagKernel struct{}
 
 func init() {
 	// A stale kernel is refused; Lag then runs on the interpreter.
-	_ = Lag.UseGenerated(lagKernel{}, "924f989f9a323a1c")
+	_ = Lag.UseGenerated(lagKernel{}, "1a211d6adba801cc")
 }
 
 // Forward implements dyn.Kernel.
@@ -26,6 +26,16 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 	p2 := p[2]
 	q0 := q[0]
 	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x[0*n+j]
@@ -40,28 +50,21 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v15 := -s3
 		v16 := v15 / q0
 		v17 := v16 - v14
-		v18 := dyn.B2F(q1 > 0.0)
 		v19 := math.Abs(v17)
-		v20 := dyn.B2F(p2 > q1)
-		v21 := p2 - q1
-		v22 := v20 * v21
-		v23 := p2 - v22
 		v24 := v19 - v22
 		v25 := v24 / v23
 		v26 := math.Tanh(v25)
 		v27 := v23 * v26
 		v28 := v22 + v27
-		v29 := dyn.B2F(v19 <= v22)
 		v30 := dyn.SignOf(v17)
 		v31 := v28 * v30
 		v32 := v17
-		if v29 == 0 {
+		if !(v19 <= v22) {
 			v32 = v31
 		}
-		v33 := -p2
 		v34 := dyn.ClampOf(v17, v33, p2)
 		v35 := v32
-		if v18 == 0 {
+		if !(q1 > 0.0) {
 			v35 = v34
 		}
 		v36 := v14 + v35
@@ -88,6 +91,87 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 	return cost
 }
 
+// Roll implements dyn.Roller.
+func (lagKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := X[0*n+j]
+		s1 := X[1*n+j]
+		s2 := X[2*n+j]
+		s3 := X[3*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			v42 := math.Cos(s2)
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v45 := math.Sin(s2)
+			v46 := v41 * v45
+			v47 := s1 + v46
+			xb := (t + 1) * 4 * n
+			X[xb+0*n+j] = v44
+			X[xb+1*n+j] = v47
+			X[xb+2*n+j] = v40
+			X[xb+3*n+j] = v38
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+			}
+			s0 = v44
+			s1 = v47
+			s2 = v40
+			s3 = v38
+		}
+	}
+	return cost
+}
+
 // Reverse implements dyn.Kernel.
 func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float64, ax, au, ap []float64) {
 	p0 := p[0]
@@ -95,6 +179,16 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 	p2 := p[2]
 	q0 := q[0]
 	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
 	var tp0 float64
 	var tp1 float64
 	var tp2 float64
@@ -111,28 +205,21 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		v15 := -s3
 		v16 := v15 / q0
 		v17 := v16 - v14
-		v18 := dyn.B2F(q1 > 0.0)
 		v19 := math.Abs(v17)
-		v20 := dyn.B2F(p2 > q1)
-		v21 := p2 - q1
-		v22 := v20 * v21
-		v23 := p2 - v22
 		v24 := v19 - v22
 		v25 := v24 / v23
 		v26 := math.Tanh(v25)
 		v27 := v23 * v26
 		v28 := v22 + v27
-		v29 := dyn.B2F(v19 <= v22)
 		v30 := dyn.SignOf(v17)
 		v31 := v28 * v30
 		v32 := v17
-		if v29 == 0 {
+		if !(v19 <= v22) {
 			v32 = v31
 		}
-		v33 := -p2
 		v34 := dyn.ClampOf(v17, v33, p2)
 		v35 := v32
-		if v18 == 0 {
+		if !(q1 > 0.0) {
 			v35 = v34
 		}
 		v36 := v14 + v35
@@ -191,7 +278,7 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		}
 		gv14 += gv36
 		gv35 += gv36
-		if v18 != 0 {
+		if q1 > 0.0 {
 			gv32 += gv35
 		} else {
 			gv34 += gv35
@@ -206,7 +293,7 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			}
 		}
 		gp2 += -gv33
-		if v29 != 0 {
+		if v19 <= v22 {
 			gv17 += gv32
 		} else {
 			gv31 += gv32

@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"time"
 
 	G "gorgonia.org/gorgonia"
@@ -46,8 +48,13 @@ func (c Coords) String() string {
 type Graph int
 
 const (
-	// Fused is diffdrive.FusedLoss: one custom node per step.
-	Fused Graph = iota
+	// Step is the step-language model (diffdrive.StepLoss: the native
+	// rollout and its generated reverse pass) sharded over the cores: the
+	// default.
+	Step Graph = iota
+	// Fused is diffdrive.FusedLoss: one custom node per step, with the
+	// hand-written adjoint (the reference).
+	Fused
 	// Primitive is diffdrive.PrimitiveRollout + losses.SegmentsL1, the
 	// reference (about 5× slower).
 	Primitive
@@ -200,6 +207,8 @@ func newObjective(b *diffdrive.Batch, p diffdrive.Params, o Options) (*objective
 			return f, nil
 		}
 		return ob, nil
+	case Step:
+		return newStepObjective(b, p, o)
 	case Fused, Primitive:
 	default:
 		return nil, fmt.Errorf("calibrate: unknown graph %d", o.Graph)
@@ -250,6 +259,54 @@ func newObjective(b *diffdrive.Batch, p diffdrive.Params, o Options) (*objective
 	}
 	ob.eval = func(z [6]float64, grad []float64) (float64, error) {
 		return sh.ValueAndGradInto(z[:], grad)
+	}
+	return ob, nil
+}
+
+// newStepObjective shards the batch over the cores, one diffdrive.StepLoss
+// per shard, run in goroutines and summed in a fixed order.
+func newStepObjective(b *diffdrive.Batch, p diffdrive.Params, o Options) (*objective, error) {
+	n := o.Shards
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	n = max(1, min(n, b.M))
+	parts := make([]*diffdrive.StepLoss, n)
+	for i := range n {
+		lo, hi := i*b.M/n, (i+1)*b.M/n
+		s, err := diffdrive.NewStepLoss(b.Slice(lo, hi), p.L, p.H, diffdrive.LossSpec{CW: o.CW})
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = s
+	}
+	ob := &objective{}
+	ob.set = func(s diffdrive.Smoothing) error { ob.sm = s; return nil }
+	fs := make([]float64, n)
+	gs := make([][6]float64, n)
+	errs := make([]error, n)
+	ob.eval = func(z [6]float64, grad []float64) (float64, error) {
+		var wg sync.WaitGroup
+		for i := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fs[i], gs[i], errs[i] = parts[i].LossGrad(z, ob.sm)
+			}()
+		}
+		wg.Wait()
+		var f float64
+		clear(grad)
+		for i := range parts {
+			if errs[i] != nil {
+				return 0, errs[i]
+			}
+			f += fs[i]
+			for k := range 6 {
+				grad[k] += gs[i][k]
+			}
+		}
+		return f, nil
 	}
 	return ob, nil
 }

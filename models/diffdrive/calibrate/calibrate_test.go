@@ -8,7 +8,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 )
 
-func synth(t *testing.T, p diffdrive.Params, seconds float64, seed uint64) Log {
+func synth(t testing.TB, p diffdrive.Params, seconds float64, seed uint64) Log {
 	t.Helper()
 	lg, err := diffdrive.Synthesize(p, diffdrive.SynthConfig{Drive: diffdrive.Training, Seconds: seconds, Noise: 0.01, HangupEvery: 60, SpikeRate: 0.002, Seed: seed})
 	if err != nil {
@@ -59,13 +59,14 @@ func TestCoordinateGradients(t *testing.T) {
 }
 
 // Calibration from a perturbed start recovers ζ* on a corrupted synthetic
-// log (castor hang-ups, spikes, noise), with the fused graph and natively.
+// log (castor hang-ups, spikes, noise), with the step language (default),
+// the fused graph and natively, all to the same optimum.
 func TestCalibrateRecoversParameters(t *testing.T) {
 	p := diffdrive.Paper()
 	lg := synth(t, p, 900, 4)
 	start := p.WithZeta([6]float64{0.5, 0.005, 0.3, 5, 5, 0.25})
 	var fused [6]float64
-	for _, g := range []Graph{Fused, Native} {
+	for _, g := range []Graph{Fused, Native, Step} {
 		r, err := Calibrate(lg, start, Options{Graph: g})
 		if err != nil {
 			t.Fatal(err)
@@ -87,5 +88,29 @@ func TestCalibrateRecoversParameters(t *testing.T) {
 		if r.Segments < 1000 || r.Params.L != p.L || r.Params.H != p.H {
 			t.Errorf("result %+v", r)
 		}
+	}
+}
+
+// BenchmarkCalibrate: a whole calibration of the 2,250-s synthetic
+// wheelchair log (3,745 segments of 50 steps) with each gradient source,
+// in one run so that their times compare.
+func BenchmarkCalibrate(b *testing.B) {
+	p := diffdrive.Paper()
+	lg := synth(b, p, 2250, 4)
+	start := p.WithZeta([6]float64{0.5, 0.005, 0.3, 5, 5, 0.25})
+	for _, g := range []struct {
+		name string
+		g    Graph
+	}{{"step", Step}, {"fused", Fused}, {"native-adjoint", Native}} {
+		b.Run(g.name, func(b *testing.B) {
+			var r *Result
+			for range b.N {
+				var err error
+				if r, err = Calibrate(lg, start, Options{Graph: g.g}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(r.Evaluations), "evals")
+		})
 	}
 }
