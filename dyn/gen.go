@@ -103,49 +103,8 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	}
 	w("\tfor j := 0; j < n; j++ {\n")
 	g.forwardBody(&b)
-	// Results are read only by Forward; keep the compiler content.
-	for _, id := range append(append(append([]int32(nil), g.p.next...), g.p.out...), g.p.cost) {
-		if id >= g.p.firstOp {
-			w("\t\t_ = %s\n", g.val(id))
-		}
-	}
-	var decl []string
-	for i := range g.p.nodes {
-		if g.need[i] {
-			decl = append(decl, g.adj(int32(i)))
-		}
-	}
-	if len(decl) > 0 {
-		w("\t\tvar ")
-		for i, d := range decl {
-			if i > 0 {
-				w(", ")
-			}
-			w("%s", d)
-		}
-		w(" float64\n")
-	}
-	w("\t\tif axn != nil {\n")
-	for k, id := range g.p.next {
-		if g.need[id] {
-			w("\t\t\t%s += axn[%d*n+j]\n", g.adj(id), k)
-		}
-	}
-	w("\t\t}\n\t\tif ay != nil {\n")
-	for c, id := range g.p.out {
-		if g.need[id] {
-			w("\t\t\t%s += ay[%d*ys+j]\n", g.adj(id), c)
-		}
-	}
-	w("\t\t}\n")
-	if g.p.cost >= 0 && g.need[g.p.cost] {
-		w("\t\t%s += ac\n", g.adj(g.p.cost))
-	}
-	for i := len(g.p.nodes) - 1; i >= int(g.p.firstOp); i-- {
-		if g.need[i] && g.p.nodes[i].op.passesGradient() {
-			g.reverseOp(&b, int32(i))
-		}
-	}
+	g.adjointCore(&b, func(k int) string { return fmt.Sprintf("axn[%d*n+j]", k) }, "axn != nil",
+		func(c int) string { return fmt.Sprintf("ay[%d*ys+j]", c) }, "ay != nil", "ac")
 	for k, id := range g.p.leafOf[opState] {
 		if id >= 0 && g.need[id] {
 			w("\t\tax[%d*n+j] = %s\n", k, g.adj(id))
@@ -173,12 +132,128 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 			w("\tap[%d] += tp%d\n", k, k)
 		}
 	}
+	w("}\n\n")
+
+	// RollBack: the whole reverse sweep with the time loop inside each
+	// lane's loop, the state adjoint kept in registers.
+	S, U := len(g.p.next), len(g.p.leafOf[opInput])
+	w("// RollBack implements dyn.RollBacker.\n")
+	w("func (%s) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {\n", typeName)
+	g.shared(&b)
+	for k, id := range g.p.leafOf[opParam] {
+		if id >= 0 && g.need[id] {
+			w("\tvar tp%d float64\n", k)
+		}
+	}
+	w("\tfor j := 0; j < n; j++ {\n")
+	for k := range S {
+		w("\t\tvar l%d float64\n", k)
+	}
+	w("\t\tif xTbar != nil {\n")
+	for k := range S {
+		w("\t\t\tl%d = xTbar[%d*n+j]\n", k, k)
+	}
+	w("\t\t}\n")
+	w("\t\tfor t := T - 1; t >= 0; t-- {\n")
+	w("\t\t\txb := t * %d * n\n\t\t\tub := t * %d * n\n\t\t\t_ = ub\n", S, U)
+	for _, nd := range g.p.nodes[:g.p.firstOp] {
+		switch nd.op {
+		case opState:
+			w("\t\t\ts%d := X[xb+%d*n+j]\n", int(nd.k), int(nd.k))
+		case opInput:
+			w("\t\t\tu%d := u[ub+%d*n+j]\n", int(nd.k), int(nd.k))
+		}
+	}
+	g.ops(&b)
+	g.adjointCore(&b, func(k int) string { return fmt.Sprintf("l%d", k) }, "",
+		func(c int) string { return fmt.Sprintf("ybar[(%d*T+t)*n+j]", c) }, "ybar != nil", "cbar")
+	for k, id := range g.p.leafOf[opState] {
+		if id >= 0 && g.need[id] {
+			w("\t\t\tl%d = %s\n", k, g.adj(id))
+		} else {
+			w("\t\t\tl%d = 0\n", k)
+		}
+	}
+	w("\t\t\tif ubar != nil {\n")
+	for k, id := range g.p.leafOf[opInput] {
+		if id >= 0 && g.need[id] {
+			w("\t\t\t\tubar[ub+%d*n+j] = %s\n", k, g.adj(id))
+		} else {
+			w("\t\t\t\tubar[ub+%d*n+j] = 0\n", k)
+		}
+	}
+	w("\t\t\t}\n")
+	for k, id := range g.p.leafOf[opParam] {
+		if id >= 0 && g.need[id] {
+			w("\t\t\ttp%d += %s\n", k, g.adj(id))
+		}
+	}
+	w("\t\t}\n")
+	w("\t\tif x0bar != nil {\n")
+	for k := range S {
+		w("\t\t\tx0bar[%d*n+j] = l%d\n", k, k)
+	}
+	w("\t\t}\n\t}\n")
+	for k, id := range g.p.leafOf[opParam] {
+		if id >= 0 && g.need[id] {
+			w("\tpbar[%d] += tp%d\n", k, k)
+		}
+	}
 	w("}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("dyn.Generate(%s): formatting: %w\n%s", m.spec.Name, err, b.Bytes())
 	}
 	return src, nil
+}
+
+// adjointCore writes, after a step's forward statements, the declaration
+// of the adjoints, their seeds (the next state's from nextSrc, guarded by
+// nextGuard unless empty; the outputs' from outSrc under outGuard; the
+// cost's from costSrc) and the reverse sweep over the instructions.
+func (g *gen) adjointCore(b *bytes.Buffer, nextSrc func(k int) string, nextGuard string, outSrc func(c int) string, outGuard, costSrc string) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	// Results are read only by Forward; keep the compiler content.
+	for _, id := range append(append(append([]int32(nil), g.p.next...), g.p.out...), g.p.cost) {
+		if id >= g.p.firstOp {
+			w("_ = %s\n", g.val(id))
+		}
+	}
+	var decl []string
+	for i := range g.p.nodes {
+		if g.need[i] {
+			decl = append(decl, g.adj(int32(i)))
+		}
+	}
+	if len(decl) > 0 {
+		w("var %s float64\n", strings.Join(decl, ", "))
+	}
+	if nextGuard != "" {
+		w("if %s {\n", nextGuard)
+	}
+	for k, id := range g.p.next {
+		if g.need[id] {
+			w("%s += %s\n", g.adj(id), nextSrc(k))
+		}
+	}
+	if nextGuard != "" {
+		w("}\n")
+	}
+	w("if %s {\n", outGuard)
+	for c, id := range g.p.out {
+		if g.need[id] {
+			w("%s += %s\n", g.adj(id), outSrc(c))
+		}
+	}
+	w("}\n")
+	if g.p.cost >= 0 && g.need[g.p.cost] {
+		w("%s += %s\n", g.adj(g.p.cost), costSrc)
+	}
+	for i := len(g.p.nodes) - 1; i >= int(g.p.firstOp); i-- {
+		if g.need[i] && g.p.nodes[i].op.passesGradient() {
+			g.reverseOp(b, int32(i))
+		}
+	}
 }
 
 // GenerateFile writes Generate's output to path when update is true;
@@ -209,6 +284,7 @@ type gen struct {
 	need   []bool   // the node carries an adjoint
 	inline []string // a comparison used only as Where's condition: its Go condition
 	inv    []bool   // depends on parameters, settings and constants only: hoisted out of the loops
+	pair   []int32  // Sin(a) ↔ Cos(a) of the same operand (−1: none): one math.Sincos, and each other's derivative
 }
 
 // analyse marks the nodes that receive an adjoint: the results, and every
@@ -248,6 +324,22 @@ func (g *gen) analyse() {
 			for j := range nd.op.arity() {
 				g.inv[i] = g.inv[i] && g.inv[ops[j]]
 			}
+		}
+	}
+	g.pair = make([]int32, len(p.nodes))
+	sinOf, cosOf := map[int32]int32{}, map[int32]int32{}
+	for i, nd := range p.nodes {
+		g.pair[i] = -1
+		switch nd.op {
+		case opSin:
+			sinOf[nd.a] = int32(i)
+		case opCos:
+			cosOf[nd.a] = int32(i)
+		}
+	}
+	for a, s := range sinOf {
+		if c, ok := cosOf[a]; ok {
+			g.pair[s], g.pair[c] = c, s
 		}
 	}
 	cmp := map[opcode]string{opGt: " > ", opGe: " >= ", opLt: " < ", opLe: " <= "}
@@ -395,7 +487,20 @@ func (g *gen) emitOps(b *bytes.Buffer, inv bool) {
 			e = a + " / " + bb
 		case opNeg:
 			e = "-" + a
-		case opSin, opCos, opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
+		case opSin, opCos:
+			if o := g.pair[i]; o >= 0 {
+				if o < int32(i) {
+					continue // written with its partner
+				}
+				sv, cv := v, g.val(o)
+				if nd.op == opCos {
+					sv, cv = cv, sv
+				}
+				fmt.Fprintf(b, "\t\t%s, %s := math.Sincos(%s)\n", sv, cv, a)
+				continue
+			}
+			e = "math." + mathName[nd.op] + "(" + a + ")"
+		case opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
 			e = "math." + mathName[nd.op] + "(" + a + ")"
 		case opAtan2:
 			e = "math.Atan2(" + a + ", " + bb + ")"
@@ -480,9 +585,17 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opNeg:
 		s = acc(nd.a, "-"+gv)
 	case opSin:
-		s = acc(nd.a, gv+" * math.Cos("+a+")")
+		if o := g.pair[id]; o >= 0 {
+			s = acc(nd.a, gv+" * "+g.val(o))
+		} else {
+			s = acc(nd.a, gv+" * math.Cos("+a+")")
+		}
 	case opCos:
-		s = acc(nd.a, gv+" * -math.Sin("+a+")")
+		if o := g.pair[id]; o >= 0 {
+			s = acc(nd.a, gv+" * -"+g.val(o))
+		} else {
+			s = acc(nd.a, gv+" * -math.Sin("+a+")")
+		}
 	case opTan:
 		s = guard(gv, acc(nd.a, gv+" * (1 + "+v+"*"+v+")"))
 	case opAtan:

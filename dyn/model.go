@@ -408,6 +408,14 @@ type Roller interface {
 	Roll(n, T int, p, q, X, u, y []float64) float64
 }
 
+// RollBacker is implemented by generated kernels: Sim.Backward's whole
+// reverse sweep (same arguments, X the states of the forward pass) with the
+// time loop inside each lane's loop, the state adjoint kept in registers.
+// It adds into pbar and writes x0bar and ubar when they are not nil.
+type RollBacker interface {
+	RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64)
+}
+
 // genKernel is a registered generated kernel.
 type genKernel struct {
 	k    Kernel

@@ -377,6 +377,7 @@ type sliceOp struct {
 	shape     tensor.Shape
 	typ       hm.Type
 	scatterOf bool // the backward of an extraction: no further derivative
+	buf       *tensor.Dense
 }
 
 func (op *sliceOp) Arity() int { return 1 }
@@ -403,9 +404,13 @@ func (op *sliceOp) Do(in ...G.Value) (G.Value, error) {
 	if op.shape.IsScalar() {
 		return G.NewF64(x[op.lo]), nil
 	}
-	out := make([]float64, op.n)
-	copy(out, x[op.lo:op.lo+op.n])
-	return tensor.New(tensor.WithShape(op.shape.Clone()...), tensor.WithBacking(out)), nil
+	// A buffer of its own, rewritten on every run: a later op that works in
+	// place on it cannot reach the packed vector or the next run.
+	if op.buf == nil {
+		op.buf = tensor.New(tensor.WithShape(op.shape.Clone()...), tensor.WithBacking(make([]float64, op.n)))
+	}
+	copy(op.buf.Data().([]float64), x[op.lo:op.lo+op.n])
+	return op.buf, nil
 }
 func (op *sliceOp) DiffWRT(n int) []bool { return []bool{!op.scatterOf} }
 func (op *sliceOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -448,11 +453,15 @@ func (op *scatterOp) Do(in ...G.Value) (G.Value, error) {
 	if len(g) != op.n {
 		return nil, fmt.Errorf("%v: gradient of %d values, want %d", op, len(g), op.n)
 	}
-	// A fresh vector each run: gorgonia sums the scatters of several
+	// Cleared on every run: gorgonia sums the scatters of several
 	// extractions in place into the first one.
-	out := make([]float64, op.to)
+	if op.buffer == nil {
+		op.buffer = vecBuf(op.to)
+	}
+	out := op.buffer.Data().([]float64)
+	clear(out)
 	copy(out[op.lo:], g)
-	return tensor.New(tensor.WithShape(op.to), tensor.WithBacking(out)), nil
+	return op.buffer, nil
 }
 
 // block extracts [lo, lo+n) of the packed output with the given shape.

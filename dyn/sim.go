@@ -177,6 +177,10 @@ func (s *Sim) divergence() error {
 func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
 	clear(pbar)
+	if r, ok := s.k.(RollBacker); ok {
+		r.RollBack(B, s.T, p, q, s.X, u, ybar, cbar, xTbar, pbar, x0bar, ubar)
+		return
+	}
 	cur, prev := s.lam[0], s.lam[1]
 	if xTbar != nil {
 		copy(cur, xTbar)

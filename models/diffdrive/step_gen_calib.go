@@ -443,3 +443,256 @@ func (kernelCalibExact) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 	ap[4] += tp4
 	ap[5] += tp5
 }
+
+// RollBack implements dyn.RollBacker.
+func (kernelCalibExact) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	v27 := p2 * q0
+	v28 := p3 * q0
+	v29 := p4 * q0
+	v30 := 1.0 - v29
+	v31 := -v28
+	v39 := p5 * q0
+	_ = v27
+	_ = v28
+	_ = v29
+	_ = v30
+	_ = v31
+	_ = v39
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	var tp3 float64
+	var tp4 float64
+	var tp5 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 4 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			v20 := math.Abs(u0)
+			v21 := p1 * v20
+			v22 := 1.0 - v21
+			v23 := p0 * v22
+			v24 := u1 * v23
+			v25 := u0 + v24
+			v26 := u0 - v24
+			v32 := s0 * v31
+			v33 := s1 * v30
+			v34 := v32 + v33
+			v35 := v25 * v27
+			v36 := v34 + v35
+			v37 := s1 * q0
+			v38 := s0 + v37
+			v40 := math.Abs(v38)
+			v42 := math.Copysign(v39, v38)
+			v43 := v38 - v42
+			v44 := 0.0
+			if !(v40 <= v39) {
+				v44 = v43
+			}
+			v45 := s2 * v31
+			v46 := s3 * v30
+			v47 := v45 + v46
+			v48 := v26 * v27
+			v49 := v47 + v48
+			v50 := s3 * q0
+			v51 := s2 + v50
+			v52 := math.Abs(v51)
+			v54 := math.Copysign(v39, v51)
+			v55 := v51 - v54
+			v56 := 0.0
+			if !(v52 <= v39) {
+				v56 = v55
+			}
+			v57 := v44 + v56
+			v58 := v57 / 2.0
+			v59 := v44 - v56
+			v60 := v59 / q1
+			v61 := v58 - u2
+			v62 := math.Abs(v61)
+			v63 := v60 - u3
+			v64 := math.Abs(v63)
+			v65 := q2 * v64
+			v66 := v62 + v65
+			_ = v44
+			_ = v36
+			_ = v56
+			_ = v49
+			_ = v58
+			_ = v60
+			_ = v66
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66 float64
+			gv44 += l0
+			gv36 += l1
+			gv56 += l2
+			gv49 += l3
+			if ybar != nil {
+				gv58 += ybar[(0*T+t)*n+j]
+				gv60 += ybar[(1*T+t)*n+j]
+			}
+			gv66 += cbar
+			gv62 += gv66
+			gv65 += gv66
+			if gv65 != 0 {
+				gv64 += gv65 * q2
+			}
+			gv63 += gv64 * dyn.SignOf(v63)
+			gv60 += gv63
+			gu3 += -gv63
+			gv61 += gv62 * dyn.SignOf(v61)
+			gv58 += gv61
+			gu2 += -gv61
+			if gv60 != 0 {
+				gv59 += gv60 * (1 / q1)
+			}
+			gv44 += gv59
+			gv56 += -gv59
+			if gv58 != 0 {
+				gv57 += gv58 * (1 / 2.0)
+			}
+			gv44 += gv57
+			gv56 += gv57
+			if !(v52 <= v39) {
+				gv55 += gv56
+			}
+			gv51 += gv55
+			gv54 += -gv55
+			gv39 += gv54 * (math.Copysign(1, v39) * math.Copysign(1, v51))
+			gs2 += gv51
+			gv50 += gv51
+			if gv50 != 0 {
+				gs3 += gv50 * q0
+			}
+			gv47 += gv49
+			gv48 += gv49
+			if gv48 != 0 {
+				gv26 += gv48 * v27
+				gv27 += gv48 * v26
+			}
+			gv45 += gv47
+			gv46 += gv47
+			if gv46 != 0 {
+				gs3 += gv46 * v30
+				gv30 += gv46 * s3
+			}
+			if gv45 != 0 {
+				gs2 += gv45 * v31
+				gv31 += gv45 * s2
+			}
+			if !(v40 <= v39) {
+				gv43 += gv44
+			}
+			gv38 += gv43
+			gv42 += -gv43
+			gv39 += gv42 * (math.Copysign(1, v39) * math.Copysign(1, v38))
+			if gv39 != 0 {
+				gp5 += gv39 * q0
+			}
+			gs0 += gv38
+			gv37 += gv38
+			if gv37 != 0 {
+				gs1 += gv37 * q0
+			}
+			gv34 += gv36
+			gv35 += gv36
+			if gv35 != 0 {
+				gv25 += gv35 * v27
+				gv27 += gv35 * v25
+			}
+			gv32 += gv34
+			gv33 += gv34
+			if gv33 != 0 {
+				gs1 += gv33 * v30
+				gv30 += gv33 * s1
+			}
+			if gv32 != 0 {
+				gs0 += gv32 * v31
+				gv31 += gv32 * s0
+			}
+			gv28 += -gv31
+			gv29 += -gv30
+			if gv29 != 0 {
+				gp4 += gv29 * q0
+			}
+			if gv28 != 0 {
+				gp3 += gv28 * q0
+			}
+			if gv27 != 0 {
+				gp2 += gv27 * q0
+			}
+			gu0 += gv26
+			gv24 += -gv26
+			gu0 += gv25
+			gv24 += gv25
+			if gv24 != 0 {
+				gu1 += gv24 * v23
+				gv23 += gv24 * u1
+			}
+			if gv23 != 0 {
+				gp0 += gv23 * v22
+				gv22 += gv23 * p0
+			}
+			gv21 += -gv22
+			if gv21 != 0 {
+				gp1 += gv21 * v20
+				gv20 += gv21 * p1
+			}
+			gu0 += gv20 * dyn.SignOf(u0)
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+				ubar[ub+2*n+j] = gu2
+				ubar[ub+3*n+j] = gu3
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+			tp3 += gp3
+			tp4 += gp4
+			tp5 += gp5
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
+	pbar[3] += tp3
+	pbar[4] += tp4
+	pbar[5] += tp5
+}

@@ -502,3 +502,293 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 	ap[4] += tp4
 	ap[5] += tp5
 }
+
+// RollBack implements dyn.RollBacker.
+func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	v28 := p2 * q0
+	v29 := p3 * q0
+	v30 := p4 * q0
+	v31 := 1.0 - v30
+	v32 := -v29
+	v40 := p5 * q0
+	v64 := q3 * q3
+	_ = v28
+	_ = v29
+	_ = v30
+	_ = v31
+	_ = v32
+	_ = v40
+	_ = v64
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	var tp3 float64
+	var tp4 float64
+	var tp5 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 4 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			v21 := math.Abs(u0)
+			v22 := p1 * v21
+			v23 := 1.0 - v22
+			v24 := p0 * v23
+			v25 := u1 * v24
+			v26 := u0 + v25
+			v27 := u0 - v25
+			v33 := s0 * v32
+			v34 := s1 * v31
+			v35 := v33 + v34
+			v36 := v26 * v28
+			v37 := v35 + v36
+			v38 := s1 * q0
+			v39 := s0 + v38
+			v41 := math.Abs(v39)
+			v43 := math.Copysign(v40, v39)
+			v44 := v39 - v43
+			v45 := 0.0
+			if !(v41 <= v40) {
+				v45 = v44
+			}
+			v46 := s2 * v32
+			v47 := s3 * v31
+			v48 := v46 + v47
+			v49 := v27 * v28
+			v50 := v48 + v49
+			v51 := s3 * q0
+			v52 := s2 + v51
+			v53 := math.Abs(v52)
+			v55 := math.Copysign(v40, v52)
+			v56 := v52 - v55
+			v57 := 0.0
+			if !(v53 <= v40) {
+				v57 = v56
+			}
+			v58 := v45 + v57
+			v59 := v58 / 2.0
+			v60 := v45 - v57
+			v61 := v60 / q1
+			v62 := v59 - u2
+			v63 := v62 * v62
+			v65 := v63 + v64
+			v66 := math.Sqrt(v65)
+			v67 := q3 + v66
+			v68 := v63 / v67
+			v69 := v61 - u3
+			v70 := v69 * v69
+			v71 := v64 + v70
+			v72 := math.Sqrt(v71)
+			v73 := q3 + v72
+			v74 := v70 / v73
+			v75 := q2 * v74
+			v76 := v68 + v75
+			_ = v45
+			_ = v37
+			_ = v57
+			_ = v50
+			_ = v59
+			_ = v61
+			_ = v76
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76 float64
+			gv45 += l0
+			gv37 += l1
+			gv57 += l2
+			gv50 += l3
+			if ybar != nil {
+				gv59 += ybar[(0*T+t)*n+j]
+				gv61 += ybar[(1*T+t)*n+j]
+			}
+			gv76 += cbar
+			gv68 += gv76
+			gv75 += gv76
+			if gv75 != 0 {
+				gv74 += gv75 * q2
+			}
+			if gv74 != 0 {
+				gv70 += gv74 * (1 / v73)
+				gv73 += gv74 * (-v74 / v73)
+			}
+			gv72 += gv73
+			if gv72 != 0 {
+				gv71 += gv72 * (0.5 / v72)
+			}
+			gv64 += gv71
+			gv70 += gv71
+			if gv70 != 0 {
+				gv69 += gv70 * v69
+				gv69 += gv70 * v69
+			}
+			gv61 += gv69
+			gu3 += -gv69
+			if gv68 != 0 {
+				gv63 += gv68 * (1 / v67)
+				gv67 += gv68 * (-v68 / v67)
+			}
+			gv66 += gv67
+			if gv66 != 0 {
+				gv65 += gv66 * (0.5 / v66)
+			}
+			gv63 += gv65
+			gv64 += gv65
+			if gv63 != 0 {
+				gv62 += gv63 * v62
+				gv62 += gv63 * v62
+			}
+			gv59 += gv62
+			gu2 += -gv62
+			if gv61 != 0 {
+				gv60 += gv61 * (1 / q1)
+			}
+			gv45 += gv60
+			gv57 += -gv60
+			if gv59 != 0 {
+				gv58 += gv59 * (1 / 2.0)
+			}
+			gv45 += gv58
+			gv57 += gv58
+			if !(v53 <= v40) {
+				gv56 += gv57
+			}
+			gv52 += gv56
+			gv55 += -gv56
+			gv40 += gv55 * (math.Copysign(1, v40) * math.Copysign(1, v52))
+			gs2 += gv52
+			gv51 += gv52
+			if gv51 != 0 {
+				gs3 += gv51 * q0
+			}
+			gv48 += gv50
+			gv49 += gv50
+			if gv49 != 0 {
+				gv27 += gv49 * v28
+				gv28 += gv49 * v27
+			}
+			gv46 += gv48
+			gv47 += gv48
+			if gv47 != 0 {
+				gs3 += gv47 * v31
+				gv31 += gv47 * s3
+			}
+			if gv46 != 0 {
+				gs2 += gv46 * v32
+				gv32 += gv46 * s2
+			}
+			if !(v41 <= v40) {
+				gv44 += gv45
+			}
+			gv39 += gv44
+			gv43 += -gv44
+			gv40 += gv43 * (math.Copysign(1, v40) * math.Copysign(1, v39))
+			if gv40 != 0 {
+				gp5 += gv40 * q0
+			}
+			gs0 += gv39
+			gv38 += gv39
+			if gv38 != 0 {
+				gs1 += gv38 * q0
+			}
+			gv35 += gv37
+			gv36 += gv37
+			if gv36 != 0 {
+				gv26 += gv36 * v28
+				gv28 += gv36 * v26
+			}
+			gv33 += gv35
+			gv34 += gv35
+			if gv34 != 0 {
+				gs1 += gv34 * v31
+				gv31 += gv34 * s1
+			}
+			if gv33 != 0 {
+				gs0 += gv33 * v32
+				gv32 += gv33 * s0
+			}
+			gv29 += -gv32
+			gv30 += -gv31
+			if gv30 != 0 {
+				gp4 += gv30 * q0
+			}
+			if gv29 != 0 {
+				gp3 += gv29 * q0
+			}
+			if gv28 != 0 {
+				gp2 += gv28 * q0
+			}
+			gu0 += gv27
+			gv25 += -gv27
+			gu0 += gv26
+			gv25 += gv26
+			if gv25 != 0 {
+				gu1 += gv25 * v24
+				gv24 += gv25 * u1
+			}
+			if gv24 != 0 {
+				gp0 += gv24 * v23
+				gv23 += gv24 * p0
+			}
+			gv22 += -gv23
+			if gv22 != 0 {
+				gp1 += gv22 * v21
+				gv21 += gv22 * p1
+			}
+			gu0 += gv21 * dyn.SignOf(u0)
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+				ubar[ub+2*n+j] = gu2
+				ubar[ub+3*n+j] = gu3
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+			tp3 += gp3
+			tp4 += gp4
+			tp5 += gp5
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
+	pbar[3] += tp3
+	pbar[4] += tp4
+	pbar[5] += tp5
+}

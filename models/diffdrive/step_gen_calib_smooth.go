@@ -584,3 +584,343 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 	ap[4] += tp4
 	ap[5] += tp5
 }
+
+// RollBack implements dyn.RollBacker.
+func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	v27 := p2 * q0
+	v28 := p3 * q0
+	v29 := p4 * q0
+	v30 := 1.0 - v29
+	v31 := -v28
+	v43 := dyn.B2F(p5 > q2)
+	v44 := p5 - q2
+	v45 := v43 * v44
+	v46 := p5 - v45
+	_ = v27
+	_ = v28
+	_ = v29
+	_ = v30
+	_ = v31
+	_ = v43
+	_ = v44
+	_ = v45
+	_ = v46
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	var tp3 float64
+	var tp4 float64
+	var tp5 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 4 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			v20 := math.Abs(u0)
+			v21 := p1 * v20
+			v22 := 1.0 - v21
+			v23 := p0 * v22
+			v24 := u1 * v23
+			v25 := u0 + v24
+			v26 := u0 - v24
+			v32 := s0 * v31
+			v33 := s1 * v30
+			v34 := v32 + v33
+			v35 := v25 * v27
+			v36 := v34 + v35
+			v37 := s1 * q0
+			v38 := s0 + v37
+			v39 := -s0
+			v40 := v39 / q0
+			v41 := v40 - s1
+			v42 := math.Abs(v41)
+			v47 := v42 - v45
+			v48 := v47 / v46
+			v49 := math.Tanh(v48)
+			v50 := v46 * v49
+			v51 := v45 + v50
+			v53 := dyn.SignOf(v41)
+			v54 := v51 * v53
+			v55 := v41
+			if !(v42 <= v45) {
+				v55 = v54
+			}
+			v56 := q0 * v55
+			v57 := v38 + v56
+			v58 := s2 * v31
+			v59 := s3 * v30
+			v60 := v58 + v59
+			v61 := v26 * v27
+			v62 := v60 + v61
+			v63 := s3 * q0
+			v64 := s2 + v63
+			v65 := -s2
+			v66 := v65 / q0
+			v67 := v66 - s3
+			v68 := math.Abs(v67)
+			v69 := v68 - v45
+			v70 := v69 / v46
+			v71 := math.Tanh(v70)
+			v72 := v46 * v71
+			v73 := v45 + v72
+			v75 := dyn.SignOf(v67)
+			v76 := v73 * v75
+			v77 := v67
+			if !(v68 <= v45) {
+				v77 = v76
+			}
+			v78 := q0 * v77
+			v79 := v64 + v78
+			v80 := v57 + v79
+			v81 := v80 / 2.0
+			v82 := v57 - v79
+			v83 := v82 / q1
+			v84 := v81 - u2
+			v85 := math.Abs(v84)
+			v86 := v83 - u3
+			v87 := math.Abs(v86)
+			v88 := q3 * v87
+			v89 := v85 + v88
+			_ = v57
+			_ = v36
+			_ = v79
+			_ = v62
+			_ = v81
+			_ = v83
+			_ = v89
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89 float64
+			gv57 += l0
+			gv36 += l1
+			gv79 += l2
+			gv62 += l3
+			if ybar != nil {
+				gv81 += ybar[(0*T+t)*n+j]
+				gv83 += ybar[(1*T+t)*n+j]
+			}
+			gv89 += cbar
+			gv85 += gv89
+			gv88 += gv89
+			if gv88 != 0 {
+				gv87 += gv88 * q3
+			}
+			gv86 += gv87 * dyn.SignOf(v86)
+			gv83 += gv86
+			gu3 += -gv86
+			gv84 += gv85 * dyn.SignOf(v84)
+			gv81 += gv84
+			gu2 += -gv84
+			if gv83 != 0 {
+				gv82 += gv83 * (1 / q1)
+			}
+			gv57 += gv82
+			gv79 += -gv82
+			if gv81 != 0 {
+				gv80 += gv81 * (1 / 2.0)
+			}
+			gv57 += gv80
+			gv79 += gv80
+			gv64 += gv79
+			gv78 += gv79
+			if gv78 != 0 {
+				gv77 += gv78 * q0
+			}
+			if v68 <= v45 {
+				gv67 += gv77
+			} else {
+				gv76 += gv77
+			}
+			if gv76 != 0 {
+				gv73 += gv76 * v75
+				gv75 += gv76 * v73
+			}
+			gv45 += gv73
+			gv72 += gv73
+			if gv72 != 0 {
+				gv46 += gv72 * v71
+				gv71 += gv72 * v46
+			}
+			gv70 += gv71 * (1 - v71*v71)
+			if gv70 != 0 {
+				gv69 += gv70 * (1 / v46)
+				gv46 += gv70 * (-v70 / v46)
+			}
+			gv68 += gv69
+			gv45 += -gv69
+			gv67 += gv68 * dyn.SignOf(v67)
+			gv66 += gv67
+			gs3 += -gv67
+			if gv66 != 0 {
+				gv65 += gv66 * (1 / q0)
+			}
+			gs2 += -gv65
+			gs2 += gv64
+			gv63 += gv64
+			if gv63 != 0 {
+				gs3 += gv63 * q0
+			}
+			gv60 += gv62
+			gv61 += gv62
+			if gv61 != 0 {
+				gv26 += gv61 * v27
+				gv27 += gv61 * v26
+			}
+			gv58 += gv60
+			gv59 += gv60
+			if gv59 != 0 {
+				gs3 += gv59 * v30
+				gv30 += gv59 * s3
+			}
+			if gv58 != 0 {
+				gs2 += gv58 * v31
+				gv31 += gv58 * s2
+			}
+			gv38 += gv57
+			gv56 += gv57
+			if gv56 != 0 {
+				gv55 += gv56 * q0
+			}
+			if v42 <= v45 {
+				gv41 += gv55
+			} else {
+				gv54 += gv55
+			}
+			if gv54 != 0 {
+				gv51 += gv54 * v53
+				gv53 += gv54 * v51
+			}
+			gv45 += gv51
+			gv50 += gv51
+			if gv50 != 0 {
+				gv46 += gv50 * v49
+				gv49 += gv50 * v46
+			}
+			gv48 += gv49 * (1 - v49*v49)
+			if gv48 != 0 {
+				gv47 += gv48 * (1 / v46)
+				gv46 += gv48 * (-v48 / v46)
+			}
+			gv42 += gv47
+			gv45 += -gv47
+			gp5 += gv46
+			gv45 += -gv46
+			if gv45 != 0 {
+				gv43 += gv45 * v44
+				gv44 += gv45 * v43
+			}
+			gp5 += gv44
+			gv41 += gv42 * dyn.SignOf(v41)
+			gv40 += gv41
+			gs1 += -gv41
+			if gv40 != 0 {
+				gv39 += gv40 * (1 / q0)
+			}
+			gs0 += -gv39
+			gs0 += gv38
+			gv37 += gv38
+			if gv37 != 0 {
+				gs1 += gv37 * q0
+			}
+			gv34 += gv36
+			gv35 += gv36
+			if gv35 != 0 {
+				gv25 += gv35 * v27
+				gv27 += gv35 * v25
+			}
+			gv32 += gv34
+			gv33 += gv34
+			if gv33 != 0 {
+				gs1 += gv33 * v30
+				gv30 += gv33 * s1
+			}
+			if gv32 != 0 {
+				gs0 += gv32 * v31
+				gv31 += gv32 * s0
+			}
+			gv28 += -gv31
+			gv29 += -gv30
+			if gv29 != 0 {
+				gp4 += gv29 * q0
+			}
+			if gv28 != 0 {
+				gp3 += gv28 * q0
+			}
+			if gv27 != 0 {
+				gp2 += gv27 * q0
+			}
+			gu0 += gv26
+			gv24 += -gv26
+			gu0 += gv25
+			gv24 += gv25
+			if gv24 != 0 {
+				gu1 += gv24 * v23
+				gv23 += gv24 * u1
+			}
+			if gv23 != 0 {
+				gp0 += gv23 * v22
+				gv22 += gv23 * p0
+			}
+			gv21 += -gv22
+			if gv21 != 0 {
+				gp1 += gv21 * v20
+				gv20 += gv21 * p1
+			}
+			gu0 += gv20 * dyn.SignOf(u0)
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+				ubar[ub+2*n+j] = gu2
+				ubar[ub+3*n+j] = gu3
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+			tp3 += gp3
+			tp4 += gp4
+			tp5 += gp5
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
+	pbar[3] += tp3
+	pbar[4] += tp4
+	pbar[5] += tp5
+}

@@ -643,3 +643,380 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 	ap[4] += tp4
 	ap[5] += tp5
 }
+
+// RollBack implements dyn.RollBacker.
+func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	q4 := q[4]
+	v28 := p2 * q0
+	v29 := p3 * q0
+	v30 := p4 * q0
+	v31 := 1.0 - v30
+	v32 := -v29
+	v44 := dyn.B2F(p5 > q2)
+	v45 := p5 - q2
+	v46 := v44 * v45
+	v47 := p5 - v46
+	v87 := q4 * q4
+	_ = v28
+	_ = v29
+	_ = v30
+	_ = v31
+	_ = v32
+	_ = v44
+	_ = v45
+	_ = v46
+	_ = v47
+	_ = v87
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	var tp3 float64
+	var tp4 float64
+	var tp5 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 4 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			v21 := math.Abs(u0)
+			v22 := p1 * v21
+			v23 := 1.0 - v22
+			v24 := p0 * v23
+			v25 := u1 * v24
+			v26 := u0 + v25
+			v27 := u0 - v25
+			v33 := s0 * v32
+			v34 := s1 * v31
+			v35 := v33 + v34
+			v36 := v26 * v28
+			v37 := v35 + v36
+			v38 := s1 * q0
+			v39 := s0 + v38
+			v40 := -s0
+			v41 := v40 / q0
+			v42 := v41 - s1
+			v43 := math.Abs(v42)
+			v48 := v43 - v46
+			v49 := v48 / v47
+			v50 := math.Tanh(v49)
+			v51 := v47 * v50
+			v52 := v46 + v51
+			v54 := dyn.SignOf(v42)
+			v55 := v52 * v54
+			v56 := v42
+			if !(v43 <= v46) {
+				v56 = v55
+			}
+			v57 := q0 * v56
+			v58 := v39 + v57
+			v59 := s2 * v32
+			v60 := s3 * v31
+			v61 := v59 + v60
+			v62 := v27 * v28
+			v63 := v61 + v62
+			v64 := s3 * q0
+			v65 := s2 + v64
+			v66 := -s2
+			v67 := v66 / q0
+			v68 := v67 - s3
+			v69 := math.Abs(v68)
+			v70 := v69 - v46
+			v71 := v70 / v47
+			v72 := math.Tanh(v71)
+			v73 := v47 * v72
+			v74 := v46 + v73
+			v76 := dyn.SignOf(v68)
+			v77 := v74 * v76
+			v78 := v68
+			if !(v69 <= v46) {
+				v78 = v77
+			}
+			v79 := q0 * v78
+			v80 := v65 + v79
+			v81 := v58 + v80
+			v82 := v81 / 2.0
+			v83 := v58 - v80
+			v84 := v83 / q1
+			v85 := v82 - u2
+			v86 := v85 * v85
+			v88 := v86 + v87
+			v89 := math.Sqrt(v88)
+			v90 := q4 + v89
+			v91 := v86 / v90
+			v92 := v84 - u3
+			v93 := v92 * v92
+			v94 := v87 + v93
+			v95 := math.Sqrt(v94)
+			v96 := q4 + v95
+			v97 := v93 / v96
+			v98 := q3 * v97
+			v99 := v91 + v98
+			_ = v58
+			_ = v37
+			_ = v80
+			_ = v63
+			_ = v82
+			_ = v84
+			_ = v99
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99 float64
+			gv58 += l0
+			gv37 += l1
+			gv80 += l2
+			gv63 += l3
+			if ybar != nil {
+				gv82 += ybar[(0*T+t)*n+j]
+				gv84 += ybar[(1*T+t)*n+j]
+			}
+			gv99 += cbar
+			gv91 += gv99
+			gv98 += gv99
+			if gv98 != 0 {
+				gv97 += gv98 * q3
+			}
+			if gv97 != 0 {
+				gv93 += gv97 * (1 / v96)
+				gv96 += gv97 * (-v97 / v96)
+			}
+			gv95 += gv96
+			if gv95 != 0 {
+				gv94 += gv95 * (0.5 / v95)
+			}
+			gv87 += gv94
+			gv93 += gv94
+			if gv93 != 0 {
+				gv92 += gv93 * v92
+				gv92 += gv93 * v92
+			}
+			gv84 += gv92
+			gu3 += -gv92
+			if gv91 != 0 {
+				gv86 += gv91 * (1 / v90)
+				gv90 += gv91 * (-v91 / v90)
+			}
+			gv89 += gv90
+			if gv89 != 0 {
+				gv88 += gv89 * (0.5 / v89)
+			}
+			gv86 += gv88
+			gv87 += gv88
+			if gv86 != 0 {
+				gv85 += gv86 * v85
+				gv85 += gv86 * v85
+			}
+			gv82 += gv85
+			gu2 += -gv85
+			if gv84 != 0 {
+				gv83 += gv84 * (1 / q1)
+			}
+			gv58 += gv83
+			gv80 += -gv83
+			if gv82 != 0 {
+				gv81 += gv82 * (1 / 2.0)
+			}
+			gv58 += gv81
+			gv80 += gv81
+			gv65 += gv80
+			gv79 += gv80
+			if gv79 != 0 {
+				gv78 += gv79 * q0
+			}
+			if v69 <= v46 {
+				gv68 += gv78
+			} else {
+				gv77 += gv78
+			}
+			if gv77 != 0 {
+				gv74 += gv77 * v76
+				gv76 += gv77 * v74
+			}
+			gv46 += gv74
+			gv73 += gv74
+			if gv73 != 0 {
+				gv47 += gv73 * v72
+				gv72 += gv73 * v47
+			}
+			gv71 += gv72 * (1 - v72*v72)
+			if gv71 != 0 {
+				gv70 += gv71 * (1 / v47)
+				gv47 += gv71 * (-v71 / v47)
+			}
+			gv69 += gv70
+			gv46 += -gv70
+			gv68 += gv69 * dyn.SignOf(v68)
+			gv67 += gv68
+			gs3 += -gv68
+			if gv67 != 0 {
+				gv66 += gv67 * (1 / q0)
+			}
+			gs2 += -gv66
+			gs2 += gv65
+			gv64 += gv65
+			if gv64 != 0 {
+				gs3 += gv64 * q0
+			}
+			gv61 += gv63
+			gv62 += gv63
+			if gv62 != 0 {
+				gv27 += gv62 * v28
+				gv28 += gv62 * v27
+			}
+			gv59 += gv61
+			gv60 += gv61
+			if gv60 != 0 {
+				gs3 += gv60 * v31
+				gv31 += gv60 * s3
+			}
+			if gv59 != 0 {
+				gs2 += gv59 * v32
+				gv32 += gv59 * s2
+			}
+			gv39 += gv58
+			gv57 += gv58
+			if gv57 != 0 {
+				gv56 += gv57 * q0
+			}
+			if v43 <= v46 {
+				gv42 += gv56
+			} else {
+				gv55 += gv56
+			}
+			if gv55 != 0 {
+				gv52 += gv55 * v54
+				gv54 += gv55 * v52
+			}
+			gv46 += gv52
+			gv51 += gv52
+			if gv51 != 0 {
+				gv47 += gv51 * v50
+				gv50 += gv51 * v47
+			}
+			gv49 += gv50 * (1 - v50*v50)
+			if gv49 != 0 {
+				gv48 += gv49 * (1 / v47)
+				gv47 += gv49 * (-v49 / v47)
+			}
+			gv43 += gv48
+			gv46 += -gv48
+			gp5 += gv47
+			gv46 += -gv47
+			if gv46 != 0 {
+				gv44 += gv46 * v45
+				gv45 += gv46 * v44
+			}
+			gp5 += gv45
+			gv42 += gv43 * dyn.SignOf(v42)
+			gv41 += gv42
+			gs1 += -gv42
+			if gv41 != 0 {
+				gv40 += gv41 * (1 / q0)
+			}
+			gs0 += -gv40
+			gs0 += gv39
+			gv38 += gv39
+			if gv38 != 0 {
+				gs1 += gv38 * q0
+			}
+			gv35 += gv37
+			gv36 += gv37
+			if gv36 != 0 {
+				gv26 += gv36 * v28
+				gv28 += gv36 * v26
+			}
+			gv33 += gv35
+			gv34 += gv35
+			if gv34 != 0 {
+				gs1 += gv34 * v31
+				gv31 += gv34 * s1
+			}
+			if gv33 != 0 {
+				gs0 += gv33 * v32
+				gv32 += gv33 * s0
+			}
+			gv29 += -gv32
+			gv30 += -gv31
+			if gv30 != 0 {
+				gp4 += gv30 * q0
+			}
+			if gv29 != 0 {
+				gp3 += gv29 * q0
+			}
+			if gv28 != 0 {
+				gp2 += gv28 * q0
+			}
+			gu0 += gv27
+			gv25 += -gv27
+			gu0 += gv26
+			gv25 += gv26
+			if gv25 != 0 {
+				gu1 += gv25 * v24
+				gv24 += gv25 * u1
+			}
+			if gv24 != 0 {
+				gp0 += gv24 * v23
+				gv23 += gv24 * p0
+			}
+			gv22 += -gv23
+			if gv22 != 0 {
+				gp1 += gv22 * v21
+				gv21 += gv22 * p1
+			}
+			gu0 += gv21 * dyn.SignOf(u0)
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+				ubar[ub+2*n+j] = gu2
+				ubar[ub+3*n+j] = gu3
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+			tp3 += gp3
+			tp4 += gp4
+			tp5 += gp5
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
+	pbar[3] += tp3
+	pbar[4] += tp4
+	pbar[5] += tp5
+}

@@ -382,3 +382,221 @@ func (kernelStepModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 	ap[4] += tp4
 	ap[5] += tp5
 }
+
+// RollBack implements dyn.RollBacker.
+func (kernelStepModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	q0 := q[0]
+	v22 := p2 * q0
+	v23 := p3 * q0
+	v24 := p4 * q0
+	v25 := 1.0 - v24
+	v26 := -v23
+	v34 := p5 * q0
+	_ = v22
+	_ = v23
+	_ = v24
+	_ = v25
+	_ = v26
+	_ = v34
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	var tp3 float64
+	var tp4 float64
+	var tp5 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 2 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v15 := math.Abs(u0)
+			v16 := p1 * v15
+			v17 := 1.0 - v16
+			v18 := p0 * v17
+			v19 := u1 * v18
+			v20 := u0 + v19
+			v21 := u0 - v19
+			v27 := s0 * v26
+			v28 := s1 * v25
+			v29 := v27 + v28
+			v30 := v20 * v22
+			v31 := v29 + v30
+			v32 := s1 * q0
+			v33 := s0 + v32
+			v35 := math.Abs(v33)
+			v37 := math.Copysign(v34, v33)
+			v38 := v33 - v37
+			v39 := 0.0
+			if !(v35 <= v34) {
+				v39 = v38
+			}
+			v40 := s2 * v26
+			v41 := s3 * v25
+			v42 := v40 + v41
+			v43 := v21 * v22
+			v44 := v42 + v43
+			v45 := s3 * q0
+			v46 := s2 + v45
+			v47 := math.Abs(v46)
+			v49 := math.Copysign(v34, v46)
+			v50 := v46 - v49
+			v51 := 0.0
+			if !(v47 <= v34) {
+				v51 = v50
+			}
+			_ = v39
+			_ = v31
+			_ = v51
+			_ = v44
+			_ = v39
+			_ = v31
+			_ = v51
+			_ = v44
+			var gs0, gs1, gs2, gs3, gu0, gu1, gp0, gp1, gp2, gp3, gp4, gp5, gv15, gv16, gv17, gv18, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv49, gv50, gv51 float64
+			gv39 += l0
+			gv31 += l1
+			gv51 += l2
+			gv44 += l3
+			if ybar != nil {
+				gv39 += ybar[(0*T+t)*n+j]
+				gv31 += ybar[(1*T+t)*n+j]
+				gv51 += ybar[(2*T+t)*n+j]
+				gv44 += ybar[(3*T+t)*n+j]
+			}
+			if !(v47 <= v34) {
+				gv50 += gv51
+			}
+			gv46 += gv50
+			gv49 += -gv50
+			gv34 += gv49 * (math.Copysign(1, v34) * math.Copysign(1, v46))
+			gs2 += gv46
+			gv45 += gv46
+			if gv45 != 0 {
+				gs3 += gv45 * q0
+			}
+			gv42 += gv44
+			gv43 += gv44
+			if gv43 != 0 {
+				gv21 += gv43 * v22
+				gv22 += gv43 * v21
+			}
+			gv40 += gv42
+			gv41 += gv42
+			if gv41 != 0 {
+				gs3 += gv41 * v25
+				gv25 += gv41 * s3
+			}
+			if gv40 != 0 {
+				gs2 += gv40 * v26
+				gv26 += gv40 * s2
+			}
+			if !(v35 <= v34) {
+				gv38 += gv39
+			}
+			gv33 += gv38
+			gv37 += -gv38
+			gv34 += gv37 * (math.Copysign(1, v34) * math.Copysign(1, v33))
+			if gv34 != 0 {
+				gp5 += gv34 * q0
+			}
+			gs0 += gv33
+			gv32 += gv33
+			if gv32 != 0 {
+				gs1 += gv32 * q0
+			}
+			gv29 += gv31
+			gv30 += gv31
+			if gv30 != 0 {
+				gv20 += gv30 * v22
+				gv22 += gv30 * v20
+			}
+			gv27 += gv29
+			gv28 += gv29
+			if gv28 != 0 {
+				gs1 += gv28 * v25
+				gv25 += gv28 * s1
+			}
+			if gv27 != 0 {
+				gs0 += gv27 * v26
+				gv26 += gv27 * s0
+			}
+			gv23 += -gv26
+			gv24 += -gv25
+			if gv24 != 0 {
+				gp4 += gv24 * q0
+			}
+			if gv23 != 0 {
+				gp3 += gv23 * q0
+			}
+			if gv22 != 0 {
+				gp2 += gv22 * q0
+			}
+			gu0 += gv21
+			gv19 += -gv21
+			gu0 += gv20
+			gv19 += gv20
+			if gv19 != 0 {
+				gu1 += gv19 * v18
+				gv18 += gv19 * u1
+			}
+			if gv18 != 0 {
+				gp0 += gv18 * v17
+				gv17 += gv18 * p0
+			}
+			gv16 += -gv17
+			if gv16 != 0 {
+				gp1 += gv16 * v15
+				gv15 += gv16 * p1
+			}
+			gu0 += gv15 * dyn.SignOf(u0)
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+			tp3 += gp3
+			tp4 += gp4
+			tp5 += gp5
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
+	pbar[3] += tp3
+	pbar[4] += tp4
+	pbar[5] += tp5
+}

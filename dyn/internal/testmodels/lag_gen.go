@@ -73,10 +73,9 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v39 := u1 * q0
 		v40 := s2 + v39
 		v41 := s3 * q0
-		v42 := math.Cos(s2)
+		v45, v42 := math.Sincos(s2)
 		v43 := v41 * v42
 		v44 := s0 + v43
-		v45 := math.Sin(s2)
 		v46 := v41 * v45
 		v47 := s1 + v46
 		xn[0*n+j] = v44
@@ -148,10 +147,9 @@ func (lagKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v39 := u1 * q0
 			v40 := s2 + v39
 			v41 := s3 * q0
-			v42 := math.Cos(s2)
+			v45, v42 := math.Sincos(s2)
 			v43 := v41 * v42
 			v44 := s0 + v43
-			v45 := math.Sin(s2)
 			v46 := v41 * v45
 			v47 := s1 + v46
 			xb := (t + 1) * 4 * n
@@ -228,10 +226,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		v39 := u1 * q0
 		v40 := s2 + v39
 		v41 := s3 * q0
-		v42 := math.Cos(s2)
+		v45, v42 := math.Sincos(s2)
 		v43 := v41 * v42
 		v44 := s0 + v43
-		v45 := math.Sin(s2)
 		v46 := v41 * v45
 		v47 := s1 + v46
 		_ = v44
@@ -255,14 +252,14 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv41 += gv46 * v45
 			gv45 += gv46 * v41
 		}
-		gs2 += gv45 * math.Cos(s2)
+		gs2 += gv45 * v42
 		gs0 += gv44
 		gv43 += gv44
 		if gv43 != 0 {
 			gv41 += gv43 * v42
 			gv42 += gv43 * v41
 		}
-		gs2 += gv42 * -math.Sin(s2)
+		gs2 += gv42 * -v45
 		if gv41 != 0 {
 			gs3 += gv41 * q0
 		}
@@ -354,4 +351,206 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 	ap[0] += tp0
 	ap[1] += tp1
 	ap[2] += tp2
+}
+
+// RollBack implements dyn.RollBacker.
+func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	var tp0 float64
+	var tp1 float64
+	var tp2 float64
+	for j := 0; j < n; j++ {
+		var l0 float64
+		var l1 float64
+		var l2 float64
+		var l3 float64
+		if xTbar != nil {
+			l0 = xTbar[0*n+j]
+			l1 = xTbar[1*n+j]
+			l2 = xTbar[2*n+j]
+			l3 = xTbar[3*n+j]
+		}
+		for t := T - 1; t >= 0; t-- {
+			xb := t * 4 * n
+			ub := t * 2 * n
+			_ = ub
+			s0 := X[xb+0*n+j]
+			s1 := X[xb+1*n+j]
+			s2 := X[xb+2*n+j]
+			s3 := X[xb+3*n+j]
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			v45, v42 := math.Sincos(s2)
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			_ = v44
+			_ = v47
+			_ = v40
+			_ = v38
+			var gs0, gs1, gs2, gs3, gu0, gu1, gp0, gp1, gp2, gv12, gv13, gv14, gv15, gv16, gv17, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47 float64
+			gv44 += l0
+			gv47 += l1
+			gv40 += l2
+			gv38 += l3
+			if ybar != nil {
+				gs0 += ybar[(0*T+t)*n+j]
+				gs1 += ybar[(1*T+t)*n+j]
+			}
+			gs1 += gv47
+			gv46 += gv47
+			if gv46 != 0 {
+				gv41 += gv46 * v45
+				gv45 += gv46 * v41
+			}
+			gs2 += gv45 * v42
+			gs0 += gv44
+			gv43 += gv44
+			if gv43 != 0 {
+				gv41 += gv43 * v42
+				gv42 += gv43 * v41
+			}
+			gs2 += gv42 * -v45
+			if gv41 != 0 {
+				gs3 += gv41 * q0
+			}
+			gs2 += gv40
+			gv39 += gv40
+			if gv39 != 0 {
+				gu1 += gv39 * q0
+			}
+			gs3 += gv38
+			gv37 += gv38
+			if gv37 != 0 {
+				gv36 += gv37 * q0
+			}
+			gv14 += gv36
+			gv35 += gv36
+			if q1 > 0.0 {
+				gv32 += gv35
+			} else {
+				gv34 += gv35
+			}
+			if v17 < v33 {
+				gv33 += gv34
+			} else {
+				if v17 > p2 {
+					gp2 += gv34
+				} else {
+					gv17 += gv34
+				}
+			}
+			gp2 += -gv33
+			if v19 <= v22 {
+				gv17 += gv32
+			} else {
+				gv31 += gv32
+			}
+			if gv31 != 0 {
+				gv28 += gv31 * v30
+				gv30 += gv31 * v28
+			}
+			gv22 += gv28
+			gv27 += gv28
+			if gv27 != 0 {
+				gv23 += gv27 * v26
+				gv26 += gv27 * v23
+			}
+			gv25 += gv26 * (1 - v26*v26)
+			if gv25 != 0 {
+				gv24 += gv25 * (1 / v23)
+				gv23 += gv25 * (-v25 / v23)
+			}
+			gv19 += gv24
+			gv22 += -gv24
+			gp2 += gv23
+			gv22 += -gv23
+			if gv22 != 0 {
+				gv20 += gv22 * v21
+				gv21 += gv22 * v20
+			}
+			gp2 += gv21
+			gv17 += gv19 * dyn.SignOf(v17)
+			gv16 += gv17
+			gv14 += -gv17
+			if gv16 != 0 {
+				gv15 += gv16 * (1 / q0)
+			}
+			gs3 += -gv15
+			if gv14 != 0 {
+				gv13 += gv14 * (1 / p0)
+				gp0 += gv14 * (-v14 / p0)
+			}
+			gv12 += gv13
+			gs3 += -gv13
+			if gv12 != 0 {
+				gu0 += gv12 * p1
+				gp1 += gv12 * u0
+			}
+			l0 = gs0
+			l1 = gs1
+			l2 = gs2
+			l3 = gs3
+			if ubar != nil {
+				ubar[ub+0*n+j] = gu0
+				ubar[ub+1*n+j] = gu1
+			}
+			tp0 += gp0
+			tp1 += gp1
+			tp2 += gp2
+		}
+		if x0bar != nil {
+			x0bar[0*n+j] = l0
+			x0bar[1*n+j] = l1
+			x0bar[2*n+j] = l2
+			x0bar[3*n+j] = l3
+		}
+	}
+	pbar[0] += tp0
+	pbar[1] += tp1
+	pbar[2] += tp2
 }

@@ -1,0 +1,320 @@
+// Command own-model is the worked example of "Your own model" (README):
+// a robot model written once in the step language (model.go, 33 lines),
+// synthetic logs from its native rollout with tracker noise and command
+// noise the model does not know about, and identification of its three
+// parameters with L-BFGS-B through the generated gradient — at 8 runs ×
+// 150 steps and at 4 runs × 20,000 steps.
+//
+// For each size it prints the compile time of the loss graph, the time of
+// one value+gradient, the time of the native rollout and their ratio (with
+// the generated kernel and with the interpreter), the bytes allocated per
+// value+gradient, and the parameter errors; it writes fit-<runs>x<steps>.png.
+// With -json the last line is
+//
+//	{"compile_s":…, "grad_s":…, "native_s":…, "ratio":…, "param_rel_err":[…]}
+//
+// for the 4 × 20,000 case.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"time"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+func main() {
+	out := flag.String("out", filepath.Join("out", "own-model"), "output directory for the PNGs")
+	asJSON := flag.Bool("json", false, "print the 4 × 20,000 result as JSON on the last line")
+	quick := flag.Bool("quick", false, "smaller sizes (smoke test)")
+	flag.Parse()
+	if err := run(os.Stdout, *out, *asJSON, *quick); err != nil {
+		fmt.Fprintln(os.Stderr, "own-model:", err)
+		os.Exit(1)
+	}
+}
+
+const (
+	dt       = 0.01  // s
+	posNoise = 0.005 // m, tracker
+	cmdNoise = 0.03  // m/s, what the motors really got, unknown to the model
+)
+
+type size struct {
+	B, T     int
+	cmdNoise float64
+}
+
+var (
+	truth = []float64{0.25, 1.2, 0.6} // tau, k, c
+	start = []float64{0.5, 1.0, 0.3}
+	lower = []float64{0.02, 0.2, 0}
+	upper = []float64{5, 5, 5}
+)
+
+// data is a set of runs: initial states, commands, measured positions.
+type data struct {
+	B, T   int
+	x0, u  []float64 // [4][B], [T][2][B]
+	xm, ym []float64 // [T][B]: position after each step
+}
+
+// synth drives the true robot with piecewise-constant commands (held 0.3–2
+// s) plus command noise, and measures its position with tracker noise.
+func synth(B, T int, cmdNoise float64, seed uint64) (*data, error) {
+	rng := rand.New(rand.NewPCG(seed, 42))
+	d := &data{B: B, T: T, x0: make([]float64, 4*B), u: make([]float64, T*2*B)}
+	exec := make([]float64, len(d.u))
+	for j := range B {
+		d.x0[j], d.x0[B+j], d.x0[2*B+j] = rng.NormFloat64(), rng.NormFloat64(), rng.Float64()*2*math.Pi
+		var uc, wc float64
+		hold := 0
+		for t := range T {
+			if hold == 0 {
+				hold = 30 + rng.IntN(170)
+				uc, wc = -0.5+2*rng.Float64(), -1+2*rng.Float64()
+				if rng.IntN(5) == 0 {
+					uc = 0 // stops: friction holds the robot
+				}
+			}
+			hold--
+			d.u[(t*2)*B+j], d.u[(t*2+1)*B+j] = uc, wc
+			exec[(t*2)*B+j], exec[(t*2+1)*B+j] = uc+cmdNoise*rng.NormFloat64(), wc
+		}
+	}
+	sim := Robot.NewSim(B, T)
+	y := make([]float64, 2*T*B)
+	if _, err := sim.Forward(truth, []float64{dt}, d.x0, exec, y); err != nil {
+		return nil, err
+	}
+	d.xm, d.ym = y[:T*B], y[T*B:]
+	for i := range d.xm {
+		d.xm[i] += posNoise * rng.NormFloat64()
+		d.ym[i] += posNoise * rng.NormFloat64()
+	}
+	return d, nil
+}
+
+// compile builds the identification loss around one Rollout node:
+// Σ ((x − xm)² + (y − ym)²) / (2σ²), the negative log-likelihood of the
+// tracker noise, in ordinary gorgonia ops.
+func compile(d *data, opts ...dyn.OpOption) (*ad.Program, error) {
+	return ad.Compile([]ad.Param{{Name: "theta", Shape: []int{3}}}, func(g *ad.Graph, p []*G.Node) (*G.Node, error) {
+		q, err := g.Input("dt", []float64{dt})
+		if err != nil {
+			return nil, err
+		}
+		tr, err := dyn.Rollout(Robot, p[0], q, g.Const(d.x0), g.Const(d.u), d.B, d.T, opts...)
+		if err != nil {
+			return nil, err
+		}
+		var loss *G.Node
+		for _, o := range []struct {
+			name string
+			meas []float64
+		}{{"x", d.xm}, {"y", d.ym}} {
+			pred, err := tr.Output(o.name)
+			if err != nil {
+				return nil, err
+			}
+			r, err := G.Sub(pred, g.Const(o.meas))
+			if err != nil {
+				return nil, err
+			}
+			s, err := G.Sum(G.Must(G.Square(r)))
+			if err != nil {
+				return nil, err
+			}
+			if loss == nil {
+				loss = s
+			} else if loss, err = G.Add(loss, s); err != nil {
+				return nil, err
+			}
+		}
+		return G.Mul(loss, g.Scalar(1/(2*posNoise*posNoise)))
+	})
+}
+
+// median of n timed calls of f, in seconds.
+func timeIt(n int, f func() error) (float64, error) {
+	ts := make([]float64, n)
+	for i := range ts {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		ts[i] = time.Since(t0).Seconds()
+	}
+	sort.Float64s(ts)
+	return ts[n/2], nil
+}
+
+type result struct {
+	Runs, Steps int
+	CompileS    float64   `json:"compile_s"`
+	GradS       float64   `json:"grad_s"`
+	NativeS     float64   `json:"native_s"`
+	Ratio       float64   `json:"ratio"`
+	ParamRelErr []float64 `json:"param_rel_err"`
+	// Interpreter (no generated code): the same measurements.
+	InterpGradS, InterpNativeS float64
+	AllocPerGrad               float64 // bytes allocated per value+gradient
+	Iterations                 int
+	Status                     string
+	IdentifyS                  float64
+}
+
+func measure(d *data, reps int) (*result, *ad.Program, error) {
+	r := &result{Runs: d.B, Steps: d.T}
+	t0 := time.Now()
+	prog, err := compile(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.CompileS = time.Since(t0).Seconds()
+	grad := make([]float64, 3)
+	if r.GradS, err = timeIt(reps, func() error { _, err := prog.ValueAndGradInto(start, grad); return err }); err != nil {
+		return nil, nil, err
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for range reps {
+		if _, err := prog.ValueAndGradInto(start, grad); err != nil {
+			return nil, nil, err
+		}
+	}
+	runtime.ReadMemStats(&ms1)
+	r.AllocPerGrad = float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(reps)
+	q := []float64{dt}
+	for _, k := range []struct {
+		kernel dyn.Kernel
+		dst    *float64
+	}{{Robot.NewKernel(), &r.NativeS}, {Robot.NewInterpreter(), &r.InterpNativeS}} {
+		sim := Robot.NewSimWith(k.kernel, d.B, d.T)
+		if *k.dst, err = timeIt(reps, func() error { _, err := sim.Forward(start, q, d.x0, d.u, nil); return err }); err != nil {
+			return nil, nil, err
+		}
+	}
+	r.Ratio = r.GradS / r.NativeS
+	ip, err := compile(d, dyn.WithInterpreter())
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.InterpGradS, err = timeIt(max(3, reps/4), func() error { _, err := ip.ValueAndGradInto(start, grad); return err }); err != nil {
+		return nil, nil, err
+	}
+	t0 = time.Now()
+	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: prog.Eval, Lower: lower, Upper: upper}, start, opt.Settings{})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.IdentifyS = time.Since(t0).Seconds()
+	r.Iterations, r.Status = res.Iterations, res.Status.String()
+	for i, v := range res.X {
+		r.ParamRelErr = append(r.ParamRelErr, (v-truth[i])/truth[i])
+	}
+	if _, err := prog.Value(res.X); err != nil { // leave the fit's trajectory in the op
+		return nil, nil, err
+	}
+	return r, prog, nil
+}
+
+// plotFit draws run 0: measured positions, the model at the start values
+// and at the identified ones.
+func plotFit(path string, d *data, x []float64) error {
+	sim := Robot.NewSim(d.B, d.T)
+	y := make([]float64, 2*d.T*d.B)
+	curves := []figure.Series{}
+	every := max(1, d.T/400)
+	var mx, my []float64
+	for t := 0; t < d.T; t += every {
+		mx, my = append(mx, d.xm[t*d.B]), append(my, d.ym[t*d.B])
+	}
+	curves = append(curves, figure.Series{Name: "measured (5 mm noise)", X: mx, Y: my, Points: true})
+	for _, c := range []struct {
+		name string
+		p    []float64
+	}{{"start values", start}, {"identified", x}} {
+		if _, err := sim.Forward(c.p, []float64{dt}, d.x0, d.u, y); err != nil {
+			return err
+		}
+		var px, py []float64
+		for t := range d.T {
+			px, py = append(px, y[t*d.B]), append(py, y[(d.T+t)*d.B])
+		}
+		curves = append(curves, figure.Series{Name: c.name, X: px, Y: py, Dashed: c.name == "start values"})
+	}
+	return figure.XY(path, fmt.Sprintf("own model, run 1 of %d (%d steps of %g s)", d.B, d.T, dt), "x (m)", "y (m)", true, curves)
+}
+
+func run(w io.Writer, out string, asJSON, quick bool) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	// The last size is the one -json reports: the long horizon with the
+	// command noise the model does not know about (over 200-s open-loop
+	// runs it drifts the position by decimetres, and biases the fit).
+	sizes := []size{{8, 150, cmdNoise}, {4, 20000, 0}, {4, 20000, cmdNoise}}
+	reps := 21
+	if quick {
+		sizes, reps = []size{{8, 150, cmdNoise}, {4, 2000, cmdNoise}}, 5
+	}
+	fmt.Fprintf(w, "Own model %q: %d instructions per step, generated kernel in use: %v\n", Robot.Name(), Robot.Ops(), Robot.Generated())
+	fmt.Fprintf(w, "truth tau, k, c = %v; start %v; tracker noise %g m; * = with command noise %g m/s (unmodelled)\n\n", truth, start, posNoise, cmdNoise)
+	fmt.Fprintf(w, "%-12s %9s %10s %10s %7s %12s %12s %8s %12s %6s %9s  %s\n", "runs×steps", "compile", "value+grad", "native", "ratio",
+		"interp v+g", "interp nat.", "ratio", "alloc/v+g", "iters", "identify", "parameter errors (tau, k, c)")
+	var last *result
+	for i, sz := range sizes {
+		d, err := synth(sz.B, sz.T, sz.cmdNoise, uint64(i+1))
+		if err != nil {
+			return err
+		}
+		r, _, err := measure(d, reps)
+		if err != nil {
+			return err
+		}
+		x := make([]float64, 3)
+		for k := range x {
+			x[k] = truth[k] * (1 + r.ParamRelErr[k])
+		}
+		if err := plotFit(filepath.Join(out, fmt.Sprintf("fit-%dx%d-cmdnoise%g.png", sz.B, sz.T, sz.cmdNoise)), d, x); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%-12s %8.1fms %8.2fms %8.2fms %6.1f× %10.2fms %10.2fms %7.1f× %10.0fkB %6d %7.0fms  %+.2f%% %+.2f%% %+.2f%% (%s)\n",
+			fmt.Sprintf("%d×%d%s", sz.B, sz.T, map[bool]string{true: "*", false: ""}[sz.cmdNoise > 0]), 1e3*r.CompileS, 1e3*r.GradS, 1e3*r.NativeS, r.Ratio,
+			1e3*r.InterpGradS, 1e3*r.InterpNativeS, r.InterpGradS/r.InterpNativeS, r.AllocPerGrad/1e3, r.Iterations, 1e3*r.IdentifyS,
+			100*r.ParamRelErr[0], 100*r.ParamRelErr[1], 100*r.ParamRelErr[2], r.Status)
+		last = r
+	}
+	ok, rel := Robot.SelfChecked()
+	fmt.Fprintf(w, "\nbuilt-in gradient check on the first run: passed %v (relative error %.2g)\n", ok, rel)
+	fmt.Fprintf(w, "figures in %s\n", out)
+	if asJSON {
+		b, err := json.Marshal(struct {
+			CompileS    float64   `json:"compile_s"`
+			GradS       float64   `json:"grad_s"`
+			NativeS     float64   `json:"native_s"`
+			Ratio       float64   `json:"ratio"`
+			ParamRelErr []float64 `json:"param_rel_err"`
+		}{last.CompileS, last.GradS, last.NativeS, last.Ratio, last.ParamRelErr})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, string(b))
+	}
+	return nil
+}

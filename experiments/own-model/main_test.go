@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
+
+// TestGenerated keeps model_gen.go equal to what dyn.Generate writes for
+// Robot (DYN_UPDATE=1 rewrites it).
+func TestGenerated(t *testing.T) {
+	if err := dyn.GenerateFile(Robot, "main", "Robot", "robotKernel", "model_gen.go", os.Getenv("DYN_UPDATE") == "1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestQuick runs the experiment at small sizes: it must identify the
+// parameters (command noise is unmodelled: a few percent at 8 × 150) and
+// print the JSON line.
+func TestQuick(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(&out, dir, true, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var r struct {
+		Ratio       float64   `json:"ratio"`
+		ParamRelErr []float64 `json:"param_rel_err"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &r); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	for i, e := range r.ParamRelErr {
+		if e > 0.05 || e < -0.05 {
+			t.Errorf("parameter %d off by %.1f %%", i, 100*e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fit-8x150-cmdnoise0.03.png")); err != nil {
+		t.Error(err)
+	}
+	t.Log(out.String())
+}
