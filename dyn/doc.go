@@ -1,0 +1,68 @@
+// Package dyn is wheelgrad's step language: a robot model's discrete step
+// state' = f(state, input, params) is written once, in Go, and the
+// simulation, the gradient, the Jacobians and the gorgonia op all come from
+// that one definition (DESIGN.md, "A model is written once").
+//
+// A definition is a Go function over scalar expressions (X) of named lanes:
+//
+//	var Robot = dyn.MustDefine(dyn.Spec{
+//		State: []string{"x", "v"}, Input: []string{"u"},
+//		Params: []string{"tau"}, Settings: []string{"dt"},
+//	}, func(s *dyn.Step) {
+//		x, v, dt := s.State("x"), s.State("v"), s.Setting("dt")
+//		a := s.Input("u").Sub(v).Div(s.Param("tau"))
+//		s.Next("x", x.Add(dt.Mul(v)))
+//		s.Next("v", v.Add(dt.Mul(a)))
+//	})
+//
+// The function runs once, at definition, and records its operations (it is
+// traced, as JAX traces a Python function); the record is compiled to a
+// short list of instructions with common subexpressions shared, constants
+// folded and dead code removed. From it come:
+//
+//   - Sim: the native float64 rollout of B lanes (runs, segments: the batch
+//     is the lane, as in Brax) over T steps, allocation-free, and its
+//     reverse pass — gradients to the parameters, the initial states and
+//     every input (controls) — derived instruction by instruction from the
+//     same record (generated, not hand-written).
+//   - Stepper: one step of one lane and its Jacobians with respect to state,
+//     input and parameters, for EKFs and sensitivity reports.
+//   - Rollout: a gorgonia op that advances all lanes over all steps in one
+//     node, with the generated reverse pass as its backward, so that losses
+//     stay ordinary gorgonia graphs around it and long horizons cost one
+//     node, not thousands. Final() chains chunks with their adjoints
+//     stitched by gorgonia.
+//   - A built-in check: the first backward run of a model's op compares the
+//     generated gradient with central differences of the native rollout at
+//     the actual values, along a random direction, and fails the run if they
+//     disagree (on by default; WithoutSelfCheck for hot loops).
+//   - Generate: Go source for a Kernel of the model, straight-line forward
+//     and reverse code with the time loop inside (the state and its adjoint
+//     in registers); registered by the package that defines the model, it
+//     runs at the speed of hand-written Go. Without it, an interpreter runs
+//     the instructions, each as a loop over the lanes (fast for wide
+//     batches, a few nanoseconds per instruction for narrow ones).
+//
+// Ops: + − × ÷ (methods of X, and with constants: AddC, MulC, …), Sin, Cos,
+// Tan, Atan, Atan2, Exp, Log, Log1p, Sqrt, Tanh, Abs, Sign, Copysign, Min,
+// Max, Clamp (graph.Clamp's subgradients), Where with the comparisons Gt,
+// Ge, Lt, Le, and the friction surrogates of package graph with an explicit
+// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs.
+//
+// NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
+// in the branch not taken never reaches the value; and the reverse pass of
+// every op whose partial derivative can be infinite (÷, √, log, tan, atan2,
+// ×) skips lanes whose adjoint is exactly zero, so the untaken branch
+// cannot turn 0·Inf into a NaN gradient — the failure that makes other
+// differentiable simulators return NaN gradients at rest or at a friction
+// limit.
+//
+// Why a package beside ad rather than in it: ad runs gorgonia graphs
+// (compile once, run many, shards, chunked scans); dyn is a language whose
+// programs become graph nodes among other things, and most of its users
+// (Sim, Stepper, generated kernels) never touch a graph.
+//
+// Concurrency: a Model is immutable and safe for concurrent use. Sim,
+// Stepper, the interpreter and the ops hold scratch memory: one per
+// goroutine.
+package dyn
