@@ -31,7 +31,7 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	w("// Regenerate with: DYN_UPDATE=1 go test -run Generated ./<this package>\n\n")
 	w("package %s\n\n", pkg)
 	w("import (\n\t\"math\"\n\n\t\"github.com/wheelgrad/wheelgrad/dyn\"\n)\n\n")
-	w("var _ = math.Abs // not every model calls math\n\n")
+	w("// Not every model calls math or dyn's helpers.\nvar (\n\t_ = math.Abs\n\t_ = dyn.SignOf\n)\n\n")
 	w("// %s is the generated dyn.Kernel of %s (step %s).\n", typeName, varName, m.hash)
 	w("type %s struct{}\n\n", typeName)
 	w("func init() {\n\t// A stale kernel is refused; %s then runs on the interpreter.\n", varName)

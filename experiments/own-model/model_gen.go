@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // robotKernel is the generated dyn.Kernel of Robot (step b5d0eed9574d780c).
 type robotKernel struct{}

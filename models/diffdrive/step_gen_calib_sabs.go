@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // kernelCalibSmoothAbs is the generated dyn.Kernel of CalibSmoothAbs (step 18cd3ab804271e82).
 type kernelCalibSmoothAbs struct{}

@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // kernelCalibSmooth is the generated dyn.Kernel of CalibSmooth (step 140452ed57252d82).
 type kernelCalibSmooth struct{}

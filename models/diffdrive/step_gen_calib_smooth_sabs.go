@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // kernelCalibSmoothBoth is the generated dyn.Kernel of CalibSmoothBoth (step 16870fa2a36694e1).
 type kernelCalibSmoothBoth struct{}

@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // kernelStepModel is the generated dyn.Kernel of StepModel (step 55d3cf87962229cd).
 type kernelStepModel struct{}

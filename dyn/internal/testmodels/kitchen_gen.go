@@ -9,7 +9,11 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-var _ = math.Abs // not every model calls math
+// Not every model calls math or dyn's helpers.
+var (
+	_ = math.Abs
+	_ = dyn.SignOf
+)
 
 // kitchenKernel is the generated dyn.Kernel of Kitchen (step 97ef83de8a2e0d5e).
 type kitchenKernel struct{}
