@@ -1,0 +1,116 @@
+package tire
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
+
+// Run is one run of a log (FORMATS.md model "tire"): row times, the
+// measured wheel speeds (rad/s) held from a row to the next, and optional
+// motion-capture poses and body velocities (NaN where a row has none; nil
+// slices where the log has no such column).
+type Run struct {
+	T, WL, WR []float64
+	X, Y, Psi []float64
+	U, V, R   []float64
+}
+
+// RowError is a problem with one row of a run, for positioned errors.
+type RowError struct {
+	Row    int
+	Column string
+	Msg    string
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg) }
+
+// plan is how a run maps onto integration steps of dt: row i is the state
+// at step index at[i] (before the step that row's wheel speeds start), and
+// step k is driven by the wheel speeds of the last row with at[row] ≤ k.
+type plan struct {
+	at    []int
+	steps int
+}
+
+func (r *Run) plan(dt float64) (plan, error) {
+	n := len(r.T)
+	if n == 0 {
+		return plan{}, &RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
+	}
+	pl := plan{at: make([]int, n)}
+	for i, t := range r.T {
+		k := int(math.Round((t - r.T[0]) / dt))
+		if i > 0 && k <= pl.at[i-1] {
+			return plan{}, &RowError{Row: i, Column: "t", Msg: fmt.Sprintf("%g s after the previous row, less than one integration step dt = %g s", t-r.T[i-1], dt)}
+		}
+		pl.at[i] = k
+	}
+	pl.steps = pl.at[n-1]
+	return pl, nil
+}
+
+// hasPose reports whether row i carries a full pose.
+func (r *Run) hasPose(i int) bool {
+	return r.X != nil && !math.IsNaN(r.X[i]) && !math.IsNaN(r.Y[i]) && !math.IsNaN(r.Psi[i])
+}
+
+// Initial is the run's initial state (FORMATS.md): its first pose (or zero),
+// u = R·(wl + wr)/2 of the first row and v = r = 0, unless the first row
+// carries u, v, r.
+func (r *Run) Initial(p Params) [6]float64 {
+	var s [6]float64
+	for i := range r.T {
+		if r.hasPose(i) {
+			s[0], s[1], s[2] = r.X[i], r.Y[i], r.Psi[i]
+			break
+		}
+	}
+	s[3] = p.R * (r.WL[0] + r.WR[0]) / 2
+	if r.U != nil && !math.IsNaN(r.U[0]) && !math.IsNaN(r.V[0]) && !math.IsNaN(r.R[0]) {
+		s[3], s[4], s[5] = r.U[0], r.V[0], r.R[0]
+	}
+	return s
+}
+
+// inputs writes the wheel speeds of every step of lane j of B into u
+// ([T][2][B]), holding the last row's speeds to the end (T ≥ steps).
+func (r *Run) inputs(pl plan, u []float64, j, B, T int) {
+	row := 0
+	for k := range T {
+		for row+1 < len(r.T) && pl.at[row+1] <= k {
+			row++
+		}
+		u[(k*2)*B+j], u[(k*2+1)*B+j] = r.WL[row], r.WR[row]
+	}
+}
+
+// Simulate rolls p's model over the run and returns the state at every
+// row's time: x, y, psi, u, v, r.
+func Simulate(p Params, r *Run) ([][6]float64, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	pl, err := r.plan(p.Dt)
+	if err != nil {
+		return nil, err
+	}
+	m := p.Body()
+	T := max(pl.steps, 1)
+	u := make([]float64, T*2)
+	r.inputs(pl, u, 0, 1, T)
+	x0 := r.Initial(p)
+	sim := m.NewSim(1, T)
+	if _, err := sim.Forward(p.free(), p.settings(), x0[:], u, nil); err != nil {
+		return nil, err
+	}
+	out := make([][6]float64, len(r.T))
+	for i, k := range pl.at {
+		copy(out[i][:], sim.State(k))
+	}
+	return out, nil
+}
+
+// simOf is a Sim of B lanes over T steps for p's tyre law.
+func simOf(p Params, B, T int) *dyn.Sim { return p.Body().NewSim(B, T) }
