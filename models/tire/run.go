@@ -24,7 +24,9 @@ type RowError struct {
 	Msg    string
 }
 
-func (e *RowError) Error() string { return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg) }
+func (e *RowError) Error() string {
+	return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg)
+}
 
 // plan is how a run maps onto integration steps of dt: row i is the state
 // at step index at[i] (before the step that row's wheel speeds start), and
