@@ -86,7 +86,7 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 		w("\t\t\tcost += %s\n", g.val(g.p.cost))
 	}
 	for k, id := range g.p.leafOf[opState] {
-		if id >= 0 {
+		if id >= 0 && g.p.next[k] != id {
 			w("\t\t\ts%d = %s\n", k, g.val(g.p.next[k]))
 		}
 	}

@@ -129,8 +129,6 @@ func (kernelDugoffCurve) Roll(n, T int, p, q, X, u, y []float64) float64 {
 				y[(0*T+t)*n+j] = v28
 				y[(1*T+t)*n+j] = v32
 			}
-			s0 = s0
-			s1 = s1
 		}
 	}
 	return cost

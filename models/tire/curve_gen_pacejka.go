@@ -115,8 +115,6 @@ func (kernelPacejkaCurve) Roll(n, T int, p, q, X, u, y []float64) float64 {
 				y[(0*T+t)*n+j] = v20
 				y[(1*T+t)*n+j] = v31
 			}
-			s0 = s0
-			s1 = s1
 		}
 	}
 	return cost

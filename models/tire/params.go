@@ -39,6 +39,14 @@ func Jackal() Params {
 // Fz is the normal load per wheel, m·g/4.
 func (p Params) Fz() float64 { return p.M * p.G / 4 }
 
+// MaxStiffness is the largest Kx or Ky that explicit integration at dt
+// keeps stable near rest: a wheel's slip force changes by K/veps per m/s of
+// hub speed there (the slip denominators sit at their floor veps), four
+// wheels on mass m give a rate 4K/(veps·m), and Euler needs rate·dt < 2.
+// Above it the rollout oscillates and its gradient overflows; a stiffer
+// tyre needs a smaller dt. Identify bounds Kx and Ky by 0.9 of it.
+func (p Params) MaxStiffness() float64 { return 0.9 * 2 * p.Veps * p.M / (4 * p.Dt) }
+
 // Validate checks the tyre law and the physical ranges; the error names
 // the key.
 func (p Params) Validate() error {
