@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -48,7 +49,13 @@ func init() {
 			fs.StringVar(&a.Plot, "plot", "", "PNG file: measured and predicted trajectories")
 			extra := map[string]*string{}
 			for _, x := range identifyExtraFlags {
-				extra[x.name] = fs.String(x.name, x.def, x.usage)
+				v := x.def
+				extra[x.name] = &v
+				if x.def == "false" { // a switch: -online, not -online true
+					fs.Var(boolString{&v}, x.name, x.usage)
+					continue
+				}
+				fs.StringVar(&v, x.name, x.def, x.usage)
 			}
 			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
@@ -152,6 +159,26 @@ func init() {
 var identifyExtraFlags []extraFlag
 
 type extraFlag struct{ name, def, usage, model string }
+
+// boolString is an extra flag whose default is "false": a switch given as
+// -name (or -name=true), stored as "true"/"false".
+type boolString struct{ v *string }
+
+func (b boolString) String() string {
+	if b.v == nil {
+		return "false"
+	}
+	return *b.v
+}
+func (b boolString) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*b.v = strconv.FormatBool(v)
+	return nil
+}
+func (b boolString) IsBoolFlag() bool { return true }
 
 // addVerbosity adds the FORMATS.md progress overrides.
 func addVerbosity(fs *flag.FlagSet) (quiet, verbose *bool) {
