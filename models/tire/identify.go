@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +34,14 @@ type fit struct {
 	logc   []bool    // positive parameters are optimised in log coordinates: multiplicative steps
 	shards []*shard
 	nres   int // pose samples × 3
+	// tolerateDivergence turns a diverged rollout into divergedLoss (set
+	// once the start point is known to be stable).
+	tolerateDivergence bool
+	xStart             []float64
 }
+
+// divergedLoss is the loss of a diverged rollout during a line search.
+const divergedLoss = 1e30
 
 type shard struct {
 	lanes []int // run indices
@@ -100,7 +108,7 @@ func newFit(p Params, runs []*Run, free []int, nShards int) (*fit, error) {
 	th := p.free()
 	names := paramNames(p.Tyre)
 	for _, i := range free {
-		f.scale = append(f.scale, math.Max(math.Abs(th[i]), 1e-3))
+		f.scale = append(f.scale, math.Max(math.Abs(th[i]), 0.1))
 		lo, _ := bounds(p.Tyre, names[i])
 		f.logc = append(f.logc, lo > 0)
 	}
@@ -169,6 +177,19 @@ func (f *fit) eval(x, grad []float64) (float64, error) {
 	}
 	for s, sh := range f.shards {
 		if errs[s] != nil {
+			if f.tolerateDivergence && strings.Contains(errs[s].Error(), "diverged") {
+				// A trial step of the line search made the explicit
+				// integration unstable (a stiffness above MaxStiffness).
+				// A huge value whose gradient points away from the stable
+				// start makes the line search step back; the start was
+				// checked to be stable.
+				if grad != nil {
+					for k := range grad {
+						grad[k] = divergedLoss * (x[k] - f.xStart[k])
+					}
+				}
+				return divergedLoss, nil
+			}
 			return 0, errs[s]
 		}
 		L += fs[s]
@@ -380,6 +401,10 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	if s.FunctionTol == 0 {
 		s.FunctionTol = 1e-11
 	}
+	if _, err := f.eval(x0, nil); err != nil {
+		return nil, fmt.Errorf("tire: at the start values: %w", err)
+	}
+	f.tolerateDivergence, f.xStart = true, append([]float64(nil), x0...)
 	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: f.eval, Lower: lo, Upper: hi}, x0, s)
 	if err != nil {
 		return nil, err

@@ -87,3 +87,47 @@ func TestOnlineSeesSurfaceChange(t *testing.T) {
 		t.Errorf("the change to μ = %v at %v s is not seen within two batches", carpet.Mu, change)
 	}
 }
+
+// The Pacejka law is identified by the same code: from a start 20 % off,
+// the fit reaches the noise level (B, C, D trade off against each other, so
+// only the fit, not each coefficient, is asserted).
+func TestIdentifyPacejka(t *testing.T) {
+	truth := Jackal()
+	truth.Tyre = "pacejka"
+	// Softer than the defaults (B·C·D·Fz = 240 N per unit slip), so that
+	// a 1-ms step is stable near rest (MaxStiffness).
+	truth.Px, truth.Py = [4]float64{5, 1.5, 0.8, 0.5}, [4]float64{5, 1.3, 0.8, -0.5}
+	var runs []*Run
+	for _, i := range []int{2, 4} {
+		mv := Maneuvers()[i]
+		mv.Duration = 6
+		r, err := Synthesize(truth, mv, SynthConfig{Seed: uint64(i), WheelStd: 0.005})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	start := truth
+	for k := range 4 {
+		start.Px[k] *= 1.2
+		start.Py[k] *= 0.8
+	}
+	start.Px[3], start.Py[3] = 0, 0
+	res, err := Identify(start, runs, IdentifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nominal, err := newFit(start, runs, []int{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, _ := nominal.residuals(nominal.x0())
+	var s0 float64
+	for i := 0; i < len(r0); i += 3 {
+		s0 += r0[i]*r0[i] + r0[i+1]*r0[i+1]
+	}
+	t.Logf("Pacejka: RMS %.2f mm (start %.2f mm), %d iterations, %v; px %v py %v", 1e3*res.PoseRMS, 1e3*math.Sqrt(s0/float64(len(r0)/3)), res.Opt.Iterations, res.Runtime, res.Params.Px, res.Params.Py)
+	if res.PoseRMS > 0.003 {
+		t.Errorf("Pacejka fit: position RMS %.2f mm", 1e3*res.PoseRMS)
+	}
+}
