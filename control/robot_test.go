@@ -13,7 +13,7 @@ import (
 // The robots of the tests: the differential drive of Park et al. (ζ*)
 // planned with the friction surrogate, the skid-steer on asphalt (Ordonez
 // et al. Table 2), and the Mecanum robot of the other tests.
-func testDiffDrive(t *testing.T, band float64) Robot {
+func testDiffDrive(t testing.TB, band float64) Robot {
 	t.Helper()
 	r, err := NewDiffDriveRobot(diffdrive.Paper(), band, DefaultJoystickMax)
 	if err != nil {
@@ -22,7 +22,7 @@ func testDiffDrive(t *testing.T, band float64) Robot {
 	return r
 }
 
-func testSkidSteer(t *testing.T) Robot {
+func testSkidSteer(t testing.TB) Robot {
 	t.Helper()
 	s, err := skidsteer.SurfaceByName("asphalt")
 	if err != nil {
@@ -35,7 +35,7 @@ func testSkidSteer(t *testing.T) Robot {
 	return r
 }
 
-func testMecanumRobot(t *testing.T) Robot {
+func testMecanumRobot(t testing.TB) Robot {
 	t.Helper()
 	r, err := NewMecanumRobot(testRobot.Params, 30)
 	if err != nil {
