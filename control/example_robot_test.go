@@ -28,10 +28,10 @@ func ExampleRobot() {
 		s.Next("v", v.Add(dt.Mul(u.Sub(v)).Div(s.Param("tau"))))
 	})
 	robot := control.Robot{
-		Model:    lag,
-		Params:   []float64{0.3}, // τ = 0.3 s
-		State0:   make([]float64, 4),
-		X:        "x", Y: "y", Heading: "th",
+		Model:  lag,
+		Params: []float64{0.3}, // τ = 0.3 s
+		State0: make([]float64, 4),
+		X:      "x", Y: "y", Heading: "th",
 		Controls: []control.Control{{Input: "u", Lo: -1, Hi: 1, Scale: 0.03}, {Input: "w", Lo: -2, Hi: 2, Scale: 0.1}},
 		DtInput:  "dt",
 		Guess:    func(fwd, lat, yaw float64) []float64 { return []float64{fwd, yaw} },
