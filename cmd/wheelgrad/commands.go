@@ -109,16 +109,17 @@ func init() {
 	})
 	register(command{
 		name:    "follow",
-		usage:   "follow -model mecanum -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png] [-mpc TRUE.json]",
-		summary: "Synthesise the wheel commands that drive the model along a path; writes a controls CSV that simulate accepts.",
+		usage:   "follow -model mecanum|diffdrive|skidsteer -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-umax U] [-vmax V] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png] [-mpc TRUE.json]",
+		summary: "Synthesise the commands that drive the model along a path; writes the model's controls CSV, which simulate accepts.",
 		flags: func(fs *flag.FlagSet) func(env) error {
-			model := fs.String("model", "mecanum", "robot model (mecanum)")
+			model := fs.String("model", "mecanum", "robot model: "+strings.Join(modelNames, ", "))
 			var a FollowArgs
 			fs.StringVar(&a.Params, "params", "", "parameter JSON file")
 			fs.StringVar(&a.Path, "path", "", "figure8, circle, or a waypoint CSV t,x,y[,theta]")
 			fs.Float64Var(&a.Duration, "duration", 40, "seconds to run once around the path")
 			fs.Float64Var(&a.Rate, "rate", 4, "piecewise-constant control segments per second")
-			fs.Float64Var(&a.Wmax, "wmax", 30, "bound on every commanded wheel speed (rad/s)")
+			fs.Float64Var(&a.Wmax, "wmax", 30, "mecanum: bound on every commanded wheel speed (rad/s); skidsteer: bound on |wc| (rad/s, default 2)")
+			addFollowModelFlags(fs, &a)
 			fs.Float64Var(&a.Theta0, "theta0", 0, "initial heading (rad)")
 			fs.StringVar(&a.Heading, "heading", "tangent", "heading mode: tangent, fixed or figure8-reverse-right")
 			fs.Float64Var(&a.Dt, "dt", 1.0/240, "integration step of the controls CSV (s)")
@@ -138,8 +139,10 @@ func init() {
 				if !slices.Contains([]string{"tangent", "fixed", "figure8-reverse-right"}, a.Heading) {
 					return usagef("unknown -heading %q (one of tangent, fixed, figure8-reverse-right)", a.Heading)
 				}
-				if *model != "mecanum" {
-					return usagef("follow supports -model mecanum only")
+				a.Set = map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { a.Set[f.Name] = true })
+				if err := checkFollowModelFlags(*model, a.Set); err != nil {
+					return err
 				}
 				h, ok := followHandlers[*model]
 				if err := checkModel("follow", *model, ok); err != nil {

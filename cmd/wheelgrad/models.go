@@ -43,6 +43,10 @@ type FollowArgs struct {
 	Plot     string
 	MPC      string // parameter JSON of the simulated true robot, or ""
 	Prog     *progress
+	// Model-specific bounds and settings (follow_robot.go), and the flags
+	// given on the command line (a model's default applies to the others).
+	Umax, Vmax, Band float64
+	Set              map[string]bool
 }
 
 // Each model registers its handlers from its own file (an init function in
