@@ -304,7 +304,7 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		_ = v56
 		_ = v61
 		_ = v63
-		var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63 float64
+		var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63 float64
 		if axn != nil {
 			gv56 += axn[0*n+j]
 			gv61 += axn[1*n+j]
@@ -356,7 +356,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gs2 += gv51 * v50
 		gs2 += gv50 * -v51
 		if gv49 != 0 {
-			gv24 += gv49 * v48
 			gv48 += gv49 * v24
 		}
 		gv47 += gv48
@@ -366,7 +365,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv28 += gv46
 		gv37 += gv46
 		if gv45 != 0 {
-			gv25 += gv45 * v44
 			gv44 += gv45 * v25
 		}
 		gv37 += gv44
@@ -376,7 +374,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv28 += gv42
 		gv31 += gv42
 		if gv41 != 0 {
-			gv25 += gv41 * v40
 			gv40 += gv41 * v25
 		}
 		gv39 += gv40
@@ -392,7 +389,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv35 += -gv36
 		if gv35 != 0 {
 			gp3 += gv35 * v22
-			gv22 += gv35 * p3
 		}
 		if gv34 != 0 {
 			gu2 += gv34 * v33
@@ -401,7 +397,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv32 += -gv33
 		if gv32 != 0 {
 			gp2 += gv32 * v22
-			gv22 += gv32 * p2
 		}
 		if gv31 != 0 {
 			gu1 += gv31 * v30
@@ -410,7 +405,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv29 += -gv30
 		if gv29 != 0 {
 			gp1 += gv29 * v22
-			gv22 += gv29 * p1
 		}
 		if gv28 != 0 {
 			gu0 += gv28 * v27
@@ -419,20 +413,6 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv26 += -gv27
 		if gv26 != 0 {
 			gp0 += gv26 * v22
-			gv22 += gv26 * p0
-		}
-		if gv25 != 0 {
-			gv24 += gv25 * q4
-		}
-		if gv24 != 0 {
-			gv23 += gv24 * (-v24 / v23)
-		}
-		if gv22 != 0 {
-			gv20 += gv22 * (1 / v21)
-			gv21 += gv22 * (-v22 / v21)
-		}
-		if gv20 != 0 {
-			gv19 += gv20 * q2
 		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
@@ -556,7 +536,7 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			_ = v56
 			_ = v61
 			_ = v63
-			var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63 float64
+			var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63 float64
 			gv56 += l0
 			gv61 += l1
 			gv63 += l2
@@ -606,7 +586,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gs2 += gv51 * v50
 			gs2 += gv50 * -v51
 			if gv49 != 0 {
-				gv24 += gv49 * v48
 				gv48 += gv49 * v24
 			}
 			gv47 += gv48
@@ -616,7 +595,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv28 += gv46
 			gv37 += gv46
 			if gv45 != 0 {
-				gv25 += gv45 * v44
 				gv44 += gv45 * v25
 			}
 			gv37 += gv44
@@ -626,7 +604,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv28 += gv42
 			gv31 += gv42
 			if gv41 != 0 {
-				gv25 += gv41 * v40
 				gv40 += gv41 * v25
 			}
 			gv39 += gv40
@@ -642,7 +619,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv35 += -gv36
 			if gv35 != 0 {
 				gp3 += gv35 * v22
-				gv22 += gv35 * p3
 			}
 			if gv34 != 0 {
 				gu2 += gv34 * v33
@@ -651,7 +627,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv32 += -gv33
 			if gv32 != 0 {
 				gp2 += gv32 * v22
-				gv22 += gv32 * p2
 			}
 			if gv31 != 0 {
 				gu1 += gv31 * v30
@@ -660,7 +635,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv29 += -gv30
 			if gv29 != 0 {
 				gp1 += gv29 * v22
-				gv22 += gv29 * p1
 			}
 			if gv28 != 0 {
 				gu0 += gv28 * v27
@@ -669,20 +643,6 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv26 += -gv27
 			if gv26 != 0 {
 				gp0 += gv26 * v22
-				gv22 += gv26 * p0
-			}
-			if gv25 != 0 {
-				gv24 += gv25 * q4
-			}
-			if gv24 != 0 {
-				gv23 += gv24 * (-v24 / v23)
-			}
-			if gv22 != 0 {
-				gv20 += gv22 * (1 / v21)
-				gv21 += gv22 * (-v22 / v21)
-			}
-			if gv20 != 0 {
-				gv19 += gv20 * q2
 			}
 			l0 = gs0
 			l1 = gs1

@@ -349,8 +349,22 @@ func (g *gen) analyse() {
 			g.inline[i] = g.val(nd.a) + c + g.val(nd.b)
 		}
 	}
+	// Expressions of settings and constants alone (a known gain M·g·r/4)
+	// never carry an adjoint: nothing differentiable is behind them.
+	varies := make([]bool, len(p.nodes))
+	for i, nd := range p.nodes {
+		switch {
+		case nd.op == opState || nd.op == opInput || nd.op == opParam:
+			varies[i] = true
+		case !nd.op.isLeaf():
+			ops := [3]int32{nd.a, nd.b, nd.c}
+			for j := range nd.op.arity() {
+				varies[i] = varies[i] || varies[ops[j]]
+			}
+		}
+	}
 	mark := func(id int32) {
-		if op := p.nodes[id].op; op != opConst && op != opSetting {
+		if varies[id] {
 			g.need[id] = true
 		}
 	}

@@ -337,7 +337,7 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 		_ = v59
 		_ = v61
 		_ = v76
-		var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76 float64
+		var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76 float64
 		if axn != nil {
 			gv45 += axn[0*n+j]
 			gv37 += axn[1*n+j]
@@ -362,7 +362,6 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 		if gv72 != 0 {
 			gv71 += gv72 * (0.5 / v72)
 		}
-		gv64 += gv71
 		gv70 += gv71
 		if gv70 != 0 {
 			gv69 += gv70 * v69
@@ -379,7 +378,6 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 			gv65 += gv66 * (0.5 / v66)
 		}
 		gv63 += gv65
-		gv64 += gv65
 		if gv63 != 0 {
 			gv62 += gv63 * v62
 			gv62 += gv63 * v62
@@ -622,7 +620,7 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 			_ = v59
 			_ = v61
 			_ = v76
-			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76 float64
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76 float64
 			gv45 += l0
 			gv37 += l1
 			gv57 += l2
@@ -645,7 +643,6 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 			if gv72 != 0 {
 				gv71 += gv72 * (0.5 / v72)
 			}
-			gv64 += gv71
 			gv70 += gv71
 			if gv70 != 0 {
 				gv69 += gv70 * v69
@@ -662,7 +659,6 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 				gv65 += gv66 * (0.5 / v66)
 			}
 			gv63 += gv65
-			gv64 += gv65
 			if gv63 != 0 {
 				gv62 += gv63 * v62
 				gv62 += gv63 * v62

@@ -418,7 +418,7 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 		_ = v82
 		_ = v84
 		_ = v99
-		var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99 float64
+		var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99 float64
 		if axn != nil {
 			gv58 += axn[0*n+j]
 			gv37 += axn[1*n+j]
@@ -443,7 +443,6 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 		if gv95 != 0 {
 			gv94 += gv95 * (0.5 / v95)
 		}
-		gv87 += gv94
 		gv93 += gv94
 		if gv93 != 0 {
 			gv92 += gv93 * v92
@@ -460,7 +459,6 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 			gv88 += gv89 * (0.5 / v89)
 		}
 		gv86 += gv88
-		gv87 += gv88
 		if gv86 != 0 {
 			gv85 += gv86 * v85
 			gv85 += gv86 * v85
@@ -790,7 +788,7 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 			_ = v82
 			_ = v84
 			_ = v99
-			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99 float64
+			var gs0, gs1, gs2, gs3, gu0, gu1, gu2, gu3, gp0, gp1, gp2, gp3, gp4, gp5, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99 float64
 			gv58 += l0
 			gv37 += l1
 			gv80 += l2
@@ -813,7 +811,6 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 			if gv95 != 0 {
 				gv94 += gv95 * (0.5 / v95)
 			}
-			gv87 += gv94
 			gv93 += gv94
 			if gv93 != 0 {
 				gv92 += gv93 * v92
@@ -830,7 +827,6 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 				gv88 += gv89 * (0.5 / v89)
 			}
 			gv86 += gv88
-			gv87 += gv88
 			if gv86 != 0 {
 				gv85 += gv86 * v85
 				gv85 += gv86 * v85

@@ -802,7 +802,7 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		_ = v179
 		_ = v184
 		_ = v187
-		var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201 float64
+		var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201 float64
 		if axn != nil {
 			gv194 += axn[0*n+j]
 			gv199 += axn[1*n+j]
@@ -901,11 +901,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv169 += gv171
 		gv170 += -gv171
 		if gv170 != 0 {
-			gv30 += gv170 * v168
 			gv168 += gv170 * v30
 		}
 		if gv169 != 0 {
-			gv31 += gv169 * v167
 			gv167 += gv169 * v31
 		}
 		gv163 += gv168
@@ -975,11 +973,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv143 += gv145
 		gv144 += -gv145
 		if gv144 != 0 {
-			gv29 += gv144 * v142
 			gv142 += gv144 * v29
 		}
 		if gv143 != 0 {
-			gv31 += gv143 * v141
 			gv141 += gv143 * v31
 		}
 		gv137 += gv142
@@ -1044,7 +1040,6 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv121 += gv122
 		if gv121 != 0 {
 			gs5 += gv121 * v31
-			gv31 += gv121 * s5
 		}
 		gv76 += gv120
 		gv117 += gv120
@@ -1055,7 +1050,6 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv115 += gv117
 		gv116 += -gv117
 		if gv116 != 0 {
-			gv30 += gv116 * v114
 			gv114 += gv116 * v30
 		}
 		if gv115 != 0 {
@@ -1170,12 +1164,10 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv77 += -gv78
 		if gv77 != 0 {
 			gs5 += gv77 * v30
-			gv30 += gv77 * s5
 		}
 		gv74 += gv76
 		gv75 += -gv76
 		if gv75 != 0 {
-			gv29 += gv75 * v73
 			gv73 += gv75 * v29
 		}
 		if gv74 != 0 {
@@ -1193,7 +1185,6 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		if gv69 != 0 {
 			gp3 += gv69 * v28
-			gv28 += gv69 * p3
 		}
 		if v58 != 0 {
 			gv66 += gv68
@@ -1244,7 +1235,6 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		if gv52 != 0 {
 			gp0 += gv52 * v28
-			gv28 += gv52 * p0
 		}
 		gv42 += -gv51
 		if gv50 != 0 {
@@ -1303,11 +1293,6 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		gv32 += -gv33
 		if gv32 != 0 {
 			gs5 += gv32 * v29
-			gv29 += gv32 * s5
-		}
-		gv29 += -gv30
-		if gv28 != 0 {
-			gv27 += gv28 * (1 / 4.0)
 		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
@@ -1602,7 +1587,7 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			_ = v179
 			_ = v184
 			_ = v187
-			var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201 float64
+			var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201 float64
 			gv194 += l0
 			gv199 += l1
 			gv201 += l2
@@ -1699,11 +1684,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv169 += gv171
 			gv170 += -gv171
 			if gv170 != 0 {
-				gv30 += gv170 * v168
 				gv168 += gv170 * v30
 			}
 			if gv169 != 0 {
-				gv31 += gv169 * v167
 				gv167 += gv169 * v31
 			}
 			gv163 += gv168
@@ -1773,11 +1756,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv143 += gv145
 			gv144 += -gv145
 			if gv144 != 0 {
-				gv29 += gv144 * v142
 				gv142 += gv144 * v29
 			}
 			if gv143 != 0 {
-				gv31 += gv143 * v141
 				gv141 += gv143 * v31
 			}
 			gv137 += gv142
@@ -1842,7 +1823,6 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv121 += gv122
 			if gv121 != 0 {
 				gs5 += gv121 * v31
-				gv31 += gv121 * s5
 			}
 			gv76 += gv120
 			gv117 += gv120
@@ -1853,7 +1833,6 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv115 += gv117
 			gv116 += -gv117
 			if gv116 != 0 {
-				gv30 += gv116 * v114
 				gv114 += gv116 * v30
 			}
 			if gv115 != 0 {
@@ -1968,12 +1947,10 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv77 += -gv78
 			if gv77 != 0 {
 				gs5 += gv77 * v30
-				gv30 += gv77 * s5
 			}
 			gv74 += gv76
 			gv75 += -gv76
 			if gv75 != 0 {
-				gv29 += gv75 * v73
 				gv73 += gv75 * v29
 			}
 			if gv74 != 0 {
@@ -1991,7 +1968,6 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			}
 			if gv69 != 0 {
 				gp3 += gv69 * v28
-				gv28 += gv69 * p3
 			}
 			if v58 != 0 {
 				gv66 += gv68
@@ -2042,7 +2018,6 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			}
 			if gv52 != 0 {
 				gp0 += gv52 * v28
-				gv28 += gv52 * p0
 			}
 			gv42 += -gv51
 			if gv50 != 0 {
@@ -2101,11 +2076,6 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			gv32 += -gv33
 			if gv32 != 0 {
 				gs5 += gv32 * v29
-				gv29 += gv32 * s5
-			}
-			gv29 += -gv30
-			if gv28 != 0 {
-				gv27 += gv28 * (1 / 4.0)
 			}
 			l0 = gs0
 			l1 = gs1

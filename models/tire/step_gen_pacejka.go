@@ -654,7 +654,7 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		_ = v158
 		_ = v163
 		_ = v166
-		var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180 float64
+		var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180 float64
 		if axn != nil {
 			gv173 += axn[0*n+j]
 			gv178 += axn[1*n+j]
@@ -753,12 +753,10 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv149 += gv150
 		gv113 += -gv150
 		if gv149 != 0 {
-			gv33 += gv149 * v148
 			gv148 += gv149 * v33
 		}
 		gv147 += -gv148
 		if gv147 != 0 {
-			gv30 += gv147 * v146
 			gv146 += gv147 * v30
 		}
 		if gv146 != 0 {
@@ -797,12 +795,10 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv132 += gv133
 		gv74 += -gv133
 		if gv132 != 0 {
-			gv33 += gv132 * v131
 			gv131 += gv132 * v33
 		}
 		gv130 += -gv131
 		if gv130 != 0 {
-			gv30 += gv130 * v129
 			gv129 += gv130 * v30
 		}
 		if gv129 != 0 {
@@ -836,7 +832,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv118 += gv119
 		if gv118 != 0 {
 			gs5 += gv118 * v33
-			gv33 += gv118 * s5
 		}
 		gv75 += gv117
 		gv114 += gv117
@@ -847,7 +842,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv112 += gv114
 		gv113 += -gv114
 		if gv113 != 0 {
-			gv32 += gv113 * v111
 			gv111 += gv113 * v32
 		}
 		if gv112 != 0 {
@@ -865,7 +859,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv106 += -gv107
 		if gv106 != 0 {
-			gv30 += gv106 * v105
 			gv105 += gv106 * v30
 		}
 		if gv105 != 0 {
@@ -892,7 +885,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv86 += gv97 * p4
 		}
 		if gv96 != 0 {
-			gv30 += gv96 * v95
 			gv95 += gv96 * v30
 		}
 		if gv95 != 0 {
@@ -948,12 +940,10 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv76 += -gv77
 		if gv76 != 0 {
 			gs5 += gv76 * v32
-			gv32 += gv76 * s5
 		}
 		gv73 += gv75
 		gv74 += -gv75
 		if gv74 != 0 {
-			gv31 += gv74 * v72
 			gv72 += gv74 * v31
 		}
 		if gv73 != 0 {
@@ -971,11 +961,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		if gv68 != 0 {
 			gp8 += gv68 * v30
-			gv30 += gv68 * p8
 		}
 		gv66 += -gv67
 		if gv66 != 0 {
-			gv30 += gv66 * v65
 			gv65 += gv66 * v30
 		}
 		if gv65 != 0 {
@@ -1002,7 +990,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv46 += gv57 * p4
 		}
 		if gv56 != 0 {
-			gv30 += gv56 * v55
 			gv55 += gv56 * v30
 		}
 		if gv55 != 0 {
@@ -1063,11 +1050,6 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		gv34 += -gv35
 		if gv34 != 0 {
 			gs5 += gv34 * v31
-			gv31 += gv34 * s5
-		}
-		gv31 += -gv32
-		if gv30 != 0 {
-			gv29 += gv30 * (1 / 4.0)
 		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
@@ -1326,7 +1308,7 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			_ = v158
 			_ = v163
 			_ = v166
-			var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180 float64
+			var gs0, gs1, gs2, gs3, gs4, gs5, gu0, gu1, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180 float64
 			gv173 += l0
 			gv178 += l1
 			gv180 += l2
@@ -1423,12 +1405,10 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv149 += gv150
 			gv113 += -gv150
 			if gv149 != 0 {
-				gv33 += gv149 * v148
 				gv148 += gv149 * v33
 			}
 			gv147 += -gv148
 			if gv147 != 0 {
-				gv30 += gv147 * v146
 				gv146 += gv147 * v30
 			}
 			if gv146 != 0 {
@@ -1467,12 +1447,10 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv132 += gv133
 			gv74 += -gv133
 			if gv132 != 0 {
-				gv33 += gv132 * v131
 				gv131 += gv132 * v33
 			}
 			gv130 += -gv131
 			if gv130 != 0 {
-				gv30 += gv130 * v129
 				gv129 += gv130 * v30
 			}
 			if gv129 != 0 {
@@ -1506,7 +1484,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv118 += gv119
 			if gv118 != 0 {
 				gs5 += gv118 * v33
-				gv33 += gv118 * s5
 			}
 			gv75 += gv117
 			gv114 += gv117
@@ -1517,7 +1494,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv112 += gv114
 			gv113 += -gv114
 			if gv113 != 0 {
-				gv32 += gv113 * v111
 				gv111 += gv113 * v32
 			}
 			if gv112 != 0 {
@@ -1535,7 +1511,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv106 += -gv107
 			if gv106 != 0 {
-				gv30 += gv106 * v105
 				gv105 += gv106 * v30
 			}
 			if gv105 != 0 {
@@ -1562,7 +1537,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv86 += gv97 * p4
 			}
 			if gv96 != 0 {
-				gv30 += gv96 * v95
 				gv95 += gv96 * v30
 			}
 			if gv95 != 0 {
@@ -1618,12 +1592,10 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv76 += -gv77
 			if gv76 != 0 {
 				gs5 += gv76 * v32
-				gv32 += gv76 * s5
 			}
 			gv73 += gv75
 			gv74 += -gv75
 			if gv74 != 0 {
-				gv31 += gv74 * v72
 				gv72 += gv74 * v31
 			}
 			if gv73 != 0 {
@@ -1641,11 +1613,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			if gv68 != 0 {
 				gp8 += gv68 * v30
-				gv30 += gv68 * p8
 			}
 			gv66 += -gv67
 			if gv66 != 0 {
-				gv30 += gv66 * v65
 				gv65 += gv66 * v30
 			}
 			if gv65 != 0 {
@@ -1672,7 +1642,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv46 += gv57 * p4
 			}
 			if gv56 != 0 {
-				gv30 += gv56 * v55
 				gv55 += gv56 * v30
 			}
 			if gv55 != 0 {
@@ -1733,11 +1702,6 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			gv34 += -gv35
 			if gv34 != 0 {
 				gs5 += gv34 * v31
-				gv31 += gv34 * s5
-			}
-			gv31 += -gv32
-			if gv30 != 0 {
-				gv29 += gv30 * (1 / 4.0)
 			}
 			l0 = gs0
 			l1 = gs1
