@@ -20,6 +20,15 @@
 //   - CheckGrad, FiniteDiff and WithSelfCheck: central differences, the check
 //     every differentiable function in wheelgrad is tested with.
 //
-// A Program uses one core and is not safe for concurrent use; parallelism goes
-// into shards, one machine each.
+// Defaults that close traps: parameters are bound to valid values (WithX0,
+// else 1) before the build function runs, so graph ops that check their
+// arguments' values accept parameter nodes; every Compile runs a self-check
+// of the gradient against central differences of the graph's own values
+// (WithoutSelfCheck turns it off); NaN or Inf in x, in data or out of the
+// graph is an error that says where; a loss of shape [1] is accepted.
+//
+// Concurrency: a Program (and a Scan) uses one core and is not safe for
+// concurrent use; a second call while one runs returns ErrConcurrentUse
+// instead of crashing inside gorgonia. Clone gives one copy per goroutine;
+// parallelism over a batch goes into Sharded, one machine per shard.
 package ad

@@ -3,6 +3,7 @@ package ad
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	G "gorgonia.org/gorgonia"
 )
@@ -59,7 +60,13 @@ type Scan struct {
 	// scratch
 	grad []float64
 	x    []float64
+	busy atomic.Bool
 }
+
+// Clone compiles an independent copy of the scan for another goroutine.
+// A Scan is not safe for concurrent use: a second concurrent call returns
+// ErrConcurrentUse.
+func (s *Scan) Clone() (*Scan, error) { return NewScan(s.spec, s.opts...) }
 
 // NewScan compiles the chunk graphs (the full chunk now; a shorter last
 // chunk on first use).
@@ -196,6 +203,9 @@ func (s *Scan) chunk(n int) (fwd, bwd *Program, err error) {
 			bwdOpts = append(bwdOpts, o)
 		}
 	}
+	// Chunk graphs are checked as part of the stitched gradient, not one by
+	// one (their inputs are placeholders at compile time).
+	bwdOpts = append(bwdOpts, WithoutSelfCheck())
 	if bwd, err = Compile(params, build(true), bwdOpts...); err != nil {
 		return nil, nil, fmt.Errorf("ad: scan chunk of %d steps: %w", n, err)
 	}
@@ -252,6 +262,10 @@ func (s *Scan) load(p *Program, x []float64, state []float64, r Rollout, first, 
 
 // Value rolls forward and returns the loss (and the final state).
 func (s *Scan) Value(x []float64, r Rollout) (float64, [][]float64, error) {
+	if !s.busy.CompareAndSwap(false, true) {
+		return 0, nil, ErrConcurrentUse
+	}
+	defer s.busy.Store(false)
 	f, _, final, err := s.forward(x, r, false)
 	return f, final, err
 }
@@ -317,6 +331,10 @@ func (s *Scan) forward(x []float64, r Rollout, keep bool) (float64, [][]float64,
 // ValueAndGrad returns the loss, its gradient with respect to x, and its
 // gradient with respect to the initial state (one slice per state vector).
 func (s *Scan) ValueAndGrad(x []float64, r Rollout) (f float64, grad []float64, dState0 [][]float64, err error) {
+	if !s.busy.CompareAndSwap(false, true) {
+		return 0, nil, nil, ErrConcurrentUse
+	}
+	defer s.busy.Store(false)
 	f, checkpoints, _, err := s.forward(x, r, true)
 	if err != nil {
 		return 0, nil, nil, err

@@ -9,23 +9,32 @@
 //   - Clamp, ClampSym: the exact Kikuuwe friction clamp of Park, Lee,
 //     Kuipers eq. 4, built from comparison masks, with the gradient sent to
 //     the limits where the wheel slips.
+//
 //   - Softplus, SoftClamp, TanhClampSym: smooth friction surrogates with an
 //     explicit temperature T that tend to the exact clamp as T → 0 and whose
 //     gradients stay finite for any T > 0.
+//
 //   - SmoothAbs, Rotate2D (the rotation of Luo et al. eq. 5), Bounded and
 //     BoundedInverse (the sigmoid reparametrisation of Luo et al. eq. 14).
+//
 //   - CumSum, ReverseCumSum: custom gorgonia ops integrating rates over the
 //     last axis ([T] or a batch [B, T]) in one node, so that thousands of
 //     Euler steps do not become thousands of nodes.
+//
 //   - Repeat / SumBlocks and Pick / Place: piecewise-constant segments to
 //     steps and back, and sampling every n-th step (a 60-Hz camera among
 //     240-Hz rows, waypoints) and back; Take / Put: gather and scatter-add
 //     by index.
+//
 //   - PlanarPath: the rotation and cumulative sums of Luo et al. eq. 5 for
 //     a batch of trajectories in one node; SumDist / SumDistTo: Σ|p − q|
 //     over points with the subgradient 0 at zero distance (eqs. 6–7);
 //     MatVecConst: a constant matrix times a vector without gorgonia
 //     building a gradient for the matrix.
+//
+//   - Concat, Stack and Reshape: use them, not gorgonia's G.Concat (whose
+//     gradient is wrong for some sizes) or G.Reshape (whose view of its
+//     input a later in-place op overwrites); both pinned by tests.
 //
 // Conventions. Everything is float64. Parameters such as lo, hi, mu, T and
 // eps are nodes that are either scalars or have exactly the shape of x;
