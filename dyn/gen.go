@@ -34,6 +34,8 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	w("var _ = math.Abs // not every model calls math\n\n")
 	w("// %s is the generated dyn.Kernel of %s (step %s).\n", typeName, varName, m.hash)
 	w("type %s struct{}\n\n", typeName)
+	// Also keeps the dyn import used when the step calls no dyn helper.
+	w("var _ dyn.Kernel = %s{}\n\n", typeName)
 	w("func init() {\n\t// A stale kernel is refused; %s then runs on the interpreter.\n", varName)
 	w("\t_ = %s.UseGenerated(%s{}, %q)\n}\n\n", varName, typeName, m.hash)
 

@@ -14,6 +14,8 @@ var _ = math.Abs // not every model calls math
 // kitchenKernel is the generated dyn.Kernel of Kitchen (step d5d73033108e47e2).
 type kitchenKernel struct{}
 
+var _ dyn.Kernel = kitchenKernel{}
+
 func init() {
 	// A stale kernel is refused; Kitchen then runs on the interpreter.
 	_ = Kitchen.UseGenerated(kitchenKernel{}, "d5d73033108e47e2")

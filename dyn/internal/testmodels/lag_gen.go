@@ -14,6 +14,8 @@ var _ = math.Abs // not every model calls math
 // lagKernel is the generated dyn.Kernel of Lag (step 924f989f9a323a1c).
 type lagKernel struct{}
 
+var _ dyn.Kernel = lagKernel{}
+
 func init() {
 	// A stale kernel is refused; Lag then runs on the interpreter.
 	_ = Lag.UseGenerated(lagKernel{}, "924f989f9a323a1c")
