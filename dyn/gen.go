@@ -174,16 +174,40 @@ type gen struct {
 	m    *Model
 	p    *program
 	need []bool // the node carries an adjoint
+	// sin and cos of the same operand: the pair is computed by one
+	// math.Sincos (bit for bit math.Sin and math.Cos), and each is the
+	// other's derivative in the reverse pass.
+	sinOf, cosOf map[int32]int32 // operand → node
 }
 
 // analyse marks the nodes that receive an adjoint: the results, and every
-// differentiable operand of an op that receives one. Constants and
-// settings never do.
+// differentiable operand of an op that receives one, if it depends on a
+// state, an input or a parameter. Constants, settings and expressions of
+// them alone (a friction gain M·g·r/(4·Ts) of known constants) never do.
 func (g *gen) analyse() {
 	p := g.p
 	g.need = make([]bool, len(p.nodes))
+	g.sinOf, g.cosOf = map[int32]int32{}, map[int32]int32{}
+	varies := make([]bool, len(p.nodes))
+	for i, nd := range p.nodes {
+		switch {
+		case nd.op == opState || nd.op == opInput || nd.op == opParam:
+			varies[i] = true
+		case !nd.op.isLeaf():
+			ops := [3]int32{nd.a, nd.b, nd.c}
+			for j := range nd.op.arity() {
+				varies[i] = varies[i] || varies[ops[j]]
+			}
+		}
+		switch nd.op {
+		case opSin:
+			g.sinOf[nd.a] = int32(i)
+		case opCos:
+			g.cosOf[nd.a] = int32(i)
+		}
+	}
 	mark := func(id int32) {
-		if op := p.nodes[id].op; op != opConst && op != opSetting {
+		if op := p.nodes[id].op; op != opConst && op != opSetting && varies[id] {
 			g.need[id] = true
 		}
 	}
@@ -292,7 +316,19 @@ func (g *gen) forwardBody(b *bytes.Buffer) {
 			e = a + " / " + bb
 		case opNeg:
 			e = "-" + a
-		case opSin, opCos, opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
+		case opSin, opCos:
+			si, okS := g.sinOf[nd.a]
+			ci, okC := g.cosOf[nd.a]
+			if !okS || !okC {
+				e = "math." + mathName[nd.op] + "(" + a + ")"
+				break
+			}
+			if int32(i) == max(si, ci) {
+				continue // computed with its partner
+			}
+			fmt.Fprintf(b, "\t\t%s, %s := math.Sincos(%s)\n", g.val(si), g.val(ci), a)
+			continue
+		case opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
 			e = "math." + mathName[nd.op] + "(" + a + ")"
 		case opAtan2:
 			e = "math.Atan2(" + a + ", " + bb + ")"
@@ -357,9 +393,17 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opNeg:
 		s = acc(nd.a, "-"+gv)
 	case opSin:
-		s = acc(nd.a, gv+" * math.Cos("+a+")")
+		d := "math.Cos(" + a + ")"
+		if ci, ok := g.cosOf[nd.a]; ok {
+			d = g.val(ci)
+		}
+		s = acc(nd.a, gv+" * "+d)
 	case opCos:
-		s = acc(nd.a, gv+" * -math.Sin("+a+")")
+		d := "math.Sin(" + a + ")"
+		if si, ok := g.sinOf[nd.a]; ok {
+			d = g.val(si)
+		}
+		s = acc(nd.a, gv+" * -"+d)
 	case opTan:
 		s = guard(gv, acc(nd.a, gv+" * (1 + "+v+"*"+v+")"))
 	case opAtan:

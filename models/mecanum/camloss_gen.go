@@ -53,10 +53,9 @@ func (cameraLossKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v26 := u4 + v25
 		v27 := u9 * v24
 		v28 := u5 + v27
-		v29 := math.Sin(s2)
+		v29, v32 := math.Sincos(s2)
 		v30 := q3 * v29
 		v31 := s0 - v30
-		v32 := math.Cos(s2)
 		v33 := q3 * v32
 		v34 := s1 + v33
 		v35 := s0 - u0
@@ -141,10 +140,9 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		v26 := u4 + v25
 		v27 := u9 * v24
 		v28 := u5 + v27
-		v29 := math.Sin(s2)
+		v29, v32 := math.Sincos(s2)
 		v30 := q3 * v29
 		v31 := s0 - v30
-		v32 := math.Cos(s2)
 		v33 := q3 * v32
 		v34 := s1 + v33
 		v35 := s0 - u0
@@ -276,13 +274,13 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		if gv33 != 0 {
 			gv32 += gv33 * q3
 		}
-		gs2 += gv32 * -math.Sin(s2)
+		gs2 += gv32 * -v29
 		gs0 += gv31
 		gv30 += -gv31
 		if gv30 != 0 {
 			gv29 += gv30 * q3
 		}
-		gs2 += gv29 * math.Cos(s2)
+		gs2 += gv29 * v32
 		gu5 += gv28
 		gv27 += gv28
 		if gv27 != 0 {

@@ -82,8 +82,7 @@ func (modelKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v56 := v48 + v54
 		v57 := v24 * v53
 		v58 := v50 + v57
-		v59 := math.Sin(s2)
-		v60 := math.Cos(s2)
+		v59, v60 := math.Sincos(s2)
 		v61 := v55 * v60
 		v62 := v56 * v59
 		v63 := v61 - v62
@@ -172,8 +171,7 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		v56 := v48 + v54
 		v57 := v24 * v53
 		v58 := v50 + v57
-		v59 := math.Sin(s2)
-		v60 := math.Cos(s2)
+		v59, v60 := math.Sincos(s2)
 		v61 := v55 * v60
 		v62 := v56 * v59
 		v63 := v61 - v62
@@ -189,7 +187,7 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		_ = v65
 		_ = v70
 		_ = v72
-		var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
+		var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
 		if axn != nil {
 			gv65 += axn[0*n+j]
 			gv70 += axn[1*n+j]
@@ -238,12 +236,11 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gv55 += gv61 * v60
 			gv60 += gv61 * v55
 		}
-		gs2 += gv60 * -math.Sin(s2)
-		gs2 += gv59 * math.Cos(s2)
+		gs2 += gv60 * -v59
+		gs2 += gv59 * v60
 		gv50 += gv58
 		gv57 += gv58
 		if gv57 != 0 {
-			gv24 += gv57 * v53
 			gv53 += gv57 * v24
 		}
 		gv48 += gv56
@@ -251,7 +248,6 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv46 += gv55
 		gv54 += gv55
 		if gv54 != 0 {
-			gv25 += gv54 * v53
 			gv53 += gv54 * v25
 		}
 		if gv53 != 0 {
@@ -261,24 +257,20 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv51 += -gv52
 		if gv51 != 0 {
 			gp3 += gv51 * v22
-			gv22 += gv51 * p3
 		}
 		gv41 += gv50
 		gv49 += gv50
 		if gv49 != 0 {
-			gv27 += gv49 * v44
 			gv44 += gv49 * v27
 		}
 		gv39 += gv48
 		gv47 += gv48
 		if gv47 != 0 {
-			gv25 += gv47 * v44
 			gv44 += gv47 * v25
 		}
 		gv38 += gv46
 		gv45 += gv46
 		if gv45 != 0 {
-			gv26 += gv45 * v44
 			gv44 += gv45 * v26
 		}
 		if gv44 != 0 {
@@ -288,12 +280,10 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv42 += -gv43
 		if gv42 != 0 {
 			gp2 += gv42 * v22
-			gv22 += gv42 * p2
 		}
 		gv33 += gv41
 		gv40 += gv41
 		if gv40 != 0 {
-			gv27 += gv40 * v36
 			gv36 += gv40 * v27
 		}
 		gv32 += gv39
@@ -301,7 +291,6 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv31 += gv38
 		gv37 += gv38
 		if gv37 != 0 {
-			gv25 += gv37 * v36
 			gv36 += gv37 * v25
 		}
 		if gv36 != 0 {
@@ -311,18 +300,14 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv34 += -gv35
 		if gv34 != 0 {
 			gp1 += gv34 * v22
-			gv22 += gv34 * p1
 		}
 		if gv33 != 0 {
-			gv24 += gv33 * v30
 			gv30 += gv33 * v24
 		}
 		if gv32 != 0 {
-			gv25 += gv32 * v30
 			gv30 += gv32 * v25
 		}
 		if gv31 != 0 {
-			gv26 += gv31 * v30
 			gv30 += gv31 * v26
 		}
 		if gv30 != 0 {
@@ -332,22 +317,6 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gv28 += -gv29
 		if gv28 != 0 {
 			gp0 += gv28 * v22
-			gv22 += gv28 * p0
-		}
-		gv24 += -gv27
-		gv25 += -gv26
-		if gv25 != 0 {
-			gv24 += gv25 * q4
-		}
-		if gv24 != 0 {
-			gv23 += gv24 * (-v24 / v23)
-		}
-		if gv22 != 0 {
-			gv20 += gv22 * (1 / v21)
-			gv21 += gv22 * (-v22 / v21)
-		}
-		if gv20 != 0 {
-			gv19 += gv20 * q2
 		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1

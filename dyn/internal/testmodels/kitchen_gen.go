@@ -369,7 +369,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		_ = v151
 		_ = v153
 		_ = v156
-		var gs0, gs1, gs2, gu0, gu1, gp0, gp1, gp2, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv112, gv113, gv114, gv115, gv118, gv119, gv120, gv121, gv123, gv124, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156 float64
+		var gs0, gs1, gs2, gu0, gu1, gp0, gp1, gp2, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv80, gv81, gv82, gv83, gv84, gv85, gv86, gv87, gv88, gv90, gv91, gv92, gv93, gv94, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv112, gv113, gv114, gv115, gv118, gv119, gv120, gv121, gv123, gv124, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156 float64
 		if axn != nil {
 			gv135 += axn[0*n+j]
 			gv141 += axn[1*n+j]
@@ -526,7 +526,6 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv96 += gv97 * (0.5 / v97)
 		}
 		gv94 += gv96
-		gv95 += gv96
 		if gv94 != 0 {
 			gv93 += gv94 * v93
 			gv93 += gv94 * v93

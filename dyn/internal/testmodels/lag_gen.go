@@ -72,10 +72,9 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v39 := u1 * q0
 		v40 := s2 + v39
 		v41 := s3 * q0
-		v42 := math.Cos(s2)
+		v45, v42 := math.Sincos(s2)
 		v43 := v41 * v42
 		v44 := s0 + v43
-		v45 := math.Sin(s2)
 		v46 := v41 * v45
 		v47 := s1 + v46
 		xn[0*n+j] = v44
@@ -143,10 +142,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		v39 := u1 * q0
 		v40 := s2 + v39
 		v41 := s3 * q0
-		v42 := math.Cos(s2)
+		v45, v42 := math.Sincos(s2)
 		v43 := v41 * v42
 		v44 := s0 + v43
-		v45 := math.Sin(s2)
 		v46 := v41 * v45
 		v47 := s1 + v46
 		_ = v44
@@ -170,14 +168,14 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv41 += gv46 * v45
 			gv45 += gv46 * v41
 		}
-		gs2 += gv45 * math.Cos(s2)
+		gs2 += gv45 * v42
 		gs0 += gv44
 		gv43 += gv44
 		if gv43 != 0 {
 			gv41 += gv43 * v42
 			gv42 += gv43 * v41
 		}
-		gs2 += gv42 * -math.Sin(s2)
+		gs2 += gv42 * -v45
 		if gv41 != 0 {
 			gs3 += gv41 * q0
 		}
