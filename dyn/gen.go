@@ -21,7 +21,8 @@ import (
 //
 // The generated code runs at the speed of hand-written Go: the interpreter
 // pays a dispatch per instruction, which for a few lanes costs more than
-// the arithmetic.
+// the arithmetic. The type also implements RolloutKernel (the whole time
+// loop in one call), which Sim uses.
 func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	g := &gen{m: m, p: m.prog}
 	g.analyse()
@@ -35,7 +36,7 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	w("// %s is the generated dyn.Kernel of %s (step %s).\n", typeName, varName, m.hash)
 	w("type %s struct{}\n\n", typeName)
 	// Also keeps the dyn import used when the step calls no dyn helper.
-	w("var _ dyn.Kernel = %s{}\n\n", typeName)
+	w("var _ dyn.RolloutKernel = %s{}\n\n", typeName)
 	w("func init() {\n\t// A stale kernel is refused; %s then runs on the interpreter.\n", varName)
 	w("\t_ = %s.UseGenerated(%s{}, %q)\n}\n\n", varName, typeName, m.hash)
 
@@ -140,7 +141,8 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 			w("\tap[%d] += tp%d\n", k, k)
 		}
 	}
-	w("}\n")
+	w("}\n\n")
+	g.rollout(&b, typeName)
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("dyn.Generate(%s): formatting: %w\n%s", m.spec.Name, err, b.Bytes())
@@ -286,76 +288,98 @@ func (g *gen) shared(b *bytes.Buffer) {
 }
 
 func (g *gen) forwardBody(b *bytes.Buffer) {
+	g.loads(b, "x", "u", "n")
+	for i := int(g.p.firstOp); i < len(g.p.nodes); i++ {
+		g.emitOp(b, int32(i))
+	}
+}
+
+// loads reads the lane's states and inputs from x and u (lane count n).
+func (g *gen) loads(b *bytes.Buffer, x, u, n string) {
 	for _, nd := range g.p.nodes[:g.p.firstOp] {
 		switch nd.op {
 		case opState:
-			fmt.Fprintf(b, "\t\ts%d := x[%d*n+j]\n", int(nd.k), int(nd.k))
+			fmt.Fprintf(b, "\t\ts%d := %s[%d*%s+j]\n", int(nd.k), x, int(nd.k), n)
 		case opInput:
-			fmt.Fprintf(b, "\t\tu%d := u[%d*n+j]\n", int(nd.k), int(nd.k))
+			fmt.Fprintf(b, "\t\tu%d := %s[%d*%s+j]\n", int(nd.k), u, int(nd.k), n)
 		}
 	}
-	for i := int(g.p.firstOp); i < len(g.p.nodes); i++ {
-		nd := g.p.nodes[i]
-		a, bb, c := g.val(nd.a), "", ""
-		if nd.op.arity() > 1 {
-			bb = g.val(nd.b)
-		}
-		if nd.op.arity() > 2 {
-			c = g.val(nd.c)
-		}
-		v := g.val(int32(i))
-		var e string
-		switch nd.op {
-		case opAdd:
-			e = a + " + " + bb
-		case opSub:
-			e = a + " - " + bb
-		case opMul:
-			e = a + " * " + bb
-		case opDiv:
-			e = a + " / " + bb
-		case opNeg:
-			e = "-" + a
-		case opSin, opCos:
-			si, okS := g.sinOf[nd.a]
-			ci, okC := g.cosOf[nd.a]
-			if !okS || !okC {
-				e = "math." + mathName[nd.op] + "(" + a + ")"
-				break
-			}
-			if int32(i) == max(si, ci) {
-				continue // computed with its partner
-			}
-			fmt.Fprintf(b, "\t\t%s, %s := math.Sincos(%s)\n", g.val(si), g.val(ci), a)
-			continue
-		case opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
+}
+
+// emitOp writes the computation of op node i (a sin or cos whose partner
+// exists is written with it, as one math.Sincos, at the first of the two).
+func (g *gen) emitOp(b *bytes.Buffer, i int32) {
+	nd := g.p.nodes[i]
+	a, bb, c := g.val(nd.a), "", ""
+	if nd.op.arity() > 1 {
+		bb = g.val(nd.b)
+	}
+	if nd.op.arity() > 2 {
+		c = g.val(nd.c)
+	}
+	v := g.val(i)
+	var e string
+	switch nd.op {
+	case opAdd:
+		e = a + " + " + bb
+	case opSub:
+		e = a + " - " + bb
+	case opMul:
+		e = a + " * " + bb
+	case opDiv:
+		e = a + " / " + bb
+	case opNeg:
+		e = "-" + a
+	case opSin, opCos:
+		si, ci, ok := g.sincos(i)
+		if !ok {
 			e = "math." + mathName[nd.op] + "(" + a + ")"
-		case opAtan2:
-			e = "math.Atan2(" + a + ", " + bb + ")"
-		case opSign:
-			e = "dyn.SignOf(" + a + ")"
-		case opMin:
-			e = "dyn.MinOf(" + a + ", " + bb + ")"
-		case opMax:
-			e = "dyn.MaxOf(" + a + ", " + bb + ")"
-		case opClamp:
-			e = "dyn.ClampOf(" + a + ", " + bb + ", " + c + ")"
-		case opGt:
-			e = "dyn.B2F(" + a + " > " + bb + ")"
-		case opGe:
-			e = "dyn.B2F(" + a + " >= " + bb + ")"
-		case opLt:
-			e = "dyn.B2F(" + a + " < " + bb + ")"
-		case opLe:
-			e = "dyn.B2F(" + a + " <= " + bb + ")"
-		case opWhere:
-			fmt.Fprintf(b, "\t\t%s := %s\n\t\tif %s == 0 {\n\t\t\t%s = %s\n\t\t}\n", v, a, c, v, bb)
-			continue
-		default:
-			panic(fmt.Sprintf("dyn.Generate: op %v", nd.op))
+			break
 		}
-		fmt.Fprintf(b, "\t\t%s := %s\n", v, e)
+		if i == max(si, ci) {
+			return // computed with its partner
+		}
+		fmt.Fprintf(b, "\t\t%s, %s := math.Sincos(%s)\n", g.val(si), g.val(ci), a)
+		return
+	case opTan, opAtan, opExp, opLog, opLog1p, opSqrt, opTanh, opAbs:
+		e = "math." + mathName[nd.op] + "(" + a + ")"
+	case opAtan2:
+		e = "math.Atan2(" + a + ", " + bb + ")"
+	case opSign:
+		e = "dyn.SignOf(" + a + ")"
+	case opMin:
+		e = "dyn.MinOf(" + a + ", " + bb + ")"
+	case opMax:
+		e = "dyn.MaxOf(" + a + ", " + bb + ")"
+	case opClamp:
+		e = "dyn.ClampOf(" + a + ", " + bb + ", " + c + ")"
+	case opGt:
+		e = "dyn.B2F(" + a + " > " + bb + ")"
+	case opGe:
+		e = "dyn.B2F(" + a + " >= " + bb + ")"
+	case opLt:
+		e = "dyn.B2F(" + a + " < " + bb + ")"
+	case opLe:
+		e = "dyn.B2F(" + a + " <= " + bb + ")"
+	case opWhere:
+		fmt.Fprintf(b, "\t\t%s := %s\n\t\tif %s == 0 {\n\t\t\t%s = %s\n\t\t}\n", v, a, c, v, bb)
+		return
+	default:
+		panic(fmt.Sprintf("dyn.Generate: op %v", nd.op))
 	}
+	fmt.Fprintf(b, "\t\t%s := %s\n", v, e)
+}
+
+// sincos returns the sin and cos nodes of node i's operand when i is a sin
+// or cos whose partner exists.
+func (g *gen) sincos(i int32) (si, ci int32, ok bool) {
+	nd := g.p.nodes[i]
+	if nd.op != opSin && nd.op != opCos {
+		return 0, 0, false
+	}
+	si, okS := g.sinOf[nd.a]
+	ci, okC := g.cosOf[nd.a]
+	return si, ci, okS && okC
 }
 
 var mathName = map[opcode]string{opSin: "Sin", opCos: "Cos", opTan: "Tan", opAtan: "Atan", opExp: "Exp",

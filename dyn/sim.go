@@ -26,6 +26,8 @@ type Sim struct {
 	lam  [2][]float64
 	au   []float64
 	cost float64
+	rk   RolloutKernel // k's whole-rollout form, when it has one
+	tape []float64
 }
 
 // NewSim prepares a rollout of B lanes over T steps with the model's
@@ -35,8 +37,12 @@ func (m *Model) NewSim(B, T int) *Sim { return m.NewSimWith(m.NewKernel(), B, T)
 // NewSimWith is NewSim with a given kernel (the interpreter, to compare).
 func (m *Model) NewSimWith(k Kernel, B, T int) *Sim {
 	S := m.NS()
-	return &Sim{m: m, k: k, B: B, T: T, X: make([]float64, (T+1)*S*B),
+	s := &Sim{m: m, k: k, B: B, T: T, X: make([]float64, (T+1)*S*B),
 		lam: [2][]float64{make([]float64, S*B), make([]float64, S*B)}, au: make([]float64, m.NU()*B)}
+	if rk, ok := k.(RolloutKernel); ok {
+		s.rk, s.tape = rk, make([]float64, T*rk.TapeLen()*B)
+	}
+	return s
 }
 
 // Model is the simulated model.
@@ -73,6 +79,9 @@ func (s *Sim) checkLens(p, q, x0, u []float64) error {
 // rollout's data: the parameter, setting, initial state or input (with its
 // lane and step) where it entered.
 func (s *Sim) CheckFinite(p, q, x0, u []float64) error {
+	if sumZero(p)+sumZero(q)+sumZero(x0)+sumZero(u) == 0 {
+		return nil // all finite (the usual case, checked without branches)
+	}
 	m := s.m
 	for k, v := range p {
 		if !finite(v) {
@@ -101,6 +110,15 @@ func (s *Sim) CheckFinite(p, q, x0, u []float64) error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
+// sumZero is 0 when every value is finite (v·0 = 0), NaN otherwise.
+func sumZero(x []float64) float64 {
+	var a float64
+	for _, v := range x {
+		a += v * 0
+	}
+	return a
+}
+
 // Forward rolls the model from x0 under u and returns the summed cost; the
 // outputs go into y (len NY·T·B, or nil). Non-finite data are an error
 // naming where they entered, and so is a rollout that diverges (the state
@@ -125,6 +143,10 @@ func (s *Sim) Forward(p, q, x0, u, y []float64) (float64, error) {
 func (s *Sim) forward(p, q, x0, u, y []float64) float64 {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
 	copy(s.X[:S*B], x0)
+	if s.rk != nil {
+		s.cost = s.rk.ForwardRollout(B, s.T, p, q, s.X, u, s.tape, y)
+		return s.cost
+	}
 	var cost float64
 	ys := s.T * B
 	for t := range s.T {
@@ -172,6 +194,13 @@ func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar
 		copy(cur, xTbar)
 	} else {
 		clear(cur)
+	}
+	if s.rk != nil {
+		s.rk.ReverseRollout(B, s.T, p, q, s.X, u, s.tape, ybar, cbar, cur, ubar, pbar)
+		if x0bar != nil {
+			copy(x0bar, cur)
+		}
+		return
 	}
 	ys := s.T * B
 	for t := s.T - 1; t >= 0; t-- {

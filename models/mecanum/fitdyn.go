@@ -146,6 +146,9 @@ func (d *DynFit) Eval(x, grad []float64) (float64, error) {
 		for k, m := range d.at {
 			px, py := d.y[m], d.y[T*B+m]
 			d.lx[k], d.lx[K+k], d.lx[2*K+k] = px, py, d.y[2*T*B+m]
+			if f.Cfg.Weights.Spline == 0 {
+				continue // no spline term (its inputs stay zero)
+			}
 			s := &f.segs[d.seg[k]]
 			j := d.sample[k]
 			c := s.spline.ClosestHint(px, py, s.tcam[j])

@@ -1,0 +1,63 @@
+package dyn_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/dyn/internal/testmodels"
+)
+
+// stepOnly hides a generated kernel's RolloutKernel methods, so that Sim
+// calls its step kernel once per step.
+type stepOnly struct{ dyn.Kernel }
+
+// TestRolloutKernelEqualsStepKernel: the generated whole-rollout kernel
+// (invariants hoisted, transcendentals taped) gives the values of the
+// generated step kernel and its gradients to rounding, inputs included.
+func TestRolloutKernelEqualsStepKernel(t *testing.T) {
+	for _, m := range []*dyn.Model{testmodels.Kitchen, testmodels.Lag} {
+		if _, ok := m.NewKernel().(dyn.RolloutKernel); !ok {
+			t.Fatalf("%s: the generated kernel is not a RolloutKernel", m.Name())
+		}
+		B, T := 5, 60
+		p, q, x0, u := randomProblem(m, B, T, 8)
+		var ys [2][]float64
+		var gs [2][3][]float64
+		var cs [2]float64
+		for i, k := range []dyn.Kernel{stepOnly{m.NewKernel()}, m.NewKernel()} {
+			sim := m.NewSimWith(k, B, T)
+			ys[i] = make([]float64, m.NY()*T*B)
+			c, err := sim.Forward(p, q, x0, u, ys[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs[i] = c
+			ybar := make([]float64, len(ys[i]))
+			for j := range ybar {
+				ybar[j] = math.Cos(float64(j))
+			}
+			xTbar := make([]float64, len(x0))
+			for j := range xTbar {
+				xTbar[j] = 0.3 * float64(j%3)
+			}
+			gs[i] = [3][]float64{make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))}
+			sim.Backward(p, q, u, ybar, 0.7, xTbar, gs[i][0], gs[i][1], gs[i][2])
+		}
+		if cs[0] != cs[1] {
+			t.Errorf("%s: cost %v (step kernel) vs %v (rollout kernel)", m.Name(), cs[0], cs[1])
+		}
+		for j := range ys[0] {
+			if ys[0][j] != ys[1][j] {
+				t.Fatalf("%s: output %d: %v vs %v", m.Name(), j, ys[0][j], ys[1][j])
+			}
+		}
+		for b := range 3 {
+			for j := range gs[0][b] {
+				if !close(gs[0][b][j], gs[1][b][j], 1e-12) {
+					t.Fatalf("%s: gradient block %d [%d]: %v vs %v", m.Name(), b, j, gs[0][b][j], gs[1][b][j])
+				}
+			}
+		}
+	}
+}
