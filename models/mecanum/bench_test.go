@@ -85,18 +85,27 @@ func BenchmarkLossGrad(b *testing.B) {
 }
 
 // The whole identification of one paper-size trajectory (fit preparation,
-// L-BFGS-B, identifiability analysis).
+// L-BFGS-B, identifiability analysis), with the default objective (dyn:
+// DynFit, the gradient generated from the step definition) and with
+// Algorithm 2 (analytic, the default before).
 func BenchmarkIdentify(b *testing.B) {
 	p := testParams()
 	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Noise: 0.003, HeadNoise: 0.005, Seed: 1})
-	for range b.N {
-		f, err := NewFit(p, []Run{r}, DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}}); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name     string
+		analytic bool
+	}{{"dyn", false}, {"analytic", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				f, err := NewFit(p, []Run{r}, DefaultConfig())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, Analytic: c.analytic}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -292,3 +292,35 @@ func TestDynFitDimensionError(t *testing.T) {
 		t.Error("a short x was accepted")
 	}
 }
+
+// Identify's default objective (DynFit) and Algorithm 2 (Analytic) reach
+// the same estimate, to a small fraction of its standard deviation: their
+// gradients differ by rounding, so the paths of L-BFGS-B part, and on this
+// loss (sums of distances, kinked where a distance is zero or the closest
+// point jumps) they stop about 1e-4 apart whatever the tolerance.
+func TestIdentifyDynAndAnalyticAgree(t *testing.T) {
+	var runs []Run
+	for i, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
+		r, _ := paperRun(c, uint64(50+i), [3]float64{0, 0, 0.5 * float64(i)})
+		runs = append(runs, r)
+	}
+	f, err := NewFit(testParams(), runs, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu, sd [2][4]float64
+	for i, analytic := range []bool{false, true} {
+		res, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, Analytic: analytic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu[i], sd[i] = res.Mu, res.Ident.MuStd
+		t.Logf("analytic %v: μ %.6f ± %.4f, loss %.9g, %d evaluations", analytic, res.Mu, res.Ident.MuStd, res.Opt.F, res.Opt.FuncEvaluations)
+	}
+	for j := range 4 {
+		if math.Abs(mu[0][j]-mu[1][j]) > 0.1*sd[1][j] {
+			t.Errorf("μ with the dyn objective %v, with Algorithm 2 %v", mu[0], mu[1])
+			break
+		}
+	}
+}
