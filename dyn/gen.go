@@ -180,6 +180,9 @@ type gen struct {
 	// math.Sincos (bit for bit math.Sin and math.Cos), and each is the
 	// other's derivative in the reverse pass.
 	sinOf, cosOf map[int32]int32 // operand → node
+	// noInputs: reverseOp leaves out the adjoints of the inputs (a rollout
+	// whose caller does not want them).
+	noInputs bool
 }
 
 // analyse marks the nodes that receive an adjoint: the results, and every
@@ -399,7 +402,7 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 		c = g.val(nd.c)
 	}
 	acc := func(o int32, expr string) string {
-		if !g.need[o] {
+		if !g.need[o] || (g.noInputs && g.p.nodes[o].op == opInput) {
 			return ""
 		}
 		return fmt.Sprintf("%s += %s\n", g.adj(o), expr)

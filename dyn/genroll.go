@@ -92,26 +92,11 @@ func (g *gen) unused(computed []bool) []bool {
 func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p := g.p
-	S, U := g.m.NS(), g.m.NU()
 	inv, slot, nt := g.rollAnalyse()
 	usesX, usesU := false, false
 	for _, nd := range p.nodes[:p.firstOp] {
 		usesX = usesX || nd.op == opState
 		usesU = usesU || nd.op == opInput
-	}
-	stepSlices := func(reverse bool) {
-		if usesX {
-			w("\t\tx := X[t*%d*B : (t+1)*%d*B]\n", S, S)
-		}
-		if !reverse {
-			w("\t\txn := X[(t+1)*%d*B : (t+2)*%d*B]\n", S, S)
-		}
-		if usesU {
-			w("\t\tut := u[t*%d*B : (t+1)*%d*B]\n", U, U)
-		}
-		if nt > 0 {
-			w("\t\ttp := tape[t*%d*B : (t+1)*%d*B]\n", nt, nt)
-		}
 	}
 	invariants := func() {
 		for i := int(p.firstOp); i < len(p.nodes); i++ {
@@ -131,7 +116,7 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 	invariants()
 	w("\tys := T * B\n\tvar cost float64\n")
 	w("\tfor t := 0; t < T; t++ {\n")
-	stepSlices(false)
+	g.stepSlices(b, usesX, usesU, nt, false)
 	if p.cost >= 0 {
 		w("\t\tvar ct float64\n")
 	}
@@ -198,8 +183,53 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 		w("\tvar %s float64\n", joinComma(acc))
 	}
 	w("\tys := T * B\n")
+	// Two copies of the loop: without the inputs' adjoints (identification:
+	// the gradient is wanted for parameters and initial states only) and
+	// with them (control synthesis).
+	w("\tif ubar == nil {\n")
+	g.reverseLoop(b, inv, slot, unread, usesX, usesU, false)
+	w("\t} else {\n")
+	g.reverseLoop(b, inv, slot, unread, usesX, usesU, true)
+	w("\t}\n\t_ = ys\n")
+
+	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
+		if inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
+			g.reverseOp(b, int32(i))
+		}
+	}
+	for k, id := range p.leafOf[opParam] {
+		if id >= 0 && g.need[id] {
+			w("\tpbar[%d] += %s\n", k, g.adj(id))
+		}
+	}
+	w("}\n")
+}
+
+func joinComma(s []string) string {
+	var b bytes.Buffer
+	for i, v := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// reverseLoop writes the time loop of ReverseRollout, with or without the
+// inputs' adjoints.
+func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool, usesX, usesU bool, withU bool) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p := g.p
+	U := g.m.NU()
+	nt := 0
+	for _, s := range slot {
+		nt = max(nt, s+1)
+	}
+	g.noInputs = !withU
+	defer func() { g.noInputs = false }()
 	w("\tfor t := T - 1; t >= 0; t-- {\n")
-	stepSlices(true)
+	g.stepSlices(b, usesX, usesU, nt, true)
 	w("\t\tfor j := 0; j < B; j++ {\n")
 	g.loads(b, "x", "ut", "B")
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
@@ -218,15 +248,14 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 		}
 		w("\t\t%s := tp[%d*B+j]\n", g.val(int32(i)), slot[i])
 	}
-	for i, nd := range p.nodes {
+	for i := range p.nodes {
 		if !inv[i] && unread[i] {
-			_ = nd
 			w("\t\t_ = %s\n", g.val(int32(i)))
 		}
 	}
 	var decl []string
 	for i := range p.nodes {
-		if !inv[i] && g.need[i] {
+		if !inv[i] && g.need[i] && (withU || p.nodes[i].op != opInput) {
 			decl = append(decl, g.adj(int32(i)))
 		}
 	}
@@ -260,35 +289,33 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 			w("\t\tlam[%d*B+j] = 0\n", k)
 		}
 	}
-	w("\t\tif ubar != nil {\n")
-	for k, id := range p.leafOf[opInput] {
-		if id >= 0 && g.need[id] {
-			w("\t\t\tubar[(t*%d+%d)*B+j] = %s\n", U, k, g.adj(id))
-		} else {
-			w("\t\t\tubar[(t*%d+%d)*B+j] = 0\n", U, k)
+	if withU {
+		for k, id := range p.leafOf[opInput] {
+			if id >= 0 && g.need[id] {
+				w("\t\t\tubar[(t*%d+%d)*B+j] = %s\n", U, k, g.adj(id))
+			} else {
+				w("\t\t\tubar[(t*%d+%d)*B+j] = 0\n", U, k)
+			}
 		}
 	}
-	w("\t\t}\n\t\t}\n\t}\n\t_ = ys\n")
-	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
-		if inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
-			g.reverseOp(b, int32(i))
-		}
-	}
-	for k, id := range p.leafOf[opParam] {
-		if id >= 0 && g.need[id] {
-			w("\tpbar[%d] += %s\n", k, g.adj(id))
-		}
-	}
-	w("}\n")
+	w("\t\t}\n\t}\n")
 }
 
-func joinComma(s []string) string {
-	var b bytes.Buffer
-	for i, v := range s {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(v)
+// stepSlices writes the slices of step t: its state x (and next state xn
+// in the forward pass), inputs ut and tape tp.
+func (g *gen) stepSlices(b *bytes.Buffer, usesX, usesU bool, nt int, reverse bool) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	S, U := g.m.NS(), g.m.NU()
+	if usesX {
+		w("\t\tx := X[t*%d*B : (t+1)*%d*B]\n", S, S)
 	}
-	return b.String()
+	if !reverse {
+		w("\t\txn := X[(t+1)*%d*B : (t+2)*%d*B]\n", S, S)
+	}
+	if usesU {
+		w("\t\tut := u[t*%d*B : (t+1)*%d*B]\n", U, U)
+	}
+	if nt > 0 {
+		w("\t\ttp := tape[t*%d*B : (t+1)*%d*B]\n", nt, nt)
+	}
 }

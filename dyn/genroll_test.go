@@ -43,6 +43,19 @@ func TestRolloutKernelEqualsStepKernel(t *testing.T) {
 			}
 			gs[i] = [3][]float64{make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))}
 			sim.Backward(p, q, u, ybar, 0.7, xTbar, gs[i][0], gs[i][1], gs[i][2])
+			// without the inputs' adjoints (the rollout kernel's other loop)
+			pb, xb := make([]float64, len(p)), make([]float64, len(x0))
+			sim.Backward(p, q, u, ybar, 0.7, xTbar, pb, xb, nil)
+			for j := range pb {
+				if pb[j] != gs[i][0][j] {
+					t.Fatalf("%s: ∂/∂p[%d] %v without ubar, %v with", m.Name(), j, pb[j], gs[i][0][j])
+				}
+			}
+			for j := range xb {
+				if xb[j] != gs[i][1][j] {
+					t.Fatalf("%s: ∂/∂x0[%d] %v without ubar, %v with", m.Name(), j, xb[j], gs[i][1][j])
+				}
+			}
 		}
 		if cs[0] != cs[1] {
 			t.Errorf("%s: cost %v (step kernel) vs %v (rollout kernel)", m.Name(), cs[0], cs[1])

@@ -468,175 +468,339 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 	v52 := 1.0 - v51
 	var gp0, gp1, gp2, gp3, gv28, gv29, gv34, gv35, gv42, gv43, gv51, gv52 float64
 	ys := T * B
-	for t := T - 1; t >= 0; t-- {
-		x := X[t*3*B : (t+1)*3*B]
-		ut := u[t*5*B : (t+1)*5*B]
-		tp := tape[t*2*B : (t+1)*2*B]
-		for j := 0; j < B; j++ {
-			s0 := x[0*B+j]
-			s1 := x[1*B+j]
-			s2 := x[2*B+j]
-			u0 := ut[0*B+j]
-			u1 := ut[1*B+j]
-			u2 := ut[2*B+j]
-			u3 := ut[3*B+j]
-			u4 := ut[4*B+j]
-			v30 := u0 * v29
-			v31 := v26 * v30
-			v32 := v25 * v30
-			v33 := v24 * v30
-			v36 := u1 * v35
-			v37 := v25 * v36
-			v38 := v31 + v37
-			v39 := v32 + v37
-			v40 := v27 * v36
-			v41 := v33 + v40
-			v44 := u2 * v43
-			v45 := v26 * v44
-			v46 := v38 + v45
-			v47 := v25 * v44
-			v48 := v39 + v47
-			v49 := v27 * v44
-			v50 := v41 + v49
-			v53 := u3 * v52
-			v54 := v25 * v53
-			v55 := v46 + v54
-			v56 := v48 + v54
-			v57 := v24 * v53
-			v58 := v50 + v57
-			v59, v60 := tp[0*B+j], tp[1*B+j]
-			v61 := v55 * v60
-			v62 := v56 * v59
-			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
-			v70 := s1 + v69
-			v71 := u4 * v58
-			v72 := s2 + v71
-			_ = v65
-			_ = v70
-			_ = v72
-			var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gv30, gv31, gv32, gv33, gv36, gv37, gv38, gv39, gv40, gv41, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
-			gv65 += lam[0*B+j]
-			gv70 += lam[1*B+j]
-			gv72 += lam[2*B+j]
-			if ybar != nil {
-				gs0 += ybar[0*ys+t*B+j]
-				gs1 += ybar[1*ys+t*B+j]
-				gs2 += ybar[2*ys+t*B+j]
+	if ubar == nil {
+		for t := T - 1; t >= 0; t-- {
+			x := X[t*3*B : (t+1)*3*B]
+			ut := u[t*5*B : (t+1)*5*B]
+			tp := tape[t*2*B : (t+1)*2*B]
+			for j := 0; j < B; j++ {
+				s0 := x[0*B+j]
+				s1 := x[1*B+j]
+				s2 := x[2*B+j]
+				u0 := ut[0*B+j]
+				u1 := ut[1*B+j]
+				u2 := ut[2*B+j]
+				u3 := ut[3*B+j]
+				u4 := ut[4*B+j]
+				v30 := u0 * v29
+				v31 := v26 * v30
+				v32 := v25 * v30
+				v33 := v24 * v30
+				v36 := u1 * v35
+				v37 := v25 * v36
+				v38 := v31 + v37
+				v39 := v32 + v37
+				v40 := v27 * v36
+				v41 := v33 + v40
+				v44 := u2 * v43
+				v45 := v26 * v44
+				v46 := v38 + v45
+				v47 := v25 * v44
+				v48 := v39 + v47
+				v49 := v27 * v44
+				v50 := v41 + v49
+				v53 := u3 * v52
+				v54 := v25 * v53
+				v55 := v46 + v54
+				v56 := v48 + v54
+				v57 := v24 * v53
+				v58 := v50 + v57
+				v59, v60 := tp[0*B+j], tp[1*B+j]
+				v61 := v55 * v60
+				v62 := v56 * v59
+				v63 := v61 - v62
+				v64 := u4 * v63
+				v65 := s0 + v64
+				v66 := v55 * v59
+				v67 := v56 * v60
+				v68 := v66 + v67
+				v69 := u4 * v68
+				v70 := s1 + v69
+				v71 := u4 * v58
+				v72 := s2 + v71
+				_ = v65
+				_ = v70
+				_ = v72
+				var gs0, gs1, gs2, gv30, gv31, gv32, gv33, gv36, gv37, gv38, gv39, gv40, gv41, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
+				gv65 += lam[0*B+j]
+				gv70 += lam[1*B+j]
+				gv72 += lam[2*B+j]
+				if ybar != nil {
+					gs0 += ybar[0*ys+t*B+j]
+					gs1 += ybar[1*ys+t*B+j]
+					gs2 += ybar[2*ys+t*B+j]
+				}
+				gs2 += gv72
+				gv71 += gv72
+				if gv71 != 0 {
+					gv58 += gv71 * u4
+				}
+				gs1 += gv70
+				gv69 += gv70
+				if gv69 != 0 {
+					gv68 += gv69 * u4
+				}
+				gv66 += gv68
+				gv67 += gv68
+				if gv67 != 0 {
+					gv56 += gv67 * v60
+					gv60 += gv67 * v56
+				}
+				if gv66 != 0 {
+					gv55 += gv66 * v59
+					gv59 += gv66 * v55
+				}
+				gs0 += gv65
+				gv64 += gv65
+				if gv64 != 0 {
+					gv63 += gv64 * u4
+				}
+				gv61 += gv63
+				gv62 += -gv63
+				if gv62 != 0 {
+					gv56 += gv62 * v59
+					gv59 += gv62 * v56
+				}
+				if gv61 != 0 {
+					gv55 += gv61 * v60
+					gv60 += gv61 * v55
+				}
+				gs2 += gv60 * -v59
+				gs2 += gv59 * v60
+				gv50 += gv58
+				gv57 += gv58
+				if gv57 != 0 {
+					gv53 += gv57 * v24
+				}
+				gv48 += gv56
+				gv54 += gv56
+				gv46 += gv55
+				gv54 += gv55
+				if gv54 != 0 {
+					gv53 += gv54 * v25
+				}
+				if gv53 != 0 {
+					gv52 += gv53 * u3
+				}
+				gv41 += gv50
+				gv49 += gv50
+				if gv49 != 0 {
+					gv44 += gv49 * v27
+				}
+				gv39 += gv48
+				gv47 += gv48
+				if gv47 != 0 {
+					gv44 += gv47 * v25
+				}
+				gv38 += gv46
+				gv45 += gv46
+				if gv45 != 0 {
+					gv44 += gv45 * v26
+				}
+				if gv44 != 0 {
+					gv43 += gv44 * u2
+				}
+				gv33 += gv41
+				gv40 += gv41
+				if gv40 != 0 {
+					gv36 += gv40 * v27
+				}
+				gv32 += gv39
+				gv37 += gv39
+				gv31 += gv38
+				gv37 += gv38
+				if gv37 != 0 {
+					gv36 += gv37 * v25
+				}
+				if gv36 != 0 {
+					gv35 += gv36 * u1
+				}
+				if gv33 != 0 {
+					gv30 += gv33 * v24
+				}
+				if gv32 != 0 {
+					gv30 += gv32 * v25
+				}
+				if gv31 != 0 {
+					gv30 += gv31 * v26
+				}
+				if gv30 != 0 {
+					gv29 += gv30 * u0
+				}
+				lam[0*B+j] = gs0
+				lam[1*B+j] = gs1
+				lam[2*B+j] = gs2
 			}
-			gs2 += gv72
-			gv71 += gv72
-			if gv71 != 0 {
-				gu4 += gv71 * v58
-				gv58 += gv71 * u4
-			}
-			gs1 += gv70
-			gv69 += gv70
-			if gv69 != 0 {
-				gu4 += gv69 * v68
-				gv68 += gv69 * u4
-			}
-			gv66 += gv68
-			gv67 += gv68
-			if gv67 != 0 {
-				gv56 += gv67 * v60
-				gv60 += gv67 * v56
-			}
-			if gv66 != 0 {
-				gv55 += gv66 * v59
-				gv59 += gv66 * v55
-			}
-			gs0 += gv65
-			gv64 += gv65
-			if gv64 != 0 {
-				gu4 += gv64 * v63
-				gv63 += gv64 * u4
-			}
-			gv61 += gv63
-			gv62 += -gv63
-			if gv62 != 0 {
-				gv56 += gv62 * v59
-				gv59 += gv62 * v56
-			}
-			if gv61 != 0 {
-				gv55 += gv61 * v60
-				gv60 += gv61 * v55
-			}
-			gs2 += gv60 * -v59
-			gs2 += gv59 * v60
-			gv50 += gv58
-			gv57 += gv58
-			if gv57 != 0 {
-				gv53 += gv57 * v24
-			}
-			gv48 += gv56
-			gv54 += gv56
-			gv46 += gv55
-			gv54 += gv55
-			if gv54 != 0 {
-				gv53 += gv54 * v25
-			}
-			if gv53 != 0 {
-				gu3 += gv53 * v52
-				gv52 += gv53 * u3
-			}
-			gv41 += gv50
-			gv49 += gv50
-			if gv49 != 0 {
-				gv44 += gv49 * v27
-			}
-			gv39 += gv48
-			gv47 += gv48
-			if gv47 != 0 {
-				gv44 += gv47 * v25
-			}
-			gv38 += gv46
-			gv45 += gv46
-			if gv45 != 0 {
-				gv44 += gv45 * v26
-			}
-			if gv44 != 0 {
-				gu2 += gv44 * v43
-				gv43 += gv44 * u2
-			}
-			gv33 += gv41
-			gv40 += gv41
-			if gv40 != 0 {
-				gv36 += gv40 * v27
-			}
-			gv32 += gv39
-			gv37 += gv39
-			gv31 += gv38
-			gv37 += gv38
-			if gv37 != 0 {
-				gv36 += gv37 * v25
-			}
-			if gv36 != 0 {
-				gu1 += gv36 * v35
-				gv35 += gv36 * u1
-			}
-			if gv33 != 0 {
-				gv30 += gv33 * v24
-			}
-			if gv32 != 0 {
-				gv30 += gv32 * v25
-			}
-			if gv31 != 0 {
-				gv30 += gv31 * v26
-			}
-			if gv30 != 0 {
-				gu0 += gv30 * v29
-				gv29 += gv30 * u0
-			}
-			lam[0*B+j] = gs0
-			lam[1*B+j] = gs1
-			lam[2*B+j] = gs2
-			if ubar != nil {
+		}
+	} else {
+		for t := T - 1; t >= 0; t-- {
+			x := X[t*3*B : (t+1)*3*B]
+			ut := u[t*5*B : (t+1)*5*B]
+			tp := tape[t*2*B : (t+1)*2*B]
+			for j := 0; j < B; j++ {
+				s0 := x[0*B+j]
+				s1 := x[1*B+j]
+				s2 := x[2*B+j]
+				u0 := ut[0*B+j]
+				u1 := ut[1*B+j]
+				u2 := ut[2*B+j]
+				u3 := ut[3*B+j]
+				u4 := ut[4*B+j]
+				v30 := u0 * v29
+				v31 := v26 * v30
+				v32 := v25 * v30
+				v33 := v24 * v30
+				v36 := u1 * v35
+				v37 := v25 * v36
+				v38 := v31 + v37
+				v39 := v32 + v37
+				v40 := v27 * v36
+				v41 := v33 + v40
+				v44 := u2 * v43
+				v45 := v26 * v44
+				v46 := v38 + v45
+				v47 := v25 * v44
+				v48 := v39 + v47
+				v49 := v27 * v44
+				v50 := v41 + v49
+				v53 := u3 * v52
+				v54 := v25 * v53
+				v55 := v46 + v54
+				v56 := v48 + v54
+				v57 := v24 * v53
+				v58 := v50 + v57
+				v59, v60 := tp[0*B+j], tp[1*B+j]
+				v61 := v55 * v60
+				v62 := v56 * v59
+				v63 := v61 - v62
+				v64 := u4 * v63
+				v65 := s0 + v64
+				v66 := v55 * v59
+				v67 := v56 * v60
+				v68 := v66 + v67
+				v69 := u4 * v68
+				v70 := s1 + v69
+				v71 := u4 * v58
+				v72 := s2 + v71
+				_ = v65
+				_ = v70
+				_ = v72
+				var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gv30, gv31, gv32, gv33, gv36, gv37, gv38, gv39, gv40, gv41, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
+				gv65 += lam[0*B+j]
+				gv70 += lam[1*B+j]
+				gv72 += lam[2*B+j]
+				if ybar != nil {
+					gs0 += ybar[0*ys+t*B+j]
+					gs1 += ybar[1*ys+t*B+j]
+					gs2 += ybar[2*ys+t*B+j]
+				}
+				gs2 += gv72
+				gv71 += gv72
+				if gv71 != 0 {
+					gu4 += gv71 * v58
+					gv58 += gv71 * u4
+				}
+				gs1 += gv70
+				gv69 += gv70
+				if gv69 != 0 {
+					gu4 += gv69 * v68
+					gv68 += gv69 * u4
+				}
+				gv66 += gv68
+				gv67 += gv68
+				if gv67 != 0 {
+					gv56 += gv67 * v60
+					gv60 += gv67 * v56
+				}
+				if gv66 != 0 {
+					gv55 += gv66 * v59
+					gv59 += gv66 * v55
+				}
+				gs0 += gv65
+				gv64 += gv65
+				if gv64 != 0 {
+					gu4 += gv64 * v63
+					gv63 += gv64 * u4
+				}
+				gv61 += gv63
+				gv62 += -gv63
+				if gv62 != 0 {
+					gv56 += gv62 * v59
+					gv59 += gv62 * v56
+				}
+				if gv61 != 0 {
+					gv55 += gv61 * v60
+					gv60 += gv61 * v55
+				}
+				gs2 += gv60 * -v59
+				gs2 += gv59 * v60
+				gv50 += gv58
+				gv57 += gv58
+				if gv57 != 0 {
+					gv53 += gv57 * v24
+				}
+				gv48 += gv56
+				gv54 += gv56
+				gv46 += gv55
+				gv54 += gv55
+				if gv54 != 0 {
+					gv53 += gv54 * v25
+				}
+				if gv53 != 0 {
+					gu3 += gv53 * v52
+					gv52 += gv53 * u3
+				}
+				gv41 += gv50
+				gv49 += gv50
+				if gv49 != 0 {
+					gv44 += gv49 * v27
+				}
+				gv39 += gv48
+				gv47 += gv48
+				if gv47 != 0 {
+					gv44 += gv47 * v25
+				}
+				gv38 += gv46
+				gv45 += gv46
+				if gv45 != 0 {
+					gv44 += gv45 * v26
+				}
+				if gv44 != 0 {
+					gu2 += gv44 * v43
+					gv43 += gv44 * u2
+				}
+				gv33 += gv41
+				gv40 += gv41
+				if gv40 != 0 {
+					gv36 += gv40 * v27
+				}
+				gv32 += gv39
+				gv37 += gv39
+				gv31 += gv38
+				gv37 += gv38
+				if gv37 != 0 {
+					gv36 += gv37 * v25
+				}
+				if gv36 != 0 {
+					gu1 += gv36 * v35
+					gv35 += gv36 * u1
+				}
+				if gv33 != 0 {
+					gv30 += gv33 * v24
+				}
+				if gv32 != 0 {
+					gv30 += gv32 * v25
+				}
+				if gv31 != 0 {
+					gv30 += gv31 * v26
+				}
+				if gv30 != 0 {
+					gu0 += gv30 * v29
+					gv29 += gv30 * u0
+				}
+				lam[0*B+j] = gs0
+				lam[1*B+j] = gs1
+				lam[2*B+j] = gs2
 				ubar[(t*5+0)*B+j] = gu0
 				ubar[(t*5+1)*B+j] = gu1
 				ubar[(t*5+2)*B+j] = gu2
