@@ -1,7 +1,9 @@
 package dyn_test
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
@@ -70,6 +72,31 @@ func TestRolloutKernelEqualsStepKernel(t *testing.T) {
 				if !close(gs[0][b][j], gs[1][b][j], 1e-12) {
 					t.Fatalf("%s: gradient block %d [%d]: %v vs %v", m.Name(), b, j, gs[0][b][j], gs[1][b][j])
 				}
+			}
+		}
+	}
+}
+
+// TestCheckFiniteEveryPosition: a NaN or an infinity anywhere among the
+// inputs (the fast all-finite check sums in blocks of four) is reported
+// with its lane and step.
+func TestCheckFiniteEveryPosition(t *testing.T) {
+	m := testmodels.Lag
+	B, T := 3, 5
+	p, q, x0, u := randomProblem(m, B, T, 2)
+	sim := m.NewSim(B, T)
+	if err := sim.CheckFinite(p, q, x0, u); err != nil {
+		t.Fatal(err)
+	}
+	for i := range u {
+		for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			v := u[i]
+			u[i] = bad
+			err := sim.CheckFinite(p, q, x0, u)
+			u[i] = v
+			want := fmt.Sprintf("of lane %d at step %d", i%B, i/(m.NU()*B))
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%v at input %d: %v, want an error naming %q", bad, i, err, want)
 			}
 		}
 	}

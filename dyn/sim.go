@@ -110,13 +110,21 @@ func (s *Sim) CheckFinite(p, q, x0, u []float64) error {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// sumZero is 0 when every value is finite (v·0 = 0), NaN otherwise.
+// sumZero is 0 when every value is finite (v·0 = 0), NaN otherwise; four
+// sums, so that the additions do not wait for each other.
 func sumZero(x []float64) float64 {
-	var a float64
-	for _, v := range x {
-		a += v * 0
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		a += x[i] * 0
+		b += x[i+1] * 0
+		c += x[i+2] * 0
+		d += x[i+3] * 0
 	}
-	return a
+	for ; i < len(x); i++ {
+		a += x[i] * 0
+	}
+	return a + b + c + d
 }
 
 // Forward rolls the model from x0 under u and returns the summed cost; the
