@@ -180,9 +180,23 @@ type gen struct {
 	// math.Sincos (bit for bit math.Sin and math.Cos), and each is the
 	// other's derivative in the reverse pass.
 	sinOf, cosOf map[int32]int32 // operand → node
-	// noInputs: reverseOp leaves out the adjoints of the inputs (a rollout
-	// whose caller does not want them).
-	noInputs bool
+	// noInputs: the reverse pass leaves out the adjoints of the inputs and of
+	// expressions of inputs alone (a rollout whose caller does not want
+	// them); stateOrParam marks the nodes that depend on a state or a
+	// parameter.
+	noInputs     bool
+	stateOrParam []bool
+	// mayBeNonFinite marks nodes whose value can be ±Inf or NaN although
+	// the data are finite (1/0, log 0, sqrt of a negative, tan, exp, and what
+	// is computed from them, a Where's branch not taken above all): only a
+	// product with such an operand needs its zero-adjoint guard (0·Inf).
+	// Overflow of sums and products of finite values is not considered.
+	mayBeNonFinite []bool
+}
+
+// needs reports whether node i carries an adjoint in the pass being written.
+func (g *gen) needs(i int32) bool {
+	return g.need[i] && (!g.noInputs || g.stateOrParam[i])
 }
 
 // analyse marks the nodes that receive an adjoint: the results, and every
@@ -194,14 +208,27 @@ func (g *gen) analyse() {
 	g.need = make([]bool, len(p.nodes))
 	g.sinOf, g.cosOf = map[int32]int32{}, map[int32]int32{}
 	varies := make([]bool, len(p.nodes))
+	g.stateOrParam = make([]bool, len(p.nodes))
+	g.mayBeNonFinite = make([]bool, len(p.nodes))
 	for i, nd := range p.nodes {
 		switch {
 		case nd.op == opState || nd.op == opInput || nd.op == opParam:
 			varies[i] = true
+			g.stateOrParam[i] = nd.op != opInput
 		case !nd.op.isLeaf():
 			ops := [3]int32{nd.a, nd.b, nd.c}
 			for j := range nd.op.arity() {
 				varies[i] = varies[i] || varies[ops[j]]
+				g.stateOrParam[i] = g.stateOrParam[i] || g.stateOrParam[ops[j]]
+				if !(nd.op == opWhere && j == 2) {
+					g.mayBeNonFinite[i] = g.mayBeNonFinite[i] || g.mayBeNonFinite[ops[j]]
+				}
+			}
+			switch {
+			case nd.op == opDiv || nd.op == opLog || nd.op == opLog1p || nd.op == opSqrt || nd.op == opTan || nd.op == opExp:
+				g.mayBeNonFinite[i] = true
+			case nd.op == opSign || nd.op >= opGt:
+				g.mayBeNonFinite[i] = false // −1, 0, 1
 			}
 		}
 		switch nd.op {
@@ -402,7 +429,7 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 		c = g.val(nd.c)
 	}
 	acc := func(o int32, expr string) string {
-		if !g.need[o] || (g.noInputs && g.p.nodes[o].op == opInput) {
+		if !g.needs(o) {
 			return ""
 		}
 		return fmt.Sprintf("%s += %s\n", g.adj(o), expr)
@@ -414,7 +441,10 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opSub:
 		s = acc(nd.a, gv) + acc(nd.b, "-"+gv)
 	case opMul:
-		s = guard(gv, acc(nd.a, gv+" * "+bb)+acc(nd.b, gv+" * "+a))
+		s = acc(nd.a, gv+" * "+bb) + acc(nd.b, gv+" * "+a)
+		if g.mayBeNonFinite[nd.a] || g.mayBeNonFinite[nd.b] {
+			s = guard(gv, s)
+		}
 	case opDiv:
 		s = guard(gv, acc(nd.a, gv+" * (1 / "+bb+")")+acc(nd.b, gv+" * (-"+v+" / "+bb+")"))
 	case opNeg:

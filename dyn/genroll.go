@@ -255,7 +255,7 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 	}
 	var decl []string
 	for i := range p.nodes {
-		if !inv[i] && g.need[i] && (withU || p.nodes[i].op != opInput) {
+		if !inv[i] && g.needs(int32(i)) {
 			decl = append(decl, g.adj(int32(i)))
 		}
 	}
@@ -263,27 +263,27 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 		w("\t\tvar %s float64\n", joinComma(decl))
 	}
 	for k, id := range p.next {
-		if g.need[id] {
+		if g.needs(id) {
 			w("\t\t%s += lam[%d*B+j]\n", g.adj(id), k)
 		}
 	}
 	w("\t\tif ybar != nil {\n")
 	for c, id := range p.out {
-		if g.need[id] {
+		if g.needs(id) {
 			w("\t\t\t%s += ybar[%d*ys+t*B+j]\n", g.adj(id), c)
 		}
 	}
 	w("\t\t}\n")
-	if p.cost >= 0 && g.need[p.cost] {
+	if p.cost >= 0 && g.needs(p.cost) {
 		w("\t\t%s += cbar\n", g.adj(p.cost))
 	}
 	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
-		if !inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
+		if !inv[i] && g.needs(int32(i)) && p.nodes[i].op.passesGradient() {
 			g.reverseOp(b, int32(i))
 		}
 	}
 	for k, id := range p.leafOf[opState] {
-		if id >= 0 && g.need[id] {
+		if id >= 0 && g.needs(id) {
 			w("\t\tlam[%d*B+j] = %s\n", k, g.adj(id))
 		} else {
 			w("\t\tlam[%d*B+j] = 0\n", k)

@@ -209,14 +209,10 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		gv56 += gv58
 		gv57 += gv58
-		if gv57 != 0 {
-			gv55 += gv57 * v55
-			gv55 += gv57 * v55
-		}
-		if gv56 != 0 {
-			gv54 += gv56 * v54
-			gv54 += gv56 * v54
-		}
+		gv55 += gv57 * v55
+		gv55 += gv57 * v55
+		gv54 += gv56 * v54
+		gv54 += gv56 * v54
 		gv34 += gv55
 		gu3 += -gv55
 		gv31 += gv54
@@ -234,14 +230,10 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		gv46 += gv48
 		gv47 += gv48
-		if gv47 != 0 {
-			gv45 += gv47 * v45
-			gv45 += gv47 * v45
-		}
-		if gv46 != 0 {
-			gv44 += gv46 * v44
-			gv44 += gv46 * v44
-		}
+		gv45 += gv47 * v45
+		gv45 += gv47 * v45
+		gv44 += gv46 * v44
+		gv44 += gv46 * v44
 		gs1 += gv45
 		gv28 += -gv45
 		gs0 += gv44
@@ -257,54 +249,38 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		gv37 += gv39
 		gv38 += gv39
-		if gv38 != 0 {
-			gv36 += gv38 * v36
-			gv36 += gv38 * v36
-		}
-		if gv37 != 0 {
-			gv35 += gv37 * v35
-			gv35 += gv37 * v35
-		}
+		gv36 += gv38 * v36
+		gv36 += gv38 * v36
+		gv35 += gv37 * v35
+		gv35 += gv37 * v35
 		gs1 += gv36
 		gu1 += -gv36
 		gs0 += gv35
 		gu0 += -gv35
 		gs1 += gv34
 		gv33 += gv34
-		if gv33 != 0 {
-			gv32 += gv33 * q3
-		}
+		gv32 += gv33 * q3
 		gs2 += gv32 * -v29
 		gs0 += gv31
 		gv30 += -gv31
-		if gv30 != 0 {
-			gv29 += gv30 * q3
-		}
+		gv29 += gv30 * q3
 		gs2 += gv29 * v32
 		gu5 += gv28
 		gv27 += gv28
-		if gv27 != 0 {
-			gu9 += gv27 * v24
-			gv24 += gv27 * u9
-		}
+		gu9 += gv27 * v24
+		gv24 += gv27 * u9
 		gu4 += gv26
 		gv25 += gv26
-		if gv25 != 0 {
-			gu8 += gv25 * v24
-			gv24 += gv25 * u8
-		}
+		gu8 += gv25 * v24
+		gv24 += gv25 * u8
 		gv21 += gv24
 		gv23 += gv24
-		if gv23 != 0 {
-			gu11 += gv23 * v22
-			gv22 += gv23 * u11
-		}
+		gu11 += gv23 * v22
+		gv22 += gv23 * u11
 		gs1 += gv22
 		gu7 += -gv22
-		if gv21 != 0 {
-			gu10 += gv21 * v20
-			gv20 += gv21 * u10
-		}
+		gu10 += gv21 * v20
+		gv20 += gv21 * u10
 		gs0 += gv20
 		gu6 += -gv20
 		ax[0*n+j] = gs0
@@ -538,14 +514,10 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv56 += gv58
 				gv57 += gv58
-				if gv57 != 0 {
-					gv55 += gv57 * v55
-					gv55 += gv57 * v55
-				}
-				if gv56 != 0 {
-					gv54 += gv56 * v54
-					gv54 += gv56 * v54
-				}
+				gv55 += gv57 * v55
+				gv55 += gv57 * v55
+				gv54 += gv56 * v54
+				gv54 += gv56 * v54
 				gv34 += gv55
 				gv31 += gv54
 				gv43 += gv53
@@ -561,14 +533,10 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv46 += gv48
 				gv47 += gv48
-				if gv47 != 0 {
-					gv45 += gv47 * v45
-					gv45 += gv47 * v45
-				}
-				if gv46 != 0 {
-					gv44 += gv46 * v44
-					gv44 += gv46 * v44
-				}
+				gv45 += gv47 * v45
+				gv45 += gv47 * v45
+				gv44 += gv46 * v44
+				gv44 += gv46 * v44
 				gs1 += gv45
 				gv28 += -gv45
 				gs0 += gv44
@@ -584,45 +552,29 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv37 += gv39
 				gv38 += gv39
-				if gv38 != 0 {
-					gv36 += gv38 * v36
-					gv36 += gv38 * v36
-				}
-				if gv37 != 0 {
-					gv35 += gv37 * v35
-					gv35 += gv37 * v35
-				}
+				gv36 += gv38 * v36
+				gv36 += gv38 * v36
+				gv35 += gv37 * v35
+				gv35 += gv37 * v35
 				gs1 += gv36
 				gs0 += gv35
 				gs1 += gv34
 				gv33 += gv34
-				if gv33 != 0 {
-					gv32 += gv33 * q3
-				}
+				gv32 += gv33 * q3
 				gs2 += gv32 * -v29
 				gs0 += gv31
 				gv30 += -gv31
-				if gv30 != 0 {
-					gv29 += gv30 * q3
-				}
+				gv29 += gv30 * q3
 				gs2 += gv29 * v32
 				gv27 += gv28
-				if gv27 != 0 {
-					gv24 += gv27 * u9
-				}
+				gv24 += gv27 * u9
 				gv25 += gv26
-				if gv25 != 0 {
-					gv24 += gv25 * u8
-				}
+				gv24 += gv25 * u8
 				gv21 += gv24
 				gv23 += gv24
-				if gv23 != 0 {
-					gv22 += gv23 * u11
-				}
+				gv22 += gv23 * u11
 				gs1 += gv22
-				if gv21 != 0 {
-					gv20 += gv21 * u10
-				}
+				gv20 += gv21 * u10
 				gs0 += gv20
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
@@ -727,14 +679,10 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv56 += gv58
 				gv57 += gv58
-				if gv57 != 0 {
-					gv55 += gv57 * v55
-					gv55 += gv57 * v55
-				}
-				if gv56 != 0 {
-					gv54 += gv56 * v54
-					gv54 += gv56 * v54
-				}
+				gv55 += gv57 * v55
+				gv55 += gv57 * v55
+				gv54 += gv56 * v54
+				gv54 += gv56 * v54
 				gv34 += gv55
 				gu3 += -gv55
 				gv31 += gv54
@@ -752,14 +700,10 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv46 += gv48
 				gv47 += gv48
-				if gv47 != 0 {
-					gv45 += gv47 * v45
-					gv45 += gv47 * v45
-				}
-				if gv46 != 0 {
-					gv44 += gv46 * v44
-					gv44 += gv46 * v44
-				}
+				gv45 += gv47 * v45
+				gv45 += gv47 * v45
+				gv44 += gv46 * v44
+				gv44 += gv46 * v44
 				gs1 += gv45
 				gv28 += -gv45
 				gs0 += gv44
@@ -775,54 +719,38 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 				}
 				gv37 += gv39
 				gv38 += gv39
-				if gv38 != 0 {
-					gv36 += gv38 * v36
-					gv36 += gv38 * v36
-				}
-				if gv37 != 0 {
-					gv35 += gv37 * v35
-					gv35 += gv37 * v35
-				}
+				gv36 += gv38 * v36
+				gv36 += gv38 * v36
+				gv35 += gv37 * v35
+				gv35 += gv37 * v35
 				gs1 += gv36
 				gu1 += -gv36
 				gs0 += gv35
 				gu0 += -gv35
 				gs1 += gv34
 				gv33 += gv34
-				if gv33 != 0 {
-					gv32 += gv33 * q3
-				}
+				gv32 += gv33 * q3
 				gs2 += gv32 * -v29
 				gs0 += gv31
 				gv30 += -gv31
-				if gv30 != 0 {
-					gv29 += gv30 * q3
-				}
+				gv29 += gv30 * q3
 				gs2 += gv29 * v32
 				gu5 += gv28
 				gv27 += gv28
-				if gv27 != 0 {
-					gu9 += gv27 * v24
-					gv24 += gv27 * u9
-				}
+				gu9 += gv27 * v24
+				gv24 += gv27 * u9
 				gu4 += gv26
 				gv25 += gv26
-				if gv25 != 0 {
-					gu8 += gv25 * v24
-					gv24 += gv25 * u8
-				}
+				gu8 += gv25 * v24
+				gv24 += gv25 * u8
 				gv21 += gv24
 				gv23 += gv24
-				if gv23 != 0 {
-					gu11 += gv23 * v22
-					gv22 += gv23 * u11
-				}
+				gu11 += gv23 * v22
+				gv22 += gv23 * u11
 				gs1 += gv22
 				gu7 += -gv22
-				if gv21 != 0 {
-					gu10 += gv21 * v20
-					gv20 += gv21 * u10
-				}
+				gu10 += gv21 * v20
+				gv20 += gv21 * u10
 				gs0 += gv20
 				gu6 += -gv20
 				lam[0*B+j] = gs0

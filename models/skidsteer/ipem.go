@@ -15,11 +15,15 @@ import (
 type JacobianSource int
 
 const (
-	// NativeJacobian is forward-mode differentiation of the native Euler
-	// steps (the function JacobianNative): about a microsecond per update.
-	NativeJacobian JacobianSource = iota
+	// DynJacobian, the default, propagates the step Jacobians of the step
+	// definition Model over the interval (WindowJacobian).
+	DynJacobian JacobianSource = iota
+	// NativeJacobian is hand-written forward-mode differentiation of the
+	// native Euler steps (the function JacobianNative), kept as the
+	// reference the others are tested against.
+	NativeJacobian
 	// GraphJacobianSource is the compiled gorgonia graph (GraphJacobian),
-	// the reference the native one is tested against.
+	// a second reference (and, for Batch, the unrolled window graph).
 	GraphJacobianSource
 )
 
@@ -42,7 +46,8 @@ type IPEMConfig struct {
 	QStd float64
 	// Span is the number of pose samples an interval spans (default 1).
 	Span int
-	// Jacobian selects the linearisation (default native).
+	// Jacobian selects the linearisation (default: from the step
+	// definition, DynJacobian).
 	Jacobian JacobianSource
 	// MaxSteps bounds the command rows per interval (default 400).
 	MaxSteps int
@@ -83,6 +88,7 @@ type IPEM struct {
 
 	gj  *GraphJacobian
 	gws *Windows
+	dj  *WindowJacobian
 	jac [3 * NumCoeffs]float64
 }
 
@@ -100,12 +106,18 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 		f.P[i*NumCoeffs+i] = cfg.Std0 * cfg.Std0
 	}
 	f.r = [3]float64{cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPsi * cfg.SigmaPsi}
-	if cfg.Jacobian == GraphJacobianSource {
+	switch cfg.Jacobian {
+	case DynJacobian:
+		f.dj = NewWindowJacobian()
+	case NativeJacobian:
+	case GraphJacobianSource:
 		var err error
 		if f.gj, err = NewGraphJacobian(1, cfg.MaxSteps); err != nil {
 			return nil, err
 		}
 		f.gws = NewWindows(1, cfg.MaxSteps)
+	default:
+		return nil, fmt.Errorf("skidsteer: unknown Jacobian source %d", cfg.Jacobian)
 	}
 	return f, nil
 }
@@ -116,7 +128,13 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
 	const n = NumCoeffs
 	var pred Pose
-	if f.gj != nil {
+	switch {
+	case f.dj != nil:
+		var err error
+		if pred, err = f.dj.Jacobian(f.A[:], vc, wc, dt, &f.jac); err != nil {
+			return [3]float64{}, err
+		}
+	case f.gj != nil:
 		if len(vc) > f.gws.S {
 			return [3]float64{}, fmt.Errorf("skidsteer: interval of %d steps, the Jacobian graph takes %d", len(vc), f.gws.S)
 		}
@@ -126,7 +144,7 @@ func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
 			return [3]float64{}, err
 		}
 		pred = poses[0]
-	} else {
+	default:
 		pred = JacobianNative(f.A[:], vc, wc, dt, &f.jac)
 	}
 	nu := [3]float64{z.X - pred.X, z.Y - pred.Y, Wrap(z.Psi - pred.Psi)}

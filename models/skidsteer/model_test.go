@@ -178,7 +178,7 @@ func TestIPEMGraphAndNativeAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn, _ := NewIPEM(IPEMConfig{})
+	fn, _ := NewIPEM(IPEMConfig{Jacobian: NativeJacobian})
 	fg, err := NewIPEM(IPEMConfig{Jacobian: GraphJacobianSource, MaxSteps: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +273,7 @@ func TestParamsValidate(t *testing.T) {
 	}
 }
 
+func BenchmarkIPEMUpdateDyn(b *testing.B)    { benchIPEM(b, DynJacobian) }
 func BenchmarkIPEMUpdateNative(b *testing.B) { benchIPEM(b, NativeJacobian) }
 func BenchmarkIPEMUpdateGraph(b *testing.B)  { benchIPEM(b, GraphJacobianSource) }
 

@@ -380,13 +380,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv153 += ay[1*ys+j]
 		}
 		gv156 += ac
-		if gv156 != 0 {
-			gv155 += gv156 * 0.5
-		}
-		if gv155 != 0 {
-			gv154 += gv155 * v154
-			gv154 += gv155 * v154
-		}
+		gv155 += gv156 * 0.5
+		gv154 += gv155 * v154
+		gv154 += gv155 * v154
 		gs0 += gv154
 		gu1 += -gv154
 		gv129 += gv153
@@ -394,10 +390,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gs2 += gv152 * math.Cos(s2)
 		gv121 += gv151
 		gv150 += gv151
-		if gv150 != 0 {
-			gs0 += gv150 * s1
-			gs1 += gv150 * s0
-		}
+		gs0 += gv150 * s1
+		gs1 += gv150 * s0
 		gs2 += gv149
 		gv148 += gv149
 		if gv148 != 0 {
@@ -405,10 +399,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gv145 += gv147
 		gv146 += -gv147
-		if gv146 != 0 {
-			gs2 += gv146 * p2
-			gp2 += gv146 * s2
-		}
+		gs2 += gv146 * p2
+		gp2 += gv146 * s2
 		if gv145 != 0 {
 			gv144 += gv145 * 0.05
 		}
@@ -425,10 +417,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gv137 += gv139
 		gv138 += -gv139
-		if gv138 != 0 {
-			gs1 += gv138 * p1
-			gp1 += gv138 * s1
-		}
+		gs1 += gv138 * p1
+		gp1 += gv138 * s1
 		if gv137 != 0 {
 			gv136 += gv137 * 0.1
 		}
@@ -441,10 +431,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gv131 += gv133
 		gv132 += gv133
-		if gv132 != 0 {
-			gu0 += gv132 * p0
-			gp0 += gv132 * u0
-		}
+		gu0 += gv132 * p0
+		gp0 += gv132 * u0
 		if gv131 != 0 {
 			gv130 += gv131 * 0.1
 		}
@@ -460,9 +448,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv127 != 0 {
 			gu1 += gv127 * (1 / 3.0)
 		}
-		if gv126 != 0 {
-			gu1 += gv126 * 2.0
-		}
+		gu1 += gv126 * 2.0
 		if v122 != 0 {
 			gs2 += gv124
 		} else {
@@ -476,9 +462,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		} else {
 			gv119 += gv120
 		}
-		if gv119 != 0 {
-			gs1 += gv119 * 1000.0
-		}
+		gs1 += gv119 * 1000.0
 		if gv118 != 0 {
 			gs1 += gv118 * (-v118 / s1)
 		}
@@ -509,9 +493,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv104 += gv105 * (1 / q0)
 		}
 		gv101 += -gv104
-		if gv103 != 0 {
-			gv102 += gv103 * 0.5
-		}
+		gv102 += gv103 * 0.5
 		gs2 += gv102
 		gv101 += gv102
 		gs2 += gv101 * dyn.SignOf(s2)
@@ -526,10 +508,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv96 += gv97 * (0.5 / v97)
 		}
 		gv94 += gv96
-		if gv94 != 0 {
-			gv93 += gv94 * v93
-			gv93 += gv94 * v93
-		}
+		gv93 += gv94 * v93
+		gv93 += gv94 * v93
 		gs0 += gv93
 		gs1 += -gv93
 		if v89 != 0 {
@@ -556,10 +536,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gv82 += -gv84
 		gp2 += gv83
 		gv82 += -gv83
-		if gv82 != 0 {
-			gv80 += gv82 * v81
-			gv81 += gv82 * v80
-		}
+		gv80 += gv82 * v81
+		gv81 += gv82 * v80
 		gp2 += gv81
 		gv78 += gv79 * dyn.SignOf(v78)
 		gs2 += gv78
@@ -581,10 +559,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv70 += gv71 * (1 / q0)
 		}
 		gv69 += -gv70
-		if gv69 != 0 {
-			gv60 += gv69 * v68
-			gv68 += gv69 * v60
-		}
+		gv60 += gv69 * v68
+		gv68 += gv69 * v60
 		gs1 += gv68
 		gp2 += -gv68
 		if gv67 != 0 {
@@ -598,20 +574,14 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv63 += gv64 * (1 / q0)
 		}
 		gv62 += -gv63
-		if gv62 != 0 {
-			gv57 += gv62 * v61
-			gv61 += gv62 * v57
-		}
+		gv57 += gv62 * v61
+		gv61 += gv62 * v57
 		gs1 += gv61
 		gv52 += -gv61
 		gv59 += gv60
-		if gv59 != 0 {
-			gv58 += gv59 * 2.0
-		}
+		gv58 += gv59 * 2.0
 		gv56 += gv57
-		if gv56 != 0 {
-			gv55 += gv56 * (-2.0)
-		}
+		gv55 += gv56 * (-2.0)
 		if s1 < v52 {
 			gv52 += gv54
 		} else {
@@ -631,10 +601,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			}
 		}
 		gp1 += -gv52
-		if gv51 != 0 {
-			gs0 += gv51 * p0
-			gp0 += gv51 * s0
-		}
+		gs0 += gv51 * p0
+		gp0 += gv51 * s0
 		gv48 += gv50
 		gv49 += -gv50
 		if s1 >= p1 {
@@ -649,10 +617,8 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		} else {
 			gu1 += gv47
 		}
-		if gv46 != 0 {
-			gv44 += gv46 * v45
-			gv45 += gv46 * v44
-		}
+		gv44 += gv46 * v45
+		gv45 += gv46 * v44
 		gv43 += gv44 * dyn.SignOf(v43)
 		gs0 += gv43
 		gu0 += -gv43
@@ -677,9 +643,7 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gv32 += gv35
 		gv34 += gv35
 		gv33 += gv34 * v34
-		if gv33 != 0 {
-			gs2 += gv33 * (-0.5)
-		}
+		gs2 += gv33 * (-0.5)
 		gv30 += gv32
 		gv31 += -gv32
 		if gv31 != 0 {
@@ -694,20 +658,14 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv28 != 0 {
 			gv27 += gv28 * (1 + v28*v28)
 		}
-		if gv27 != 0 {
-			gs2 += gv27 * 0.3
-		}
-		if gv26 != 0 {
-			gv24 += gv26 * v25
-			gv25 += gv26 * v24
-		}
+		gs2 += gv27 * 0.3
+		gv24 += gv26 * v25
+		gv25 += gv26 * v24
 		gs1 += gv25 * -math.Sin(s1)
 		gs0 += gv24 * math.Cos(s0)
 		gv22 += gv23
-		if gv22 != 0 {
-			gs0 += gv22 * s0
-			gs0 += gv22 * s0
-		}
+		gs0 += gv22 * s0
+		gs0 += gv22 * s0
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -1121,7 +1079,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				_ = v151
 				_ = v153
 				_ = v156
-				var gs0, gs1, gs2, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv84, gv85, gv86, gv87, gv88, gv90, gv91, gv92, gv93, gv94, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv112, gv113, gv114, gv115, gv118, gv119, gv120, gv121, gv123, gv124, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156 float64
+				var gs0, gs1, gs2, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv84, gv85, gv86, gv87, gv88, gv90, gv91, gv92, gv93, gv94, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv112, gv113, gv114, gv115, gv118, gv119, gv120, gv121, gv123, gv124, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156 float64
 				gv135 += lam[0*B+j]
 				gv141 += lam[1*B+j]
 				gv149 += lam[2*B+j]
@@ -1130,23 +1088,17 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv153 += ybar[1*ys+t*B+j]
 				}
 				gv156 += cbar
-				if gv156 != 0 {
-					gv155 += gv156 * 0.5
-				}
-				if gv155 != 0 {
-					gv154 += gv155 * v154
-					gv154 += gv155 * v154
-				}
+				gv155 += gv156 * 0.5
+				gv154 += gv155 * v154
+				gv154 += gv155 * v154
 				gs0 += gv154
 				gv129 += gv153
 				gv152 += gv153
 				gs2 += gv152 * math.Cos(s2)
 				gv121 += gv151
 				gv150 += gv151
-				if gv150 != 0 {
-					gs0 += gv150 * s1
-					gs1 += gv150 * s0
-				}
+				gs0 += gv150 * s1
+				gs1 += gv150 * s0
 				gs2 += gv149
 				gv148 += gv149
 				if gv148 != 0 {
@@ -1154,10 +1106,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv145 += gv147
 				gv146 += -gv147
-				if gv146 != 0 {
-					gs2 += gv146 * p2
-					gp2 += gv146 * s2
-				}
+				gs2 += gv146 * p2
+				gp2 += gv146 * s2
 				if gv145 != 0 {
 					gv144 += gv145 * 0.05
 				}
@@ -1174,10 +1124,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv137 += gv139
 				gv138 += -gv139
-				if gv138 != 0 {
-					gs1 += gv138 * p1
-					gp1 += gv138 * s1
-				}
+				gs1 += gv138 * p1
+				gp1 += gv138 * s1
 				if gv137 != 0 {
 					gv136 += gv137 * 0.1
 				}
@@ -1190,21 +1138,13 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv131 += gv133
 				gv132 += gv133
-				if gv132 != 0 {
-					gp0 += gv132 * u0
-				}
+				gp0 += gv132 * u0
 				if gv131 != 0 {
 					gv130 += gv131 * 0.1
 				}
 				gv29 += gv130
 				gv50 += gv130
 				gv124 += gv129
-				gv128 += gv129
-				if v125 != 0 {
-					gv126 += gv128
-				} else {
-					gv127 += gv128
-				}
 				if v122 != 0 {
 					gs2 += gv124
 				} else {
@@ -1218,9 +1158,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				} else {
 					gv119 += gv120
 				}
-				if gv119 != 0 {
-					gs1 += gv119 * 1000.0
-				}
+				gs1 += gv119 * 1000.0
 				if gv118 != 0 {
 					gs1 += gv118 * (-v118 / s1)
 				}
@@ -1251,9 +1189,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv104 += gv105 * (1 / q0)
 				}
 				gv101 += -gv104
-				if gv103 != 0 {
-					gv102 += gv103 * 0.5
-				}
+				gv102 += gv103 * 0.5
 				gs2 += gv102
 				gv101 += gv102
 				gs2 += gv101 * dyn.SignOf(s2)
@@ -1268,10 +1204,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv96 += gv97 * (0.5 / v97)
 				}
 				gv94 += gv96
-				if gv94 != 0 {
-					gv93 += gv94 * v93
-					gv93 += gv94 * v93
-				}
+				gv93 += gv94 * v93
+				gv93 += gv94 * v93
 				gs0 += gv93
 				gs1 += -gv93
 				if v89 != 0 {
@@ -1315,10 +1249,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv70 += gv71 * (1 / q0)
 				}
 				gv69 += -gv70
-				if gv69 != 0 {
-					gv60 += gv69 * v68
-					gv68 += gv69 * v60
-				}
+				gv60 += gv69 * v68
+				gv68 += gv69 * v60
 				gs1 += gv68
 				gp2 += -gv68
 				if gv67 != 0 {
@@ -1332,20 +1264,14 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv63 += gv64 * (1 / q0)
 				}
 				gv62 += -gv63
-				if gv62 != 0 {
-					gv57 += gv62 * v61
-					gv61 += gv62 * v57
-				}
+				gv57 += gv62 * v61
+				gv61 += gv62 * v57
 				gs1 += gv61
 				gv52 += -gv61
 				gv59 += gv60
-				if gv59 != 0 {
-					gv58 += gv59 * 2.0
-				}
+				gv58 += gv59 * 2.0
 				gv56 += gv57
-				if gv56 != 0 {
-					gv55 += gv56 * (-2.0)
-				}
+				gv55 += gv56 * (-2.0)
 				if s1 < v52 {
 					gv52 += gv54
 				} else {
@@ -1364,10 +1290,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 						gv51 += gv53
 					}
 				}
-				if gv51 != 0 {
-					gs0 += gv51 * p0
-					gp0 += gv51 * s0
-				}
+				gs0 += gv51 * p0
+				gp0 += gv51 * s0
 				gv48 += gv50
 				gv49 += -gv50
 				if s1 >= p1 {
@@ -1380,10 +1304,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				if s0 <= u1 {
 					gs0 += gv47
 				}
-				if gv46 != 0 {
-					gv44 += gv46 * v45
-					gv45 += gv46 * v44
-				}
+				gv44 += gv46 * v45
+				gv45 += gv46 * v44
 				gv43 += gv44 * dyn.SignOf(v43)
 				gs0 += gv43
 				if gv42 != 0 {
@@ -1406,10 +1328,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				gv32 += gv35
 				gv34 += gv35
 				gv33 += gv34 * v34
-				if gv33 != 0 {
-					gs2 += gv33 * (-0.5)
-				}
-				gv30 += gv32
+				gs2 += gv33 * (-0.5)
 				gv31 += -gv32
 				if gv31 != 0 {
 					if r2v31 := s1*s1 + v23*v23; r2v31 != 0 {
@@ -1422,20 +1341,14 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				if gv28 != 0 {
 					gv27 += gv28 * (1 + v28*v28)
 				}
-				if gv27 != 0 {
-					gs2 += gv27 * 0.3
-				}
-				if gv26 != 0 {
-					gv24 += gv26 * v25
-					gv25 += gv26 * v24
-				}
+				gs2 += gv27 * 0.3
+				gv24 += gv26 * v25
+				gv25 += gv26 * v24
 				gs1 += gv25 * -math.Sin(s1)
 				gs0 += gv24 * math.Cos(s0)
 				gv22 += gv23
-				if gv22 != 0 {
-					gs0 += gv22 * s0
-					gs0 += gv22 * s0
-				}
+				gs0 += gv22 * s0
+				gs0 += gv22 * s0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
@@ -1622,13 +1535,9 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv153 += ybar[1*ys+t*B+j]
 				}
 				gv156 += cbar
-				if gv156 != 0 {
-					gv155 += gv156 * 0.5
-				}
-				if gv155 != 0 {
-					gv154 += gv155 * v154
-					gv154 += gv155 * v154
-				}
+				gv155 += gv156 * 0.5
+				gv154 += gv155 * v154
+				gv154 += gv155 * v154
 				gs0 += gv154
 				gu1 += -gv154
 				gv129 += gv153
@@ -1636,10 +1545,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				gs2 += gv152 * math.Cos(s2)
 				gv121 += gv151
 				gv150 += gv151
-				if gv150 != 0 {
-					gs0 += gv150 * s1
-					gs1 += gv150 * s0
-				}
+				gs0 += gv150 * s1
+				gs1 += gv150 * s0
 				gs2 += gv149
 				gv148 += gv149
 				if gv148 != 0 {
@@ -1647,10 +1554,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv145 += gv147
 				gv146 += -gv147
-				if gv146 != 0 {
-					gs2 += gv146 * p2
-					gp2 += gv146 * s2
-				}
+				gs2 += gv146 * p2
+				gp2 += gv146 * s2
 				if gv145 != 0 {
 					gv144 += gv145 * 0.05
 				}
@@ -1667,10 +1572,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv137 += gv139
 				gv138 += -gv139
-				if gv138 != 0 {
-					gs1 += gv138 * p1
-					gp1 += gv138 * s1
-				}
+				gs1 += gv138 * p1
+				gp1 += gv138 * s1
 				if gv137 != 0 {
 					gv136 += gv137 * 0.1
 				}
@@ -1683,10 +1586,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				}
 				gv131 += gv133
 				gv132 += gv133
-				if gv132 != 0 {
-					gu0 += gv132 * p0
-					gp0 += gv132 * u0
-				}
+				gu0 += gv132 * p0
+				gp0 += gv132 * u0
 				if gv131 != 0 {
 					gv130 += gv131 * 0.1
 				}
@@ -1702,9 +1603,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				if gv127 != 0 {
 					gu1 += gv127 * (1 / 3.0)
 				}
-				if gv126 != 0 {
-					gu1 += gv126 * 2.0
-				}
+				gu1 += gv126 * 2.0
 				if v122 != 0 {
 					gs2 += gv124
 				} else {
@@ -1718,9 +1617,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				} else {
 					gv119 += gv120
 				}
-				if gv119 != 0 {
-					gs1 += gv119 * 1000.0
-				}
+				gs1 += gv119 * 1000.0
 				if gv118 != 0 {
 					gs1 += gv118 * (-v118 / s1)
 				}
@@ -1751,9 +1648,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv104 += gv105 * (1 / q0)
 				}
 				gv101 += -gv104
-				if gv103 != 0 {
-					gv102 += gv103 * 0.5
-				}
+				gv102 += gv103 * 0.5
 				gs2 += gv102
 				gv101 += gv102
 				gs2 += gv101 * dyn.SignOf(s2)
@@ -1768,10 +1663,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv96 += gv97 * (0.5 / v97)
 				}
 				gv94 += gv96
-				if gv94 != 0 {
-					gv93 += gv94 * v93
-					gv93 += gv94 * v93
-				}
+				gv93 += gv94 * v93
+				gv93 += gv94 * v93
 				gs0 += gv93
 				gs1 += -gv93
 				if v89 != 0 {
@@ -1816,10 +1709,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv70 += gv71 * (1 / q0)
 				}
 				gv69 += -gv70
-				if gv69 != 0 {
-					gv60 += gv69 * v68
-					gv68 += gv69 * v60
-				}
+				gv60 += gv69 * v68
+				gv68 += gv69 * v60
 				gs1 += gv68
 				gp2 += -gv68
 				if gv67 != 0 {
@@ -1833,20 +1724,14 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 					gv63 += gv64 * (1 / q0)
 				}
 				gv62 += -gv63
-				if gv62 != 0 {
-					gv57 += gv62 * v61
-					gv61 += gv62 * v57
-				}
+				gv57 += gv62 * v61
+				gv61 += gv62 * v57
 				gs1 += gv61
 				gv52 += -gv61
 				gv59 += gv60
-				if gv59 != 0 {
-					gv58 += gv59 * 2.0
-				}
+				gv58 += gv59 * 2.0
 				gv56 += gv57
-				if gv56 != 0 {
-					gv55 += gv56 * (-2.0)
-				}
+				gv55 += gv56 * (-2.0)
 				if s1 < v52 {
 					gv52 += gv54
 				} else {
@@ -1865,10 +1750,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 						gv51 += gv53
 					}
 				}
-				if gv51 != 0 {
-					gs0 += gv51 * p0
-					gp0 += gv51 * s0
-				}
+				gs0 += gv51 * p0
+				gp0 += gv51 * s0
 				gv48 += gv50
 				gv49 += -gv50
 				if s1 >= p1 {
@@ -1883,10 +1766,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				} else {
 					gu1 += gv47
 				}
-				if gv46 != 0 {
-					gv44 += gv46 * v45
-					gv45 += gv46 * v44
-				}
+				gv44 += gv46 * v45
+				gv45 += gv46 * v44
 				gv43 += gv44 * dyn.SignOf(v43)
 				gs0 += gv43
 				gu0 += -gv43
@@ -1910,9 +1791,7 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				gv32 += gv35
 				gv34 += gv35
 				gv33 += gv34 * v34
-				if gv33 != 0 {
-					gs2 += gv33 * (-0.5)
-				}
+				gs2 += gv33 * (-0.5)
 				gv30 += gv32
 				gv31 += -gv32
 				if gv31 != 0 {
@@ -1927,20 +1806,14 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 				if gv28 != 0 {
 					gv27 += gv28 * (1 + v28*v28)
 				}
-				if gv27 != 0 {
-					gs2 += gv27 * 0.3
-				}
-				if gv26 != 0 {
-					gv24 += gv26 * v25
-					gv25 += gv26 * v24
-				}
+				gs2 += gv27 * 0.3
+				gv24 += gv26 * v25
+				gv25 += gv26 * v24
 				gs1 += gv25 * -math.Sin(s1)
 				gs0 += gv24 * math.Cos(s0)
 				gv22 += gv23
-				if gv22 != 0 {
-					gs0 += gv22 * s0
-					gs0 += gv22 * s0
-				}
+				gs0 += gv22 * s0
+				gs0 += gv22 * s0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
@@ -1952,10 +1825,8 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 	_ = ys
 	gp2 += gv83
 	gv82 += -gv83
-	if gv82 != 0 {
-		gv80 += gv82 * v81
-		gv81 += gv82 * v80
-	}
+	gv80 += gv82 * v81
+	gv81 += gv82 * v80
 	gp2 += gv81
 	gp1 += -gv52
 	gp0 += gv41 * (1 - v41*v41)

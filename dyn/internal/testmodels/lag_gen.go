@@ -164,26 +164,18 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		}
 		gs1 += gv47
 		gv46 += gv47
-		if gv46 != 0 {
-			gv41 += gv46 * v45
-			gv45 += gv46 * v41
-		}
+		gv41 += gv46 * v45
+		gv45 += gv46 * v41
 		gs2 += gv45 * v42
 		gs0 += gv44
 		gv43 += gv44
-		if gv43 != 0 {
-			gv41 += gv43 * v42
-			gv42 += gv43 * v41
-		}
+		gv41 += gv43 * v42
+		gv42 += gv43 * v41
 		gs2 += gv42 * -v45
-		if gv41 != 0 {
-			gs3 += gv41 * q0
-		}
+		gs3 += gv41 * q0
 		gs2 += gv40
 		gv39 += gv40
-		if gv39 != 0 {
-			gu1 += gv39 * q0
-		}
+		gu1 += gv39 * q0
 		gs3 += gv38
 		gv37 += gv38
 		if gv37 != 0 {
@@ -230,10 +222,8 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		gv22 += -gv24
 		gp2 += gv23
 		gv22 += -gv23
-		if gv22 != 0 {
-			gv20 += gv22 * v21
-			gv21 += gv22 * v20
-		}
+		gv20 += gv22 * v21
+		gv21 += gv22 * v20
 		gp2 += gv21
 		gv17 += gv19 * dyn.SignOf(v17)
 		gv16 += gv17
@@ -248,10 +238,8 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		}
 		gv12 += gv13
 		gs3 += -gv13
-		if gv12 != 0 {
-			gu0 += gv12 * p1
-			gp1 += gv12 * u0
-		}
+		gu0 += gv12 * p1
+		gp1 += gv12 * u0
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -418,7 +406,7 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 				_ = v40
 				_ = v44
 				_ = v47
-				var gs0, gs1, gs2, gs3, gv12, gv13, gv14, gv15, gv16, gv17, gv19, gv24, gv25, gv26, gv27, gv28, gv30, gv31, gv32, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47 float64
+				var gs0, gs1, gs2, gs3, gv12, gv13, gv14, gv15, gv16, gv17, gv19, gv24, gv25, gv26, gv27, gv28, gv30, gv31, gv32, gv34, gv35, gv36, gv37, gv38, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47 float64
 				gv44 += lam[0*B+j]
 				gv47 += lam[1*B+j]
 				gv40 += lam[2*B+j]
@@ -429,23 +417,16 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 				}
 				gs1 += gv47
 				gv46 += gv47
-				if gv46 != 0 {
-					gv41 += gv46 * v45
-					gv45 += gv46 * v41
-				}
+				gv41 += gv46 * v45
+				gv45 += gv46 * v41
 				gs2 += gv45 * v42
 				gs0 += gv44
 				gv43 += gv44
-				if gv43 != 0 {
-					gv41 += gv43 * v42
-					gv42 += gv43 * v41
-				}
+				gv41 += gv43 * v42
+				gv42 += gv43 * v41
 				gs2 += gv42 * -v45
-				if gv41 != 0 {
-					gs3 += gv41 * q0
-				}
+				gs3 += gv41 * q0
 				gs2 += gv40
-				gv39 += gv40
 				gs3 += gv38
 				gv37 += gv38
 				if gv37 != 0 {
@@ -502,9 +483,7 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 				}
 				gv12 += gv13
 				gs3 += -gv13
-				if gv12 != 0 {
-					gp1 += gv12 * u0
-				}
+				gp1 += gv12 * u0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
@@ -574,26 +553,18 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 				}
 				gs1 += gv47
 				gv46 += gv47
-				if gv46 != 0 {
-					gv41 += gv46 * v45
-					gv45 += gv46 * v41
-				}
+				gv41 += gv46 * v45
+				gv45 += gv46 * v41
 				gs2 += gv45 * v42
 				gs0 += gv44
 				gv43 += gv44
-				if gv43 != 0 {
-					gv41 += gv43 * v42
-					gv42 += gv43 * v41
-				}
+				gv41 += gv43 * v42
+				gv42 += gv43 * v41
 				gs2 += gv42 * -v45
-				if gv41 != 0 {
-					gs3 += gv41 * q0
-				}
+				gs3 += gv41 * q0
 				gs2 += gv40
 				gv39 += gv40
-				if gv39 != 0 {
-					gu1 += gv39 * q0
-				}
+				gu1 += gv39 * q0
 				gs3 += gv38
 				gv37 += gv38
 				if gv37 != 0 {
@@ -650,10 +621,8 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 				}
 				gv12 += gv13
 				gs3 += -gv13
-				if gv12 != 0 {
-					gu0 += gv12 * p1
-					gp1 += gv12 * u0
-				}
+				gu0 += gv12 * p1
+				gp1 += gv12 * u0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
@@ -667,10 +636,8 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 	gp2 += -gv33
 	gp2 += gv23
 	gv22 += -gv23
-	if gv22 != 0 {
-		gv20 += gv22 * v21
-		gv21 += gv22 * v20
-	}
+	gv20 += gv22 * v21
+	gv21 += gv22 * v20
 	gp2 += gv21
 	pbar[0] += gp0
 	pbar[1] += gp1
