@@ -101,3 +101,29 @@ func TestCheckFiniteEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestInputsAreData: declaring the inputs data changes no value or
+// gradient of the parameters.
+func TestInputsAreData(t *testing.T) {
+	const B, T = 3, 120
+	x0, u := lagData(B, T, 4)
+	q := []float64{0.01, 0.3}
+	xm, ym := lagMeasurements(B, T, x0, u, q)
+	p := []float64{0.3, 1.0, 0.5}
+	f1, g1, err := lagLoss(t, B, T, 1, x0, u, q, xm, ym).ValueAndGrad(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, g2, err := lagLoss(t, B, T, 1, x0, u, q, xm, ym, dyn.InputsAreData()).ValueAndGrad(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f1 != f2 {
+		t.Errorf("loss %v, with InputsAreData %v", f1, f2)
+	}
+	for i := range g1 {
+		if g1[i] != g2[i] {
+			t.Errorf("∂L/∂p%d = %v, with InputsAreData %v", i, g1[i], g2[i])
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
 // JacobianSource selects how IPEM linearises the integrated prediction.
@@ -361,8 +362,12 @@ func ResidualScale(iv *Intervals, a []float64, cfg IPEMConfig) float64 {
 }
 
 // Batch is the batch form of IPEM: the weighted squared prediction errors of
-// all intervals, ½ Σ_k Σ_c (pred_kc − z_kc)²/σ_c², as one objective whose
-// gradient comes from the window graph (sharded over cores), for L-BFGS.
+// all intervals, ½ Σ_k Σ_c (pred_kc − z_kc)²/σ_c², as one objective for
+// L-BFGS. The intervals are the lanes of a rollout of the step definition
+// Model (dyn.Rollout: one gorgonia node whose backward pass is Model's
+// generated reverse pass) with the loss around it as a gorgonia graph, the
+// lanes sharded over cores. With Jacobian: GraphJacobianSource it is the
+// unrolled window graph of BuildWindows instead (the reference).
 type Batch struct {
 	iv   *Intervals
 	cfg  IPEMConfig
@@ -383,6 +388,52 @@ func NewBatch(l *Log, cfg IPEMConfig, shards int) (*Batch, error) {
 // NewBatchIntervals is NewBatch on intervals already extracted.
 func NewBatchIntervals(iv *Intervals, cfg IPEMConfig, shards int) (*Batch, error) {
 	cfg.defaults()
+	if cfg.Jacobian == GraphJacobianSource {
+		return newBatchWindowGraph(iv, cfg, shards)
+	}
+	ws := iv.Windows
+	w := [3]float64{0.5 / (cfg.SigmaPos * cfg.SigmaPos), 0.5 / (cfg.SigmaPos * cfg.SigmaPos), 0.5 / (cfg.SigmaPsi * cfg.SigmaPsi)}
+	params := []ad.Param{{Name: "a", Shape: []int{NumCoeffs}}}
+	prog, err := ad.CompileSharded(params, ws.W, shards, func(g *ad.Graph, p []*G.Node, lo, hi int) (*G.Node, error) {
+		n := hi - lo
+		// lanes lo..hi−1 from (0, 0, 0): u [S][3][n]; z and the weights [3][n]
+		u := make([]float64, ws.S*3*n)
+		for s := range ws.S {
+			for k := lo; k < hi; k++ {
+				i := s*ws.W + k
+				u[(s*3)*n+k-lo], u[(s*3+1)*n+k-lo], u[(s*3+2)*n+k-lo] = ws.Vc[i], ws.Wc[i], ws.Dt[i]
+			}
+		}
+		z, wt := make([]float64, 3*n), make([]float64, 3*n)
+		for k := lo; k < hi; k++ {
+			z[k-lo], z[n+k-lo], z[2*n+k-lo] = iv.Z[k].X, iv.Z[k].Y, iv.Z[k].Psi
+			for c := range 3 {
+				wt[c*n+k-lo] = w[c]
+			}
+		}
+		tr, err := dyn.Rollout(Model, p[0], nil, g.Const(make([]float64, 3*n)), g.Const(u), n, ws.S, dyn.InputsAreData())
+		if err != nil {
+			return nil, err
+		}
+		end, err := tr.Final()
+		if err != nil {
+			return nil, err
+		}
+		r, err := G.Sub(end, g.Const(z))
+		if err != nil {
+			return nil, err
+		}
+		return G.Sum(G.Must(G.HadamardProd(g.Const(wt), G.Must(G.Square(r)))))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Batch{iv: iv, cfg: cfg, prog: prog}, nil
+}
+
+// newBatchWindowGraph is the batch objective on the unrolled window graph
+// of BuildWindows, the reference of the dyn form.
+func newBatchWindowGraph(iv *Intervals, cfg IPEMConfig, shards int) (*Batch, error) {
 	ws := iv.Windows
 	params := make([]ad.Param, NumCoeffs)
 	for j := range params {
