@@ -65,10 +65,11 @@ type DynFit struct {
 	q    []float64
 	x0   []float64 // [3][B]
 	u    []float64 // [T][5][B]
-	y    []float64 // [3][T][B] predicted poses
-	ybar []float64
-	// per camera lane k: the flat index t·B + b of its row in a [T][B] output
-	at           []int
+	ybar []float64 // [3][T][B] adjoint of the poses (Model's outputs)
+	// per camera lane k: the flat index t·B + b of its row in a [T][B]
+	// output, and the index of its x in the rollout's states
+	// [T+1][3][B] (the pose before row t's step is Model's output at t)
+	at, xat      []int
 	seg, sample  []int
 	lq, lx, lu   []float64
 	lxbar        []float64
@@ -84,7 +85,7 @@ func (f *Fit) NewDynFit() *DynFit {
 		T = max(T, s.n)
 	}
 	d := &DynFit{f: f, B: B, T: T, q: SettingsOf(f.P), x0: make([]float64, 3*B),
-		u: make([]float64, T*5*B), y: make([]float64, 3*T*B), ybar: make([]float64, 3*T*B),
+		u: make([]float64, T*5*B), ybar: make([]float64, 3*T*B),
 		pbar: make([]float64, 4), x0bar: make([]float64, 3*B),
 		implicitMode: f.Cfg.Mode == losses.ImplicitClosest}
 	for si, s := range f.segs {
@@ -98,7 +99,7 @@ func (f *Fit) NewDynFit() *DynFit {
 			if i == 0 && f.Cfg.Pose == PoseFixed {
 				continue // the fixed start pose is the sample itself
 			}
-			d.at = append(d.at, i*B+si)
+			d.at, d.xat = append(d.at, i*B+si), append(d.xat, i*3*B+si)
 			d.seg, d.sample = append(d.seg, si), append(d.sample, k)
 		}
 	}
@@ -135,7 +136,7 @@ func (d *DynFit) Eval(x, grad []float64) (float64, error) {
 		}
 	}
 	mu := x[:4]
-	if _, err := d.sim.Forward(mu, d.q, d.x0, d.u, d.y); err != nil {
+	if _, err := d.sim.Forward(mu, d.q, d.x0, d.u, nil); err != nil {
 		return 0, err
 	}
 	var L float64
@@ -143,9 +144,10 @@ func (d *DynFit) Eval(x, grad []float64) (float64, error) {
 		// the predicted camera poses, and the closest points on the spline
 		// (a native search: data for the camera-loss step)
 		K := len(d.at)
-		for k, m := range d.at {
-			px, py := d.y[m], d.y[T*B+m]
-			d.lx[k], d.lx[K+k], d.lx[2*K+k] = px, py, d.y[2*T*B+m]
+		X := d.sim.X
+		for k, m := range d.xat {
+			px, py := X[m], X[m+B]
+			d.lx[k], d.lx[K+k], d.lx[2*K+k] = px, py, X[m+2*B]
 			if f.Cfg.Weights.Spline == 0 {
 				continue // no spline term (its inputs stay zero)
 			}
