@@ -171,6 +171,25 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 			w("\t_ = %s\n", g.val(int32(i)))
 		}
 	}
+	// The products in the loops skip their zero-adjoint guard when only an
+	// invariant operand could be non-finite (a gain 1/T of the settings):
+	// the invariants are checked once here, and if one is ±Inf or NaN the
+	// step kernel, whose products all keep their guards, does the pass.
+	rollNF := make([]bool, len(p.nodes))
+	var check []string
+	for i, nd := range p.nodes {
+		if inv[i] {
+			if g.mayBeNonFinite[i] && !nd.op.isLeaf() {
+				check = append(check, g.val(int32(i)))
+			}
+			continue
+		}
+		rollNF[i] = g.mayBeNonFinite[i] && (nonFiniteSource(nd.op) || anyOperand(nd, rollNF))
+	}
+	if len(check) > 0 {
+		w("\tif !dyn.AllFinite(%s) {\n", joinComma(check))
+		w("\t\tdyn.ReverseByStep(%s{}, B, T, p, q, X, u, ybar, cbar, lam, ubar, pbar)\n\t\treturn\n\t}\n", typeName)
+	}
 	// Adjoints of the invariant nodes (parameters included): sums over the
 	// rollout, propagated to the parameters after it.
 	var acc []string
@@ -186,11 +205,14 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 	// Two copies of the loop: without the inputs' adjoints (identification:
 	// the gradient is wanted for parameters and initial states only) and
 	// with them (control synthesis).
+	nf := g.mayBeNonFinite
+	g.mayBeNonFinite = rollNF
 	w("\tif ubar == nil {\n")
 	g.reverseLoop(b, inv, slot, unread, usesX, usesU, false)
 	w("\t} else {\n")
 	g.reverseLoop(b, inv, slot, unread, usesX, usesU, true)
 	w("\t}\n\t_ = ys\n")
+	g.mayBeNonFinite = nf
 
 	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
 		if inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
@@ -318,4 +340,33 @@ func (g *gen) stepSlices(b *bytes.Buffer, usesX, usesU bool, nt int, reverse boo
 	if nt > 0 {
 		w("\t\ttp := tape[t*%d*B : (t+1)*%d*B]\n", nt, nt)
 	}
+}
+
+// nonFiniteSource reports the ops that can make ±Inf or NaN of finite
+// operands (see gen.mayBeNonFinite).
+func nonFiniteSource(o opcode) bool {
+	switch o {
+	case opDiv, opLog, opLog1p, opSqrt, opTan, opExp:
+		return true
+	}
+	return false
+}
+
+// anyOperand reports whether flag holds for a value operand of nd (a
+// Where's condition and the outputs of comparisons and Sign excluded, as in
+// gen.analyse).
+func anyOperand(nd node, flag []bool) bool {
+	if nd.op == opSign || nd.op >= opGt {
+		return false
+	}
+	ops := [3]int32{nd.a, nd.b, nd.c}
+	for j := range nd.op.arity() {
+		if nd.op == opWhere && j == 2 {
+			continue
+		}
+		if flag[ops[j]] {
+			return true
+		}
+	}
+	return false
 }

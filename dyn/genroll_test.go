@@ -127,3 +127,42 @@ func TestInputsAreData(t *testing.T) {
 		}
 	}
 }
+
+// TestRolloutKernelNonFiniteInvariant: with T = 0 the Gain model's invariant
+// 1/T is infinite on a branch not taken; the rollout kernel's reverse pass
+// (handed to the step kernel then) gives the interpreter's finite gradient,
+// with and without the inputs' adjoints; at T > 0 it takes its own loops.
+func TestRolloutKernelNonFiniteInvariant(t *testing.T) {
+	m := testmodels.Gain
+	const B, T = 3, 20
+	x0 := []float64{0.1, -0.2, 0.3}
+	u := make([]float64, T*B)
+	for i := range u {
+		u[i] = math.Sin(float64(i))
+	}
+	p := []float64{1.3}
+	for _, temp := range []float64{0, 0.5} {
+		q := []float64{temp}
+		var g [2][3][]float64
+		for i, k := range []dyn.Kernel{m.NewInterpreter(), m.NewKernel()} {
+			sim := m.NewSimWith(k, B, T)
+			if _, err := sim.Forward(p, q, x0, u, nil); err != nil {
+				t.Fatal(err)
+			}
+			g[i] = [3][]float64{make([]float64, 1), make([]float64, B), make([]float64, T*B)}
+			sim.Backward(p, q, u, nil, 0, []float64{1, 2, 3}, g[i][0], g[i][1], g[i][2])
+			pb, xb := make([]float64, 1), make([]float64, B)
+			sim.Backward(p, q, u, nil, 0, []float64{1, 2, 3}, pb, xb, nil)
+			if !close(pb[0], g[i][0][0], 1e-15) || !close(xb[0], g[i][1][0], 1e-15) {
+				t.Errorf("T=%v kernel %d: without ubar %v %v, with %v %v", temp, i, pb, xb, g[i][0], g[i][1])
+			}
+		}
+		for b := range 3 {
+			for j := range g[0][b] {
+				if math.IsNaN(g[1][b][j]) || !close(g[0][b][j], g[1][b][j], 1e-12) {
+					t.Fatalf("T=%v: gradient block %d [%d]: interpreter %v, generated %v", temp, b, j, g[0][b][j], g[1][b][j])
+				}
+			}
+		}
+	}
+}

@@ -466,6 +466,10 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 	v43 := 1.0 - v42
 	v51 := p3 * v22
 	v52 := 1.0 - v51
+	if !dyn.AllFinite(v22, v24, v25, v26, v27, v28, v29, v34, v35, v42, v43, v51, v52) {
+		dyn.ReverseByStep(modelKernel{}, B, T, p, q, X, u, ybar, cbar, lam, ubar, pbar)
+		return
+	}
 	var gp0, gp1, gp2, gp3, gv28, gv29, gv34, gv35, gv42, gv43, gv51, gv52 float64
 	ys := T * B
 	if ubar == nil {
@@ -532,101 +536,59 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 				}
 				gs2 += gv72
 				gv71 += gv72
-				if gv71 != 0 {
-					gv58 += gv71 * u4
-				}
+				gv58 += gv71 * u4
 				gs1 += gv70
 				gv69 += gv70
-				if gv69 != 0 {
-					gv68 += gv69 * u4
-				}
+				gv68 += gv69 * u4
 				gv66 += gv68
 				gv67 += gv68
-				if gv67 != 0 {
-					gv56 += gv67 * v60
-					gv60 += gv67 * v56
-				}
-				if gv66 != 0 {
-					gv55 += gv66 * v59
-					gv59 += gv66 * v55
-				}
+				gv56 += gv67 * v60
+				gv60 += gv67 * v56
+				gv55 += gv66 * v59
+				gv59 += gv66 * v55
 				gs0 += gv65
 				gv64 += gv65
-				if gv64 != 0 {
-					gv63 += gv64 * u4
-				}
+				gv63 += gv64 * u4
 				gv61 += gv63
 				gv62 += -gv63
-				if gv62 != 0 {
-					gv56 += gv62 * v59
-					gv59 += gv62 * v56
-				}
-				if gv61 != 0 {
-					gv55 += gv61 * v60
-					gv60 += gv61 * v55
-				}
+				gv56 += gv62 * v59
+				gv59 += gv62 * v56
+				gv55 += gv61 * v60
+				gv60 += gv61 * v55
 				gs2 += gv60 * -v59
 				gs2 += gv59 * v60
 				gv50 += gv58
 				gv57 += gv58
-				if gv57 != 0 {
-					gv53 += gv57 * v24
-				}
+				gv53 += gv57 * v24
 				gv48 += gv56
 				gv54 += gv56
 				gv46 += gv55
 				gv54 += gv55
-				if gv54 != 0 {
-					gv53 += gv54 * v25
-				}
-				if gv53 != 0 {
-					gv52 += gv53 * u3
-				}
+				gv53 += gv54 * v25
+				gv52 += gv53 * u3
 				gv41 += gv50
 				gv49 += gv50
-				if gv49 != 0 {
-					gv44 += gv49 * v27
-				}
+				gv44 += gv49 * v27
 				gv39 += gv48
 				gv47 += gv48
-				if gv47 != 0 {
-					gv44 += gv47 * v25
-				}
+				gv44 += gv47 * v25
 				gv38 += gv46
 				gv45 += gv46
-				if gv45 != 0 {
-					gv44 += gv45 * v26
-				}
-				if gv44 != 0 {
-					gv43 += gv44 * u2
-				}
+				gv44 += gv45 * v26
+				gv43 += gv44 * u2
 				gv33 += gv41
 				gv40 += gv41
-				if gv40 != 0 {
-					gv36 += gv40 * v27
-				}
+				gv36 += gv40 * v27
 				gv32 += gv39
 				gv37 += gv39
 				gv31 += gv38
 				gv37 += gv38
-				if gv37 != 0 {
-					gv36 += gv37 * v25
-				}
-				if gv36 != 0 {
-					gv35 += gv36 * u1
-				}
-				if gv33 != 0 {
-					gv30 += gv33 * v24
-				}
-				if gv32 != 0 {
-					gv30 += gv32 * v25
-				}
-				if gv31 != 0 {
-					gv30 += gv31 * v26
-				}
-				if gv30 != 0 {
-					gv29 += gv30 * u0
-				}
+				gv36 += gv37 * v25
+				gv35 += gv36 * u1
+				gv30 += gv33 * v24
+				gv30 += gv32 * v25
+				gv30 += gv31 * v26
+				gv29 += gv30 * u0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
@@ -696,108 +658,66 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 				}
 				gs2 += gv72
 				gv71 += gv72
-				if gv71 != 0 {
-					gu4 += gv71 * v58
-					gv58 += gv71 * u4
-				}
+				gu4 += gv71 * v58
+				gv58 += gv71 * u4
 				gs1 += gv70
 				gv69 += gv70
-				if gv69 != 0 {
-					gu4 += gv69 * v68
-					gv68 += gv69 * u4
-				}
+				gu4 += gv69 * v68
+				gv68 += gv69 * u4
 				gv66 += gv68
 				gv67 += gv68
-				if gv67 != 0 {
-					gv56 += gv67 * v60
-					gv60 += gv67 * v56
-				}
-				if gv66 != 0 {
-					gv55 += gv66 * v59
-					gv59 += gv66 * v55
-				}
+				gv56 += gv67 * v60
+				gv60 += gv67 * v56
+				gv55 += gv66 * v59
+				gv59 += gv66 * v55
 				gs0 += gv65
 				gv64 += gv65
-				if gv64 != 0 {
-					gu4 += gv64 * v63
-					gv63 += gv64 * u4
-				}
+				gu4 += gv64 * v63
+				gv63 += gv64 * u4
 				gv61 += gv63
 				gv62 += -gv63
-				if gv62 != 0 {
-					gv56 += gv62 * v59
-					gv59 += gv62 * v56
-				}
-				if gv61 != 0 {
-					gv55 += gv61 * v60
-					gv60 += gv61 * v55
-				}
+				gv56 += gv62 * v59
+				gv59 += gv62 * v56
+				gv55 += gv61 * v60
+				gv60 += gv61 * v55
 				gs2 += gv60 * -v59
 				gs2 += gv59 * v60
 				gv50 += gv58
 				gv57 += gv58
-				if gv57 != 0 {
-					gv53 += gv57 * v24
-				}
+				gv53 += gv57 * v24
 				gv48 += gv56
 				gv54 += gv56
 				gv46 += gv55
 				gv54 += gv55
-				if gv54 != 0 {
-					gv53 += gv54 * v25
-				}
-				if gv53 != 0 {
-					gu3 += gv53 * v52
-					gv52 += gv53 * u3
-				}
+				gv53 += gv54 * v25
+				gu3 += gv53 * v52
+				gv52 += gv53 * u3
 				gv41 += gv50
 				gv49 += gv50
-				if gv49 != 0 {
-					gv44 += gv49 * v27
-				}
+				gv44 += gv49 * v27
 				gv39 += gv48
 				gv47 += gv48
-				if gv47 != 0 {
-					gv44 += gv47 * v25
-				}
+				gv44 += gv47 * v25
 				gv38 += gv46
 				gv45 += gv46
-				if gv45 != 0 {
-					gv44 += gv45 * v26
-				}
-				if gv44 != 0 {
-					gu2 += gv44 * v43
-					gv43 += gv44 * u2
-				}
+				gv44 += gv45 * v26
+				gu2 += gv44 * v43
+				gv43 += gv44 * u2
 				gv33 += gv41
 				gv40 += gv41
-				if gv40 != 0 {
-					gv36 += gv40 * v27
-				}
+				gv36 += gv40 * v27
 				gv32 += gv39
 				gv37 += gv39
 				gv31 += gv38
 				gv37 += gv38
-				if gv37 != 0 {
-					gv36 += gv37 * v25
-				}
-				if gv36 != 0 {
-					gu1 += gv36 * v35
-					gv35 += gv36 * u1
-				}
-				if gv33 != 0 {
-					gv30 += gv33 * v24
-				}
-				if gv32 != 0 {
-					gv30 += gv32 * v25
-				}
-				if gv31 != 0 {
-					gv30 += gv31 * v26
-				}
-				if gv30 != 0 {
-					gu0 += gv30 * v29
-					gv29 += gv30 * u0
-				}
+				gv36 += gv37 * v25
+				gu1 += gv36 * v35
+				gv35 += gv36 * u1
+				gv30 += gv33 * v24
+				gv30 += gv32 * v25
+				gv30 += gv31 * v26
+				gu0 += gv30 * v29
+				gv29 += gv30 * u0
 				lam[0*B+j] = gs0
 				lam[1*B+j] = gs1
 				lam[2*B+j] = gs2
