@@ -64,9 +64,9 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	for j := range 4 {
 		x0[j] = math.Min(math.Max(x0[j], lo), hi)
 	}
-	var obj opt.Objective = f.NewDynFit().Eval
-	if o.Analytic {
-		obj = f.Eval
+	var obj opt.Objective = f.Eval
+	if !o.Analytic && !o.Autodiff {
+		obj = f.NewDynFit().Eval
 	}
 	if o.Autodiff {
 		gf, err := f.Compile()
