@@ -186,6 +186,10 @@ type gen struct {
 	// parameter.
 	noInputs     bool
 	stateOrParam []bool
+	// seeds: the pass being written is ReverseRolloutStates, whose
+	// invariant adjoints are arrays over the seeds (inv marks them).
+	seeds bool
+	inv   []bool
 	// mayBeNonFinite marks nodes whose value can be ±Inf or NaN although
 	// the data are finite (1/0, log 0, sqrt of a negative, tan, exp, and what
 	// is computed from them, a Where's branch not taken above all): only a
@@ -284,7 +288,12 @@ func (g *gen) val(id int32) string {
 	return fmt.Sprintf("v%d", id)
 }
 
-func (g *gen) adj(id int32) string { return "g" + g.val(id) }
+func (g *gen) adj(id int32) string {
+	if g.seeds && g.inv != nil && g.inv[id] {
+		return "g" + g.val(id) + "[k]" // one sum per seed
+	}
+	return "g" + g.val(id)
+}
 
 func lit(v float64) string {
 	switch {

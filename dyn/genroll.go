@@ -29,6 +29,13 @@ type RolloutKernel interface {
 	TapeLen() int
 	ForwardRollout(B, T int, p, q, X, u, tape, y []float64) float64
 	ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar float64, lam, ubar, pbar []float64)
+	// ReverseRolloutStates is S reverse passes at once, sharing the values
+	// they recompute: lam holds S seeds [S][S][B] (seed k: the adjoint of
+	// the final state, replaced by that of the initial state) and pbar
+	// [S][P] receives each seed's parameter adjoints. With the identity as
+	// seeds it is the Jacobian of the final state (summed over the lanes),
+	// what a filter linearising a rollout needs (Sim.FinalJacobian).
+	ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64)
 }
 
 // taped reports the ops whose values the forward rollout saves.
@@ -92,6 +99,7 @@ func (g *gen) unused(computed []bool) []bool {
 func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p := g.p
+	S := g.m.NS()
 	inv, slot, nt := g.rollAnalyse()
 	usesX, usesU := false, false
 	for _, nd := range p.nodes[:p.firstOp] {
@@ -162,19 +170,10 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 		computed[i] = slot[i] < 0
 	}
 	unread := g.unused(computed)
-	w("// ReverseRollout implements dyn.RolloutKernel.\n")
-	w("func (%s) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar float64, lam, ubar, pbar []float64) {\n", typeName)
-	g.shared(b)
-	invariants()
-	for i, nd := range p.nodes {
-		if inv[i] && unread[i] && (nd.op == opParam || nd.op == opSetting || !nd.op.isLeaf()) {
-			w("\t_ = %s\n", g.val(int32(i)))
-		}
-	}
 	// The products in the loops skip their zero-adjoint guard when only an
 	// invariant operand could be non-finite (a gain 1/T of the settings):
-	// the invariants are checked once here, and if one is ±Inf or NaN the
-	// step kernel, whose products all keep their guards, does the pass.
+	// the invariants are checked once, and if one is ±Inf or NaN the step
+	// kernel, whose products all keep their guards, does the pass.
 	rollNF := make([]bool, len(p.nodes))
 	var check []string
 	for i, nd := range p.nodes {
@@ -186,45 +185,88 @@ func (g *gen) rollout(b *bytes.Buffer, typeName string) {
 		}
 		rollNF[i] = g.mayBeNonFinite[i] && (nonFiniteSource(nd.op) || anyOperand(nd, rollNF))
 	}
-	if len(check) > 0 {
-		w("\tif !dyn.AllFinite(%s) {\n", joinComma(check))
-		w("\t\tdyn.ReverseByStep(%s{}, B, T, p, q, X, u, ybar, cbar, lam, ubar, pbar)\n\t\treturn\n\t}\n", typeName)
-	}
-	// Adjoints of the invariant nodes (parameters included): sums over the
-	// rollout, propagated to the parameters after it.
-	var acc []string
-	for i := range p.nodes {
-		if inv[i] && g.need[i] {
-			acc = append(acc, g.adj(int32(i)))
+	g.inv = inv
+	defer func() { g.inv = nil }()
+	for _, seeds := range []bool{false, true} {
+		if seeds {
+			w("// ReverseRolloutStates implements dyn.RolloutKernel.\n")
+			w("func (%s) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {\n", typeName)
+		} else {
+			w("// ReverseRollout implements dyn.RolloutKernel.\n")
+			w("func (%s) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar float64, lam, ubar, pbar []float64) {\n", typeName)
 		}
-	}
-	if len(acc) > 0 {
-		w("\tvar %s float64\n", joinComma(acc))
-	}
-	w("\tys := T * B\n")
-	// Two copies of the loop: without the inputs' adjoints (identification:
-	// the gradient is wanted for parameters and initial states only) and
-	// with them (control synthesis).
-	nf := g.mayBeNonFinite
-	g.mayBeNonFinite = rollNF
-	w("\tif ubar == nil {\n")
-	g.reverseLoop(b, inv, slot, unread, usesX, usesU, false)
-	w("\t} else {\n")
-	g.reverseLoop(b, inv, slot, unread, usesX, usesU, true)
-	w("\t}\n\t_ = ys\n")
-	g.mayBeNonFinite = nf
-
-	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
-		if inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
-			g.reverseOp(b, int32(i))
+		g.shared(b)
+		invariants()
+		for i, nd := range p.nodes {
+			if inv[i] && unread[i] && (nd.op == opParam || nd.op == opSetting || !nd.op.isLeaf()) {
+				w("\t_ = %s\n", g.val(int32(i)))
+			}
 		}
-	}
-	for k, id := range p.leafOf[opParam] {
-		if id >= 0 && g.need[id] {
-			w("\tpbar[%d] += %s\n", k, g.adj(id))
+		if len(check) > 0 {
+			w("\tif !dyn.AllFinite(%s) {\n", joinComma(check))
+			if seeds {
+				w("\t\tfor k := 0; k < %d; k++ {\n", S)
+				w("\t\t\tdyn.ReverseByStep(%s{}, B, T, p, q, X, u, nil, 0, lam[k*%d*B:(k+1)*%d*B], nil, pbar[k*%d:(k+1)*%d])\n\t\t}\n", typeName, S, S, g.m.NP(), g.m.NP())
+			} else {
+				w("\t\tdyn.ReverseByStep(%s{}, B, T, p, q, X, u, ybar, cbar, lam, ubar, pbar)\n", typeName)
+			}
+			w("\t\treturn\n\t}\n")
 		}
+		// Adjoints of the invariant nodes (parameters included): sums over
+		// the rollout (one per seed), propagated to the parameters after it.
+		g.seeds = seeds
+		var acc []string
+		for i := range p.nodes {
+			if inv[i] && g.need[i] {
+				acc = append(acc, "g"+g.val(int32(i)))
+			}
+		}
+		if len(acc) > 0 {
+			if seeds {
+				w("\tvar %s [%d]float64\n", joinComma(acc), S)
+			} else {
+				w("\tvar %s float64\n", joinComma(acc))
+			}
+		}
+		nf := g.mayBeNonFinite
+		g.mayBeNonFinite = rollNF
+		if seeds {
+			g.reverseLoop(b, inv, slot, unread, usesX, usesU, false)
+		} else {
+			w("\tys := T * B\n")
+			// Two copies of the loop: without the inputs' adjoints
+			// (identification: the gradient is wanted for parameters and
+			// initial states only) and with them (control synthesis).
+			w("\tif ubar == nil {\n")
+			g.reverseLoop(b, inv, slot, unread, usesX, usesU, false)
+			w("\t} else {\n")
+			g.reverseLoop(b, inv, slot, unread, usesX, usesU, true)
+			w("\t}\n\t_ = ys\n")
+		}
+		g.mayBeNonFinite = nf
+		if seeds {
+			w("\tfor k := 0; k < %d; k++ {\n", S)
+		}
+		for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
+			if inv[i] && g.need[i] && p.nodes[i].op.passesGradient() {
+				g.reverseOp(b, int32(i))
+			}
+		}
+		for k, id := range p.leafOf[opParam] {
+			if id >= 0 && g.need[id] {
+				if seeds {
+					w("\tpbar[k*%d+%d] += %s\n", g.m.NP(), k, g.adj(id))
+				} else {
+					w("\tpbar[%d] += %s\n", k, g.adj(id))
+				}
+			}
+		}
+		if seeds {
+			w("\t}\n")
+		}
+		g.seeds = false
+		w("}\n\n")
 	}
-	w("}\n")
 }
 
 func joinComma(s []string) string {
@@ -254,6 +296,10 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 	g.stepSlices(b, usesX, usesU, nt, true)
 	w("\t\tfor j := 0; j < B; j++ {\n")
 	g.loads(b, "x", "ut", "B")
+	lam := "lam"
+	if g.seeds {
+		lam = "lk"
+	}
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
 		if inv[i] {
 			continue
@@ -275,6 +321,11 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 			w("\t\t_ = %s\n", g.val(int32(i)))
 		}
 	}
+	if g.seeds {
+		// one adjoint sweep per seed, sharing the recomputed values
+		w("\t\tfor k := 0; k < %d; k++ {\n", g.m.NS())
+		w("\t\tlk := lam[k*%d*B : (k+1)*%d*B]\n", g.m.NS(), g.m.NS())
+	}
 	var decl []string
 	for i := range p.nodes {
 		if !inv[i] && g.needs(int32(i)) {
@@ -286,18 +337,20 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 	}
 	for k, id := range p.next {
 		if g.needs(id) {
-			w("\t\t%s += lam[%d*B+j]\n", g.adj(id), k)
+			w("\t\t%s += %s[%d*B+j]\n", g.adj(id), lam, k)
 		}
 	}
-	w("\t\tif ybar != nil {\n")
-	for c, id := range p.out {
-		if g.needs(id) {
-			w("\t\t\t%s += ybar[%d*ys+t*B+j]\n", g.adj(id), c)
+	if !g.seeds {
+		w("\t\tif ybar != nil {\n")
+		for c, id := range p.out {
+			if g.needs(id) {
+				w("\t\t\t%s += ybar[%d*ys+t*B+j]\n", g.adj(id), c)
+			}
 		}
-	}
-	w("\t\t}\n")
-	if p.cost >= 0 && g.needs(p.cost) {
-		w("\t\t%s += cbar\n", g.adj(p.cost))
+		w("\t\t}\n")
+		if p.cost >= 0 && g.needs(p.cost) {
+			w("\t\t%s += cbar\n", g.adj(p.cost))
+		}
 	}
 	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
 		if !inv[i] && g.needs(int32(i)) && p.nodes[i].op.passesGradient() {
@@ -306,10 +359,13 @@ func (g *gen) reverseLoop(b *bytes.Buffer, inv []bool, slot []int, unread []bool
 	}
 	for k, id := range p.leafOf[opState] {
 		if id >= 0 && g.needs(id) {
-			w("\t\tlam[%d*B+j] = %s\n", k, g.adj(id))
+			w("\t\t%s[%d*B+j] = %s\n", lam, k, g.adj(id))
 		} else {
-			w("\t\tlam[%d*B+j] = 0\n", k)
+			w("\t\t%s[%d*B+j] = 0\n", lam, k)
 		}
+	}
+	if g.seeds {
+		w("\t\t}\n")
 	}
 	if withU {
 		for k, id := range p.leafOf[opInput] {

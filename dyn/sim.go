@@ -19,15 +19,16 @@ import (
 //	y    [NY][T][B]  output c of lane j after step t at (c·T + t)·B + j
 //	xT   [S][B]      the final state
 type Sim struct {
-	m    *Model
-	k    Kernel
-	B, T int
-	X    []float64 // (T+1)·S·B states; X[t·S·B:] is the state before step t
-	lam  [2][]float64
-	au   []float64
-	cost float64
-	rk   RolloutKernel // k's whole-rollout form, when it has one
-	tape []float64
+	m     *Model
+	k     Kernel
+	B, T  int
+	X     []float64 // (T+1)·S·B states; X[t·S·B:] is the state before step t
+	lam   [2][]float64
+	au    []float64
+	cost  float64
+	rk    RolloutKernel // k's whole-rollout form, when it has one
+	tape  []float64
+	seeds []float64 // FinalJacobian's adjoints
 }
 
 // NewSim prepares a rollout of B lanes over T steps with the model's
@@ -62,6 +63,9 @@ func (s *Sim) State(t int) []float64 {
 
 func (s *Sim) checkLens(p, q, x0, u []float64) error {
 	m := s.m
+	if len(p) == m.NP() && len(q) == m.NQ() && len(x0) == m.NS()*s.B && len(u) == s.T*m.NU()*s.B {
+		return nil // the usual case, without building the table below
+	}
 	for _, c := range []struct {
 		what string
 		got  int
@@ -226,4 +230,40 @@ func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar
 	if x0bar != nil {
 		copy(x0bar, cur)
 	}
+}
+
+// FinalJacobian is, after a Forward, the Jacobian of the final state
+// summed over the lanes, Σ_b x_T[s][b], with respect to the parameters:
+// jp is S×P, row s the gradient of state s (for one lane, the lane's own
+// Jacobian, what an EKF linearising a rollout needs). jx0, when not nil
+// (S×S·B), receives its Jacobian with respect to the initial states. It is
+// S reverse passes; a generated kernel does them in one sweep that shares
+// the recomputed values (RolloutKernel.ReverseRolloutStates).
+func (s *Sim) FinalJacobian(p, q, u, jp, jx0 []float64) error {
+	S, P, B := s.m.NS(), s.m.NP(), s.B
+	if len(jp) != S*P || (jx0 != nil && len(jx0) != S*S*B) {
+		return fmt.Errorf("dyn: %s: final Jacobian sizes %d and %d, want %d and %d", s.m.spec.Name, len(jp), len(jx0), S*P, S*S*B)
+	}
+	if len(s.seeds) != S*S*B {
+		s.seeds = make([]float64, S*S*B)
+	}
+	lam := s.seeds
+	clear(lam)
+	for k := range S {
+		for j := range B {
+			lam[(k*S+k)*B+j] = 1
+		}
+	}
+	clear(jp)
+	if s.rk != nil {
+		s.rk.ReverseRolloutStates(B, s.T, p, q, s.X, u, s.tape, lam, jp)
+	} else {
+		for k := range S {
+			s.Backward(p, q, u, nil, 0, lam[k*S*B:(k+1)*S*B], jp[k*P:(k+1)*P], lam[k*S*B:(k+1)*S*B], nil)
+		}
+	}
+	if jx0 != nil {
+		copy(jx0, lam)
+	}
+	return nil
 }

@@ -773,3 +773,174 @@ func (cameraLossKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float6
 	}
 	_ = ys
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (cameraLossKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*3*B : (t+1)*3*B]
+		ut := u[t*12*B : (t+1)*12*B]
+		tp := tape[t*5*B : (t+1)*5*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			s1 := x[1*B+j]
+			s2 := x[2*B+j]
+			u0 := ut[0*B+j]
+			u1 := ut[1*B+j]
+			u2 := ut[2*B+j]
+			u3 := ut[3*B+j]
+			u4 := ut[4*B+j]
+			u5 := ut[5*B+j]
+			u6 := ut[6*B+j]
+			u7 := ut[7*B+j]
+			u8 := ut[8*B+j]
+			u9 := ut[9*B+j]
+			u10 := ut[10*B+j]
+			u11 := ut[11*B+j]
+			v20 := s0 - u6
+			v21 := u10 * v20
+			v22 := s1 - u7
+			v23 := u11 * v22
+			v24 := v21 + v23
+			v25 := u8 * v24
+			v26 := u4 + v25
+			v27 := u9 * v24
+			v28 := u5 + v27
+			v29, v32 := tp[0*B+j], tp[1*B+j]
+			v30 := q3 * v29
+			v31 := s0 - v30
+			v33 := q3 * v32
+			v34 := s1 + v33
+			v35 := s0 - u0
+			v36 := s1 - u1
+			v37 := v35 * v35
+			v38 := v36 * v36
+			v39 := v37 + v38
+			v40 := dyn.B2F(v39 > 0.0)
+			v41 := tp[2*B+j]
+			v42 := v41
+			if v40 == 0 {
+				v42 = 0.0
+			}
+			v43 := q1 * v42
+			v44 := s0 - v26
+			v45 := s1 - v28
+			v46 := v44 * v44
+			v47 := v45 * v45
+			v48 := v46 + v47
+			v49 := dyn.B2F(v48 > 0.0)
+			v50 := tp[3*B+j]
+			v51 := v50
+			if v49 == 0 {
+				v51 = 0.0
+			}
+			v52 := q0 * v51
+			v53 := v43 + v52
+			v54 := v31 - u2
+			v55 := v34 - u3
+			v56 := v54 * v54
+			v57 := v55 * v55
+			v58 := v56 + v57
+			v59 := dyn.B2F(v58 > 0.0)
+			v60 := tp[4*B+j]
+			v61 := v60
+			if v59 == 0 {
+				v61 = 0.0
+			}
+			v62 := q2 * v61
+			v63 := v53 + v62
+			_ = s2
+			_ = v63
+			for k := 0; k < 3; k++ {
+				lk := lam[k*3*B : (k+1)*3*B]
+				var gs0, gs1, gs2, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv60, gv61, gv62, gv63 float64
+				gs0 += lk[0*B+j]
+				gs1 += lk[1*B+j]
+				gs2 += lk[2*B+j]
+				gv53 += gv63
+				gv62 += gv63
+				if gv62 != 0 {
+					gv61 += gv62 * q2
+				}
+				if v59 != 0 {
+					gv60 += gv61
+				}
+				if gv60 != 0 {
+					gv58 += gv60 * (0.5 / v60)
+				}
+				gv56 += gv58
+				gv57 += gv58
+				gv55 += gv57 * v55
+				gv55 += gv57 * v55
+				gv54 += gv56 * v54
+				gv54 += gv56 * v54
+				gv34 += gv55
+				gv31 += gv54
+				gv43 += gv53
+				gv52 += gv53
+				if gv52 != 0 {
+					gv51 += gv52 * q0
+				}
+				if v49 != 0 {
+					gv50 += gv51
+				}
+				if gv50 != 0 {
+					gv48 += gv50 * (0.5 / v50)
+				}
+				gv46 += gv48
+				gv47 += gv48
+				gv45 += gv47 * v45
+				gv45 += gv47 * v45
+				gv44 += gv46 * v44
+				gv44 += gv46 * v44
+				gs1 += gv45
+				gv28 += -gv45
+				gs0 += gv44
+				gv26 += -gv44
+				if gv43 != 0 {
+					gv42 += gv43 * q1
+				}
+				if v40 != 0 {
+					gv41 += gv42
+				}
+				if gv41 != 0 {
+					gv39 += gv41 * (0.5 / v41)
+				}
+				gv37 += gv39
+				gv38 += gv39
+				gv36 += gv38 * v36
+				gv36 += gv38 * v36
+				gv35 += gv37 * v35
+				gv35 += gv37 * v35
+				gs1 += gv36
+				gs0 += gv35
+				gs1 += gv34
+				gv33 += gv34
+				gv32 += gv33 * q3
+				gs2 += gv32 * -v29
+				gs0 += gv31
+				gv30 += -gv31
+				gv29 += gv30 * q3
+				gs2 += gv29 * v32
+				gv27 += gv28
+				gv24 += gv27 * u9
+				gv25 += gv26
+				gv24 += gv25 * u8
+				gv21 += gv24
+				gv23 += gv24
+				gv22 += gv23 * u11
+				gs1 += gv22
+				gv20 += gv21 * u10
+				gs0 += gv20
+				lk[0*B+j] = gs0
+				lk[1*B+j] = gs1
+				lk[2*B+j] = gs2
+			}
+		}
+	}
+	for k := 0; k < 3; k++ {
+	}
+}

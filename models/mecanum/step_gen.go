@@ -751,3 +751,181 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 	pbar[2] += gp2
 	pbar[3] += gp3
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (modelKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	q4 := q[4]
+	v19 := q0 * q1
+	v20 := q2 * v19
+	v21 := q3 * 4.0
+	v22 := v20 / v21
+	v23 := q4 * 4.0
+	v24 := q2 / v23
+	v25 := q4 * v24
+	v26 := -v25
+	v27 := -v24
+	v28 := p0 * v22
+	v29 := 1.0 - v28
+	v34 := p1 * v22
+	v35 := 1.0 - v34
+	v42 := p2 * v22
+	v43 := 1.0 - v42
+	v51 := p3 * v22
+	v52 := 1.0 - v51
+	if !dyn.AllFinite(v22, v24, v25, v26, v27, v28, v29, v34, v35, v42, v43, v51, v52) {
+		for k := 0; k < 3; k++ {
+			dyn.ReverseByStep(modelKernel{}, B, T, p, q, X, u, nil, 0, lam[k*3*B:(k+1)*3*B], nil, pbar[k*4:(k+1)*4])
+		}
+		return
+	}
+	var gp0, gp1, gp2, gp3, gv28, gv29, gv34, gv35, gv42, gv43, gv51, gv52 [3]float64
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*3*B : (t+1)*3*B]
+		ut := u[t*5*B : (t+1)*5*B]
+		tp := tape[t*2*B : (t+1)*2*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			s1 := x[1*B+j]
+			s2 := x[2*B+j]
+			u0 := ut[0*B+j]
+			u1 := ut[1*B+j]
+			u2 := ut[2*B+j]
+			u3 := ut[3*B+j]
+			u4 := ut[4*B+j]
+			v30 := u0 * v29
+			v31 := v26 * v30
+			v32 := v25 * v30
+			v33 := v24 * v30
+			v36 := u1 * v35
+			v37 := v25 * v36
+			v38 := v31 + v37
+			v39 := v32 + v37
+			v40 := v27 * v36
+			v41 := v33 + v40
+			v44 := u2 * v43
+			v45 := v26 * v44
+			v46 := v38 + v45
+			v47 := v25 * v44
+			v48 := v39 + v47
+			v49 := v27 * v44
+			v50 := v41 + v49
+			v53 := u3 * v52
+			v54 := v25 * v53
+			v55 := v46 + v54
+			v56 := v48 + v54
+			v57 := v24 * v53
+			v58 := v50 + v57
+			v59, v60 := tp[0*B+j], tp[1*B+j]
+			v61 := v55 * v60
+			v62 := v56 * v59
+			v63 := v61 - v62
+			v64 := u4 * v63
+			v65 := s0 + v64
+			v66 := v55 * v59
+			v67 := v56 * v60
+			v68 := v66 + v67
+			v69 := u4 * v68
+			v70 := s1 + v69
+			v71 := u4 * v58
+			v72 := s2 + v71
+			_ = v65
+			_ = v70
+			_ = v72
+			for k := 0; k < 3; k++ {
+				lk := lam[k*3*B : (k+1)*3*B]
+				var gs0, gs1, gs2, gv30, gv31, gv32, gv33, gv36, gv37, gv38, gv39, gv40, gv41, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
+				gv65 += lk[0*B+j]
+				gv70 += lk[1*B+j]
+				gv72 += lk[2*B+j]
+				gs2 += gv72
+				gv71 += gv72
+				gv58 += gv71 * u4
+				gs1 += gv70
+				gv69 += gv70
+				gv68 += gv69 * u4
+				gv66 += gv68
+				gv67 += gv68
+				gv56 += gv67 * v60
+				gv60 += gv67 * v56
+				gv55 += gv66 * v59
+				gv59 += gv66 * v55
+				gs0 += gv65
+				gv64 += gv65
+				gv63 += gv64 * u4
+				gv61 += gv63
+				gv62 += -gv63
+				gv56 += gv62 * v59
+				gv59 += gv62 * v56
+				gv55 += gv61 * v60
+				gv60 += gv61 * v55
+				gs2 += gv60 * -v59
+				gs2 += gv59 * v60
+				gv50 += gv58
+				gv57 += gv58
+				gv53 += gv57 * v24
+				gv48 += gv56
+				gv54 += gv56
+				gv46 += gv55
+				gv54 += gv55
+				gv53 += gv54 * v25
+				gv52[k] += gv53 * u3
+				gv41 += gv50
+				gv49 += gv50
+				gv44 += gv49 * v27
+				gv39 += gv48
+				gv47 += gv48
+				gv44 += gv47 * v25
+				gv38 += gv46
+				gv45 += gv46
+				gv44 += gv45 * v26
+				gv43[k] += gv44 * u2
+				gv33 += gv41
+				gv40 += gv41
+				gv36 += gv40 * v27
+				gv32 += gv39
+				gv37 += gv39
+				gv31 += gv38
+				gv37 += gv38
+				gv36 += gv37 * v25
+				gv35[k] += gv36 * u1
+				gv30 += gv33 * v24
+				gv30 += gv32 * v25
+				gv30 += gv31 * v26
+				gv29[k] += gv30 * u0
+				lk[0*B+j] = gs0
+				lk[1*B+j] = gs1
+				lk[2*B+j] = gs2
+			}
+		}
+	}
+	for k := 0; k < 3; k++ {
+		gv51[k] += -gv52[k]
+		if gv51[k] != 0 {
+			gp3[k] += gv51[k] * v22
+		}
+		gv42[k] += -gv43[k]
+		if gv42[k] != 0 {
+			gp2[k] += gv42[k] * v22
+		}
+		gv34[k] += -gv35[k]
+		if gv34[k] != 0 {
+			gp1[k] += gv34[k] * v22
+		}
+		gv28[k] += -gv29[k]
+		if gv28[k] != 0 {
+			gp0[k] += gv28[k] * v22
+		}
+		pbar[k*4+0] += gp0[k]
+		pbar[k*4+1] += gp1[k]
+		pbar[k*4+2] += gp2[k]
+		pbar[k*4+3] += gp3[k]
+	}
+}

@@ -61,15 +61,15 @@ var Model = dyn.MustDefine(dyn.Spec{
 // and returns the end pose and its Jacobian with respect to the nine
 // coefficients, for the IPEM filter. The Jacobian is the chain rule
 // J_{k+1} = ∂x'/∂x·J_k + ∂x'/∂a (J_0 = 0) over the window's steps taken
-// from the end, in adjoint form: one forward rollout (dyn.Sim) and three
-// generated reverse passes, one per row (x, y, ψ) of J — three sweeps
-// instead of nine tangent directions. It allocates nothing per call once it
-// has seen a window of each length, and is not safe for concurrent use.
+// from the end, in adjoint form: one forward rollout (dyn.Sim) and the
+// generated reverse pass seeded with each row (x, y, ψ) of J, the three
+// in one sweep (dyn.Sim.FinalJacobian) — rather than nine tangent
+// directions. It allocates nothing per call once it has seen a window of
+// each length, and is not safe for concurrent use.
 type WindowJacobian struct {
 	sims map[int]*dyn.Sim // by window length
 	u    []float64
 	x0   [3]float64
-	e    [3]float64
 }
 
 // NewWindowJacobian returns a WindowJacobian of Model.
@@ -102,10 +102,8 @@ func (w *WindowJacobian) Jacobian(a, vc, wc, dt []float64, jac *[3 * NumCoeffs]f
 	if _, err := sim.Forward(a, nil, w.x0[:], u, nil); err != nil {
 		return Pose{}, err
 	}
-	for c := range 3 {
-		w.e = [3]float64{}
-		w.e[c] = 1
-		sim.Backward(a, nil, u, nil, 0, w.e[:], jac[c*NumCoeffs:(c+1)*NumCoeffs], nil, nil)
+	if err := sim.FinalJacobian(a, nil, u, jac[:], nil); err != nil {
+		return Pose{}, err
 	}
 	f := sim.Final()
 	return Pose{X: f[0], Y: f[1], Psi: f[2]}, nil

@@ -577,3 +577,131 @@ func (modelKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cb
 	pbar[7] += gp7
 	pbar[8] += gp8
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (modelKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	p3 := p[3]
+	p4 := p[4]
+	p5 := p[5]
+	p6 := p[6]
+	p7 := p[7]
+	p8 := p[8]
+	var gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8 [3]float64
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*3*B : (t+1)*3*B]
+		ut := u[t*3*B : (t+1)*3*B]
+		tp := tape[t*2*B : (t+1)*2*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			s1 := x[1*B+j]
+			s2 := x[2*B+j]
+			u0 := ut[0*B+j]
+			u1 := ut[1*B+j]
+			u2 := ut[2*B+j]
+			v15 := u0 * u1
+			v16 := u0 * p0
+			v17 := u0 + v16
+			v18 := u1 * p1
+			v19 := v17 + v18
+			v20 := p2 * v15
+			v21 := v19 + v20
+			v22 := u0 * p3
+			v23 := u1 * p4
+			v24 := v22 + v23
+			v25 := p5 * v15
+			v26 := v24 + v25
+			v27 := u0 * p6
+			v28 := u1 + v27
+			v29 := u1 * p7
+			v30 := v28 + v29
+			v31 := p8 * v15
+			v32 := v30 + v31
+			v34, v33 := tp[1*B+j], tp[0*B+j]
+			v35 := v21 * v33
+			v36 := v26 * v34
+			v37 := v35 - v36
+			v38 := u2 * v37
+			v39 := s0 + v38
+			v40 := v21 * v34
+			v41 := v26 * v33
+			v42 := v40 + v41
+			v43 := u2 * v42
+			v44 := s1 + v43
+			v45 := u2 * v32
+			v46 := s2 + v45
+			_ = v39
+			_ = v44
+			_ = v46
+			for k := 0; k < 3; k++ {
+				lk := lam[k*3*B : (k+1)*3*B]
+				var gs0, gs1, gs2, gv16, gv17, gv18, gv19, gv20, gv21, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46 float64
+				gv39 += lk[0*B+j]
+				gv44 += lk[1*B+j]
+				gv46 += lk[2*B+j]
+				gs2 += gv46
+				gv45 += gv46
+				gv32 += gv45 * u2
+				gs1 += gv44
+				gv43 += gv44
+				gv42 += gv43 * u2
+				gv40 += gv42
+				gv41 += gv42
+				gv26 += gv41 * v33
+				gv33 += gv41 * v26
+				gv21 += gv40 * v34
+				gv34 += gv40 * v21
+				gs0 += gv39
+				gv38 += gv39
+				gv37 += gv38 * u2
+				gv35 += gv37
+				gv36 += -gv37
+				gv26 += gv36 * v34
+				gv34 += gv36 * v26
+				gv21 += gv35 * v33
+				gv33 += gv35 * v21
+				gs2 += gv34 * v33
+				gs2 += gv33 * -v34
+				gv30 += gv32
+				gv31 += gv32
+				gp8[k] += gv31 * v15
+				gv28 += gv30
+				gv29 += gv30
+				gp7[k] += gv29 * u1
+				gv27 += gv28
+				gp6[k] += gv27 * u0
+				gv24 += gv26
+				gv25 += gv26
+				gp5[k] += gv25 * v15
+				gv22 += gv24
+				gv23 += gv24
+				gp4[k] += gv23 * u1
+				gp3[k] += gv22 * u0
+				gv19 += gv21
+				gv20 += gv21
+				gp2[k] += gv20 * v15
+				gv17 += gv19
+				gv18 += gv19
+				gp1[k] += gv18 * u1
+				gv16 += gv17
+				gp0[k] += gv16 * u0
+				lk[0*B+j] = gs0
+				lk[1*B+j] = gs1
+				lk[2*B+j] = gs2
+			}
+		}
+	}
+	for k := 0; k < 3; k++ {
+		pbar[k*9+0] += gp0[k]
+		pbar[k*9+1] += gp1[k]
+		pbar[k*9+2] += gp2[k]
+		pbar[k*9+3] += gp3[k]
+		pbar[k*9+4] += gp4[k]
+		pbar[k*9+5] += gp5[k]
+		pbar[k*9+6] += gp6[k]
+		pbar[k*9+7] += gp7[k]
+		pbar[k*9+8] += gp8[k]
+	}
+}

@@ -250,3 +250,62 @@ func (gainKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cba
 	_ = ys
 	pbar[0] += gp0
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (gainKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	p0 := p[0]
+	q0 := q[0]
+	v9 := 1.0 / q0
+	v10 := dyn.B2F(q0 > 0.0)
+	if !dyn.AllFinite(v9) {
+		for k := 0; k < 1; k++ {
+			dyn.ReverseByStep(gainKernel{}, B, T, p, q, X, u, nil, 0, lam[k*1*B:(k+1)*1*B], nil, pbar[k*1:(k+1)*1])
+		}
+		return
+	}
+	var gp0 [1]float64
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*1*B : (t+1)*1*B]
+		ut := u[t*1*B : (t+1)*1*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			u0 := ut[0*B+j]
+			v7 := u0 * p0
+			v8 := v7 - s0
+			v11 := v8 * v9
+			v12 := v11 * 0.01
+			v13 := s0 + v12
+			v14 := v8 * 0.01
+			v15 := s0 + v14
+			v16 := v13
+			if v10 == 0 {
+				v16 = v15
+			}
+			_ = v16
+			for k := 0; k < 1; k++ {
+				lk := lam[k*1*B : (k+1)*1*B]
+				var gs0, gv7, gv8, gv11, gv12, gv13, gv14, gv15, gv16 float64
+				gv16 += lk[0*B+j]
+				if v10 != 0 {
+					gv13 += gv16
+				} else {
+					gv15 += gv16
+				}
+				gs0 += gv15
+				gv14 += gv15
+				gv8 += gv14 * 0.01
+				gs0 += gv13
+				gv12 += gv13
+				gv11 += gv12 * 0.01
+				gv8 += gv11 * v9
+				gv7 += gv8
+				gs0 += -gv8
+				gp0[k] += gv7 * u0
+				lk[0*B+j] = gs0
+			}
+		}
+	}
+	for k := 0; k < 1; k++ {
+		pbar[k*1+0] += gp0[k]
+	}
+}

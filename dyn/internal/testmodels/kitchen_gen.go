@@ -1834,3 +1834,476 @@ func (kitchenKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, 
 	pbar[1] += gp1
 	pbar[2] += gp2
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (kitchenKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	var gp0, gp1, gp2, gv41, gv52, gv80, gv81, gv82, gv83 [3]float64
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*3*B : (t+1)*3*B]
+		ut := u[t*2*B : (t+1)*2*B]
+		tp := tape[t*20*B : (t+1)*20*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			s1 := x[1*B+j]
+			s2 := x[2*B+j]
+			u0 := ut[0*B+j]
+			u1 := ut[1*B+j]
+			v22 := s0 * s0
+			v23 := v22 + 1.0
+			v24 := tp[0*B+j]
+			v25 := tp[1*B+j]
+			v26 := v24 * v25
+			v27 := s2 * 0.3
+			v28 := tp[2*B+j]
+			v29 := v26 + v28
+			v30 := tp[3*B+j]
+			v31 := tp[4*B+j]
+			v32 := v30 - v31
+			v33 := s2 * (-0.5)
+			v34 := tp[5*B+j]
+			v35 := v32 + v34
+			v36 := tp[6*B+j]
+			v37 := tp[7*B+j]
+			v38 := v36 + v37
+			v39 := tp[8*B+j]
+			v40 := v38 + v39
+			v42 := v40 * v41
+			v43 := s0 - u0
+			v44 := math.Abs(v43)
+			v45 := dyn.SignOf(s1)
+			v46 := v44 * v45
+			v47 := dyn.MinOf(s0, u1)
+			v48 := v46 + v47
+			v49 := dyn.MaxOf(s1, p1)
+			v50 := v48 - v49
+			v51 := s0 * p0
+			v53 := dyn.ClampOf(v51, v52, p1)
+			v54 := dyn.ClampOf(s1, v52, p2)
+			v55 := dyn.B2F(s1 < v52)
+			v56 := v55 * (-2.0)
+			v57 := 1.0 + v56
+			v58 := dyn.B2F(s1 > p2)
+			v59 := v58 * 2.0
+			v60 := v59 - 1.0
+			v61 := s1 - v52
+			v62 := v57 * v61
+			v63 := -v62
+			v64 := v63 / q0
+			v65 := tp[9*B+j]
+			v66 := tp[10*B+j]
+			v67 := q0 * v66
+			v68 := s1 - p2
+			v69 := v60 * v68
+			v70 := -v69
+			v71 := v70 / q0
+			v72 := tp[11*B+j]
+			v73 := tp[12*B+j]
+			v74 := q0 * v73
+			v75 := v67 - v74
+			v76 := v54 + v75
+			v77 := v53 + v76
+			v78 := s2 - u0
+			v79 := math.Abs(v78)
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := tp[13*B+j]
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v89 := dyn.B2F(v79 <= v82)
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
+			v92 := v78
+			if v89 == 0 {
+				v92 = v91
+			}
+			v93 := s0 - s1
+			v94 := v93 * v93
+			v96 := v94 + v95
+			v97 := tp[14*B+j]
+			v98 := q0 + v97
+			v99 := v94 / v98
+			v100 := v92 + v99
+			v101 := math.Abs(s2)
+			v102 := s2 + v101
+			v103 := v102 * 0.5
+			v104 := -v101
+			v105 := v104 / q0
+			v106 := tp[15*B+j]
+			v107 := tp[16*B+j]
+			v108 := q0 * v107
+			v109 := v103 + v108
+			v110 := v100 + v109
+			v111 := dyn.B2F(s0 < 0.0)
+			v112 := -s0
+			v113 := tp[17*B+j]
+			v114 := tp[18*B+j]
+			v115 := v113
+			if v111 == 0 {
+				v115 = v114
+			}
+			v116 := math.Abs(s1)
+			v117 := dyn.B2F(v116 >= 0.001)
+			v118 := 1.0 / s1
+			v119 := s1 * 1000.0
+			v120 := v118
+			if v117 == 0 {
+				v120 = v119
+			}
+			v121 := v115 + v120
+			v122 := dyn.B2F(s2 > 0.0)
+			v123 := -s2
+			v124 := s2
+			if v122 == 0 {
+				v124 = v123
+			}
+			v125 := dyn.B2F(u1 <= 0.0)
+			v126 := u1 * 2.0
+			v127 := u1 / 3.0
+			v128 := v126
+			if v125 == 0 {
+				v128 = v127
+			}
+			v129 := v124 + v128
+			v130 := v29 + v50
+			v131 := v130 * 0.1
+			v132 := u0 * p0
+			v133 := v131 + v132
+			v134 := q1 * v133
+			v135 := s0 + v134
+			v136 := v35 + v77
+			v137 := 0.1 * v136
+			v138 := s1 * p1
+			v139 := v137 - v138
+			v140 := q1 * v139
+			v141 := s1 + v140
+			v142 := v42 + v110
+			v143 := v121 + v142
+			v144 := v129 + v143
+			v145 := v144 * 0.05
+			v146 := s2 * p2
+			v147 := v145 - v146
+			v148 := q1 * v147
+			v149 := s2 + v148
+			v150 := s0 * s1
+			v151 := v121 + v150
+			v152 := tp[19*B+j]
+			v153 := v129 + v152
+			v154 := s0 - u1
+			v155 := v154 * v154
+			v156 := 0.5 * v155
+			_ = v23
+			_ = v27
+			_ = v33
+			_ = v64
+			_ = v65
+			_ = v71
+			_ = v72
+			_ = v85
+			_ = v96
+			_ = v105
+			_ = v106
+			_ = v112
+			_ = v135
+			_ = v141
+			_ = v149
+			_ = v151
+			_ = v153
+			_ = v156
+			for k := 0; k < 3; k++ {
+				lk := lam[k*3*B : (k+1)*3*B]
+				var gs0, gs1, gs2, gv22, gv23, gv24, gv25, gv26, gv27, gv28, gv29, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72, gv73, gv74, gv75, gv76, gv77, gv78, gv79, gv84, gv85, gv86, gv87, gv88, gv90, gv91, gv92, gv93, gv94, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv112, gv113, gv114, gv115, gv118, gv119, gv120, gv121, gv123, gv124, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156 float64
+				gv135 += lk[0*B+j]
+				gv141 += lk[1*B+j]
+				gv149 += lk[2*B+j]
+				gv155 += gv156 * 0.5
+				gv154 += gv155 * v154
+				gv154 += gv155 * v154
+				gs0 += gv154
+				gv129 += gv153
+				gv152 += gv153
+				gs2 += gv152 * math.Cos(s2)
+				gv121 += gv151
+				gv150 += gv151
+				gs0 += gv150 * s1
+				gs1 += gv150 * s0
+				gs2 += gv149
+				gv148 += gv149
+				if gv148 != 0 {
+					gv147 += gv148 * q1
+				}
+				gv145 += gv147
+				gv146 += -gv147
+				gs2 += gv146 * p2
+				gp2[k] += gv146 * s2
+				if gv145 != 0 {
+					gv144 += gv145 * 0.05
+				}
+				gv129 += gv144
+				gv143 += gv144
+				gv121 += gv143
+				gv142 += gv143
+				gv42 += gv142
+				gv110 += gv142
+				gs1 += gv141
+				gv140 += gv141
+				if gv140 != 0 {
+					gv139 += gv140 * q1
+				}
+				gv137 += gv139
+				gv138 += -gv139
+				gs1 += gv138 * p1
+				gp1[k] += gv138 * s1
+				if gv137 != 0 {
+					gv136 += gv137 * 0.1
+				}
+				gv35 += gv136
+				gv77 += gv136
+				gs0 += gv135
+				gv134 += gv135
+				if gv134 != 0 {
+					gv133 += gv134 * q1
+				}
+				gv131 += gv133
+				gv132 += gv133
+				gp0[k] += gv132 * u0
+				if gv131 != 0 {
+					gv130 += gv131 * 0.1
+				}
+				gv29 += gv130
+				gv50 += gv130
+				gv124 += gv129
+				if v122 != 0 {
+					gs2 += gv124
+				} else {
+					gv123 += gv124
+				}
+				gs2 += -gv123
+				gv115 += gv121
+				gv120 += gv121
+				if v117 != 0 {
+					gv118 += gv120
+				} else {
+					gv119 += gv120
+				}
+				gs1 += gv119 * 1000.0
+				if gv118 != 0 {
+					gs1 += gv118 * (-v118 / s1)
+				}
+				if v111 != 0 {
+					gv113 += gv115
+				} else {
+					gv114 += gv115
+				}
+				if gv114 != 0 {
+					gs0 += gv114 * (0.5 / v114)
+				}
+				if gv113 != 0 {
+					gv112 += gv113 * (0.5 / v113)
+				}
+				gs0 += -gv112
+				gv100 += gv110
+				gv109 += gv110
+				gv103 += gv109
+				gv108 += gv109
+				if gv108 != 0 {
+					gv107 += gv108 * q0
+				}
+				if gv107 != 0 {
+					gv106 += gv107 * (1 / (1 + v106))
+				}
+				gv105 += gv106 * v106
+				if gv105 != 0 {
+					gv104 += gv105 * (1 / q0)
+				}
+				gv101 += -gv104
+				gv102 += gv103 * 0.5
+				gs2 += gv102
+				gv101 += gv102
+				gs2 += gv101 * dyn.SignOf(s2)
+				gv92 += gv100
+				gv99 += gv100
+				if gv99 != 0 {
+					gv94 += gv99 * (1 / v98)
+					gv98 += gv99 * (-v99 / v98)
+				}
+				gv97 += gv98
+				if gv97 != 0 {
+					gv96 += gv97 * (0.5 / v97)
+				}
+				gv94 += gv96
+				gv93 += gv94 * v93
+				gv93 += gv94 * v93
+				gs0 += gv93
+				gs1 += -gv93
+				if v89 != 0 {
+					gv78 += gv92
+				} else {
+					gv91 += gv92
+				}
+				if gv91 != 0 {
+					gv88 += gv91 * v90
+					gv90 += gv91 * v88
+				}
+				gv82[k] += gv88
+				gv87 += gv88
+				if gv87 != 0 {
+					gv83[k] += gv87 * v86
+					gv86 += gv87 * v83
+				}
+				gv85 += gv86 * (1 - v86*v86)
+				if gv85 != 0 {
+					gv84 += gv85 * (1 / v83)
+					gv83[k] += gv85 * (-v85 / v83)
+				}
+				gv79 += gv84
+				gv82[k] += -gv84
+				gv78 += gv79 * dyn.SignOf(v78)
+				gs2 += gv78
+				gv53 += gv77
+				gv76 += gv77
+				gv54 += gv76
+				gv75 += gv76
+				gv67 += gv75
+				gv74 += -gv75
+				if gv74 != 0 {
+					gv73 += gv74 * q0
+				}
+				if gv73 != 0 {
+					gv72 += gv73 * (1 / (1 + v72))
+				}
+				gv71 += gv72 * v72
+				if gv71 != 0 {
+					gv70 += gv71 * (1 / q0)
+				}
+				gv69 += -gv70
+				gv60 += gv69 * v68
+				gv68 += gv69 * v60
+				gs1 += gv68
+				gp2[k] += -gv68
+				if gv67 != 0 {
+					gv66 += gv67 * q0
+				}
+				if gv66 != 0 {
+					gv65 += gv66 * (1 / (1 + v65))
+				}
+				gv64 += gv65 * v65
+				if gv64 != 0 {
+					gv63 += gv64 * (1 / q0)
+				}
+				gv62 += -gv63
+				gv57 += gv62 * v61
+				gv61 += gv62 * v57
+				gs1 += gv61
+				gv52[k] += -gv61
+				gv59 += gv60
+				gv58 += gv59 * 2.0
+				gv56 += gv57
+				gv55 += gv56 * (-2.0)
+				if s1 < v52 {
+					gv52[k] += gv54
+				} else {
+					if s1 > p2 {
+						gp2[k] += gv54
+					} else {
+						gs1 += gv54
+					}
+				}
+				if v51 < v52 {
+					gv52[k] += gv53
+				} else {
+					if v51 > p1 {
+						gp1[k] += gv53
+					} else {
+						gv51 += gv53
+					}
+				}
+				gs0 += gv51 * p0
+				gp0[k] += gv51 * s0
+				gv48 += gv50
+				gv49 += -gv50
+				if s1 >= p1 {
+					gs1 += gv49
+				} else {
+					gp1[k] += gv49
+				}
+				gv46 += gv48
+				gv47 += gv48
+				if s0 <= u1 {
+					gs0 += gv47
+				}
+				gv44 += gv46 * v45
+				gv45 += gv46 * v44
+				gv43 += gv44 * dyn.SignOf(v43)
+				gs0 += gv43
+				if gv42 != 0 {
+					gv40 += gv42 * v41
+					gv41[k] += gv42 * v40
+				}
+				gv38 += gv40
+				gv39 += gv40
+				if gv39 != 0 {
+					gv23 += gv39 * (0.5 / v39)
+				}
+				gv36 += gv38
+				gv37 += gv38
+				if gv37 != 0 {
+					gv23 += gv37 * (1 / (1 + v23))
+				}
+				if gv36 != 0 {
+					gv23 += gv36 * (1 / v23)
+				}
+				gv32 += gv35
+				gv34 += gv35
+				gv33 += gv34 * v34
+				gs2 += gv33 * (-0.5)
+				gv31 += -gv32
+				if gv31 != 0 {
+					if r2v31 := s1*s1 + v23*v23; r2v31 != 0 {
+						gs1 += gv31 * (v23 / r2v31)
+						gv23 += gv31 * (-s1 / r2v31)
+					}
+				}
+				gv26 += gv29
+				gv28 += gv29
+				if gv28 != 0 {
+					gv27 += gv28 * (1 + v28*v28)
+				}
+				gs2 += gv27 * 0.3
+				gv24 += gv26 * v25
+				gv25 += gv26 * v24
+				gs1 += gv25 * -math.Sin(s1)
+				gs0 += gv24 * math.Cos(s0)
+				gv22 += gv23
+				gs0 += gv22 * s0
+				gs0 += gv22 * s0
+				lk[0*B+j] = gs0
+				lk[1*B+j] = gs1
+				lk[2*B+j] = gs2
+			}
+		}
+	}
+	for k := 0; k < 3; k++ {
+		gp2[k] += gv83[k]
+		gv82[k] += -gv83[k]
+		gv80[k] += gv82[k] * v81
+		gv81[k] += gv82[k] * v80
+		gp2[k] += gv81[k]
+		gp1[k] += -gv52[k]
+		gp0[k] += gv41[k] * (1 - v41*v41)
+		pbar[k*3+0] += gp0[k]
+		pbar[k*3+1] += gp1[k]
+		pbar[k*3+2] += gp2[k]
+	}
+}

@@ -643,3 +643,164 @@ func (lagKernel) ReverseRollout(B, T int, p, q, X, u, tape, ybar []float64, cbar
 	pbar[1] += gp1
 	pbar[2] += gp2
 }
+
+// ReverseRolloutStates implements dyn.RolloutKernel.
+func (lagKernel) ReverseRolloutStates(B, T int, p, q, X, u, tape, lam, pbar []float64) {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v18 := dyn.B2F(q1 > 0.0)
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	var gp0, gp1, gp2, gv20, gv21, gv22, gv23, gv33 [4]float64
+	for t := T - 1; t >= 0; t-- {
+		x := X[t*4*B : (t+1)*4*B]
+		ut := u[t*2*B : (t+1)*2*B]
+		tp := tape[t*3*B : (t+1)*3*B]
+		for j := 0; j < B; j++ {
+			s0 := x[0*B+j]
+			s1 := x[1*B+j]
+			s2 := x[2*B+j]
+			s3 := x[3*B+j]
+			u0 := ut[0*B+j]
+			u1 := ut[1*B+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := tp[0*B+j]
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v29 := dyn.B2F(v19 <= v22)
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if v29 == 0 {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if v18 == 0 {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			v45, v42 := tp[2*B+j], tp[1*B+j]
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			_ = v25
+			_ = v38
+			_ = v40
+			_ = v44
+			_ = v47
+			for k := 0; k < 4; k++ {
+				lk := lam[k*4*B : (k+1)*4*B]
+				var gs0, gs1, gs2, gs3, gv12, gv13, gv14, gv15, gv16, gv17, gv19, gv24, gv25, gv26, gv27, gv28, gv30, gv31, gv32, gv34, gv35, gv36, gv37, gv38, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47 float64
+				gv44 += lk[0*B+j]
+				gv47 += lk[1*B+j]
+				gv40 += lk[2*B+j]
+				gv38 += lk[3*B+j]
+				gs1 += gv47
+				gv46 += gv47
+				gv41 += gv46 * v45
+				gv45 += gv46 * v41
+				gs2 += gv45 * v42
+				gs0 += gv44
+				gv43 += gv44
+				gv41 += gv43 * v42
+				gv42 += gv43 * v41
+				gs2 += gv42 * -v45
+				gs3 += gv41 * q0
+				gs2 += gv40
+				gs3 += gv38
+				gv37 += gv38
+				if gv37 != 0 {
+					gv36 += gv37 * q0
+				}
+				gv14 += gv36
+				gv35 += gv36
+				if v18 != 0 {
+					gv32 += gv35
+				} else {
+					gv34 += gv35
+				}
+				if v17 < v33 {
+					gv33[k] += gv34
+				} else {
+					if v17 > p2 {
+						gp2[k] += gv34
+					} else {
+						gv17 += gv34
+					}
+				}
+				if v29 != 0 {
+					gv17 += gv32
+				} else {
+					gv31 += gv32
+				}
+				if gv31 != 0 {
+					gv28 += gv31 * v30
+					gv30 += gv31 * v28
+				}
+				gv22[k] += gv28
+				gv27 += gv28
+				if gv27 != 0 {
+					gv23[k] += gv27 * v26
+					gv26 += gv27 * v23
+				}
+				gv25 += gv26 * (1 - v26*v26)
+				if gv25 != 0 {
+					gv24 += gv25 * (1 / v23)
+					gv23[k] += gv25 * (-v25 / v23)
+				}
+				gv19 += gv24
+				gv22[k] += -gv24
+				gv17 += gv19 * dyn.SignOf(v17)
+				gv16 += gv17
+				gv14 += -gv17
+				if gv16 != 0 {
+					gv15 += gv16 * (1 / q0)
+				}
+				gs3 += -gv15
+				if gv14 != 0 {
+					gv13 += gv14 * (1 / p0)
+					gp0[k] += gv14 * (-v14 / p0)
+				}
+				gv12 += gv13
+				gs3 += -gv13
+				gp1[k] += gv12 * u0
+				lk[0*B+j] = gs0
+				lk[1*B+j] = gs1
+				lk[2*B+j] = gs2
+				lk[3*B+j] = gs3
+			}
+		}
+	}
+	for k := 0; k < 4; k++ {
+		gp2[k] += -gv33[k]
+		gp2[k] += gv23[k]
+		gv22[k] += -gv23[k]
+		gv20[k] += gv22[k] * v21
+		gv21[k] += gv22[k] * v20
+		gp2[k] += gv21[k]
+		pbar[k*3+0] += gp0[k]
+		pbar[k*3+1] += gp1[k]
+		pbar[k*3+2] += gp2[k]
+	}
+}
