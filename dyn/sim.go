@@ -18,13 +18,14 @@ import (
 //	y    [NY][T][B]  output c of lane j after step t at (c·T + t)·B + j
 //	xT   [S][B]      the final state
 type Sim struct {
-	m    *Model
-	k    Kernel
-	B, T int
-	X    []float64 // (T+1)·S·B states; X[t·S·B:] is the state before step t
-	lam  [2][]float64
-	au   []float64
-	cost float64
+	m     *Model
+	k     Kernel
+	B, T  int
+	X     []float64 // (T+1)·S·B states; X[t·S·B:] is the state before step t
+	lam   [2][]float64
+	au    []float64
+	cost  float64
+	seeds []float64 // FinalJacobian's adjoints
 }
 
 // NewSim prepares a rollout of B lanes over T steps with the model's
@@ -203,4 +204,35 @@ func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar
 	if x0bar != nil {
 		copy(x0bar, cur)
 	}
+}
+
+// FinalJacobian is, after a Forward, the Jacobian of the final state
+// summed over the lanes, Σ_b x_T[s][b], with respect to the parameters:
+// jp is S×P, row s the gradient of state s (for one lane, the lane's own
+// Jacobian: what an EKF linearising a rollout needs, as IPEM does). jx0,
+// when not nil (S×S·B), receives its Jacobian with respect to the initial
+// states, row s at s·S·B. It costs S reverse passes.
+func (s *Sim) FinalJacobian(p, q, u, jp, jx0 []float64) error {
+	S, P, B := s.m.NS(), s.m.NP(), s.B
+	if len(jp) != S*P || (jx0 != nil && len(jx0) != S*S*B) {
+		return fmt.Errorf("dyn: %s: final Jacobian sizes %d and %d, want %d and %d", s.m.spec.Name, len(jp), len(jx0), S*P, S*S*B)
+	}
+	if len(s.seeds) != S*S*B {
+		s.seeds = make([]float64, S*S*B)
+	}
+	lam := s.seeds
+	clear(lam)
+	for k := range S {
+		for j := range B {
+			lam[(k*S+k)*B+j] = 1
+		}
+	}
+	for k := range S {
+		row := lam[k*S*B : (k+1)*S*B]
+		s.Backward(p, q, u, nil, 0, row, jp[k*P:(k+1)*P], row, nil)
+	}
+	if jx0 != nil {
+		copy(jx0, lam)
+	}
+	return nil
 }

@@ -121,9 +121,21 @@ func (s *Spline) segBox(i int) box {
 	return box{x0, y0, x1, y1}
 }
 
+// dist2 is the squared distance from (px, py) to the box (0 inside). It
+// is the hot spot of the closest-point search: comparisons rather than
+// math.Max, which is not inlined (the values are finite).
 func (b box) dist2(px, py float64) float64 {
-	dx := math.Max(0, math.Max(b.x0-px, px-b.x1))
-	dy := math.Max(0, math.Max(b.y0-py, py-b.y1))
+	var dx, dy float64
+	if d := b.x0 - px; d > 0 {
+		dx = d
+	} else if d := px - b.x1; d > 0 {
+		dx = d
+	}
+	if d := b.y0 - py; d > 0 {
+		dy = d
+	} else if d := py - b.y1; d > 0 {
+		dy = d
+	}
 	return dx*dx + dy*dy
 }
 

@@ -161,7 +161,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	if a.Out == "-" {
 		rep = e.stderr
 	}
-	grad := "analytic gradient"
+	grad := "gradient generated from the step definition"
 	if autodiff {
 		grad = "autodiff gradient"
 	}

@@ -1,6 +1,10 @@
 package mecanum
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
 
 // One trajectory of the paper's size: 1,680 control steps at 240 Hz (7 s),
 // 420 camera samples at 60 Hz.
@@ -28,6 +32,14 @@ func BenchmarkLossGrad(b *testing.B) {
 		b.Run(c.name+"/analytic", func(b *testing.B) {
 			for range b.N {
 				f.AnalyticGrad(x, g)
+			}
+		})
+		d := f.NewDynFit()
+		b.Run(c.name+"/dyn", func(b *testing.B) {
+			for range b.N {
+				if _, err := d.Eval(x, g); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 		gf, err := f.Compile()
@@ -73,17 +85,64 @@ func BenchmarkLossGrad(b *testing.B) {
 }
 
 // The whole identification of one paper-size trajectory (fit preparation,
-// L-BFGS-B, identifiability analysis).
+// L-BFGS-B, identifiability analysis), with the default objective (dyn:
+// DynFit, the gradient generated from the step definition) and with
+// Algorithm 2 (analytic, the default before).
 func BenchmarkIdentify(b *testing.B) {
 	p := testParams()
 	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Noise: 0.003, HeadNoise: 0.005, Seed: 1})
-	for range b.N {
-		f, err := NewFit(p, []Run{r}, DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}}); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name     string
+		analytic bool
+	}{{"dyn", false}, {"analytic", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				f, err := NewFit(p, []Run{r}, DefaultConfig())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, Analytic: c.analytic}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// The step definition's rollout of one paper-size run (1,680 rows), forward
+// alone and forward plus the generated reverse pass, with the generated
+// kernel and with the interpreter.
+func BenchmarkModelRollout(b *testing.B) {
+	p := testParams()
+	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Seed: 1})
+	T := r.Len()
+	u := ModelInputs(&r)
+	x0 := []float64{r.X[0], r.Y[0], r.Theta[0]}
+	q := SettingsOf(p)
+	y, ybar := make([]float64, 3*T), make([]float64, 3*T)
+	for i := range ybar {
+		ybar[i] = 1
+	}
+	pbar, x0bar := make([]float64, 4), make([]float64, 3)
+	for _, k := range []struct {
+		name string
+		k    dyn.Kernel
+	}{{"generated", Model.NewKernel()}, {"interpreter", Model.NewInterpreter()}} {
+		sim := Model.NewSimWith(k.k, 1, T)
+		b.Run(k.name+"/forward", func(b *testing.B) {
+			for range b.N {
+				if _, err := sim.Forward(p.Mu, q, x0, u, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(k.name+"/forward+reverse", func(b *testing.B) {
+			for range b.N {
+				if _, err := sim.Forward(p.Mu, q, x0, u, y); err != nil {
+					b.Fatal(err)
+				}
+				sim.Backward(p.Mu, q, u, ybar, 0, nil, pbar, x0bar, nil)
+			}
+		})
 	}
 }

@@ -13,14 +13,21 @@
 //
 // What is here:
 //
+//   - Model: the step of eqs. 3–5 written once in the step language of
+//     package dyn (step.go, generated kernel step_gen.go), from which come
+//     the batched native rollout, its generated reverse pass and Jacobians,
+//     and a gorgonia op; DynFit, the identification loss built from it (with
+//     the camera-sample terms of eqs. 6–8 as a second step definition), is
+//     what Identify minimises by default.
 //   - Params (the FORMATS.md parameter file), Simulate (the exact native
 //     rollout, multi-rate: control rows with sparse camera poses) and Runs
 //     read from a log table (a traj column or several files split runs).
 //   - Fit: the identification problem of §VI over a batch of runs, with the
 //     loss of eq. 8 (spline and ground-truth terms from package losses) and
-//     three gradients that agree: the gorgonia graph (Fit.Compile), the
-//     paper's forward-sensitivity recursion of eqs. 11–13 (Fit.AnalyticGrad,
-//     Algorithm 2 with its two misprints corrected, see there), and central
+//     four gradients that agree: the generated one of DynFit, the gorgonia
+//     graph (Fit.Compile), the paper's forward-sensitivity recursion of
+//     eqs. 11–13 (Fit.AnalyticGrad, Algorithm 2 with its two misprints
+//     corrected, see there; IdentifyOptions.Analytic), and central
 //     differences of the native loss.
 //   - Identify: L-BFGS-B with μ ∈ [0, 2], Nelder–Mead on the sigmoid form of
 //     eq. 14, or CMA-ES, followed by an identifiability analysis (singular

@@ -23,6 +23,9 @@ type IdentifyOptions struct {
 	// Autodiff makes L-BFGS-B use the gorgonia graph's gradient instead of
 	// the analytic one (same numbers; for the comparison of Fig. 6).
 	Autodiff bool
+	// Analytic makes L-BFGS-B use Algorithm 2 (Fit.Eval) instead of the
+	// default DynFit, the gradient generated from the step definition.
+	Analytic bool
 	Init     [4]float64 // starting μ
 	Settings opt.Settings
 	Seed     uint64 // CMA-ES
@@ -62,6 +65,9 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		x0[j] = math.Min(math.Max(x0[j], lo), hi)
 	}
 	var obj opt.Objective = f.Eval
+	if !o.Analytic && !o.Autodiff {
+		obj = f.NewDynFit().Eval
+	}
 	if o.Autodiff {
 		gf, err := f.Compile()
 		if err != nil {

@@ -15,14 +15,20 @@
 //
 // The package holds
 //
+//   - Model: eqs. 2–3 and the Euler step written once in the step language
+//     of package dyn (step.go, generated kernel step_gen.go), from which
+//     come the default IPEM Jacobian (WindowJacobian: one rollout and three
+//     generated reverse sweeps per interval) and the batch objective (Batch:
+//     a dyn.Rollout node with the loss as a gorgonia graph around it);
 //   - Params (the FORMATS.md parameter file), Simulate (native, exact) and
 //     Table 2's coefficients for asphalt, concrete and grass;
 //   - Windows: many short integration windows (the commands between two pose
 //     samples) integrated from the window's own start, natively (Predict, with
-//     the forward-mode Jacobian JacobianNative) and as one gorgonia graph over
-//     vectors of windows (BuildWindows), whose lanes may carry their own
-//     coefficients so that one backward pass yields a whole Jacobian
-//     (GraphJacobian);
+//     the hand-written forward-mode Jacobian JacobianNative) and as one
+//     gorgonia graph over vectors of windows (BuildWindows), whose lanes may
+//     carry their own coefficients so that one backward pass yields a whole
+//     Jacobian (GraphJacobian): the references the dyn forms are tested
+//     against;
 //   - IPEM: an extended Kalman filter over the nine coefficients whose
 //     measurement is the pose change between two pose samples expressed in the
 //     frame of the first; and Batch, the same residuals summed over all

@@ -9,17 +9,22 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
 // JacobianSource selects how IPEM linearises the integrated prediction.
 type JacobianSource int
 
 const (
-	// NativeJacobian is forward-mode differentiation of the native Euler
-	// steps (the function JacobianNative): about a microsecond per update.
-	NativeJacobian JacobianSource = iota
+	// DynJacobian, the default, propagates the step Jacobians of the step
+	// definition Model over the interval (WindowJacobian).
+	DynJacobian JacobianSource = iota
+	// NativeJacobian is hand-written forward-mode differentiation of the
+	// native Euler steps (the function JacobianNative), kept as the
+	// reference the others are tested against.
+	NativeJacobian
 	// GraphJacobianSource is the compiled gorgonia graph (GraphJacobian),
-	// the reference the native one is tested against.
+	// a second reference (and, for Batch, the unrolled window graph).
 	GraphJacobianSource
 )
 
@@ -42,7 +47,8 @@ type IPEMConfig struct {
 	QStd float64
 	// Span is the number of pose samples an interval spans (default 1).
 	Span int
-	// Jacobian selects the linearisation (default native).
+	// Jacobian selects the linearisation (default: from the step
+	// definition, DynJacobian).
 	Jacobian JacobianSource
 	// MaxSteps bounds the command rows per interval (default 400).
 	MaxSteps int
@@ -83,6 +89,7 @@ type IPEM struct {
 
 	gj  *GraphJacobian
 	gws *Windows
+	dj  *WindowJacobian
 	jac [3 * NumCoeffs]float64
 }
 
@@ -100,12 +107,18 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 		f.P[i*NumCoeffs+i] = cfg.Std0 * cfg.Std0
 	}
 	f.r = [3]float64{cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPsi * cfg.SigmaPsi}
-	if cfg.Jacobian == GraphJacobianSource {
+	switch cfg.Jacobian {
+	case DynJacobian:
+		f.dj = NewWindowJacobian()
+	case NativeJacobian:
+	case GraphJacobianSource:
 		var err error
 		if f.gj, err = NewGraphJacobian(1, cfg.MaxSteps); err != nil {
 			return nil, err
 		}
 		f.gws = NewWindows(1, cfg.MaxSteps)
+	default:
+		return nil, fmt.Errorf("skidsteer: unknown Jacobian source %d", cfg.Jacobian)
 	}
 	return f, nil
 }
@@ -116,7 +129,13 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
 	const n = NumCoeffs
 	var pred Pose
-	if f.gj != nil {
+	switch {
+	case f.dj != nil:
+		var err error
+		if pred, err = f.dj.Jacobian(f.A[:], vc, wc, dt, &f.jac); err != nil {
+			return [3]float64{}, err
+		}
+	case f.gj != nil:
 		if len(vc) > f.gws.S {
 			return [3]float64{}, fmt.Errorf("skidsteer: interval of %d steps, the Jacobian graph takes %d", len(vc), f.gws.S)
 		}
@@ -126,7 +145,7 @@ func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
 			return [3]float64{}, err
 		}
 		pred = poses[0]
-	} else {
+	default:
 		pred = JacobianNative(f.A[:], vc, wc, dt, &f.jac)
 	}
 	nu := [3]float64{z.X - pred.X, z.Y - pred.Y, Wrap(z.Psi - pred.Psi)}
@@ -343,8 +362,12 @@ func ResidualScale(iv *Intervals, a []float64, cfg IPEMConfig) float64 {
 }
 
 // Batch is the batch form of IPEM: the weighted squared prediction errors of
-// all intervals, ½ Σ_k Σ_c (pred_kc − z_kc)²/σ_c², as one objective whose
-// gradient comes from the window graph (sharded over cores), for L-BFGS.
+// all intervals, ½ Σ_k Σ_c (pred_kc − z_kc)²/σ_c², as one objective for
+// L-BFGS. The intervals are the lanes of a rollout of the step definition
+// Model (dyn.Rollout: one gorgonia node whose backward pass is Model's
+// generated reverse pass) with the loss around it as a gorgonia graph, the
+// lanes sharded over cores. With Jacobian: GraphJacobianSource it is the
+// unrolled window graph of BuildWindows instead (the reference).
 type Batch struct {
 	iv   *Intervals
 	cfg  IPEMConfig
@@ -365,6 +388,52 @@ func NewBatch(l *Log, cfg IPEMConfig, shards int) (*Batch, error) {
 // NewBatchIntervals is NewBatch on intervals already extracted.
 func NewBatchIntervals(iv *Intervals, cfg IPEMConfig, shards int) (*Batch, error) {
 	cfg.defaults()
+	if cfg.Jacobian == GraphJacobianSource {
+		return newBatchWindowGraph(iv, cfg, shards)
+	}
+	ws := iv.Windows
+	w := [3]float64{0.5 / (cfg.SigmaPos * cfg.SigmaPos), 0.5 / (cfg.SigmaPos * cfg.SigmaPos), 0.5 / (cfg.SigmaPsi * cfg.SigmaPsi)}
+	params := []ad.Param{{Name: "a", Shape: []int{NumCoeffs}}}
+	prog, err := ad.CompileSharded(params, ws.W, shards, func(g *ad.Graph, p []*G.Node, lo, hi int) (*G.Node, error) {
+		n := hi - lo
+		// lanes lo..hi−1 from (0, 0, 0): u [S][3][n]; z and the weights [3][n]
+		u := make([]float64, ws.S*3*n)
+		for s := range ws.S {
+			for k := lo; k < hi; k++ {
+				i := s*ws.W + k
+				u[(s*3)*n+k-lo], u[(s*3+1)*n+k-lo], u[(s*3+2)*n+k-lo] = ws.Vc[i], ws.Wc[i], ws.Dt[i]
+			}
+		}
+		z, wt := make([]float64, 3*n), make([]float64, 3*n)
+		for k := lo; k < hi; k++ {
+			z[k-lo], z[n+k-lo], z[2*n+k-lo] = iv.Z[k].X, iv.Z[k].Y, iv.Z[k].Psi
+			for c := range 3 {
+				wt[c*n+k-lo] = w[c]
+			}
+		}
+		tr, err := dyn.Rollout(Model, p[0], nil, g.Const(make([]float64, 3*n)), g.Const(u), n, ws.S, dyn.InputsAreData())
+		if err != nil {
+			return nil, err
+		}
+		end, err := tr.Final()
+		if err != nil {
+			return nil, err
+		}
+		r, err := G.Sub(end, g.Const(z))
+		if err != nil {
+			return nil, err
+		}
+		return G.Sum(G.Must(G.HadamardProd(g.Const(wt), G.Must(G.Square(r)))))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Batch{iv: iv, cfg: cfg, prog: prog}, nil
+}
+
+// newBatchWindowGraph is the batch objective on the unrolled window graph
+// of BuildWindows, the reference of the dyn form.
+func newBatchWindowGraph(iv *Intervals, cfg IPEMConfig, shards int) (*Batch, error) {
 	ws := iv.Windows
 	params := make([]ad.Param, NumCoeffs)
 	for j := range params {

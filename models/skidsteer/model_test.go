@@ -178,7 +178,7 @@ func TestIPEMGraphAndNativeAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn, _ := NewIPEM(IPEMConfig{})
+	fn, _ := NewIPEM(IPEMConfig{Jacobian: NativeJacobian})
 	fg, err := NewIPEM(IPEMConfig{Jacobian: GraphJacobianSource, MaxSteps: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +273,7 @@ func TestParamsValidate(t *testing.T) {
 	}
 }
 
+func BenchmarkIPEMUpdateDyn(b *testing.B)    { benchIPEM(b, DynJacobian) }
 func BenchmarkIPEMUpdateNative(b *testing.B) { benchIPEM(b, NativeJacobian) }
 func BenchmarkIPEMUpdateGraph(b *testing.B)  { benchIPEM(b, GraphJacobianSource) }
 
@@ -295,18 +296,28 @@ func benchIPEM(b *testing.B, src JacobianSource) {
 	}
 }
 
+// The batch objective's value and gradient over the diagnostic log (3,600
+// intervals), from the step definition (dyn, the default) and from the
+// unrolled window graph (window-graph, the reference and the default before).
 func BenchmarkBatchEval(b *testing.B) {
 	tt, vc, wc := DiagnosticCommands(0.01, 5)
 	l, _ := Generate(asphalt, tt, vc, wc, 10, SurfaceNoise("asphalt"), 1)
-	bt, err := NewBatch(l, IPEMConfig{}, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	g := make([]float64, 9)
-	b.ResetTimer()
-	for range b.N {
-		if _, err := bt.Eval(asphalt, g); err != nil {
+	for _, c := range []struct {
+		name string
+		src  JacobianSource
+	}{{"dyn", DynJacobian}, {"window-graph", GraphJacobianSource}} {
+		bt, err := NewBatch(l, IPEMConfig{Jacobian: c.src}, 0)
+		if err != nil {
 			b.Fatal(err)
 		}
+		g := make([]float64, 9)
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := bt.Eval(asphalt, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(bt.Nodes()), "nodes")
+		})
 	}
 }

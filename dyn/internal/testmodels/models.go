@@ -64,3 +64,19 @@ var Lag = dyn.MustDefine(dyn.Spec{
 	s.Output("x", x)
 	s.Output("y", y)
 })
+
+// Gain divides by a setting on a branch that Where shields: at T = 0 the
+// invariant 1/T is infinite on the branch not taken, which makes the
+// generated rollout kernel hand its reverse pass to the guarded step kernel.
+var Gain = dyn.MustDefine(dyn.Spec{
+	Name:     "gain",
+	State:    []string{"v"},
+	Input:    []string{"u"},
+	Params:   []string{"k"},
+	Settings: []string{"T"},
+}, func(s *dyn.Step) {
+	v, u, k, T := s.State("v"), s.Input("u"), s.Param("k"), s.Setting("T")
+	drive := k.Mul(u).Sub(v)
+	inv := s.Const(1).Div(T)
+	s.Next("v", dyn.Where(dyn.Gt(T, s.Const(0)), v.Add(drive.Mul(inv).MulC(0.01)), v.Add(drive.MulC(0.01))))
+})
