@@ -1,0 +1,113 @@
+package bag
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// ReadMCAP reads an MCAP file of size bytes (ROS 2 bags since Iron; any MCAP
+// whose channels carry ros2msg/ros2idl or ros1msg schemas) through the
+// foxglove mcap lexer, in file order, chunks decompressed and their CRCs
+// checked. A file must end with its footer: one that stops earlier, even at a
+// record boundary, is ErrTruncated, so an interrupted recording is never
+// taken for a complete one.
+func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Contents, err error) {
+	// mcap v1.9.0's lexer indexes a fixed 32-byte buffer with a chunk's
+	// compression-name length, and panics on a corrupt one: turn that into
+	// an error (found by FuzzRead).
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("corrupt MCAP file (%v)", p)
+		}
+	}()
+	lim := int(min(size, 1<<31-1))
+	lex, err := mcap.NewLexer(r, &mcap.LexerOptions{
+		ValidateChunkCRCs: true,
+		MaxRecordSize:     max(lim, 1),
+		// a chunk decompresses to at most this (a bomb is refused, not allocated)
+		MaxDecompressedChunkSize: int(min(int64(lim)*256+1<<20, 1<<30)),
+	})
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%w MCAP file (%d bytes)", ErrTruncated, size)
+		}
+		return nil, fmt.Errorf("not an MCAP file: %w", err)
+	}
+	defer lex.Close()
+	c = &Contents{Format: "mcap"}
+	schemas := map[uint16]*mcap.Schema{}
+	channels := map[uint16]*Topic{}
+	var buf []byte
+	var msg mcap.Message
+	footer := false
+	records := 0
+	for {
+		tok, rec, err := lex.Next(buf)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				if !footer {
+					return nil, fmt.Errorf("%w after %d records (no MCAP footer): the recording was interrupted or the copy cut short", ErrTruncated, records)
+				}
+				return c, nil
+			}
+			var tr *mcap.ErrTruncatedRecord
+			if errors.As(err, &tr) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("%w after %d records: %v", ErrTruncated, records, err)
+			}
+			return nil, fmt.Errorf("corrupt MCAP file after %d records: %v", records, err)
+		}
+		if cap(rec) > cap(buf) {
+			buf = rec
+		}
+		records++
+		if footer {
+			return nil, fmt.Errorf("corrupt MCAP file: a record after the footer")
+		}
+		switch tok {
+		case mcap.TokenSchema:
+			s, err := mcap.ParseSchema(rec)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt MCAP schema record: %v", err)
+			}
+			s.Data = nil
+			schemas[s.ID] = s
+		case mcap.TokenChannel:
+			ch, err := mcap.ParseChannel(rec)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt MCAP channel record: %v", err)
+			}
+			if _, dup := channels[ch.ID]; dup {
+				continue // the summary section repeats the channels
+			}
+			typ := ""
+			if s := schemas[ch.SchemaID]; s != nil && ch.SchemaID != 0 {
+				typ = s.Name
+			}
+			t := c.topic(ch.Topic, typ, ch.MessageEncoding)
+			if t.Type == "" {
+				t.Type = typ
+			}
+			channels[ch.ID] = t
+		case mcap.TokenMessage:
+			if err := msg.PopulateFrom(rec, false); err != nil {
+				return nil, fmt.Errorf("corrupt MCAP message record: %v", err)
+			}
+			t := channels[msg.ChannelID]
+			if t == nil {
+				return nil, fmt.Errorf("corrupt MCAP file: a message on channel %d, which has no channel record before it", msg.ChannelID)
+			}
+			t.Count++
+			if keep(t.Name) {
+				if msg.LogTime > 1<<63-1 {
+					return nil, fmt.Errorf("corrupt MCAP file: message log time %d ns out of range", msg.LogTime)
+				}
+				t.Messages = append(t.Messages, Message{LogTime: int64(msg.LogTime), Data: append([]byte(nil), msg.Data...)})
+			}
+		case mcap.TokenFooter:
+			footer = true
+		}
+	}
+}
