@@ -163,7 +163,8 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 	}
 	st := TopicStat{Topic: e.Topic, Type: typ, Time: timeSrc, Messages: len(t.Messages)}
 	var rows []stamped
-	missing := ""
+	found := make([]bool, len(paths))
+	matched := false // a sample passed the frame filter
 	frames := map[string]bool{}
 	for n, msg := range t.Messages {
 		at := func() string {
@@ -182,7 +183,6 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 		if d.err != nil {
 			return fail("%s: cannot decode %s: %v", at(), typ, d.err)
 		}
-	sample:
 		for _, s := range samples {
 			if mt.tf || e.FrameID != "" || e.ChildFrameID != "" {
 				frames[trimSlash(s.frame)+" → "+trimSlash(s.child)] = true
@@ -191,16 +191,22 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 				(e.ChildFrameID != "" && trimSlash(s.child) != trimSlash(e.ChildFrameID)) {
 				continue
 			}
+			matched = true
 			if s.fieldErr != "" {
 				return fail("%s: %s", at(), s.fieldErr)
 			}
 			vals := make([]float64, len(paths))
+			all := true
 			for k, p := range paths {
-				v, ok := s.fields[p]
-				if !ok {
-					missing = p // e.g. a JointState from another driver, without this joint
-					continue sample
-				}
+				_, ok := s.fields[p]
+				found[k] = found[k] || ok
+				all = all && ok
+			}
+			if !all {
+				continue // e.g. a JointState from another driver, without these joints
+			}
+			for k, p := range paths {
+				v := s.fields[p]
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fail("%s: %s is %v", at(), p, v)
 				}
@@ -217,13 +223,15 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 		}
 	}
 	if len(rows) == 0 {
-		switch {
-		case len(frames) > 0 && (e.FrameID != "" || e.ChildFrameID != ""):
+		if !matched {
 			return fail("no message on %s is from frame %q to %q (frames seen: %s)", e.Topic, e.FrameID, e.ChildFrameID, strings.Join(slices.Sorted(maps.Keys(frames)), ", "))
-		case missing != "":
-			return fail("no message on %s has field %s", e.Topic, missing)
 		}
-		return fail("topic %s gave no rows", e.Topic)
+		for k, p := range paths {
+			if !found[k] {
+				return fail("no message on %s has field %s", e.Topic, p)
+			}
+		}
+		return fail("no message on %s has all of %s", e.Topic, strings.Join(paths, ", "))
 	}
 	sort.SliceStable(rows, func(a, b int) bool { return rows[a].t < rows[b].t })
 	for k := 1; k < len(rows); k++ {

@@ -329,3 +329,7 @@ func writeFile(t testing.TB, name string, b []byte) string {
 	must(t, os.WriteFile(p, b, 0o644))
 	return p
 }
+
+func decodeJSONStrict(js string, v any) error {
+	return dataset.DecodeJSON([]byte(js), "map.json", v, true)
+}

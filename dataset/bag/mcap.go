@@ -53,6 +53,9 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 				}
 				return c, nil
 			}
+			if errors.Is(err, mcap.ErrRecordTooLarge) {
+				return nil, fmt.Errorf("%w after %d records: a record runs past the end of the file (or its length is corrupt)", ErrTruncated, records)
+			}
 			var tr *mcap.ErrTruncatedRecord
 			if errors.As(err, &tr) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil, fmt.Errorf("%w after %d records: %v", ErrTruncated, records, err)

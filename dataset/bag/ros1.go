@@ -71,10 +71,26 @@ func ReadROS1(r io.Reader, size int64, keep func(topic string) bool) (*Contents,
 			return nil, err
 		}
 	}
+	connCount, err1 := u32Field(hdr, "conn_count")
+	chunkCount, err2 := u32Field(hdr, "chunk_count")
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("corrupt ROS 1 bag header: %v", cmpErr(err1, err2))
+	}
+	var conns, infos uint32
 	for rd.off < size {
-		if _, _, _, err := rd.record(false); err != nil {
+		op, _, _, err := rd.record(false)
+		if err != nil {
 			return nil, err
 		}
+		switch op {
+		case opConnection:
+			conns++
+		case opChunkInfo:
+			infos++
+		}
+	}
+	if conns != connCount || infos != chunkCount {
+		return nil, fmt.Errorf("%w: the index holds %d connections and %d chunk infos, the bag header says %d and %d", ErrTruncated, conns, infos, connCount, chunkCount)
 	}
 	if _, err := rd.r.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("corrupt ROS 1 bag: more bytes than its size %d", size)
@@ -89,6 +105,7 @@ type ros1Reader struct {
 	keep  func(string) bool
 	c     *Contents
 	conns map[uint32]*Topic
+	lz4   *lz4.Reader
 }
 
 // record reads one record at the file level; with wantData its data is
@@ -224,7 +241,11 @@ func (rd *ros1Reader) chunk(hdr map[string][]byte, data []byte) error {
 	case "bz2":
 		src = bzip2.NewReader(bytes.NewReader(data))
 	case "lz4":
-		src = lz4.NewReader(bytes.NewReader(data))
+		if rd.lz4 == nil {
+			rd.lz4 = lz4.NewReader(nil) // its buffers are large: one per bag
+		}
+		rd.lz4.Reset(bytes.NewReader(data))
+		src = rd.lz4
 	default:
 		return fmt.Errorf("ROS 1 chunk compression %q is not supported (none, bz2, lz4)", comp)
 	}
@@ -315,4 +336,11 @@ func u64Field(h map[string][]byte, name string) (uint64, error) {
 		return 0, fmt.Errorf("no 8-byte %s field", name)
 	}
 	return binary.LittleEndian.Uint64(v), nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
 }

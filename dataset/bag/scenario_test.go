@@ -27,7 +27,10 @@ const t0 = int64(1_700_000_000_123_456_789) // ns since the Unix epoch
 // each at its own rate with jittered receive times and header stamps a few
 // ms older than the receive time; a second JointState publisher; a topic of
 // a type import does not decode. Headings cross ±π.
-func newScenario(ros1 bool, seed uint64) *scenario {
+func newScenario(ros1 bool, seed uint64) *scenario { return newScenarioFor(ros1, seed, 3) }
+
+// newScenarioFor is newScenario over dur seconds.
+func newScenarioFor(ros1 bool, seed uint64, dur float64) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	sc := &scenario{truths: map[string][]truth{}, header: map[string]bool{}}
 	jit := func(ms float64) int64 { return int64((rng.Float64() - 0.5) * ms * 1e6) }
@@ -35,7 +38,7 @@ func newScenario(ros1 bool, seed uint64) *scenario {
 	add := func(topic, typ string, header bool, rate float64, offset int64, gen func(e *enc, k int, tm float64, log, stamp int64) []truth) {
 		s := stream{topic: topic, typ: typ}
 		sc.header[topic] = header
-		n := int(3 * rate)
+		n := int(dur * rate)
 		for k := range n {
 			tm := float64(k) / rate
 			log := t0 + offset + int64(tm*1e9) + jit(2)
