@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -141,6 +142,7 @@ func ros2Type(t string) string {
 type mcapOpts struct {
 	chunked     bool
 	compression mcap.CompressionFormat
+	ros1        bool // ROS 1 messages in MCAP (as converted from a .bag)
 }
 
 // writeMCAP writes the streams with the foxglove writer, messages
@@ -158,9 +160,17 @@ func writeMCAP(t testing.TB, streams []stream, o mcapOpts) []byte {
 		if s.noSchema {
 			schema = 0
 		} else {
-			must(t, w.WriteSchema(&mcap.Schema{ID: id, Name: ros2Type(s.typ), Encoding: "ros2msg", Data: []byte("# definition of " + s.typ)}))
+			name, enc := ros2Type(s.typ), "ros2msg"
+			if o.ros1 {
+				name, enc = s.typ, "ros1msg"
+			}
+			must(t, w.WriteSchema(&mcap.Schema{ID: id, Name: name, Encoding: enc, Data: []byte("# definition of " + s.typ)}))
 		}
-		must(t, w.WriteChannel(&mcap.Channel{ID: id, SchemaID: schema, Topic: s.topic, MessageEncoding: "cdr"}))
+		menc := "cdr"
+		if o.ros1 {
+			menc = "ros1"
+		}
+		must(t, w.WriteChannel(&mcap.Channel{ID: id, SchemaID: schema, Topic: s.topic, MessageEncoding: menc}))
 	}
 	for _, m := range interleave(streams) {
 		must(t, w.WriteMessage(&mcap.Message{ChannelID: uint16(m.stream + 1), Sequence: uint32(m.seq), LogTime: uint64(m.log), PublishTime: uint64(m.log), Data: m.data}))
@@ -181,12 +191,8 @@ func interleave(streams []stream) []placed {
 			all = append(all, placed{m, i, k})
 		}
 	}
-	// stable by log time: the recorder's order
-	for i := 1; i < len(all); i++ {
-		for j := i; j > 0 && all[j].log < all[j-1].log; j-- {
-			all[j], all[j-1] = all[j-1], all[j]
-		}
-	}
+	// by log time: the recorder's order
+	sort.SliceStable(all, func(i, j int) bool { return all[i].log < all[j].log })
 	return all
 }
 

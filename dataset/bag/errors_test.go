@@ -288,3 +288,11 @@ func TestOwnROS1ReaderReason(t *testing.T) {
 	_, err := Read(bytes.NewReader(b), int64(len(b)), func(string) bool { return true })
 	wantErr(t, err, "corrupt ROS 1 record header")
 }
+
+func TestHeaderTimeOnHeaderless(t *testing.T) {
+	e := newEnc(false)
+	e.twist([3]float64{0.5, 0, 0}, [3]float64{0, 0, 0.1})
+	b := writeMCAP(t, []stream{{topic: "/cmd_vel", typ: "geometry_msgs/Twist", msgs: []tmsg{{t0, e.b}}}}, mcapOpts{})
+	wantErr(t, importErr(t, b, `{"topics": [{"topic": "/cmd_vel", "time": "header", "columns": {"vc": "linear.x", "wc": "angular.z"}}]}`, "skidsteer"),
+		`"time": "header", but geometry_msgs/Twist has no header`)
+}

@@ -156,6 +156,9 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 	}
 	timeSrc := cmp(e.Time, cmp(m.Time, "header"))
 	if !mt.header {
+		if e.Time == "header" {
+			return fail("\"time\": \"header\", but %s has no header (its rows take the log time)", typ)
+		}
 		timeSrc = "log"
 	}
 	if t.Count == 0 {

@@ -123,8 +123,8 @@ func expect(sc *scenario, m *Map) (rows []wantRow, yawCols map[string]bool) {
 }
 
 func TestImportEveryModel(t *testing.T) {
-	for _, format := range []string{"mcap-zstd", "mcap-lz4", "mcap-plain", "ros1-lz4", "ros1-none"} {
-		ros1 := strings.HasPrefix(format, "ros1")
+	for _, format := range []string{"mcap-zstd", "mcap-lz4", "mcap-plain", "mcap-ros1", "ros1-lz4", "ros1-none"} {
+		ros1 := strings.Contains(format, "ros1")
 		sc := newScenario(ros1, 3)
 		var b []byte
 		switch format {
@@ -134,6 +134,8 @@ func TestImportEveryModel(t *testing.T) {
 			b = writeMCAP(t, sc.streams, mcapOpts{chunked: true, compression: mcap.CompressionLZ4})
 		case "mcap-plain":
 			b = writeMCAP(t, sc.streams, mcapOpts{})
+		case "mcap-ros1":
+			b = writeMCAP(t, sc.streams, mcapOpts{chunked: true, compression: mcap.CompressionLZ4, ros1: true})
 		default:
 			b = writeROS1(t, sc.streams, strings.TrimPrefix(format, "ros1-"))
 		}
@@ -145,7 +147,7 @@ func TestImportEveryModel(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantFormat := "mcap"
-				if ros1 {
+				if strings.HasPrefix(format, "ros1") {
 					wantFormat = "ros1"
 				}
 				if c.Format != wantFormat || len(c.Topics) != len(sc.streams) {
