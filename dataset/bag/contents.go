@@ -103,6 +103,9 @@ func Read(r io.Reader, size int64, keep func(topic string) bool) (*Contents, err
 		return nil, err
 	}
 	head = head[:n]
+	if n == 0 {
+		return nil, errors.New("empty file")
+	}
 	r = io.MultiReader(bytes.NewReader(head), r)
 	switch {
 	case bytes.HasPrefix(head, mcapMagic):
