@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -23,6 +24,7 @@ func init() {
 			fs.StringVar(&mapPath, "map", "", "map JSON: which topic and field feed which log column")
 			fs.StringVar(&model, "model", "", "robot model: "+strings.Join(bag.Models(), ", "))
 			fs.StringVar(&out, "out", "-", "log CSV file (- for stdout)")
+			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
 				for _, r := range [][2]string{{"bag", bagPath}, {"map", mapPath}, {"model", model}} {
 					if err := required(r[0], r[1]); err != nil {
@@ -32,13 +34,13 @@ func init() {
 				if !slices.Contains(bag.Models(), model) {
 					return usagef("unknown -model %q (one of %s)", model, strings.Join(bag.Models(), ", "))
 				}
-				return runImport(e, bagPath, mapPath, model, out)
+				return runImport(e, bagPath, mapPath, model, out, progressOn(e, *quiet, *verbose))
 			}
 		},
 	})
 }
 
-func runImport(e env, bagPath, mapPath, model, out string) error {
+func runImport(e env, bagPath, mapPath, model, out string, prog *progress) error {
 	m, err := bag.ReadMap(mapPath, model)
 	if err != nil {
 		return err
@@ -47,7 +49,7 @@ func runImport(e env, bagPath, mapPath, model, out string) error {
 	for _, t := range m.Topics {
 		want[t.Topic] = true
 	}
-	c, err := bag.ReadFile(bagPath, func(topic string) bool { return want[topic] })
+	c, err := readBag(bagPath, func(topic string) bool { return want[topic] }, prog)
 	if err != nil {
 		return err
 	}
@@ -68,4 +70,42 @@ func runImport(e env, bagPath, mapPath, model, out string) error {
 	}
 	fmt.Fprintf(e.stderr, "import: %d rows over %.3f s, t = 0 at Unix time %.9f\n", len(lg.T), dur, float64(lg.Start)/1e9)
 	return nil
+}
+
+// readBag is bag.ReadFile with the share of the file read as progress.
+func readBag(path string, keep func(string) bool, prog *progress) (*bag.Contents, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	r := &progressReader{r: f, size: st.Size(), prog: prog, name: path}
+	c, err := bag.Read(r, st.Size(), keep)
+	prog.done()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+type progressReader struct {
+	r       io.Reader
+	n, size int64
+	last    int64
+	prog    *progress
+	name    string
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if p.size > 0 && (p.n-p.last)*100 >= p.size {
+		p.last = p.n
+		p.prog.printf("import: reading %s, %d %%", p.name, p.n*100/p.size)
+	}
+	return n, err
 }

@@ -129,6 +129,10 @@ func TestImportCommand(t *testing.T) {
 			t.Errorf("%v: wrote %s", c.args, o)
 		}
 	}
+	// -v shows progress even when stderr is not a terminal
+	if st, _, errOut := runCLI("import", "-v", "-bag", bagPath, "-map", mapPath, "-model", "skidsteer", "-out", out); st != 0 || !strings.Contains(errOut, "import: reading "+bagPath+", 100 %") {
+		t.Errorf("-v: status %d, stderr %q", st, errOut)
+	}
 	for _, args := range [][]string{
 		{"import", "-map", mapPath, "-model", "skidsteer"},
 		{"import", "-bag", bagPath, "-model", "skidsteer"},

@@ -296,3 +296,21 @@ func TestHeaderTimeOnHeaderless(t *testing.T) {
 	wantErr(t, importErr(t, b, `{"topics": [{"topic": "/cmd_vel", "time": "header", "columns": {"vc": "linear.x", "wc": "angular.z"}}]}`, "skidsteer"),
 		`"time": "header", but geometry_msgs/Twist has no header`)
 }
+
+// TestJointStateLengths: an array of another length than name is an error
+// only when the map reads it.
+func TestJointStateLengths(t *testing.T) {
+	js := func(vel, eff []float64) []byte {
+		e := newEnc(true)
+		e.jointState(t0, []string{"left", "right", "caster"}, nil, vel, eff)
+		return e.b
+	}
+	mk := func(data []byte) []byte {
+		return writeROS1(t, []stream{{topic: "/joint_states", typ: "sensor_msgs/JointState", msgs: []tmsg{{t0 + 1000, data}}}}, "none")
+	}
+	m := `{"topics": [{"topic": "/joint_states", "columns": {"wl": "velocity[left]", "wr": "velocity[right]"}}]}`
+	if err := importErr(t, mk(js([]float64{1, 2, 3}, []float64{0.5})), m, "tire"); err != nil {
+		t.Fatalf("effort of another length, not read: %v", err)
+	}
+	wantErr(t, importErr(t, mk(js([]float64{1}, nil)), m, "tire"), "message 1", "velocity has 1 values for 3 names")
+}

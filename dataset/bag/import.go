@@ -195,8 +195,10 @@ func importTopic(c *Contents, m *Map, i int, cols []string, bagName string) ([]s
 				continue
 			}
 			matched = true
-			if s.fieldErr != "" {
-				return fail("%s: %s", at(), s.fieldErr)
+			for _, p := range paths {
+				if arr, _, ok := strings.Cut(p, "["); ok && s.bad[arr] != "" {
+					return fail("%s: %s", at(), s.bad[arr])
+				}
 			}
 			vals := make([]float64, len(paths))
 			all := true

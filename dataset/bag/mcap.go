@@ -49,7 +49,7 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				if !footer {
-					return nil, fmt.Errorf("%w after %d records (no MCAP footer): the recording was interrupted or the copy cut short", ErrTruncated, records)
+					return nil, fmt.Errorf("%w after %d records (no MCAP footer): the recording was interrupted or the copy cut short (`mcap recover` salvages an interrupted recording)", ErrTruncated, records)
 				}
 				return c, nil
 			}

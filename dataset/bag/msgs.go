@@ -15,7 +15,9 @@ type sample struct {
 	frame    string
 	child    string
 	fields   map[string]float64
-	fieldErr string // a field whose value could not be had, for messages
+	// bad says why an array's fields are missing (JointState: velocity of
+	// another length than name), for the message of a map that asks for them
+	bad map[string]string
 }
 
 // msgType is one standard message type that import decodes.
@@ -181,7 +183,10 @@ func init() {
 					continue // allowed: the driver does not report it
 				}
 				if len(v) != len(names) && d.err == nil {
-					s.fieldErr = fmt.Sprintf("%s has %d values for %d names", arr, len(v), len(names))
+					if s.bad == nil {
+						s.bad = map[string]string{}
+					}
+					s.bad[arr] = fmt.Sprintf("%s has %d values for %d names", arr, len(v), len(names))
 					continue
 				}
 				for i, n := range names {

@@ -210,7 +210,8 @@ func (rd *ros1Reader) handle(op byte, hdr map[string][]byte, data []byte, inChun
 		t.Count++
 		if rd.keep(t.Name) {
 			ns := int64(binary.LittleEndian.Uint32(tm[:4]))*1e9 + int64(binary.LittleEndian.Uint32(tm[4:]))
-			t.Messages = append(t.Messages, Message{LogTime: ns, Data: data})
+			// a copy: data may be a slice of a whole decompressed chunk
+			t.Messages = append(t.Messages, Message{LogTime: ns, Data: append([]byte(nil), data...)})
 		}
 	case opChunk:
 		if inChunk {
