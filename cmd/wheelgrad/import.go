@@ -68,7 +68,7 @@ func runImport(e env, bagPath, mapPath, model, out string, prog *progress) error
 	if n := len(lg.T); n > 0 {
 		dur = lg.T[n-1]
 	}
-	fmt.Fprintf(e.stderr, "import: %d rows over %.3f s, t = 0 at Unix time %.9f\n", len(lg.T), dur, float64(lg.Start)/1e9)
+	fmt.Fprintf(e.stderr, "import: %d rows over %.3f s, t = 0 at Unix time %s\n", len(lg.T), dur, bag.FormatTime(lg.Start))
 	return nil
 }
 

@@ -130,7 +130,7 @@ func TestImportCommand(t *testing.T) {
 		}
 	}
 	// -v shows progress even when stderr is not a terminal
-	if st, _, errOut := runCLI("import", "-v", "-bag", bagPath, "-map", mapPath, "-model", "skidsteer", "-out", out); st != 0 || !strings.Contains(errOut, "import: reading "+bagPath+", 100 %") {
+	if st, _, errOut := runCLI("import", "-v", "-bag", bagPath, "-map", mapPath, "-model", "skidsteer", "-out", out); st != 0 || !strings.Contains(errOut, "import: reading "+bagPath+", 5") || !strings.Contains(errOut, "t = 0 at Unix time 1699999999.998000000\n") {
 		t.Errorf("-v: status %d, stderr %q", st, errOut)
 	}
 	for _, args := range [][]string{

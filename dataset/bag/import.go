@@ -279,7 +279,9 @@ func cmp(a, b string) string {
 	return b
 }
 
-// formatNs writes a time in ns as seconds with all nine decimals.
+// FormatTime writes a time in ns as seconds with all nine decimals.
+func FormatTime(ns int64) string { return formatNs(ns) }
+
 func formatNs(ns int64) string {
 	sign := ""
 	u := uint64(ns)

@@ -11,10 +11,10 @@ import (
 // sample is what one message (or one transform of a tf2_msgs/TFMessage)
 // gives: its header stamp, frames, and its numeric fields by path.
 type sample struct {
-	stamp    int64 // header stamp (ns); meaningful when the type has a header
-	frame    string
-	child    string
-	fields   map[string]float64
+	stamp  int64 // header stamp (ns); meaningful when the type has a header
+	frame  string
+	child  string
+	fields map[string]float64
 	// bad says why an array's fields are missing (JointState: velocity of
 	// another length than name), for the message of a map that asks for them
 	bad map[string]string
