@@ -43,12 +43,18 @@ func writeTestMCAP(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 	}
+	const t0 = 1_700_000_000_000_000_000
 	check(w.WriteHeader(&mcap.Header{Profile: "ros2"}))
 	check(w.WriteSchema(&mcap.Schema{ID: 1, Name: "geometry_msgs/msg/Twist", Encoding: "ros2msg"}))
 	check(w.WriteSchema(&mcap.Schema{ID: 2, Name: "geometry_msgs/msg/PoseStamped", Encoding: "ros2msg"}))
 	check(w.WriteChannel(&mcap.Channel{ID: 1, SchemaID: 1, Topic: "/cmd_vel", MessageEncoding: "cdr"}))
 	check(w.WriteChannel(&mcap.Channel{ID: 2, SchemaID: 2, Topic: "/pose", MessageEncoding: "cdr"}))
-	const t0 = 1_700_000_000_000_000_000
+	// a type import does not decode, and a channel without a schema
+	check(w.WriteSchema(&mcap.Schema{ID: 3, Name: "sensor_msgs/msg/LaserScan", Encoding: "ros2msg"}))
+	check(w.WriteChannel(&mcap.Channel{ID: 3, SchemaID: 3, Topic: "/scan", MessageEncoding: "cdr"}))
+	check(w.WriteChannel(&mcap.Channel{ID: 4, SchemaID: 0, Topic: "/raw", MessageEncoding: "cdr"}))
+	check(w.WriteMessage(&mcap.Message{ChannelID: 3, LogTime: t0, Data: []byte{0, 1, 0, 0}}))
+	check(w.WriteMessage(&mcap.Message{ChannelID: 4, LogTime: t0, Data: []byte{0, 1, 0, 0}}))
 	for k := range 20 {
 		log := uint64(t0 + 50_000_000*k + 2_000_000)
 		if k%2 == 0 {
@@ -108,6 +114,12 @@ func TestImportCommand(t *testing.T) {
 	os.WriteFile(trunc, full[:len(full)*2/3], 0o644)
 	badMap := filepath.Join(dir, "bad.json")
 	os.WriteFile(badMap, []byte(`{"topics": [{"topic": "/odom", "columns": {"vc": "twist.twist.linear.x", "wc": "twist.twist.angular.z"}}]}`), 0o644)
+	scanMap := filepath.Join(dir, "scan.json")
+	os.WriteFile(scanMap, []byte(`{"topics": [{"topic": "/cmd_vel", "columns": {"vc": "linear.x", "wc": "angular.z"}},
+		{"topic": "/scan", "columns": {"x": "ranges[0]", "y": "ranges[1]", "psi": "angle_min"}}]}`), 0o644)
+	rawMap := filepath.Join(dir, "raw.json")
+	os.WriteFile(rawMap, []byte(`{"topics": [{"topic": "/cmd_vel", "columns": {"vc": "linear.x", "wc": "angular.z"}},
+		{"topic": "/raw", "columns": {"x": "pose.position.x", "y": "pose.position.y", "psi": "pose.orientation.yaw"}}]}`), 0o644)
 	typoMap := filepath.Join(dir, "typo.json")
 	os.WriteFile(typoMap, []byte(`{"topics": [{"topic": "/cmd_vel", "colums": {}}]}`), 0o644)
 	for _, c := range []struct {
@@ -115,8 +127,10 @@ func TestImportCommand(t *testing.T) {
 		want string
 	}{
 		{[]string{"-bag", trunc, "-map", mapPath}, "cut.mcap: truncated"},
-		{[]string{"-bag", bagPath, "-map", badMap}, "topic /odom is not in " + bagPath + " (its topics: /cmd_vel (geometry_msgs/msg/Twist), /pose (geometry_msgs/msg/PoseStamped))"},
+		{[]string{"-bag", bagPath, "-map", badMap}, "topic /odom is not in " + bagPath + " (its topics: /cmd_vel (geometry_msgs/msg/Twist), /pose (geometry_msgs/msg/PoseStamped), /raw (no schema), /scan (sensor_msgs/msg/LaserScan))"},
 		{[]string{"-bag", bagPath, "-map", typoMap}, `key "colums"`},
+		{[]string{"-bag", bagPath, "-map", scanMap}, "topics[1] (/scan): topic /scan has type sensor_msgs/LaserScan, which import does not decode"},
+		{[]string{"-bag", bagPath, "-map", rawMap}, `topics[1] (/raw): topic /raw has no schema in ` + bagPath + `, so its message type is unknown; give its "type" in the map`},
 		{[]string{"-bag", mapPath, "-map", mapPath}, "not an MCAP file or a ROS 1 bag"},
 		{[]string{"-bag", filepath.Join(dir, "none.mcap"), "-map", mapPath}, "no such file"},
 	} {
