@@ -229,7 +229,8 @@ func (rd *ros1Reader) chunk(hdr map[string][]byte, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("corrupt ROS 1 chunk record: %v", err)
 	}
-	if int64(size) > int64(len(data))*256+1<<20 || size > 1<<30 {
+	// a bomb or a corrupt size is refused before it is allocated
+	if int64(size) > int64(len(data))*1024+64<<20 || size > 1<<30 {
 		return fmt.Errorf("corrupt ROS 1 chunk: %d bytes claimed from %d compressed", size, len(data))
 	}
 	var src io.Reader
@@ -250,9 +251,13 @@ func (rd *ros1Reader) chunk(hdr map[string][]byte, data []byte) error {
 	default:
 		return fmt.Errorf("ROS 1 chunk compression %q is not supported (none, bz2, lz4)", comp)
 	}
-	raw := make([]byte, size)
-	if _, err := io.ReadFull(src, raw); err != nil {
+	// read as it comes rather than allocating the claimed size up front
+	raw, err := io.ReadAll(io.LimitReader(src, int64(size)+1))
+	if err != nil {
 		return fmt.Errorf("corrupt ROS 1 chunk: decompressing: %v", err)
+	}
+	if len(raw) != int(size) {
+		return fmt.Errorf("corrupt ROS 1 chunk: %d bytes decompressed, its header says %d", len(raw), size)
 	}
 	return rd.records(raw)
 }
