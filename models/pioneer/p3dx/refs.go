@@ -57,8 +57,9 @@ func Cases(repeat int, seed uint64) (vref, wref []float64) {
 }
 
 // Navigation are references like those of a navigation algorithm (a
-// dynamic window): a new (v, ω) every 0.1–0.6 s chosen within reach of the
-// previous one under the robot's accelerations, towards goals that change
+// dynamic window): a new (v, ω) every 0.1–0.3 s chosen within reach of the
+// previous one under accelerations of 0.25 m/s² and 0.8 rad/s² (the motion
+// constraints the navigation respects), towards goals that change
 // every few seconds (cruising, slowing for obstacles, turning on the spot,
 // backing up); at most 0.6 m/s and 63 °/s; seconds long.
 func Navigation(seconds float64, seed uint64) (vref, wref []float64) {
@@ -85,9 +86,9 @@ func Navigation(seconds float64, seed uint64) (vref, wref []float64) {
 		}
 		if k >= nextCmd {
 			// within the dynamic window of one command period
-			dt := 0.1 * float64(1+rng.IntN(6))
-			v += math.Max(-0.5*dt, math.Min(0.5*dt, gv-v+0.05*rng.NormFloat64()))
-			w += math.Max(-1.5*dt, math.Min(1.5*dt, gw-w+0.1*rng.NormFloat64()))
+			dt := 0.1 * float64(1+rng.IntN(3))
+			v += math.Max(-0.25*dt, math.Min(0.25*dt, gv-v+0.05*rng.NormFloat64()))
+			w += math.Max(-0.8*dt, math.Min(0.8*dt, gw-w+0.1*rng.NormFloat64()))
 			v = math.Max(-vm, math.Min(vm, v))
 			w = math.Max(-wm, math.Min(wm, w))
 			nextCmd = k + int(math.Round(dt/0.1))
