@@ -199,6 +199,10 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 		fmt.Fprintf(w, "  fitted: %s (and the whole-sample delays, by search)\n", strings.Join(res.Free, ", "))
 		fmt.Fprintf(w, "  delay: v %d samples (%.0f ms in all), w %d samples (%.0f ms)\n", iv, 1e3*dv, iw, 1e3*dw)
 		fmt.Fprintf(w, "  loss (exact, per row, variance-normalised): %.4g, at the start %.4g\n", res.Loss, res.Start)
+		for _, n := range res.OnBound {
+			lo, hi := pioneer.Bounds(n, p.Ts)
+			fmt.Fprintf(e.stderr, "warning: %s ended on a bound of [%g, %g]\n", n, lo, hi)
+		}
 		if len(res.Undetermined) > 0 {
 			fmt.Fprintf(e.stderr, "warning: %s barely informed by these logs (kept near the start)\n", strings.Join(res.Undetermined, ", "))
 		}

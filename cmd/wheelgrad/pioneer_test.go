@@ -65,6 +65,13 @@ func TestPioneerIdentifySimulate(t *testing.T) {
 	if lines[0] != "t,v,w" || len(lines) != len(strings.Split(strings.TrimSpace(string(in)), "\n")) {
 		t.Errorf("simulated CSV: header %q, %d lines", lines[0], len(lines))
 	}
+	// runs split by traj: each starts from its own first row
+	two := filepath.Join(dir, "two.csv")
+	os.WriteFile(two, []byte("t,v_ref,w_ref,traj\n0,0.3,0,a\n0.1,0.3,0,a\n0.2,0.3,0,a\n0,0,0.5,b\n0.1,0,0.5,b\n"), 0o644)
+	st, sout, errOut := runCLI("simulate", "-model", "pioneer", "-params", out, "-controls", two)
+	if st != 0 || !strings.HasPrefix(sout, "t,v,w,traj\n0,0,0,a\n") || !strings.Contains(sout, "\n0,0,0,b\n") || strings.Count(sout, "\n") != 6 {
+		t.Errorf("traj: status %d, stdout %q, stderr %q", st, sout, errOut)
+	}
 	// a physical parameter file simulates the same log
 	phys := filepath.Join(dir, "phys.json")
 	os.WriteFile(phys, []byte(`{"model": "pioneer", "form": "physical", "delay": 2}`), 0o644)

@@ -114,6 +114,9 @@ func run(w io.Writer, out string, quick bool) error {
 			fmt.Fprintf(w, "  lags τ_v %.0f ms, τ_ω %.0f ms; threshold v %.1f mm/s + %.3f s·|slope|, ω %.2f °/s + %.3f s·|slope|\n",
 				1e3**p.TauV, 1e3**p.TauW, 1e3**p.Thr0V, *p.Thr1V, deg**p.Thr0W, *p.Thr1W)
 		}
+		if len(res.OnBound) > 0 {
+			fmt.Fprintf(w, "  on a bound of their range: %v\n", res.OnBound)
+		}
 		if len(res.Undetermined) > 0 {
 			fmt.Fprintf(w, "  not informed by data set 1 (kept at the defaults): %v\n", res.Undetermined)
 		}

@@ -59,9 +59,16 @@ type Result struct {
 	// gradient at the end of the first stage was below 1e-9 of the loss per
 	// unit of the parameter's scale: e.g. a saturation never reached).
 	Undetermined []string
+	// OnBound lists free parameters that ended on a bound of their range
+	// (see Bounds): the data ask for a value the range excludes.
+	OnBound []string
 }
 
-// bounds of the free parameters: physically meaningful ranges.
+// Bounds is the range Identify allows a free parameter (physically
+// meaningful, and for K_R the fastest loop the 5-ms step keeps stable);
+// ±Inf for a parameter it never frees by default.
+func Bounds(name string, Ts float64) (lo, hi float64) { return bounds(name, Ts) }
+
 func bounds(name string, Ts float64) (lo, hi float64) {
 	switch name {
 	case "vmax":
@@ -301,6 +308,11 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 		return nil, err
 	}
 	res.Loss = lv + lw
+	for i, k := range idx {
+		if (x[k] <= lo[i]*sc[i] || x[k] >= hi[i]*sc[i]) && !slices.Contains(res.Undetermined, names[k]) {
+			res.OnBound = append(res.OnBound, names[k])
+		}
+	}
 	out := p.withVector(x)
 	if p.Form == FormPhysical {
 		*out.Delay = dv
