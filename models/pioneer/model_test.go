@@ -164,7 +164,7 @@ func TestPhysicalByHand(t *testing.T) {
 // with the surrogates at a fixed temperature, on the generated kernel and
 // the interpreter.
 func TestGradientFiniteDifferences(t *testing.T) {
-	runs := testRuns(40)
+	runs := testRuns(120) // a step, a stop and a backwards step: every limit and the threshold act
 	for _, form := range []string{FormPhysical, FormExperimental} {
 		p := Default(form)
 		b := newBatch(p, runs, 2, 2, 20, 3)
@@ -194,6 +194,47 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			}
 			if c.RelErr > 1e-6 {
 				t.Errorf("%s %s cost: %v", form, name, c)
+			}
+		}
+	}
+}
+
+// Each parameter's derivative of the identification loss (smoothed,
+// T = 0.01) against its own central difference, so that no parameter's
+// adjoint hides in a random direction: every one must be informed and right.
+func TestLossGradientPerParameter(t *testing.T) {
+	runs := testRuns(120)
+	for _, form := range []string{FormPhysical, FormExperimental} {
+		p := Default(form)
+		if form == FormPhysical {
+			*p.Phi = 0.03
+		}
+		b := newBatch(p, runs, 2, 2, 20, 3)
+		x := p.vector()
+		g := make([]float64, len(x))
+		c0, err := b.run(x, 0.01, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := b.m.Spec().Params
+		for k := range x {
+			h := 1e-6 * math.Max(math.Abs(x[k]), 1e-3)
+			f := func(d float64) float64 {
+				z := append([]float64(nil), x...)
+				z[k] += d
+				c, err := b.run(z, 0.01, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			fd := (8*(f(h)-f(-h)) - (f(2*h) - f(-2*h))) / (12 * h)
+			// relative 1e-5, plus the round-off floor of the differences (1e-13 of the loss over h)
+			if math.Abs(fd-g[k]) > 1e-5*math.Abs(fd)+1e-13*c0/h {
+				t.Errorf("%s: ∂loss/∂%s = %.10g, central differences %.10g", form, names[k], g[k], fd)
+			}
+			if form == FormExperimental && names[k] != "vmax" && names[k] != "wmax" && g[k] == 0 {
+				t.Errorf("%s: ∂loss/∂%s = 0: the test data do not exercise it", form, names[k])
 			}
 		}
 	}
