@@ -70,6 +70,14 @@ func toRun(l p3dx.Log) *pioneer.Run {
 	return &pioneer.Run{T: l.T, Vref: l.Vref, Wref: l.Wref, V: l.V, W: l.W}
 }
 
+// progress reports the identification's stages on stderr when it is a
+// terminal (the physical form takes tens of seconds).
+func progress(msg string) {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprintf(os.Stderr, "\r\033[K%s", msg)
+	}
+}
+
 func run(w io.Writer, out string, quick bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -90,7 +98,7 @@ func run(w io.Writer, out string, quick bool) error {
 	forms := []string{pioneer.FormPhysical, pioneer.FormExperimental}
 	fitted := map[string]pioneer.Params{}
 	for _, f := range forms {
-		o := pioneer.IdentifyOptions{}
+		o := pioneer.IdentifyOptions{Progress: progress}
 		if quick {
 			o.Delays, o.Temps, o.MaxIter = []int{1, 2, 3}, []float64{0.02, 0.002}, 60
 		}
@@ -98,6 +106,7 @@ func run(w io.Writer, out string, quick bool) error {
 		if err != nil {
 			return fmt.Errorf("identify %s: %w", f, err)
 		}
+		progress("")
 		fitted[f] = res.Params
 		p := res.Params
 		dv, dw := p.DelaySeconds()
