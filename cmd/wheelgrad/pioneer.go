@@ -1,0 +1,226 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/pioneer"
+)
+
+// Model pioneer (README, Contract additions): the Pioneer 3DX drive
+// dynamics of Ivanjko, Petrinić, Petrović, in its physical or experimental
+// form ("form" in the parameter JSON). Logs t,v_ref,w_ref[,v,w][,traj], one
+// row per 100-ms sample; simulate writes t,v,w.
+func init() {
+	modelNames = append(modelNames, "pioneer")
+	simulateHandlers["pioneer"] = simulatePioneer
+	identifyHandlers["pioneer"] = identifyPioneer
+	identifyExtraFlags = append(identifyExtraFlags,
+		extraFlag{"form", "", "pioneer: physical or experimental, when -init does not say (default experimental)", "pioneer"})
+}
+
+func pioneerSpec() dataset.Spec {
+	return dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "v_ref"}, {Name: "w_ref"},
+		{Name: "v", Optional: true, Sparse: true}, {Name: "w", Optional: true, Sparse: true},
+		{Name: "traj", Optional: true, Text: true}}, Time: "t", Group: "traj"}
+}
+
+// pioneerRun is a run with where it came from, for positioned errors.
+type pioneerRun struct {
+	*pioneer.Run
+	tab *dataset.Table
+	row int
+	id  string
+}
+
+func (r pioneerRun) errorf(err error) error {
+	var re *pioneer.RowError
+	if errors.As(err, &re) {
+		return r.tab.Errorf(r.row+re.Row, re.Column, "%s", re.Msg)
+	}
+	return fmt.Errorf("%s: %w", r.tab.File, err)
+}
+
+func readPioneerLog(path string, needMeasured bool) ([]pioneerRun, *dataset.Table, error) {
+	tab, err := dataset.ReadFile(path, pioneerSpec())
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range [][2]string{{"v", "w"}, {"w", "v"}} {
+		if tab.Has(c[0]) && !tab.Has(c[1]) {
+			return nil, nil, tab.Errorf(0, c[1], "missing column %q (v and w go together)", c[1])
+		}
+	}
+	if needMeasured && !tab.Has("v") {
+		return nil, nil, tab.Errorf(0, "v", "missing columns \"v\", \"w\": identify needs the measured velocities")
+	}
+	if tab.Has("v") {
+		v, w := tab.Col("v"), tab.Col("w")
+		for k := range v {
+			if math.IsNaN(v[k]) != math.IsNaN(w[k]) {
+				col := "v"
+				if math.IsNaN(w[k]) {
+					col = "w"
+				}
+				return nil, nil, tab.Errorf(k, col, "empty cell: v and w go together on a row")
+			}
+		}
+	}
+	ids := tab.TextCol("traj")
+	var runs []pioneerRun
+	for i := 0; i < tab.Len(); {
+		j := i + 1
+		for ids != nil && j < tab.Len() && ids[j] == ids[i] {
+			j++
+		}
+		if ids == nil {
+			j = tab.Len()
+		}
+		cut := func(c string) []float64 {
+			if !tab.Has(c) {
+				return nil
+			}
+			return tab.Col(c)[i:j]
+		}
+		r := pioneerRun{Run: &pioneer.Run{T: cut("t"), Vref: cut("v_ref"), Wref: cut("w_ref"), V: cut("v"), W: cut("w")}, tab: tab, row: i}
+		if ids != nil {
+			r.id = ids[i]
+		}
+		runs = append(runs, r)
+		i = j
+	}
+	return runs, tab, nil
+}
+
+func simulatePioneer(e env, a SimulateArgs) error {
+	p, err := pioneer.ReadParams(a.Params)
+	if err != nil {
+		return err
+	}
+	runs, tab, err := readPioneerLog(a.Controls, false)
+	if err != nil {
+		return err
+	}
+	type pred struct{ v, w []float64 }
+	var preds []pred
+	for _, r := range runs {
+		v, w, err := pioneer.Simulate(p, r.Run)
+		if err != nil {
+			return r.errorf(err)
+		}
+		preds = append(preds, pred{v, w})
+	}
+	hasTraj := tab.Has("traj")
+	return e.writeOut(a.Out, func(w io.Writer) error {
+		cw := dataset.NewWriter(w)
+		head := []string{"t", "v", "w"}
+		if hasTraj {
+			head = append(head, "traj")
+		}
+		if err := cw.WriteHeader(head...); err != nil {
+			return err
+		}
+		for i, r := range runs {
+			for k := range r.T {
+				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(preds[i].v[k]), dataset.Num(preds[i].w[k])}
+				if hasTraj {
+					row = append(row, dataset.Text(r.id))
+				}
+				if err := cw.WriteRow(row...); err != nil {
+					return err
+				}
+			}
+		}
+		return cw.Flush()
+	})
+}
+
+func identifyPioneer(e env, a IdentifyArgs) error {
+	if a.Method != "" && a.Method != "lbfgsb" {
+		return usagef("-model pioneer identifies with lbfgsb only (got -method %s)", a.Method)
+	}
+	form := a.Extra["form"]
+	if form != "" && form != pioneer.FormPhysical && form != pioneer.FormExperimental {
+		return usagef("-form %q: want physical or experimental", form)
+	}
+	var p pioneer.Params
+	if a.Init != "" {
+		var err error
+		if p, err = pioneer.ReadParams(a.Init); err != nil {
+			return err
+		}
+		if form != "" && form != p.Form {
+			return usagef("-form %s, but %s is a %s parameter file", form, a.Init, p.Form)
+		}
+	} else {
+		if form == "" {
+			form = pioneer.FormExperimental
+		}
+		p = pioneer.Default(form)
+	}
+	var runs []pioneerRun
+	var plain []*pioneer.Run
+	for _, path := range a.Data {
+		rs, _, err := readPioneerLog(path, true)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if err := r.Check(p.Ts); err != nil {
+				return r.errorf(err)
+			}
+		}
+		runs = append(runs, rs...)
+	}
+	for _, r := range runs {
+		plain = append(plain, r.Run)
+	}
+	res, err := pioneer.Identify(p, plain, pioneer.IdentifyOptions{Progress: func(s string) { a.Prog.printf("%s", s) }})
+	a.Prog.done()
+	if err != nil {
+		return err
+	}
+	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {
+		return err
+	}
+	if !a.Quiet {
+		w := e.stdout
+		if a.Out == "-" {
+			w = e.stderr
+		}
+		dv, dw := res.Params.DelaySeconds()
+		iv, iw := res.Params.Delays()
+		fmt.Fprintf(w, "pioneer (%s): %d runs, L-BFGS-B %d iterations, %d evaluations, %v\n", p.Form, len(runs), res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
+		fmt.Fprintf(w, "  fitted: %s (and the whole-sample delays, by search)\n", strings.Join(res.Free, ", "))
+		fmt.Fprintf(w, "  delay: v %d samples (%.0f ms in all), w %d samples (%.0f ms)\n", iv, 1e3*dv, iw, 1e3*dw)
+		fmt.Fprintf(w, "  loss (exact, per row, variance-normalised): %.4g, at the start %.4g\n", res.Loss, res.Start)
+		for _, n := range res.OnBound {
+			lo, hi := pioneer.Bounds(n, p.Ts)
+			fmt.Fprintf(e.stderr, "warning: %s ended on a bound of [%g, %g]\n", n, lo, hi)
+		}
+		if len(res.Undetermined) > 0 {
+			fmt.Fprintf(e.stderr, "warning: %s barely informed by these logs (kept near the start)\n", strings.Join(res.Undetermined, ", "))
+		}
+	}
+	if a.Plot != "" {
+		r := runs[0]
+		v, _, err := pioneer.Simulate(res.Params, r.Run)
+		if err != nil {
+			return r.errorf(err)
+		}
+		var mt, mv []float64
+		for k := range r.T {
+			if !math.IsNaN(r.V[k]) {
+				mt, mv = append(mt, r.T[k]), append(mv, r.V[k])
+			}
+		}
+		return figure.XY(a.Plot, fmt.Sprintf("pioneer (%s): translational velocity, first run", p.Form), "time (s)", "v (m/s)", false,
+			[]figure.Series{{Name: "reference", X: r.T, Y: r.Vref, Dashed: true}, {Name: "measured", X: mt, Y: mv, Points: true}, {Name: "model", X: r.T, Y: v}})
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+// Package pioneer holds the two drive-dynamics models of the Pioneer 3DX of
+// Ivanjko, Petrinić and Petrović ("Modelling of mobile robot dynamics"):
+// from the translational and rotational velocity references a navigation
+// computer sends every 100 ms, they predict the velocities the robot
+// measures (encoder averages over each 100-ms sample).
+//
+//   - The physical form (§2.1, §3.1, Fig. 7): reference saturation and slope
+//     limits, kinematics to wheel speed references, the communication delay,
+//     a PI wheel-speed controller per wheel, the DC motor (armature and
+//     mechanical time constants) and the coupled wheel dynamics of eqs.
+//     14–17, on the micro-controller's 5-ms internal step, averaged over the
+//     sample as the encoders are. Defaults: Tables 1–2 in SI units.
+//   - The experimental form (§2.2, §3.2, Fig. 8): per channel (v, ω), the
+//     delay as whole samples plus a first-order ZOH lag for the fraction,
+//     saturation and slope limits, and the threshold at zero velocity when the
+//     direction changes, a straight line in the ramp slope (Fig. 6).
+//
+// Each form is defined once in the step language (package dyn,
+// PhysicalStep and ExperimentalStep): the native rollout, the generated
+// gradient and the gorgonia op come from that definition, with generated
+// kernels (*_gen.go).
+//
+// What is exact and what is smoothed: at temperature T = 0 (the setting
+// "T", used by Simulate) every non-smooth piece is exact — Clamp for the
+// saturations and slope limits, Where for the sign switches, the release of
+// the threshold and the moment the delayed reference arrives (exact to one
+// internal step h), |·| for the slope magnitude. Identify minimises over
+// smooth surrogates at T > 0 (SoftClamp, logistic steps of width T, SmoothAbs;
+// width Tt in seconds for the arrival of the reference) and anneals T
+// towards 0; the final loss is evaluated exact. The whole-sample part of a
+// delay is not differentiable at all: it shifts the reference sequence, and
+// Identify finds it by a small search. The lags, the PI, the motor and the
+// wheel dynamics are smooth and never approximated.
+package pioneer
