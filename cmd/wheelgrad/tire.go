@@ -22,6 +22,7 @@ func init() {
 	modelNames = append(modelNames, "tire")
 	simulateHandlers["tire"] = simulateTire
 	identifyHandlers["tire"] = identifyTire
+	identifyOnly["tire"] = []string{"lbfgsb"}
 	identifyExtraFlags = append(identifyExtraFlags,
 		extraFlag{"online", "false", "tire: re-estimate μ alone over successive batches of each log (the others from -init)", "tire"},
 		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"})
