@@ -223,6 +223,27 @@ func mecanumCorrelation(f *mecanum.Fit, runs []mecanum.Run, x []float64) (infl, 
 	return min(infl, math.Sqrt(float64(n)/float64(2*len(runs)))), rms, noise
 }
 
+// headingNoise estimates the heading noise (rad) of the camera samples from
+// their second differences, averaged over the runs.
+func headingNoise(runs []mecanum.Run) float64 {
+	var s float64
+	n := 0
+	for i := range runs {
+		r := &runs[i]
+		cam := r.Camera()
+		for k := 2; k < len(cam); k++ {
+			d := r.Theta[cam[k]] - 2*r.Theta[cam[k-1]] + r.Theta[cam[k-2]]
+			d -= 2 * math.Pi * math.Round(d/(2*math.Pi))
+			s += d * d
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(s / float64(n) / 6)
+}
+
 func identifyMecanum(e env, a IdentifyArgs) error {
 	cfg := mecanum.DefaultConfig()
 	switch a.Extra["pose"] {
@@ -318,9 +339,20 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 			}
 		}
 	}
+	sigmaNote := fmt.Sprintf("σ: Gauss–Newton × %.3g for residuals correlated in time (lag-1 autocorrelation of the camera residuals)", infl)
+	var poseStd [4]float64
+	if cfg.Pose == mecanum.PoseFixed {
+		// The fixed start poses carry the first camera sample's noise.
+		sth := headingNoise(runs)
+		if ps, err := f.StartPoseStd(res.Mu, noise, sth); err == nil {
+			poseStd = ps
+			sigmaNote += fmt.Sprintf(", combined with the spread the fixed start poses' noise causes (σ ≈ %.2g m, %.2g rad, from the samples' scatter)", noise, sth)
+		}
+	}
 	var ps []param
 	for j, n := range mecanumNames {
-		ps = append(ps, param{Name: n, Value: res.Mu[j], Std: infl * res.Ident.MuStd[j], Lo: lo, Hi: hi, Fixed: hold[j], Undetermined: undet[j] && !hold[j]})
+		sd := math.Hypot(infl*res.Ident.MuStd[j], poseStd[j])
+		ps = append(ps, param{Name: n, Value: res.Mu[j], Std: sd, Lo: lo, Hi: hi, Fixed: hold[j], Undetermined: undet[j] && !hold[j]})
 	}
 	d.onBound(ps)
 	d.residuals("camera position", rms, noise, 0.02, "m")
@@ -330,7 +362,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations,
 		Elapsed: res.Wall, Status: res.Opt.Status.String(),
 		Fit: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
-			fmt.Sprintf("σ: Gauss–Newton × %.3g for residuals correlated in time (lag-1 autocorrelation of the camera residuals)", infl)},
+			sigmaNote},
 	}
 	id := res.Ident
 	nd := 0

@@ -315,3 +315,57 @@ func (id Identifiability) String() string {
 	}
 	return s
 }
+
+// StartPoseStd is the standard deviation of each μ_j caused by errors in
+// the start poses when the fit holds them fixed (PoseFixed: each run starts
+// at its first camera sample, noise included): the first-order propagation
+// S·Σ·Sᵀ with S = −(J_μᵀJ_μ)⁻¹J_μᵀJ_pose, the Jacobians of f's loss with the
+// start poses free, at mu and the fixed start poses, and Σ = diag(σ_pos²,
+// σ_pos², σ_θ²) per run. The Gauss–Newton MuStd of a PoseFixed fit leaves
+// this out, and it dominates: one noisy first sample bends a whole run.
+func (f *Fit) StartPoseStd(mu [4]float64, sigmaPos, sigmaTheta float64) ([4]float64, error) {
+	var out [4]float64
+	cfg := f.Cfg
+	cfg.Pose = PoseFree
+	g := &Fit{P: f.P, Cfg: cfg, segs: f.segs, ell: f.ell}
+	x := g.X0(mu)
+	nb := len(f.segs)
+	var rows [][]float64
+	nc := 2
+	if cfg.Heading != 0 {
+		nc = 4
+	}
+	g.eval(x, nil, func(_, _ int, _ [4]float64, d [4][]float64) {
+		for c := range nc {
+			rows = append(rows, append([]float64(nil), d[c]...))
+		}
+	})
+	if len(rows) < 4 {
+		return out, fmt.Errorf("mecanum: %d residuals", len(rows))
+	}
+	Jmu := mat.NewDense(len(rows), 4, nil)
+	Jp := mat.NewDense(len(rows), 3*nb, nil)
+	for i, r := range rows {
+		for j := range 4 {
+			Jmu.Set(i, j, r[j])
+		}
+		for j := range 3 * nb {
+			Jp.Set(i, j, r[4+j])
+		}
+	}
+	var S mat.Dense
+	if err := S.Solve(Jmu, Jp); err != nil { // least squares: −S is dμ/dpose
+		return out, err
+	}
+	for j := range 4 {
+		var v float64
+		for i := range nb {
+			for c, s := range []float64{sigmaPos, sigmaPos, sigmaTheta} {
+				e := S.At(j, c*nb+i) * s
+				v += e * e
+			}
+		}
+		out[j] = math.Sqrt(v)
+	}
+	return out, nil
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+)
+
+// The cases of issue 16, each on a small generated log (camera noise 3 mm,
+// heading noise 5 mrad, 60-Hz camera under 240-Hz commands): the right
+// answer or a clear warning or error, never exit 0 with confident numbers.
+
+// mecanumRow is one row of a generated Mecanum log.
+type mecanumRow struct {
+	t       float64
+	w       [4]float64
+	x, y, a float64 // NaN: no camera sample
+	run     string
+}
+
+// genMecanum generates runs with the true μ of mecanum_test.go, a small
+// timing jitter (±0.1 ms) on t.
+func genMecanum(cmds [][4]float64, seed uint64) []mecanumRow {
+	p := mecanum.DefaultParams()
+	p.Mu = mecanumTrueMu
+	var rows []mecanumRow
+	for i, c := range cmds {
+		r, _ := mecanum.Synthesize(p, mecanum.SynthSpec{Command: c, Duration: 1679.0 / 240, Pose0: [3]float64{0.2, -0.1, 0.4 * float64(i)}, Noise: 0.003, HeadNoise: 0.005, Seed: seed + uint64(i)})
+		for k := range r.T {
+			rows = append(rows, mecanumRow{r.T[k], c, r.X[k], r.Y[k], r.Theta[k], fmt.Sprintf("run%d", i)})
+		}
+	}
+	return rows
+}
+
+func writeMecanumRows(t *testing.T, path string, rows []mecanumRow) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("t,w1,w2,w3,w4,x,y,theta,traj\n")
+	for _, r := range rows {
+		pose := ",,"
+		if !math.IsNaN(r.x) {
+			pose = fmt.Sprintf("%v,%v,%v", r.x, r.y, r.a)
+		}
+		fmt.Fprintf(&b, "%v,%v,%v,%v,%v,%s,%s\n", r.t, r.w[0], r.w[1], r.w[2], r.w[3], pose, r.run)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var diagCmds = [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}}
+
+func readMu(t *testing.T, path string) []float64 {
+	t.Helper()
+	var p mecanum.Params
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Mu
+}
+
+// A time gap (1.25 s of rows removed from a run) is an error naming its
+// line; -gaps split fits the pieces as runs of their own and gets μ back;
+// -gaps bridge is accepted with a warning.
+func TestDiagMecanumGap(t *testing.T) {
+	dir := t.TempDir()
+	rows := genMecanum(diagCmds, 21)
+	var cut []mecanumRow
+	gapLine := 0
+	for i, r := range rows {
+		if r.run == "run1" && r.t >= 2 && r.t < 3.25 {
+			continue
+		}
+		if r.run == "run1" && r.t >= 3.25 && gapLine == 0 {
+			gapLine = len(cut) + 2 // header is line 1
+		}
+		_ = i
+		cut = append(cut, r)
+	}
+	log := writeMecanumRows(t, filepath.Join(dir, "gap.csv"), cut)
+	st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", log, "-out", filepath.Join(dir, "p.json"))
+	if st != 1 || !strings.Contains(errOut, fmt.Sprintf("line %d", gapLine)) || !strings.Contains(errOut, "time gap of 1.25") || !strings.Contains(errOut, "-gaps split") {
+		t.Fatalf("gap: status %d, stderr %q (gap at line %d)", st, errOut, gapLine)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.json")); err == nil {
+		t.Error("gap: a parameter file was written")
+	}
+	out := filepath.Join(dir, "split.json")
+	st, _, errOut = runCLI("identify", "-model", "mecanum", "-data", log, "-gaps", "split", "-out", out)
+	if st != 0 || !strings.Contains(errOut, "split at 1 time gap") {
+		t.Fatalf("split: status %d, stderr %q", st, errOut)
+	}
+	mu := readMu(t, out)
+	for j := range 4 {
+		if math.Abs(mu[j]-mecanumTrueMu[j]) > 0.03 {
+			t.Errorf("split: μ = %.3f, true %v", mu, mecanumTrueMu)
+			break
+		}
+	}
+	st, _, errOut = runCLI("identify", "-model", "mecanum", "-data", log, "-gaps", "bridge", "-out", filepath.Join(dir, "bridge.json"))
+	if !strings.Contains(errOut, "warning: bridged 1 time gap") {
+		t.Errorf("bridge: status %d, stderr %q", st, errOut)
+	}
+}
+
+// Wrong units: each is warned about, naming the probable cause.
+func TestDiagMecanumUnits(t *testing.T) {
+	dir := t.TempDir()
+	base := genMecanum(diagCmds, 31)
+	cases := []struct {
+		name string
+		edit func(r *mecanumRow)
+		want string
+	}{
+		{"mm", func(r *mecanumRow) { r.x, r.y = 1000*r.x, 1000*r.y }, "x, y in mm"},
+		{"rpm", func(r *mecanumRow) {
+			for j := range 4 {
+				r.w[j] *= 60 / (2 * math.Pi)
+			}
+		}, "in rpm"},
+		{"ms", func(r *mecanumRow) { r.t *= 1000 }, "t in milliseconds"},
+		{"degrees", func(r *mecanumRow) { r.a *= 180 / math.Pi }, "theta in degrees"},
+	}
+	for _, c := range cases {
+		rows := append([]mecanumRow(nil), base...)
+		for i := range rows {
+			c.edit(&rows[i])
+		}
+		log := writeMecanumRows(t, filepath.Join(dir, c.name+".csv"), rows)
+		st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", log, "-out", filepath.Join(dir, c.name+".json"), "-allow-undetermined")
+		if !strings.Contains(errOut, "warning:") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: status %d, no warning naming %q:\n%s", c.name, st, c.want, errOut)
+		}
+		if strings.Contains(errOut, "no warnings") {
+			t.Errorf("%s: the summary says no warnings", c.name)
+		}
+	}
+}
+
+// No motion: refused with exit status 1 and no parameter file.
+func TestDiagMecanumNoMotion(t *testing.T) {
+	dir := t.TempDir()
+	rows := genMecanum([][4]float64{{0, 0, 0, 0}}, 41)
+	log := writeMecanumRows(t, filepath.Join(dir, "still.csv"), rows)
+	out := filepath.Join(dir, "p.json")
+	st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", log, "-out", out)
+	if st != 1 || !strings.Contains(errOut, "commanded wheel speed") {
+		t.Fatalf("no motion: status %d, stderr %q", st, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("no motion: a parameter file was written")
+	}
+}
+
+// -pose fixed: the reported σ covers the error (the first camera pose's
+// noise bends the whole path: the residuals are correlated).
+func TestDiagMecanumPoseFixedSigma(t *testing.T) {
+	dir := t.TempDir()
+	log := writeMecanumRows(t, filepath.Join(dir, "log.csv"), genMecanum(diagCmds, 51))
+	out := filepath.Join(dir, "p.json")
+	st, rep, errOut := runCLI("identify", "-model", "mecanum", "-data", log, "-pose", "fixed", "-out", out)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	mu := readMu(t, out)
+	t.Log(rep)
+	for j := range 4 {
+		var v, sd float64
+		line := ""
+		for _, l := range strings.Split(rep, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), fmt.Sprintf("mu%d ", j+1)) {
+				line = l
+			}
+		}
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), fmt.Sprintf("mu%d = %%g ± %%g", j+1), &v, &sd); err != nil {
+			t.Fatalf("report line %q: %v\n%s", line, err, rep)
+		}
+		if z := math.Abs(mu[j]-mecanumTrueMu[j]) / sd; z > 4 {
+			t.Errorf("μ%d = %.4f ± %.4f, true %.2f: %.1f σ off", j+1, mu[j], sd, mecanumTrueMu[j], z)
+		}
+	}
+}
