@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
 
 // The cases of issue 16, each on a small generated log (camera noise 3 mm,
@@ -190,5 +191,155 @@ func TestDiagMecanumPoseFixedSigma(t *testing.T) {
 		if z := math.Abs(mu[j]-mecanumTrueMu[j]) / sd; z > 4 {
 			t.Errorf("μ%d = %.4f ± %.4f, true %.2f: %.1f σ off", j+1, mu[j], sd, mecanumTrueMu[j], z)
 		}
+	}
+}
+
+// genSkidsteer is a synthetic asphalt log (n random commands held 5 s,
+// 100-Hz command rows, 10-Hz visual odometry with drift) as rows
+// t, vc, wc, x, y, psi (NaN: no pose).
+func genSkidsteer(n int, seed uint64) [][6]float64 {
+	tt, vc, wc := skidsteer.RandomCommands(n, 0.01, 5, seed)
+	l, _ := skidsteer.Generate(skidsteer.Table2[0].A[:], tt, vc, wc, 10, skidsteer.SurfaceNoise("asphalt"), seed+1)
+	rows := make([][6]float64, len(l.T))
+	for i := range l.T {
+		x, y, p := math.NaN(), math.NaN(), math.NaN()
+		if l.HasPose[i] {
+			x, y, p = l.Pose[i].X, l.Pose[i].Y, l.Pose[i].Psi
+		}
+		rows[i] = [6]float64{l.T[i], l.Vc[i], l.Wc[i], x, y, p}
+	}
+	return rows
+}
+
+func writeSkidRows(t *testing.T, path string, rows [][6]float64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("t,vc,wc,x,y,psi\n")
+	for _, r := range rows {
+		for i, v := range r {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if !math.IsNaN(v) {
+				fmt.Fprintf(&b, "%v", v)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func readA32(t *testing.T, path string) float64 {
+	t.Helper()
+	var p skidsteer.Params
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.A[2][1]
+}
+
+// Skid-steer: a gap is an error naming its line, -gaps split recovers a32;
+// wrong units warn; a log without motion is refused.
+func TestDiagSkidsteer(t *testing.T) {
+	dir := t.TempDir()
+	rows := genSkidsteer(30, 61)
+	truth := skidsteer.Table2[0].A[7]
+	// 1.25 s of rows removed in the middle
+	var cut [][6]float64
+	gapLine := 0
+	for _, r := range rows {
+		if r[0] >= 60 && r[0] < 61.25 {
+			continue
+		}
+		if r[0] >= 61.25 && gapLine == 0 {
+			gapLine = len(cut) + 2
+		}
+		cut = append(cut, r)
+	}
+	log := writeSkidRows(t, filepath.Join(dir, "gap.csv"), cut)
+	st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", log, "-out", filepath.Join(dir, "gap.json"))
+	if st != 1 || !strings.Contains(errOut, fmt.Sprintf("line %d", gapLine)) || !strings.Contains(errOut, "time gap") {
+		t.Fatalf("gap: status %d, stderr %q (gap at line %d)", st, errOut, gapLine)
+	}
+	out := filepath.Join(dir, "split.json")
+	st, _, errOut = runCLI("identify", "-model", "skidsteer", "-data", log, "-gaps", "split", "-out", out)
+	if st != 0 {
+		t.Fatalf("split: status %d, stderr %q", st, errOut)
+	}
+	if a32 := readA32(t, out); math.Abs(a32-truth) > 0.1*math.Abs(truth) {
+		t.Errorf("split: a32 = %.4f, true %.4f", a32, truth)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(r *[6]float64)
+		want string
+	}{
+		{"mm", func(r *[6]float64) { r[3], r[4] = 1000*r[3], 1000*r[4] }, "x, y in mm"},
+		{"degps", func(r *[6]float64) { r[2] *= 180 / math.Pi }, "wc in deg/s"},
+		{"ms", func(r *[6]float64) { r[0] *= 1000 }, "t in milliseconds"},
+		{"degrees", func(r *[6]float64) { r[5] *= 180 / math.Pi }, "psi in degrees"},
+	} {
+		rs := append([][6]float64(nil), rows...)
+		for i := range rs {
+			c.edit(&rs[i])
+		}
+		log := writeSkidRows(t, filepath.Join(dir, c.name+".csv"), rs)
+		st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", log, "-out", filepath.Join(dir, c.name+".json"), "-allow-undetermined")
+		if !strings.Contains(errOut, "warning:") || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: status %d, no warning naming %q:\n%s", c.name, st, c.want, errOut)
+		}
+	}
+	still := append([][6]float64(nil), rows[:500]...)
+	for i := range still {
+		still[i][1], still[i][2] = 0, 0
+		if !math.IsNaN(still[i][3]) {
+			still[i][3], still[i][4], still[i][5] = 0, 0, 0
+		}
+	}
+	log = writeSkidRows(t, filepath.Join(dir, "still.csv"), still)
+	st, _, errOut = runCLI("identify", "-model", "skidsteer", "-data", log, "-out", filepath.Join(dir, "still.json"))
+	if st != 1 || !strings.Contains(errOut, "nothing in the log excites") {
+		t.Errorf("no motion: status %d, stderr %q", st, errOut)
+	}
+}
+
+// Skid-steer simulate anchors the rollout at the first pose's row (not at
+// row 0): a controls file whose first pose is at t = 0.1 reproduces it there.
+func TestDiagSkidsteerSimulateFirstPoseTime(t *testing.T) {
+	dir := t.TempDir()
+	body := "t,vc,wc,x,y,psi\n0,1,0,,,\n0.05,1,0,,,\n0.1,1,0,2,3,0\n0.15,1,0,,,\n0.2,1,0,,,\n"
+	ctl := filepath.Join(dir, "c.csv")
+	os.WriteFile(ctl, []byte(body), 0o644)
+	pj := filepath.Join(dir, "p.json")
+	b, _ := json.Marshal(skidsteer.FromCoeffs(make([]float64, 9)))
+	os.WriteFile(pj, b, 0o644)
+	st, out, errOut := runCLI("simulate", "-model", "skidsteer", "-params", pj, "-controls", ctl)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := map[float64][3]float64{0: {1.9, 3, 0}, 0.1: {2, 3, 0}, 0.2: {2.1, 3, 0}}
+	seen := 0
+	for _, l := range lines[1:] {
+		var tt, x, y, psi float64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(l, ",", " "), "%g %g %g %g", &tt, &x, &y, &psi); err != nil {
+			t.Fatalf("row %q: %v", l, err)
+		}
+		if w, ok := want[tt]; ok {
+			seen++
+			if math.Abs(x-w[0]) > 1e-9 || math.Abs(y-w[1]) > 1e-9 || math.Abs(psi-w[2]) > 1e-9 {
+				t.Errorf("t = %g: pose %g, %g, %g, want %v", tt, x, y, psi, w)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("simulate output:\n%s", out)
 	}
 }
