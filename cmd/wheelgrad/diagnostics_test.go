@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
@@ -341,5 +344,105 @@ func TestDiagSkidsteerSimulateFirstPoseTime(t *testing.T) {
 	}
 	if seen != 3 {
 		t.Errorf("simulate output:\n%s", out)
+	}
+}
+
+// genDiffDrive is a synthetic training log (paper parameters, 1 cm/s speed
+// noise) as columns t, uf, ul, vr, vl.
+func genDiffDrive(t *testing.T, seconds float64, seed uint64) [][]float64 {
+	t.Helper()
+	lg, err := diffdrive.Synthesize(diffdrive.Paper(), diffdrive.SynthConfig{Drive: diffdrive.Training, Seconds: seconds, Noise: 0.01, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]float64{lg.T, lg.UF, lg.UL, lg.VR, lg.VL}
+}
+
+func writeDDCols(t *testing.T, path string, c [][]float64) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := dataset.WriteCSV(f, []string{"t", "uf", "ul", "vr", "vl"}, c); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func cloneCols(c [][]float64) [][]float64 {
+	out := make([][]float64, len(c))
+	for i := range c {
+		out[i] = append([]float64(nil), c[i]...)
+	}
+	return out
+}
+
+// Diffdrive: ±0.1 ms jitter is resampled; a step unlike h names where h
+// comes from; a gap is an error naming its line (as for every model); no
+// motion and no turning commands are refused; speeds in rad/s warn.
+func TestDiagDiffDrive(t *testing.T) {
+	dir := t.TempDir()
+	base := genDiffDrive(t, 150, 71)
+	rng := rand.New(rand.NewPCG(72, 1))
+	jit := cloneCols(base)
+	for k := range jit[0] {
+		jit[0][k] += 1e-4 * (2*rng.Float64() - 1)
+	}
+	log := writeDDCols(t, filepath.Join(dir, "jitter.csv"), jit)
+	st, _, errOut := runCLI("identify", "-model", "diffdrive", "-data", log, "-out", filepath.Join(dir, "j.json"))
+	if st != 0 || !strings.Contains(errOut, "resampled") || strings.Contains(errOut, "warning") {
+		t.Errorf("jitter: status %d, stderr %q", st, errOut)
+	}
+	slow := cloneCols(base)
+	for k := range slow[0] {
+		slow[0][k] *= 0.1 / 0.06
+	}
+	log = writeDDCols(t, filepath.Join(dir, "slow.csv"), slow)
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log)
+	if st != 1 || !strings.Contains(errOut, "line 3") || !strings.Contains(errOut, `set "h"`) {
+		t.Errorf("other h: status %d, stderr %q", st, errOut)
+	}
+	gap := cloneCols(base)
+	for i := range gap {
+		gap[i] = append(gap[i][:1000:1000], gap[i][1020:]...)
+	}
+	log = writeDDCols(t, filepath.Join(dir, "gap.csv"), gap)
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log)
+	if st != 1 || !strings.Contains(errOut, "line 1002") || !strings.Contains(errOut, "time gap") {
+		t.Errorf("gap: status %d, stderr %q", st, errOut)
+	}
+	zero := cloneCols(base)
+	for i := 1; i < 5; i++ {
+		for k := range zero[i] {
+			zero[i][k] = 0
+		}
+	}
+	log = writeDDCols(t, filepath.Join(dir, "zero.csv"), zero)
+	out := filepath.Join(dir, "zero.json")
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log, "-out", out)
+	if _, err := os.Stat(out); st != 1 || err == nil || !strings.Contains(errOut, "nothing in the log excites") {
+		t.Errorf("no motion: status %d, stderr %q", st, errOut)
+	}
+	rad := cloneCols(base)
+	for i := 3; i < 5; i++ {
+		for k := range rad[i] {
+			rad[i][k] /= 0.1 // wheel radius 0.1 m: rad/s
+		}
+	}
+	log = writeDDCols(t, filepath.Join(dir, "rad.csv"), rad)
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log, "-out", filepath.Join(dir, "rad.json"))
+	if !strings.Contains(errOut, "warning:") || !strings.Contains(errOut, "in rad/s") {
+		t.Errorf("rad/s: status %d, stderr %q", st, errOut)
+	}
+	straight := cloneCols(base)
+	for k := range straight[2] {
+		straight[2][k] = 0
+	}
+	log = writeDDCols(t, filepath.Join(dir, "straight.csv"), straight)
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log, "-out", filepath.Join(dir, "s.json"))
+	if st != 1 || !strings.Contains(errOut, "c1, c2 not determined") {
+		t.Errorf("no turning: status %d, stderr %q", st, errOut)
 	}
 }
