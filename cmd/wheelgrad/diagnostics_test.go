@@ -14,6 +14,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
+	"github.com/wheelgrad/wheelgrad/models/tire"
 )
 
 // The cases of issue 16, each on a small generated log (camera noise 3 mm,
@@ -444,5 +445,54 @@ func TestDiagDiffDrive(t *testing.T) {
 	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-data", log, "-out", filepath.Join(dir, "s.json"))
 	if st != 1 || !strings.Contains(errOut, "c1, c2 not determined") {
 		t.Errorf("no turning: status %d, stderr %q", st, errOut)
+	}
+}
+
+// Tire: positions in mm warn; a log whose wheels never turn is refused; a
+// gap is an error naming its line.
+func TestDiagTire(t *testing.T) {
+	dir := t.TempDir()
+	truth := tire.Jackal()
+	logPath := filepath.Join(dir, "log.csv")
+	writeTireLog(t, logPath, truth, []int{2})
+	tab, err := dataset.ReadFile(logPath, tireSpec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, edit func(k int, row []float64) bool) string {
+		var b strings.Builder
+		b.WriteString("t,wl,wr,x,y,psi\n")
+		for k := range tab.Len() {
+			row := []float64{tab.Col("t")[k], tab.Col("wl")[k], tab.Col("wr")[k], tab.Col("x")[k], tab.Col("y")[k], tab.Col("psi")[k]}
+			if !edit(k, row) {
+				continue
+			}
+			for i, v := range row {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if !math.IsNaN(v) {
+					fmt.Fprintf(&b, "%v", v)
+				}
+			}
+			b.WriteByte('\n')
+		}
+		return writeFile(t, dir, name, b.String())
+	}
+	mm := write("mm.csv", func(_ int, r []float64) bool { r[3], r[4] = 1000*r[3], 1000*r[4]; return true })
+	st, _, errOut := runCLI("identify", "-model", "tire", "-data", mm, "-out", filepath.Join(dir, "mm.json"), "-allow-undetermined")
+	if !strings.Contains(errOut, "x, y in mm") {
+		t.Errorf("mm: status %d, stderr %q", st, errOut)
+	}
+	still := write("still.csv", func(_ int, r []float64) bool { r[1], r[2] = 0, 0; return true })
+	st, _, errOut = runCLI("identify", "-model", "tire", "-data", still)
+	if st != 1 || !strings.Contains(errOut, "nothing in the log excites") {
+		t.Errorf("no motion: status %d, stderr %q", st, errOut)
+	}
+	n := tab.Len()
+	gap := write("gap.csv", func(k int, _ []float64) bool { return k < n/2 || k >= n/2+n/10 })
+	st, _, errOut = runCLI("identify", "-model", "tire", "-data", gap)
+	if want := fmt.Sprintf("line %d", n/2+2); st != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "time gap") {
+		t.Errorf("gap: status %d, stderr %q (want %s)", st, errOut, want)
 	}
 }
