@@ -496,3 +496,83 @@ func TestDiagTire(t *testing.T) {
 		t.Errorf("gap: status %d, stderr %q (want %s)", st, errOut, want)
 	}
 }
+
+// rmsOf reads "what: RMS x m" from follow's report.
+func rmsOf(t *testing.T, report, what string) float64 {
+	t.Helper()
+	for _, l := range strings.Split(report, "\n") {
+		if i := strings.Index(l, what); i >= 0 {
+			if j := strings.Index(l, "RMS "); j > i {
+				var v float64
+				if _, err := fmt.Sscanf(l[j:], "RMS %g", &v); err == nil {
+					return v
+				}
+			}
+		}
+	}
+	t.Fatalf("no %q RMS in %q", what, report)
+	return 0
+}
+
+// follow: a waypoint file away from the origin is followed from its first
+// point; uneven timing is resampled (no swing); -duration is honoured; the
+// heading's source is said; -theta0 in degrees is refused; the circle's
+// default start heading is the path's tangent.
+func TestDiagFollow(t *testing.T) {
+	dir := t.TempDir()
+	params := writeFile(t, dir, "p.json", followParams)
+	// a quarter circle of radius 1 around (2, 1), starting at (3, 1),
+	// sampled unevenly (steps 0.25 s and 1 s alternating)
+	var b strings.Builder
+	b.WriteString("t,x,y\n")
+	tt := 0.0
+	for i := 0; tt <= 10; i++ {
+		a := math.Pi / 2 * tt / 10
+		fmt.Fprintf(&b, "%g,%g,%g\n", tt, 2+math.Cos(a), 1+math.Sin(a))
+		if i%2 == 0 {
+			tt += 0.25
+		} else {
+			tt += 1
+		}
+	}
+	ref := writeFile(t, dir, "ref.csv", b.String())
+	out := filepath.Join(dir, "c.csv")
+	st, _, errOut := runCLI("follow", "-model", "mecanum", "-params", params, "-path", ref, "-duration", "12", "-out", out)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	for _, want := range []string{"starting at the path's first point (3, 1)", "resampled", "stretched to -duration 12", "start heading"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("report lacks %q:\n%s", want, errOut)
+		}
+	}
+	if rms := rmsOf(t, errOut, "predicted:"); rms > 0.05 {
+		t.Errorf("predicted RMS %.3f m from the path", rms)
+	}
+	tab, err := dataset.ReadFile(out, dataset.Spec{Time: "t", Columns: []dataset.Column{
+		{Name: "t"}, {Name: "w1"}, {Name: "w2"}, {Name: "w3"}, {Name: "w4"},
+		{Name: "x", Sparse: true}, {Name: "y", Sparse: true}, {Name: "theta", Sparse: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := tab.Col("t")[tab.Len()-1]; math.Abs(last-12) > 1e-9 || tab.Col("x")[0] != 3 || tab.Col("y")[0] != 1 {
+		t.Errorf("controls end at t = %g (want 12), start at (%g, %g)", last, tab.Col("x")[0], tab.Col("y")[0])
+	}
+	// theta column with -heading: said, not silent
+	th := writeFile(t, dir, "th.csv", "t,x,y,theta\n0,0,0,0\n5,0.5,0,0\n10,1,0,0\n")
+	st, _, errOut = runCLI("follow", "-model", "mecanum", "-params", params, "-path", th, "-heading", "tangent", "-out", filepath.Join(dir, "th.out"))
+	if st != 0 || !strings.Contains(errOut, "theta column") || !strings.Contains(errOut, "-heading tangent is ignored") {
+		t.Errorf("theta column: status %d, stderr %q", st, errOut)
+	}
+	st, _, errOut = runCLI("follow", "-model", "mecanum", "-params", params, "-path", "circle", "-theta0", "90")
+	if st != 2 || !strings.Contains(errOut, "radians") {
+		t.Errorf("-theta0 90: status %d, stderr %q", st, errOut)
+	}
+	st, _, errOut = runCLI("follow", "-model", "mecanum", "-params", params, "-path", "circle", "-duration", "10", "-out", filepath.Join(dir, "circle.csv"))
+	if st != 0 || !strings.Contains(errOut, "start heading -1.5708") {
+		t.Fatalf("circle: status %d, stderr %q", st, errOut)
+	}
+	if rms := rmsOf(t, errOut, "predicted:"); rms > 0.05 {
+		t.Errorf("circle from the default heading: predicted RMS %.3f m", rms)
+	}
+}

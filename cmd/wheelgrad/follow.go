@@ -26,11 +26,7 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
-	mode, err := control.ParseHeading(a.Heading)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	path, err := control.NewPath(a.Path, a.Duration)
+	path, mode, start, notes, err := followPath(a, math.Pi/2)
 	if err != nil {
 		return err
 	}
@@ -46,10 +42,12 @@ func followMecanum(e env, a FollowArgs) error {
 		}
 		truth = &tm
 	}
-	plan, err := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+	plan, err := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
 	if err != nil {
 		return usagef("%v", err)
 	}
+	plan.Start = start
+	printNotes(e, notes)
 	s, err := control.NewSynthesizer(plan)
 	if err != nil {
 		return err
@@ -75,7 +73,8 @@ func followMecanum(e env, a FollowArgs) error {
 		olPoses, olVel := truth.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
-		plan2, _ := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
+		plan2.Start = start
 		m, err := control.RunMPC(plan2, *truth, control.MPCSettings{Progress: func(done, total int) {
 			a.Prog.printf("MPC: segment %d of %d", done, total)
 		}})
