@@ -576,3 +576,46 @@ func TestDiagFollow(t *testing.T) {
 		t.Errorf("circle from the default heading: predicted RMS %.3f m", rms)
 	}
 }
+
+// The command line: -model in any case, -method ipem (the README's name)
+// accepted, a model's error lists only its own methods, the same file twice
+// refused, -v into a file without \r or escape codes, and the summary
+// block of every identify.
+func TestDiagCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	rows := genSkidsteer(30, 81)
+	log := writeSkidRows(t, filepath.Join(dir, "log.csv"), rows)
+	st, _, errOut := runCLI("identify", "-model", "SkidSteer", "-method", "ipem", "-data", log, "-out", filepath.Join(dir, "p.json"), "-v")
+	if st != 0 {
+		t.Fatalf("-model SkidSteer -method ipem: status %d, stderr %q", st, errOut)
+	}
+	if strings.ContainsAny(errOut, "\r\033") {
+		t.Errorf("-v into a file wrote \\r or escape codes: %q", errOut)
+	}
+	st, _, errOut = runCLI("identify", "-model", "diffdrive", "-method", "nope", "-data", log)
+	if st != 2 || strings.Contains(errOut, "ekf") || !strings.Contains(errOut, "lbfgsb, neldermead, cmaes") {
+		t.Errorf("diffdrive -method nope: status %d, stderr %q", st, errOut)
+	}
+	st, _, errOut = runCLI("identify", "-model", "skidsteer", "-data", log+","+filepath.Join(dir, ".", "log.csv"))
+	if st != 2 || !strings.Contains(errOut, "twice") {
+		t.Errorf("same file twice: status %d, stderr %q", st, errOut)
+	}
+	// the same block for every model (the skid-steer and tire ones here;
+	// mecanum and diffdrive in their tests)
+	st, stdout, _ := runCLI("identify", "-model", "skidsteer", "-method", "batch", "-data", log, "-out", filepath.Join(dir, "b.json"))
+	for _, want := range []string{"skidsteer identify:", "method batch", "iterations", "a32 =", "±", "warning"} {
+		if st != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("batch summary lacks %q (status %d):\n%s", want, st, stdout)
+		}
+	}
+}
+
+func TestDiagFailureHint(t *testing.T) {
+	err := failureHint(fmt.Errorf("calibrate: stage 1 (T = 0, eps = 0): opt: objective returned NaN at evaluation 3"))
+	if !strings.Contains(err.Error(), "units") || !strings.Contains(err.Error(), "normalised") {
+		t.Errorf("hint: %v", err)
+	}
+	if err := failureHint(fmt.Errorf("file not found")); strings.Contains(err.Error(), "units") {
+		t.Errorf("a non-numerical error got the hint: %v", err)
+	}
+}
