@@ -409,14 +409,6 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-func mecanumIndent(s, pre string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i := range lines {
-		lines[i] = pre + lines[i]
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
 // plotMecanum draws every run: camera poses, the identified model's
 // prediction and the friction-free (Uranus, μ = 0) prediction.
 func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
