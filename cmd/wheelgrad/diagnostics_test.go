@@ -619,3 +619,55 @@ func TestDiagFailureHint(t *testing.T) {
 		t.Errorf("a non-numerical error got the hint: %v", err)
 	}
 }
+
+// fitOf reads a channel's fit % from validate's report.
+func fitOf(t *testing.T, report, name string) float64 {
+	t.Helper()
+	for _, l := range strings.Split(report, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 2 && f[0] == name {
+			var v float64
+			if _, err := fmt.Sscanf(f[1], "%g", &v); err == nil {
+				return v
+			}
+		}
+	}
+	t.Fatalf("no %s fit in %q", name, report)
+	return 0
+}
+
+// validate: parameters identified on one log predict a held-out log (fit %
+// high); friction-free parameters predict it worse; SVG and PNG plots.
+func TestDiagValidate(t *testing.T) {
+	dir := t.TempDir()
+	train := writeMecanumRows(t, filepath.Join(dir, "train.csv"), genMecanum(diagCmds, 91))
+	held := writeMecanumRows(t, filepath.Join(dir, "held.csv"), genMecanum([][4]float64{{6, 9, 9, 6}, {-8, 8, -8, 8}}, 93))
+	pj := filepath.Join(dir, "p.json")
+	if st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", train, "-out", pj); st != 0 {
+		t.Fatalf("identify: %d %s", st, errOut)
+	}
+	svg := filepath.Join(dir, "v.svg")
+	st, rep, errOut := runCLI("validate", "-model", "mecanum", "-params", pj, "-data", held, "-plot", svg)
+	if st != 0 {
+		t.Fatalf("validate: status %d, stderr %q", st, errOut)
+	}
+	fx, fy := fitOf(t, rep, "x"), fitOf(t, rep, "y")
+	if fx < 90 || fy < 90 {
+		t.Errorf("identified μ on held-out runs: fit x %.1f %%, y %.1f %%\n%s", fx, fy, rep)
+	}
+	if b, err := os.ReadFile(svg); err != nil || !strings.Contains(string(b[:min(len(b), 200)]), "<svg") {
+		t.Errorf("plot is not SVG: %v", err)
+	}
+	zero := writeFile(t, dir, "zero.json", `{"model": "mecanum", "mu": [0, 0, 0, 0]}`)
+	png := filepath.Join(dir, "v.png")
+	st, rep0, errOut := runCLI("validate", "-model", "mecanum", "-params", zero, "-data", held, "-plot", png)
+	if st != 0 {
+		t.Fatalf("validate μ = 0: status %d, stderr %q", st, errOut)
+	}
+	if f0 := fitOf(t, rep0, "x"); f0 >= fx {
+		t.Errorf("friction-free fit x %.1f %% not below the identified %.1f %%", f0, fx)
+	}
+	if b, err := os.ReadFile(png); err != nil || string(b[1:4]) != "PNG" {
+		t.Errorf("plot is not PNG: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -409,31 +410,55 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-// plotMecanum draws every run: camera poses, the identified model's
-// prediction and the friction-free (Uranus, μ = 0) prediction.
+// plotMecanum draws every run in its own colour: camera poses (points),
+// the identified model's prediction (line), the friction-free (Uranus,
+// μ = 0) prediction (dashed grey), a triangle at each run's start and
+// arrows along the robot's forward axis (−sin θ, cos θ) once a second.
 func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
 	var ss []figure.Series
 	free := p
 	free.Mu = []float64{0, 0, 0, 0}
 	free.Friction = nil
+	span := 0.0
 	for i := range runs {
 		r := &runs[i]
-		var gx, gy []float64
+		for _, k := range r.Camera() {
+			span = max(span, math.Abs(r.X[k]), math.Abs(r.Y[k]))
+		}
+	}
+	arrow := max(0.04*span, 0.01)
+	for i := range runs {
+		r := &runs[i]
+		col := figure.Palette[i%len(figure.Palette)]
+		var gx, gy, ax, ay []float64
+		last := math.Inf(-1)
 		for _, k := range r.Camera() {
 			gx, gy = append(gx, r.X[k]), append(gy, r.Y[k])
-		}
-		name := func(s string) string {
-			if i == 0 {
-				return s
+			if r.T[k]-last >= 1 {
+				last = r.T[k]
+				s, c := math.Sincos(r.Theta[k])
+				ax = append(ax, r.X[k], r.X[k]-arrow*s)
+				ay = append(ay, r.Y[k], r.Y[k]+arrow*c)
 			}
-			return ""
 		}
 		x, y, _ := f.Predict(res.X, i)
 		ux, uy, _ := mecanum.Simulate(free, r)
+		id := r.ID
+		if id == "" {
+			id = fmt.Sprint(i + 1)
+		}
+		uname := ""
+		if i == 0 {
+			uname = "friction-free (Uranus)"
+		}
 		ss = append(ss,
-			figure.Series{Name: name("ground truth (camera)"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]},
-			figure.Series{Name: name("identified model"), X: x, Y: y, Color: figure.Palette[0]},
-			figure.Series{Name: name("friction-free (Uranus)"), X: ux, Y: uy, Color: figure.Palette[2], Dashed: true})
+			figure.Series{Name: uname, X: ux, Y: uy, Color: color.RGBA{150, 150, 150, 255}, Dashed: true, Width: 1},
+			figure.Series{Name: "run " + id + ": camera", X: gx, Y: gy, Points: true, Color: col, Size: 1.4},
+			figure.Series{Name: "run " + id + ": identified model", X: x, Y: y, Color: col, Width: 1.2},
+			figure.Series{X: ax, Y: ay, Segments: true, Color: col, Width: 1.5})
+		if len(gx) > 0 {
+			ss = append(ss, figure.Series{X: gx[:1], Y: gy[:1], Points: true, Shape: "triangle", Size: 4, Color: col})
+		}
 	}
-	return figure.XY(path, "Mecanum identification", "x (m)", "y (m)", true, ss)
+	return figure.XY(path, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
 }
