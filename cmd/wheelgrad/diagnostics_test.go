@@ -123,7 +123,7 @@ func TestDiagMecanumGap(t *testing.T) {
 // Wrong units: each is warned about, naming the probable cause.
 func TestDiagMecanumUnits(t *testing.T) {
 	dir := t.TempDir()
-	base := genMecanum(diagCmds, 31)
+	base := genMecanum(diagCmds[:2], 31)
 	cases := []struct {
 		name string
 		edit func(r *mecanumRow)

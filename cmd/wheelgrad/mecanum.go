@@ -161,6 +161,8 @@ func mecanumChecks(d *diag, runs []mecanum.Run, p mecanum.Params, files []string
 		d.scale(file, "heading change", mt, pt,
 			"is theta in degrees? (FORMATS.md: radians)",
 			"are w1..w4 in rpm or deg/s instead of rad/s, or t in ms?")
+	} else if hn := headingNoise(runs); hn > 0.1 {
+		d.warnf("%s: theta scatters by %.3g rad from sample to sample: is theta in degrees? (FORMATS.md: radians)", file, hn)
 	}
 	return nil
 }

@@ -197,6 +197,21 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 		d.scale(file, "heading change", mt, pt,
 			"is psi in degrees? (FORMATS.md: radians)",
 			"is wc in deg/s instead of rad/s, or t in ms?")
+	} else {
+		var s float64
+		n := 0
+		for _, l := range logs {
+			rows := l.PoseRows()
+			for k := 2; k < len(rows); k++ {
+				e := l.Pose[rows[k]].Psi - 2*l.Pose[rows[k-1]].Psi + l.Pose[rows[k-2]].Psi
+				e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
+				s += e * e
+				n++
+			}
+		}
+		if n > 0 && math.Sqrt(s/float64(n)/6) > 0.1 {
+			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, math.Sqrt(s/float64(n)/6))
+		}
 	}
 	return nil
 }
