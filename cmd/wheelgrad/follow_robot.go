@@ -267,6 +267,9 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.exact.ForwardAxis - math.Pi/2}
 		}
 		series = append(series, senseSeries("predicted", conv, vel)...)
+		cs := plan.Start
+		cs.Theta += job.exact.ForwardAxis - math.Pi/2
+		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
 		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
 			return err
