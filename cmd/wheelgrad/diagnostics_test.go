@@ -446,6 +446,19 @@ func TestDiagDiffDrive(t *testing.T) {
 	if st != 1 || !strings.Contains(errOut, "c1, c2 not determined") {
 		t.Errorf("no turning: status %d, stderr %q", st, errOut)
 	}
+	// -fix c1,c2 holds them at the start (the paper's) and fits the rest
+	out = filepath.Join(dir, "fixed.json")
+	st, rep, errOut := runCLI("identify", "-model", "diffdrive", "-data", log, "-fix", "c1,c2", "-out", out)
+	if st != 0 || !strings.Contains(rep, "fixed at -init") {
+		t.Fatalf("-fix c1,c2: status %d, stdout %q, stderr %q", st, rep, errOut)
+	}
+	var p diffdrive.Params
+	if err := dataset.ReadJSONFile(out, &p, false); err != nil {
+		t.Fatal(err)
+	}
+	if paper := diffdrive.Paper(); p.C1 != paper.C1 || p.C2 != paper.C2 || math.Abs(p.Alpha/paper.Alpha-1) > 0.1 {
+		t.Errorf("-fix c1,c2: c1 %v c2 %v α %v, paper %v %v %v", p.C1, p.C2, p.Alpha, paper.C1, paper.C2, paper.Alpha)
+	}
 }
 
 // Tire: positions in mm warn; a log whose wheels never turn is refused; a

@@ -219,8 +219,17 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return err
 	}
 	d := a.Diag
-	if a.Fix != "" || a.Free != "" {
-		return usagef("-fix/-free are not available for -model diffdrive yet")
+	names := []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
+	heldSet, err := fixedSet(names, a.Fix, a.Free)
+	if err != nil {
+		return err
+	}
+	var held [6]bool
+	for i, n := range names {
+		held[i] = heldSet[n]
+	}
+	if held != [6]bool{} && a.Method != "" && a.Method != "lbfgsb" {
+		return usagef("-fix/-free need -method lbfgsb for diffdrive")
 	}
 	d.timeUnits(a.Data[0], tab.Col("t"))
 	lg, err := diffdriveUniform(e, d, tab, init, a.Init, a.Gaps)
@@ -231,7 +240,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	o := calibrate.Options{CW: cw, Progress: func(stage int, it opt.Iteration) {
+	o := calibrate.Options{CW: cw, Held: held, Progress: func(stage int, it opt.Iteration) {
 		a.Prog.printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(1e6))
 	}}
 	switch a.Method {
@@ -251,11 +260,10 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Data[0], failureHint(err))
 	}
-	names := []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
 	z0, z := init.Zeta(), res.Params.Zeta()
 	var ps []param
 	for i, n := range names {
-		ps = append(ps, param{Name: n, Value: z[i], Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Undetermined: undet[n]})
+		ps = append(ps, param{Name: n, Value: z[i], Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[i], Undetermined: undet[n] && !held[i]})
 		if r := z[i] / z0[i]; z0[i] > 0 && (r > 4 || r < 0.25) {
 			d.warnf("%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r)
 		}
@@ -274,7 +282,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		Fit: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
 	}
 	sm.print(reportWriter(e, a), d)
-	if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero)"); err != nil {
+	if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2"); err != nil {
 		return err
 	}
 	if a.Plot != "" {
