@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/opt"
@@ -286,21 +285,20 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return err
 	}
 	if a.Plot != "" {
+		// v and ω against time, simulated from the log's first speeds,
+		// beside their residuals (as validate draws them).
 		tr, err := res.Params.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL)
 		if err != nil {
 			return err
 		}
-		v := make([]float64, len(lg.VR))
-		tt := make([]float64, len(lg.VR))
-		for i := range v {
-			v[i] = (lg.VR[i] + lg.VL[i]) / 2
-			tt[i] = tab.Col("t")[0] + float64(i)*init.H
+		chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+		t0 := tab.Col("t")[0]
+		for k := range lg.VR {
+			t := t0 + float64(k)*init.H
+			chs[0].add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+			chs[1].add(0, t, (lg.VR[k]-lg.VL[k])/res.Params.L, tr.W[k])
 		}
-		err = figure.XY(a.Plot, "diffdrive: measured and predicted v (simulated from t = 0)", "t (s)", "v (m/s)", false, []figure.Series{
-			{Name: "measured", X: tt, Y: v},
-			{Name: "model", X: tt, Y: tr.V},
-		})
-		if err != nil {
+		if err := plotChannels(a.Plot, "diffdrive: measured and calibrated model (simulated from the first row)", chs); err != nil {
 			return err
 		}
 	}
