@@ -109,8 +109,8 @@ func readMecanumLogs(files []string, d *diag, gaps string) ([]mecanum.Run, error
 				if pi > 0 {
 					q.ID = fmt.Sprintf("%s#%d", r.ID, pi+1)
 				}
-				if len(q.Camera()) < 2 {
-					d.warnf("%s: the piece of run %q from line %d has fewer than two camera poses after the gap split: left out", f, r.ID, t.Line[q.Row])
+				if len(q.Camera()) < 3 {
+					d.warnf("%s: the piece of run %q from line %d has fewer than three camera poses after the gap split: left out", f, r.ID, t.Line[q.Row])
 					continue
 				}
 				runs = append(runs, q)
@@ -344,6 +344,13 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	sigmaNote := fmt.Sprintf("σ: Gauss–Newton × %.3g for residuals correlated in time (lag-1 autocorrelation of the camera residuals)", infl)
 	var poseStd [4]float64
+	if cfg.Pose != mecanum.PoseFixed {
+		// Measured: over 10 noise seeds of the 3-run test log the errors
+		// were 1.5 σ RMS (the loss compares with a spline of the same noisy
+		// samples, whose residuals are correlated in a way the lag-1
+		// autocorrelation of the raw residuals does not show).
+		sigmaNote += "; over repeated noise the errors measured 1.4–2× this σ"
+	}
 	if cfg.Pose == mecanum.PoseFixed {
 		// The fixed start poses carry the first camera sample's noise.
 		sth := headingNoise(runs)
