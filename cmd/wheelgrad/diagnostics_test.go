@@ -684,3 +684,32 @@ func TestDiagValidate(t *testing.T) {
 		t.Errorf("plot is not PNG: %v", err)
 	}
 }
+
+// validate for the skid-steer (true coefficients predict their own log
+// better than the nominal model) and the differential drive.
+func TestDiagValidateOtherModels(t *testing.T) {
+	dir := t.TempDir()
+	log := writeSkidRows(t, filepath.Join(dir, "s.csv"), genSkidsteer(6, 101))
+	truth := filepath.Join(dir, "truth.json")
+	b, _ := json.Marshal(skidsteer.FromCoeffs(skidsteer.Table2[0].A[:]))
+	os.WriteFile(truth, b, 0o644)
+	nominal := filepath.Join(dir, "nominal.json")
+	b, _ = json.Marshal(skidsteer.FromCoeffs(make([]float64, 9)))
+	os.WriteFile(nominal, b, 0o644)
+	st, rep, errOut := runCLI("validate", "-model", "skidsteer", "-params", truth, "-data", log)
+	if st != 0 {
+		t.Fatalf("skidsteer: status %d, stderr %q", st, errOut)
+	}
+	st, rep0, _ := runCLI("validate", "-model", "skidsteer", "-params", nominal, "-data", log)
+	if st != 0 || fitOf(t, rep, "psi") <= fitOf(t, rep0, "psi") {
+		t.Errorf("skidsteer: true a fit psi %.1f %% not above nominal %.1f %%", fitOf(t, rep, "psi"), fitOf(t, rep0, "psi"))
+	}
+	dd := writeDDCols(t, filepath.Join(dir, "dd.csv"), genDiffDrive(t, 60, 103))
+	paper := filepath.Join(dir, "paper.json")
+	b, _ = json.Marshal(diffdrive.Paper())
+	os.WriteFile(paper, b, 0o644)
+	st, rep, errOut = runCLI("validate", "-model", "diffdrive", "-params", paper, "-data", dd, "-plot", filepath.Join(dir, "dd.svg"))
+	if st != 0 || fitOf(t, rep, "v") < 80 {
+		t.Errorf("diffdrive: status %d, report %q, stderr %q", st, rep, errOut)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -145,6 +146,19 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 	}
 	if m := maxAbs(lg.VR, lg.VL); m > 5 {
 		d.warnf("%s: wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", file, m)
+	}
+	// Wheel accelerations: the 99th percentile of |Δv|/h (spikes and
+	// hang-ups stay below it) above 20 m/s² is no wheelchair or mobile
+	// robot: speeds in other units, or h wrong.
+	var acc []float64
+	for k := 1; k < len(lg.VR); k++ {
+		acc = append(acc, math.Abs(lg.VR[k]-lg.VR[k-1])/init.H, math.Abs(lg.VL[k]-lg.VL[k-1])/init.H)
+	}
+	if len(acc) > 0 {
+		sort.Float64s(acc)
+		if a99 := acc[len(acc)*99/100]; a99 > 20 {
+			d.warnf("%s: wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", file, a99, init.H)
+		}
 	}
 	undetermined = map[string]bool{}
 	if maxAbs(lg.UL) < 1e-12 {
