@@ -713,3 +713,45 @@ func TestDiagValidateOtherModels(t *testing.T) {
 		t.Errorf("diffdrive: status %d, report %q, stderr %q", st, rep, errOut)
 	}
 }
+
+// The wording never says "determined" for σ wider than the bound range;
+// a parameter on its bound warns; -fix / -free parse.
+func TestDiagVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		p    param
+		want string
+	}{
+		{param{Name: "mu1", Value: 0.5, Std: 0.001, Lo: 0, Hi: 2}, "determined"},
+		{param{Name: "mu1", Value: 0.5, Std: 0.2, Lo: 0, Hi: 2}, "poorly determined"},
+		{param{Name: "mu1", Value: 1.99, Std: 290, Lo: 0, Hi: 2}, "NOT determined by these logs (σ spans the bound range)"},
+		{param{Name: "mu1", Value: 0.5, Std: math.NaN(), Lo: 0, Hi: 2, Undetermined: true}, "NOT determined by these logs"},
+		{param{Name: "a32", Value: -0.25, Std: 0.01, Lo: math.Inf(-1), Hi: math.Inf(1)}, "determined"},
+		{param{Name: "a13", Value: 0.01, Std: 0.4, Lo: math.Inf(-1), Hi: math.Inf(1)}, "NOT determined by these logs"},
+		{param{Name: "c1", Value: 0.4, Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: true}, "fixed at -init"},
+	} {
+		if got := c.p.verdict(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
+	}
+	var b strings.Builder
+	d := newDiag(&b)
+	d.onBound([]param{{Name: "mu3", Value: 2, Lo: 0, Hi: 2}, {Name: "mu2", Value: 1, Lo: 0, Hi: 2}})
+	if len(d.warns) != 1 || !strings.Contains(b.String(), "mu3 ended on its upper bound 2") {
+		t.Errorf("onBound: %q", b.String())
+	}
+	if err := checkDetermined(d, []param{{Name: "mu1", Value: 1, Std: 5, Lo: 0, Hi: 2}}, false, ""); err == nil || !strings.Contains(err.Error(), "-fix mu1") {
+		t.Errorf("checkDetermined: %v", err)
+	}
+	names := []string{"a", "b", "c"}
+	if h, err := fixedSet(names, "a,c", ""); err != nil || !h["a"] || h["b"] || !h["c"] {
+		t.Errorf("-fix a,c: %v %v", h, err)
+	}
+	if h, err := fixedSet(names, "", "b"); err != nil || !h["a"] || h["b"] || !h["c"] {
+		t.Errorf("-free b: %v %v", h, err)
+	}
+	for _, bad := range [][2]string{{"x", ""}, {"a", "b"}, {"a,b,c", ""}} {
+		if _, err := fixedSet(names, bad[0], bad[1]); err == nil {
+			t.Errorf("-fix %q -free %q: no error", bad[0], bad[1])
+		}
+	}
+}
