@@ -61,6 +61,42 @@ type Waypoints struct {
 	x, y     cubic
 	theta    []float64 // unwrapped; nil without a theta column
 	t0, tend float64
+	// resampled is the number of waypoints in the file when they were
+	// unevenly timed and resampled (0 otherwise).
+	resampled int
+}
+
+// UnevenRatio: waypoints whose longest time step exceeds this many times
+// their shortest are resampled at a uniform step by linear interpolation
+// before the spline: a natural cubic spline through unevenly spaced knots
+// overshoots (metres beyond the waypoints).
+const UnevenRatio = 2.0
+
+// Resampled returns the number of waypoints the file had when they were
+// resampled at a uniform step (UnevenRatio), and the number used; 0, 0 when
+// they were used as they are.
+func (w *Waypoints) Resampled() (from, to int) {
+	if w.resampled == 0 {
+		return 0, 0
+	}
+	return w.resampled, len(w.t)
+}
+
+// uniform resamples (t, v) at n+1 uniform times over [0, t[end]] by linear
+// interpolation.
+func uniform(t, v []float64, n int) []float64 {
+	out := make([]float64, n+1)
+	T := t[len(t)-1]
+	j := 0
+	for k := range out {
+		tk := T * float64(k) / float64(n)
+		for j+2 < len(t) && t[j+1] <= tk {
+			j++
+		}
+		a := (tk - t[j]) / (t[j+1] - t[j])
+		out[k] = v[j] + a*(v[j+1]-v[j])
+	}
+	return out
 }
 
 // ReadWaypoints reads a REF.csv. At least two waypoints are needed.
@@ -81,11 +117,33 @@ func ReadWaypoints(path string) (*Waypoints, error) {
 	for i := range t {
 		w.t[i] = t[i] - t[0]
 	}
-	w.x = newCubic(w.t, tab.Col("x"))
-	w.y = newCubic(w.t, tab.Col("y"))
+	xs, ys := tab.Col("x"), tab.Col("y")
+	var th []float64
 	if tab.Has("theta") {
-		w.theta = Unwrap(tab.Col("theta"))
+		th = Unwrap(tab.Col("theta"))
 	}
+	lo, hi := math.Inf(1), 0.0
+	for i := 1; i < len(w.t); i++ {
+		d := w.t[i] - w.t[i-1]
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	if hi > UnevenRatio*lo {
+		// uniform at the shortest step (at most 20 points per waypoint)
+		n := min(int(math.Ceil(w.t[len(w.t)-1]/lo-1e-9)), 20*len(w.t))
+		xs, ys = uniform(w.t, xs, n), uniform(w.t, ys, n)
+		if th != nil {
+			th = uniform(w.t, th, n)
+		}
+		w.resampled = len(w.t)
+		T := w.t[len(w.t)-1]
+		w.t = make([]float64, n+1)
+		for k := range w.t {
+			w.t[k] = T * float64(k) / float64(n)
+		}
+	}
+	w.x = newCubic(w.t, xs)
+	w.y = newCubic(w.t, ys)
+	w.theta = th
 	return w, nil
 }
 

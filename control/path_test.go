@@ -1,6 +1,7 @@
 package control
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,3 +124,41 @@ func TestWaypointsFile(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconvFormat(v) }
+
+// Unevenly timed waypoints (evenly spaced along a curve, time steps of
+// 0.02 s and 1 s alternating) are resampled: the spline stays near the
+// curve (a natural cubic through the raw knots swings far off it).
+func TestWaypointsUnevenResampled(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t,x,y\n")
+	tt := 0.0
+	for i := 0; i < 21; i++ {
+		x := 0.1 * float64(i)
+		fmt.Fprintf(&b, "%g,%g,%g\n", tt, x, 0.5*x+0.3*math.Sin(x))
+		if i%2 == 0 {
+			tt += 0.02
+		} else {
+			tt += 1
+		}
+	}
+	path := filepath.Join(t.TempDir(), "w.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadWaypoints(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, to := w.Resampled(); from != 21 || to < 21 {
+		t.Errorf("Resampled() = %d, %d", from, to)
+	}
+	worst := 0.0
+	for k := 0; k <= 1000; k++ {
+		s := w.Duration() * float64(k) / 1000
+		x, y, _, _ := w.At(s)
+		worst = math.Max(worst, math.Abs(y-(0.5*x+0.3*math.Sin(x))))
+	}
+	if worst > 0.02 {
+		t.Errorf("the path leaves the waypoints' curve by %.3f m", worst)
+	}
+}

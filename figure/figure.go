@@ -4,11 +4,16 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
@@ -25,6 +30,35 @@ type Series struct {
 	// e.g. a robot's forward axis at intervals along its path.
 	Segments bool
 	Width    float64 // line width in points (default 1.5)
+	// Shape of Points markers: "" or "circle", "triangle", "square",
+	// "ring"; Size is their radius in points (default 1.2).
+	Shape string
+	Size  float64
+}
+
+// glyph returns the marker shape of s.
+func (s Series) glyph() draw.GlyphDrawer {
+	switch s.Shape {
+	case "triangle":
+		return draw.TriangleGlyph{}
+	case "square":
+		return draw.SquareGlyph{}
+	case "ring":
+		return draw.RingGlyph{}
+	}
+	return draw.CircleGlyph{}
+}
+
+// Format is the image format of a figure path, from its extension: "svg"
+// or "pdf" when it ends so (any case), else "png".
+func Format(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return "svg"
+	case ".pdf":
+		return "pdf"
+	}
+	return "png"
 }
 
 // Palette is colour-blind safe (Okabe–Ito).
@@ -41,6 +75,25 @@ var Palette = []color.Color{
 // is as long on both axes (paths in metres); otherwise the axes scale freely
 // (time series, loss curves).
 func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
+	p, err := build(title, xlabel, ylabel, ss)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if equal {
+		equalAxes(p)
+	}
+	w, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, Format(path))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
+		return err
+	})
+}
+
+// build makes the plot of XY.
+func build(title, xlabel, ylabel string, ss []Series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -59,11 +112,14 @@ func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 		if s.Points {
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return nil, err
 			}
 			sc.GlyphStyle.Color = c
 			sc.GlyphStyle.Radius = vg.Points(1.2)
-			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			if s.Size > 0 {
+				sc.GlyphStyle.Radius = vg.Points(s.Size)
+			}
+			sc.GlyphStyle.Shape = s.glyph()
 			p.Add(sc)
 			if s.Name != "" {
 				p.Legend.Add(s.Name, sc)
@@ -84,7 +140,7 @@ func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 		for k, part := range parts {
 			l, err := plotter.NewLine(part)
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return nil, err
 			}
 			l.LineStyle.Color = c
 			l.LineStyle.Width = vg.Points(width)
@@ -99,15 +155,59 @@ func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 	}
 	// Headroom above the data for the legend.
 	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
-	if equal {
-		equalAxes(p)
+	return p, nil
+}
+
+// Panel is one plot of a Panels figure.
+type Panel struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+}
+
+// Panels draws plots on a grid of cols columns (rows as needed), e.g.
+// x, y, θ against time above their residuals, into one file written
+// atomically, PNG, SVG or PDF by the path's extension (Format).
+func Panels(path, title string, cols int, ps []Panel) error {
+	if cols < 1 || len(ps) == 0 {
+		return fmt.Errorf("%s: no panels", path)
 	}
-	w, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	rows := (len(ps) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+	}
+	for i, q := range ps {
+		p, err := build(q.Title, q.XLabel, q.YLabel, q.Series)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if i == 0 && title != "" {
+			p.Title.Text = title + "\n" + q.Title
+		}
+		grid[i/cols][i%cols] = p
+	}
+	w, h := vg.Length(cols)*5*vg.Inch, vg.Length(rows)*2.4*vg.Inch
+	var c vg.CanvasWriterTo
+	switch Format(path) {
+	case "svg":
+		c = vgsvg.New(w, h)
+	case "pdf":
+		c = vgpdf.New(w, h)
+	default:
+		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	}
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(12)}
+	cs := plot.Align(grid, tiles, dc)
+	for r := range grid {
+		for k, p := range grid[r] {
+			if p != nil {
+				p.Draw(cs[r][k])
+			}
+		}
 	}
 	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
-		_, err := w.WriteTo(out)
+		_, err := c.WriteTo(out)
 		return err
 	})
 }

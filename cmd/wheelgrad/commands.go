@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +29,7 @@ func init() {
 						return err
 					}
 				}
+				*model = strings.ToLower(strings.TrimSpace(*model))
 				h, ok := simulateHandlers[*model]
 				if err := checkModel("simulate", *model, ok); err != nil {
 					return err
@@ -37,16 +40,20 @@ func init() {
 	})
 	register(command{
 		name:    "identify",
-		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes] [-out P.json] [-plot F.png]",
+		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes|ipem|batch] [-fix a,b | -free a,b] [-gaps error|split|bridge] [-allow-undetermined] [-out P.json] [-plot F.png|F.svg]",
 		summary: "Calibrate the model's unknown parameters from one or more logs; writes parameter JSON.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
 			data := fs.String("data", "", "log CSV file(s), comma-separated")
 			var a IdentifyArgs
 			fs.StringVar(&a.Init, "init", "", "parameter JSON: known constants and the optimiser's starting point")
-			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb (default), neldermead or cmaes; some models add their own")
+			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb, neldermead or cmaes (default lbfgsb; skidsteer: ipem, alias ekf, the default, and batch = lbfgsb; tire: lbfgsb only)")
+			fs.StringVar(&a.Gaps, "gaps", gapsError, "time gaps in a log (a step over 5× the median): error (name the row), split (start a new run after it) or bridge (hold the last command across it)")
+			fs.StringVar(&a.Fix, "fix", "", "comma-separated parameters held at their -init (or default) values, e.g. mu1,mu3")
+			fs.StringVar(&a.Free, "free", "", "comma-separated parameters to identify; the others are held (excludes -fix)")
+			fs.BoolVar(&a.AllowUndetermined, "allow-undetermined", false, "write the parameters even when the logs do not determine some of them (a warning instead of exit status 1)")
 			fs.StringVar(&a.Out, "out", "-", "parameter JSON file (- for stdout)")
-			fs.StringVar(&a.Plot, "plot", "", "PNG file: measured and predicted trajectories")
+			fs.StringVar(&a.Plot, "plot", "", "PNG or SVG file (by extension): measured and predicted trajectories")
 			extra := map[string]*string{}
 			for _, x := range identifyExtraFlags {
 				v := x.def
@@ -70,20 +77,24 @@ func init() {
 				if len(a.Data) == 0 {
 					return usagef("-data names no file")
 				}
-				known := []string{"lbfgsb", "neldermead", "cmaes"}
-				for _, m := range identifyMethods {
-					known = append(known, m...)
-				}
-				if a.Method != "" && !slices.Contains(known, a.Method) {
-					return usagef("unknown -method %q (one of %s)", a.Method, strings.Join(known, ", "))
-				}
+				*model = strings.ToLower(strings.TrimSpace(*model))
 				h, ok := identifyHandlers[*model]
 				if err := checkModel("identify", *model, ok); err != nil {
 					return err
 				}
-				methods := append([]string{"lbfgsb", "neldermead", "cmaes"}, identifyMethods[*model]...)
+				a.Method = strings.ToLower(a.Method)
+				methods := methodsFor(*model)
+				if alias, ok := methodAlias[a.Method]; ok && slices.Contains(methods, alias) {
+					a.Method = alias
+				}
 				if a.Method != "" && !slices.Contains(methods, a.Method) {
 					return usagef("unknown -method %q for %s (one of %s)", a.Method, *model, strings.Join(methods, ", "))
+				}
+				if err := uniqueFiles(a.Data); err != nil {
+					return err
+				}
+				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
+					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)
 				}
 				// A model's flag given with another model is a mistake, not a no-op.
 				var misused error
@@ -103,6 +114,7 @@ func init() {
 				}
 				a.Quiet, a.Verbose = *quiet, *verbose
 				a.Prog = progressOn(e, *quiet, *verbose)
+				a.Diag = newDiag(e.stderr)
 				return h(e, a)
 			}
 		},
@@ -139,6 +151,7 @@ func init() {
 				if !slices.Contains([]string{"tangent", "fixed", "figure8-reverse-right"}, a.Heading) {
 					return usagef("unknown -heading %q (one of tangent, fixed, figure8-reverse-right)", a.Heading)
 				}
+				*model = strings.ToLower(strings.TrimSpace(*model))
 				a.Set = map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { a.Set[f.Name] = true })
 				if err := checkFollowModelFlags(*model, a.Set); err != nil {
@@ -186,4 +199,25 @@ func (b boolString) IsBoolFlag() bool { return true }
 // addVerbosity adds the FORMATS.md progress overrides.
 func addVerbosity(fs *flag.FlagSet) (quiet, verbose *bool) {
 	return fs.Bool("quiet", false, "no progress output"), fs.Bool("v", false, "progress output even when stderr is not a terminal")
+}
+
+// uniqueFiles refuses the same -data file named twice: it would count as
+// two independent runs and halve the reported σ.
+func uniqueFiles(files []string) error {
+	var seen []string
+	for _, f := range files {
+		for _, g := range seen {
+			same := filepath.Clean(f) == filepath.Clean(g)
+			if st, err := os.Stat(f); err == nil {
+				if st2, err := os.Stat(g); err == nil && os.SameFile(st, st2) {
+					same = true
+				}
+			}
+			if same {
+				return usagef("-data names one file twice (%s and %s): each log counts once", g, f)
+			}
+		}
+		seen = append(seen, f)
+	}
+	return nil
 }

@@ -76,6 +76,22 @@ func runDemo(e env, dir string, prog *progress) error {
 	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "true", demoMu[0], demoMu[1], demoMu[2], demoMu[3])
 	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "identified", id.Mu[0], id.Mu[1], id.Mu[2], id.Mu[3])
 	fmt.Fprintf(w, "\n   L-BFGS-B: %d iterations, %d evaluations, %s wall\n", id.Opt.Iterations, id.Opt.FuncEvaluations, id.Wall.Round(time.Millisecond))
+	// Sample inputs for a first run of identify / validate / simulate on
+	// files: the log, the identified parameters and the fit plot.
+	mlog := filepath.Join(dir, "mecanum-log.csv")
+	if err := writeMecanumRuns(mlog, runs); err != nil {
+		return err
+	}
+	mjson := filepath.Join(dir, "mecanum-identified.json")
+	mp := mecanum.DefaultParams()
+	mp.Model, mp.Mu = "mecanum", id.Mu[:]
+	if err := dataset.WriteJSONFile(mjson, mp); err != nil {
+		return err
+	}
+	mfit := filepath.Join(dir, "mecanum-fit.png")
+	if err := plotMecanum(mfit, fit, runs, id, mecanum.DefaultParams()); err != nil {
+		return err
+	}
 
 	// 2. Figure 8 with the right lobe reversed (Luo et al. §VII-B).
 	ident := mecanum.DefaultParams()
@@ -174,6 +190,32 @@ func runDemo(e env, dir string, prog *progress) error {
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nwrote %s, %s, %s (demo took %s)\n", f8, ctl, ddp, time.Since(start).Round(100*time.Millisecond))
+	dlog := filepath.Join(dir, "diffdrive-log.csv")
+	if err := dataset.WriteFileAtomic(dlog, func(out io.Writer) error {
+		return dataset.WriteCSV(out, []string{"t", "uf", "ul", "vr", "vl"}, [][]float64{lg.T, lg.UF, lg.UL, lg.VR, lg.VL})
+	}); err != nil {
+		return err
+	}
+	djson := filepath.Join(dir, "diffdrive-calibrated.json")
+	if err := dataset.WriteJSONFile(djson, cal.Params); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nwrote %s, %s, %s, %s, %s, %s, %s, %s (demo took %s)\n", mlog, mjson, mfit, f8, ctl, ddp, dlog, djson, time.Since(start).Round(100*time.Millisecond))
 	return nil
+}
+
+// writeMecanumRuns writes runs as a FORMATS.md Mecanum log (traj = run id;
+// empty pose cells between camera samples).
+func writeMecanumRuns(path string, runs []mecanum.Run) error {
+	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
+		cw := dataset.NewWriter(out)
+		cw.WriteHeader("t", "w1", "w2", "w3", "w4", "x", "y", "theta", "traj")
+		for _, r := range runs {
+			for k := range r.T {
+				cw.WriteRow(dataset.Num(r.T[k]), dataset.Num(r.W[k][0]), dataset.Num(r.W[k][1]), dataset.Num(r.W[k][2]), dataset.Num(r.W[k][3]),
+					dataset.Num(r.X[k]), dataset.Num(r.Y[k]), dataset.Num(r.Theta[k]), dataset.Text(r.ID))
+			}
+		}
+		return cw.Flush()
+	})
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/opt"
@@ -51,6 +51,128 @@ func checkUniform(tab *dataset.Table, h float64) error {
 		}
 	}
 	return nil
+}
+
+// hSource says where h came from, for messages about the time step.
+func hSource(initPath string, p diffdrive.Params) string {
+	if initPath != "" {
+		return fmt.Sprintf("h = %g s from -init %s (its \"h\" key, else the default 0.06 s)", p.H, initPath)
+	}
+	return fmt.Sprintf("h = %g s, the default (set \"h\" in an -init parameter file to the log's step)", p.H)
+}
+
+// diffdriveUniform brings a log onto the model's uniform grid t0 + k·h
+// (FORMATS.md: logs are sampled uniformly at h). Steps within 0.1 % of h are
+// taken as they are; timing jitter (every step within 20 % of h) is
+// resampled: commands held (zero-order, as the robot applied them), speeds
+// interpolated linearly. A median step unlike h is an error naming h's
+// source; gaps follow the -gaps policy (split is not possible: the
+// calibration takes one uniform log; bridge takes the rows as consecutive
+// steps of h).
+func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, initPath, gaps string) (calibrate.Log, error) {
+	t := tab.Col("t")
+	lg := calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
+	h := p.H
+	med := medianStep(t)
+	if med > 0 && math.Abs(med-h) > 0.2*h {
+		for k := 1; k < len(t); k++ {
+			if dt := t[k] - t[k-1]; math.Abs(dt-h) > 0.2*h {
+				return lg, tab.Errorf(k, "t", "time step %g s from the previous row (the log's median step is %g s), but the model steps by %s", dt, med, hSource(initPath, p))
+			}
+		}
+	}
+	if _, err := checkGaps(d, gaps, t, false, tableRowErr(tab, 0)); err != nil {
+		return lg, err
+	}
+	if rows, _ := gapRows(t); len(rows) > 0 { // bridged: the rows as consecutive steps
+		return lg, nil
+	}
+	worst := 0.0
+	for k := 1; k < len(t); k++ {
+		dt := t[k] - t[k-1]
+		if math.Abs(dt-h) > 0.2*h {
+			return lg, tab.Errorf(k, "t", "time step %g s from the previous row, but the model steps by %s (the log must be sampled uniformly at h, jitter up to 20 %% is resampled)", dt, hSource(initPath, p))
+		}
+		worst = max(worst, math.Abs(dt-h))
+	}
+	if worst <= 1e-3*h {
+		return lg, nil
+	}
+	n := int(math.Floor((t[len(t)-1]-t[0])/h+1e-9)) + 1
+	out := calibrate.Log{UF: make([]float64, n), UL: make([]float64, n), VR: make([]float64, n), VL: make([]float64, n)}
+	j := 0
+	for k := range n {
+		tk := t[0] + float64(k)*h
+		for j+1 < len(t) && t[j+1] <= tk {
+			j++
+		}
+		out.UF[k], out.UL[k] = lg.UF[j], lg.UL[j]
+		a := 0.0
+		if j+1 < len(t) {
+			a = (tk - t[j]) / (t[j+1] - t[j])
+		}
+		lerp := func(v []float64) float64 {
+			if j+1 >= len(v) {
+				return v[j]
+			}
+			return v[j] + a*(v[j+1]-v[j])
+		}
+		out.VR[k], out.VL[k] = lerp(lg.VR), lerp(lg.VL)
+	}
+	fmt.Fprintf(e.stderr, "note: %s: steps jitter by up to %.3g ms around h = %g s: resampled %d rows onto a uniform grid of %d (commands held, speeds interpolated)\n",
+		tab.File, 1e3*worst, h, len(t), n)
+	return out, nil
+}
+
+// diffdriveChecks refuses a log without motion, compares it with the -init
+// model's prediction (units), and names the parameters the commands cannot
+// excite.
+func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Params) (undetermined map[string]bool, err error) {
+	if maxAbs(lg.UF, lg.UL) < 1e-12 {
+		return nil, noMotion(file, "every joystick command uf, ul is zero")
+	}
+	if maxAbs(lg.VR, lg.VL) < 1e-6 {
+		return nil, noMotion(file, "the measured wheel speeds vr, vl are zero throughout")
+	}
+	if tr, err := init.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL); err == nil {
+		var mv, pv float64
+		for k := range lg.VR {
+			mv += lg.VR[k]*lg.VR[k] + lg.VL[k]*lg.VL[k]
+			pv += tr.VR[k]*tr.VR[k] + tr.VL[k]*tr.VL[k]
+		}
+		d.scale(file, "wheel speed (RMS)", math.Sqrt(mv), math.Sqrt(pv),
+			"are vr, vl wheel angular speeds in rad/s (FORMATS.md: m/s at the wheel rim), or in mm/s? (or -init's start values far from this robot)",
+			"are vr, vl in km/h or the joystick commands on another scale than the paper's ±100? (or -init's start values far from this robot)")
+	}
+	if m := maxAbs(lg.VR, lg.VL); m > 5 {
+		d.warnf("%s: wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", file, m)
+	}
+	// Wheel accelerations: the 99th percentile of |Δv|/h (spikes and
+	// hang-ups stay below it) above 20 m/s² is no wheelchair or mobile
+	// robot: speeds in other units, or h wrong.
+	var acc []float64
+	for k := 1; k < len(lg.VR); k++ {
+		acc = append(acc, math.Abs(lg.VR[k]-lg.VR[k-1])/init.H, math.Abs(lg.VL[k]-lg.VL[k-1])/init.H)
+	}
+	if len(acc) > 0 {
+		sort.Float64s(acc)
+		if a99 := acc[len(acc)*99/100]; a99 > 20 {
+			d.warnf("%s: wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", file, a99, init.H)
+		}
+	}
+	undetermined = map[string]bool{}
+	if maxAbs(lg.UL) < 1e-12 {
+		undetermined["c1"], undetermined["c2"] = true, true // V_R = V_L = uf: no turning command
+	} else {
+		both := false
+		for k := range lg.UF {
+			both = both || (lg.UF[k] != 0 && lg.UL[k] != 0)
+		}
+		if !both {
+			undetermined["c2"] = true // c2 scales ul by |uf|: never both at once
+		}
+	}
+	return undetermined, nil
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
@@ -109,10 +231,29 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := checkUniform(tab, init.H); err != nil {
+	d := a.Diag
+	names := []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
+	heldSet, err := fixedSet(names, a.Fix, a.Free)
+	if err != nil {
 		return err
 	}
-	o := calibrate.Options{CW: cw, Progress: func(stage int, it opt.Iteration) {
+	var held [6]bool
+	for i, n := range names {
+		held[i] = heldSet[n]
+	}
+	if held != [6]bool{} && a.Method != "" && a.Method != "lbfgsb" {
+		return usagef("-fix/-free need -method lbfgsb for diffdrive")
+	}
+	d.timeUnits(a.Data[0], tab.Col("t"))
+	lg, err := diffdriveUniform(e, d, tab, init, a.Init, a.Gaps)
+	if err != nil {
+		return err
+	}
+	undet, err := diffdriveChecks(d, a.Data[0], lg, init)
+	if err != nil {
+		return err
+	}
+	o := calibrate.Options{CW: cw, Held: held, Progress: func(stage int, it opt.Iteration) {
 		a.Prog.printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(1e6))
 	}}
 	switch a.Method {
@@ -124,33 +265,54 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	default:
 		return usagef("unknown -method %q for diffdrive", a.Method)
 	}
-	lg := calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
 	if len(lg.UF) < 53 {
 		return tab.Errorf(len(lg.UF)-1, "", "%d rows: calibration needs at least 53 (one segment of 50 steps)", len(lg.UF))
 	}
 	res, err := calibrate.Calibrate(lg, init, o)
 	a.Prog.done()
 	if err != nil {
-		return fmt.Errorf("%s: %w", a.Data[0], err)
+		return fmt.Errorf("%s: %w", a.Data[0], failureHint(err))
 	}
-	if a.Verbose {
-		fmt.Fprintf(e.stderr, "diffdrive: %d segments of 50 steps (stride %d), %d iterations, %d evaluations, mean |error| %.4g, %v\n",
-			res.Segments, res.Stride, res.Iterations, res.Evaluations, res.MeanAbs, res.Runtime.Round(1e6))
+	z0, z := init.Zeta(), res.Params.Zeta()
+	var ps []param
+	for i, n := range names {
+		ps = append(ps, param{Name: n, Value: z[i], Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[i], Undetermined: undet[n] && !held[i]})
+		if r := z[i] / z0[i]; z0[i] > 0 && (r > 4 || r < 0.25) {
+			d.warnf("%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r)
+		}
+	}
+	mode := "lbfgsb"
+	if a.Method != "" {
+		mode = a.Method
+	}
+	status := ""
+	if n := len(res.Stages); n > 0 {
+		status = res.Stages[n-1].Status.String()
+	}
+	sm := summary{Model: "diffdrive", Method: mode,
+		Data:   fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
+		Params: ps, Iterations: res.Iterations, Evaluations: res.Evaluations, Elapsed: res.Runtime, Status: status,
+		Fit: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
+	}
+	sm.print(reportWriter(e, a), d)
+	if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2"); err != nil {
+		return err
 	}
 	if a.Plot != "" {
+		// v and ω against time, simulated from the log's first speeds,
+		// beside their residuals (as validate draws them).
 		tr, err := res.Params.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL)
 		if err != nil {
 			return err
 		}
-		v := make([]float64, len(lg.VR))
-		for i := range v {
-			v[i] = (lg.VR[i] + lg.VL[i]) / 2
+		chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+		t0 := tab.Col("t")[0]
+		for k := range lg.VR {
+			t := t0 + float64(k)*init.H
+			chs[0].add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+			chs[1].add(0, t, (lg.VR[k]-lg.VL[k])/res.Params.L, tr.W[k])
 		}
-		err = figure.XY(a.Plot, "diffdrive: measured and predicted v (simulated from t = 0)", "t (s)", "v (m/s)", false, []figure.Series{
-			{Name: "measured", X: tab.Col("t"), Y: v},
-			{Name: "model", X: tab.Col("t"), Y: tr.V},
-		})
-		if err != nil {
+		if err := plotChannels(a.Plot, "diffdrive: measured and calibrated model (simulated from the first row)", chs); err != nil {
 			return err
 		}
 	}

@@ -26,11 +26,7 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
-	mode, err := control.ParseHeading(a.Heading)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	path, err := control.NewPath(a.Path, a.Duration)
+	path, mode, start, notes, err := followPath(a, math.Pi/2)
 	if err != nil {
 		return err
 	}
@@ -46,10 +42,12 @@ func followMecanum(e env, a FollowArgs) error {
 		}
 		truth = &tm
 	}
-	plan, err := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+	plan, err := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
 	if err != nil {
 		return usagef("%v", err)
 	}
+	plan.Start = start
+	printNotes(e, notes)
 	s, err := control.NewSynthesizer(plan)
 	if err != nil {
 		return err
@@ -75,7 +73,8 @@ func followMecanum(e env, a FollowArgs) error {
 		olPoses, olVel := truth.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
-		plan2, _ := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)
+		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
+		plan2.Start = start
 		m, err := control.RunMPC(plan2, *truth, control.MPCSettings{Progress: func(done, total int) {
 			a.Prog.printf("MPC: segment %d of %d", done, total)
 		}})
@@ -103,6 +102,7 @@ func followMecanum(e env, a FollowArgs) error {
 			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
 		}
 		series = append(series, senseSeries("predicted", poses, vel)...)
+		series = append(series, pathMarks(start, poses, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
 		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
 			return err
@@ -184,4 +184,27 @@ func ys(p []control.Pose) []float64 {
 		out[i] = p[i].Y
 	}
 	return out
+}
+
+// pathMarks are a triangle at the start and ticks along the robot's forward
+// axis (−sin θ, cos θ: poses in the Mecanum convention) every `every` poses,
+// so that a figure shows where the robot starts and which way it faces.
+func pathMarks(start control.Pose, poses []control.Pose, every int) []figure.Series {
+	span := 0.0
+	for _, q := range poses {
+		span = max(span, math.Abs(q.X-start.X), math.Abs(q.Y-start.Y))
+	}
+	l := max(0.06*span, 0.01)
+	var tx, ty []float64
+	all := append([]control.Pose{start}, poses...)
+	for k := 0; k < len(all); k += max(every, 1) {
+		q := all[k]
+		s, c := math.Sincos(q.Theta)
+		tx = append(tx, q.X, q.X-l*s)
+		ty = append(ty, q.Y, q.Y+l*c)
+	}
+	return []figure.Series{
+		{Name: "forward axis (every 2 s)", X: tx, Y: ty, Segments: true, Color: color.RGBA{60, 60, 60, 255}, Width: 1.2},
+		{Name: "start", X: []float64{start.X}, Y: []float64{start.Y}, Points: true, Shape: "triangle", Size: 5, Color: color.Black},
+	}
 }

@@ -160,11 +160,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 
 // followRobot synthesises, reports and writes the controls of a job.
 func followRobot(e env, a FollowArgs, job robotJob) error {
-	mode, err := control.ParseHeading(a.Heading)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	path, err := control.NewPath(a.Path, a.Duration)
+	path, mode, start, notes, err := followPath(a, job.exact.ForwardAxis)
 	if err != nil {
 		return err
 	}
@@ -181,10 +177,12 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 				job.dt, n, float64(n)*job.dt, path.Duration())
 		}
 	}
-	plan, err := control.NewRobotPlan(job.plan, path, mode, a.Theta0, rate, job.dt)
+	plan, err := control.NewRobotPlan(job.plan, path, mode, start.Theta, rate, job.dt)
 	if err != nil {
 		return usagef("%v", err)
 	}
+	plan.Start = start
+	printNotes(e, notes)
 	s, err := control.NewRobotSynthesizer(plan)
 	if err != nil {
 		return err
@@ -233,10 +231,11 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
 		printTracking(e.stderr, "open loop, executed on the true robot", control.TrackRobot(truth, path, 0, plan.Dt, olPoses, olVel), mode)
-		plan2, err := control.NewRobotPlan(job.plan, path, mode, a.Theta0, rate, job.dt)
+		plan2, err := control.NewRobotPlan(job.plan, path, mode, start.Theta, rate, job.dt)
 		if err != nil {
 			return err
 		}
+		plan2.Start = start
 		m, err := control.RunRobotMPC(plan2, truth, control.MPCSettings{Progress: func(done, total int) {
 			a.Prog.printf("MPC: segment %d of %d", done, total)
 		}})
@@ -268,6 +267,9 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.exact.ForwardAxis - math.Pi/2}
 		}
 		series = append(series, senseSeries("predicted", conv, vel)...)
+		cs := plan.Start
+		cs.Theta += job.exact.ForwardAxis - math.Pi/2
+		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
 		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
 			return err

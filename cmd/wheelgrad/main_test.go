@@ -63,15 +63,6 @@ func TestNotYetImplementedModelIsRuntimeFailure(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestDemoWritesOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo")

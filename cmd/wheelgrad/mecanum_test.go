@@ -75,18 +75,26 @@ func TestMecanumIdentifyAndSimulate(t *testing.T) {
 	if lines[0] != "t,x,y,theta,traj" || len(lines) != 1+3*1680 {
 		t.Fatalf("simulate output: header %q, %d lines", lines[0], len(lines))
 	}
-	// one run alone: one unidentified direction reported, JSON on stdout
+	// one run alone: one unidentified direction reported and refused
+	// (exit 1, nothing written); -fix mu1 makes the rest determined, JSON
+	// on stdout
 	one := filepath.Join(dir, "one.csv")
 	writeMecanumLog(t, one, [][4]float64{{4, 10, 9, 5}}, 7)
 	st, out, errOut = runCLI("identify", "-model", "mecanum", "-data", one)
-	if st != 0 {
-		t.Fatalf("identify one: status %d, stderr %q", st, errOut)
+	if st != 1 || out != "" || !strings.Contains(errOut, "NOT determined: μ + t·") || !strings.Contains(errOut, "-fix") {
+		t.Fatalf("identify one: status %d, stdout %q, stderr %q", st, out, errOut)
 	}
-	if strings.Count(errOut, "NOT determined") != 1 {
-		t.Errorf("one constant command: report %q", errOut)
+	if strings.Contains(errOut, "(determined)") {
+		t.Errorf("one constant command: a μ_j called determined: %q", errOut)
+	}
+	st, out, errOut = runCLI("identify", "-model", "mecanum", "-data", one, "-fix", "mu1")
+	if st != 0 || !strings.Contains(errOut, "fixed at -init") || strings.Contains(errOut, "NOT determined") {
+		t.Fatalf("identify one -fix mu1: status %d, stderr %q", st, errOut)
 	}
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Errorf("stdout is not the parameter JSON: %v", err)
+	} else if p.Mu[0] != mecanum.DefaultParams().Mu[0] {
+		t.Errorf("-fix mu1: μ1 = %v, the default start %v", p.Mu[0], mecanum.DefaultParams().Mu[0])
 	}
 	// several files jointly
 	a, c := filepath.Join(dir, "a.csv"), filepath.Join(dir, "c.csv")

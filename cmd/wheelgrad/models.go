@@ -27,6 +27,13 @@ type IdentifyArgs struct {
 	Verbose bool
 	Quiet   bool
 	Prog    *progress
+	// Diagnostics (diagnostics.go): the -gaps policy (error, split,
+	// bridge), the -fix / -free lists as given, -allow-undetermined, and
+	// the warnings collected so far.
+	Gaps              string
+	Fix, Free         string
+	AllowUndetermined bool
+	Diag              *diag
 }
 
 // FollowArgs are the parsed flags of `wheelgrad follow`.
@@ -60,7 +67,21 @@ var (
 	// identifyMethods lists extra -method values a model accepts besides
 	// lbfgsb, neldermead and cmaes (e.g. skidsteer: ekf, batch).
 	identifyMethods = map[string][]string{}
+	// identifyOnly, when a model sets it, is the whole list of -method
+	// values the model accepts (e.g. tire: lbfgsb only).
+	identifyOnly = map[string][]string{}
+	// methodAlias maps documented alternative method names to the one a
+	// handler knows (the README calls skidsteer's online EKF "IPEM").
+	methodAlias = map[string]string{"ipem": "ekf"}
 )
+
+// methodsFor lists the -method values model accepts.
+func methodsFor(model string) []string {
+	if m, ok := identifyOnly[model]; ok {
+		return m
+	}
+	return append([]string{"lbfgsb", "neldermead", "cmaes"}, identifyMethods[model]...)
+}
 
 func checkModel(cmd, model string, registered bool) error {
 	if model == "" {

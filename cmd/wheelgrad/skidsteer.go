@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -19,7 +21,7 @@ import (
 func init() {
 	simulateHandlers["skidsteer"] = simulateSkidsteer
 	identifyHandlers["skidsteer"] = identifySkidsteer
-	identifyMethods["skidsteer"] = []string{"ekf", "batch"}
+	identifyMethods["skidsteer"] = []string{"ipem", "ekf", "batch"}
 }
 
 var skidsteerSpec = dataset.Spec{
@@ -83,11 +85,7 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	var pose0 skidsteer.Pose
-	if rows := l.PoseRows(); len(rows) > 0 {
-		pose0 = l.Pose[rows[0]]
-	}
-	traj, err := skidsteer.Simulate(p, pose0, l.T, l.Vc, l.Wc)
+	traj, err := simulateSkidsteerLog(p, l)
 	if err != nil {
 		return err
 	}
@@ -102,6 +100,122 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	return e.writeOut(a.Out, write)
 }
 
+// simulateSkidsteerLog rolls the model out over the log anchored at its
+// first pose, at whatever row it falls (earlier rows are the same Euler
+// steps taken backwards, as mecanum's Simulate), or from zero at row 0.
+func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pose, error) {
+	k0 := 0
+	var pose0 skidsteer.Pose
+	if rows := l.PoseRows(); len(rows) > 0 {
+		k0, pose0 = rows[0], l.Pose[rows[0]]
+	}
+	fwd, err := skidsteer.Simulate(p, pose0, l.T[k0:], l.Vc[k0:], l.Wc[k0:])
+	if err != nil {
+		return nil, err
+	}
+	out := make([]skidsteer.Pose, len(l.T))
+	copy(out[k0:], fwd)
+	a := p.Coeffs()
+	for i := k0 - 1; i >= 0; i-- {
+		f, lat, yaw := skidsteer.Velocity(a, l.Vc[i], l.Wc[i])
+		dt := l.T[i+1] - l.T[i]
+		psi := out[i+1].Psi - dt*yaw
+		c, s := math.Cos(psi), math.Sin(psi)
+		out[i] = skidsteer.Pose{X: out[i+1].X - dt*(c*f-s*lat), Y: out[i+1].Y - dt*(s*f+c*lat), Psi: psi}
+	}
+	return out, nil
+}
+
+// skidsteerPieces applies the -gaps policy to a log: the log itself, or
+// its pieces between gaps (each a log of its own).
+func skidsteerPieces(d *diag, policy string, l *skidsteer.Log, tab *dataset.Table) ([]*skidsteer.Log, error) {
+	pieces, err := checkGaps(d, policy, l.T, true, tableRowErr(tab, 0))
+	if err != nil || pieces == nil {
+		return []*skidsteer.Log{l}, err
+	}
+	var out []*skidsteer.Log
+	for _, pc := range pieces {
+		cut := func(c string) []float64 {
+			if !tab.Has(c) {
+				return nil
+			}
+			return tab.Col(c)[pc[0]:pc[1]]
+		}
+		q, err := skidsteer.NewLog(cut("t"), cut("vc"), cut("wc"), cut("x"), cut("y"), cut("psi"))
+		if err != nil {
+			return nil, rowError(tab, err)
+		}
+		if len(q.PoseRows()) < 2 {
+			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", tab.File, tab.Line[pc[0]])
+			continue
+		}
+		out = append(out, q)
+	}
+	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", tab.File, len(pieces)-1, len(out))
+	return out, nil
+}
+
+// skidsteerChecks compares the logs with the nominal model (a = 0) and
+// refuses logs without motion.
+func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
+	file := strings.Join(files, ",")
+	var md, mt, pd, pt, vmax, wmax float64
+	for _, l := range logs {
+		vmax, wmax = max(vmax, maxAbs(l.Vc)), max(wmax, maxAbs(l.Wc))
+		rows := l.PoseRows()
+		nom, err := skidsteer.Simulate(skidsteer.Params{}, l.Pose[rows[0]], l.T[rows[0]:], l.Vc[rows[0]:], l.Wc[rows[0]:])
+		if err != nil {
+			return err
+		}
+		x, y, psi := make([]float64, len(l.T)), make([]float64, len(l.T)), make([]float64, len(l.T))
+		nx, ny, npsi := make([]float64, len(l.T)), make([]float64, len(l.T)), make([]float64, len(l.T))
+		for _, k := range rows {
+			x[k], y[k], psi[k] = l.Pose[k].X, l.Pose[k].Y, l.Pose[k].Psi
+			q := nom[k-rows[0]]
+			nx[k], ny[k], npsi[k] = q.X, q.Y, q.Psi
+		}
+		a, b := chord(l.T, x, y, psi, rows, 0.5)
+		c, e := chord(l.T, nx, ny, npsi, rows, 0.5)
+		md, mt, pd, pt = md+a, mt+b, pd+c, pt+e
+	}
+	if vmax < 1e-9 && wmax < 1e-9 {
+		return noMotion(file, "every command vc, wc is zero")
+	}
+	if md < 1e-3 && mt < 1e-3 {
+		return noMotion(file, "the poses x, y, psi do not move")
+	}
+	if vmax > 5 {
+		d.warnf("%s: |vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", file, vmax)
+	}
+	if wmax > 10 {
+		d.warnf("%s: |wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", file, wmax)
+	}
+	d.scale(file, "distance travelled", md, pd,
+		"are x, y in mm or cm (FORMATS.md: m), or vc too small?",
+		"is vc in mm/s or cm/s instead of m/s, t in ms instead of s, or x, y in km?")
+	if pt > 0.5 {
+		d.scale(file, "heading change", mt, pt,
+			"is psi in degrees? (FORMATS.md: radians)",
+			"is wc in deg/s instead of rad/s, or t in ms?")
+	} else {
+		var s float64
+		n := 0
+		for _, l := range logs {
+			rows := l.PoseRows()
+			for k := 2; k < len(rows); k++ {
+				e := l.Pose[rows[k]].Psi - 2*l.Pose[rows[k-1]].Psi + l.Pose[rows[k-2]].Psi
+				e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
+				s += e * e
+				n++
+			}
+		}
+		if n > 0 && math.Sqrt(s/float64(n)/6) > 0.1 {
+			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, math.Sqrt(s/float64(n)/6))
+		}
+	}
+	return nil
+}
+
 func identifySkidsteer(e env, a IdentifyArgs) error {
 	cfg := skidsteer.IPEMConfig{}
 	if a.Init != "" {
@@ -111,6 +225,11 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		}
 		cfg.A0 = p.Coeffs()
 	}
+	d := a.Diag
+	held, err := fixedSet(skidsteer.CoeffNames[:], a.Fix, a.Free)
+	if err != nil {
+		return err
+	}
 	var logs []*skidsteer.Log
 	var ivs []*skidsteer.Intervals
 	for _, path := range a.Data {
@@ -118,20 +237,38 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		if err != nil {
 			return err
 		}
-		iv, err := l.Intervals(1, 400)
-		if err != nil {
+		if len(l.PoseRows()) < 2 {
+			_, err := l.Intervals(1, 400)
 			return rowError(tab, err)
 		}
-		logs, ivs = append(logs, l), append(ivs, iv)
+		d.timeUnits(path, l.T)
+		pieces, err := skidsteerPieces(d, a.Gaps, l, tab)
+		if err != nil {
+			return err
+		}
+		for _, q := range pieces {
+			iv, err := q.Intervals(1, 400)
+			if err != nil {
+				return rowError(tab, err)
+			}
+			logs, ivs = append(logs, q), append(ivs, iv)
+		}
+	}
+	if err := skidsteerChecks(d, logs, a.Data); err != nil {
+		return err
 	}
 	iv := skidsteer.MergeIntervals(ivs...)
 	method := a.Method
 	if method == "" {
 		method = "ekf"
 	}
+	if len(held) > 0 && method != "batch" && method != "lbfgsb" {
+		return usagef("-fix/-free need -method batch (lbfgsb) for skidsteer: the online EKF estimates all nine coefficients")
+	}
 	start := time.Now()
 	var cal *skidsteer.Calibration
 	var note string
+	iters, evals, status := 0, 0, ""
 	switch method {
 	case "ekf":
 		var err error
@@ -142,9 +279,9 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		})
 		a.Prog.done()
 		if err != nil {
-			return err
+			return failureHint(err)
 		}
-		note = fmt.Sprintf("online EKF (IPEM), %d updates", len(iv.Z))
+		note = fmt.Sprintf("ipem (online EKF), %d updates over %d intervals", len(iv.Z), len(iv.Z))
 	default:
 		b, err := skidsteer.NewBatchIntervals(iv, cfg, 0)
 		if err != nil {
@@ -161,43 +298,70 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		if x0 == nil {
 			x0 = make([]float64, skidsteer.NumCoeffs)
 		}
-		res, err := m.Minimize(opt.Problem{Objective: b.Eval}, x0, opt.Settings{Callback: func(it opt.Iteration) bool {
+		prob := opt.Problem{Objective: b.Eval}
+		if len(held) > 0 {
+			prob.Lower, prob.Upper = make([]float64, len(x0)), make([]float64, len(x0))
+			for k, n := range skidsteer.CoeffNames {
+				prob.Lower[k], prob.Upper[k] = math.Inf(-1), math.Inf(1)
+				if held[n] {
+					prob.Lower[k], prob.Upper[k] = x0[k], x0[k]
+				}
+			}
+		}
+		res, err := m.Minimize(prob, x0, opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("%s iteration %d: loss %.6g", method, it.Iter, it.F)
 			return true
 		}})
 		a.Prog.done()
 		if err != nil {
-			return err
+			return failureHint(err)
 		}
 		if cal, err = b.Covariance(res.X); err != nil {
 			return err
 		}
-		note = fmt.Sprintf("batch %s over %d intervals: %d iterations, %s", method, len(iv.Z), res.Iterations, res.Status)
+		note = fmt.Sprintf("batch %s over %d intervals", method, len(iv.Z))
+		iters, evals, status = res.Iterations, res.FuncEvaluations, res.Status.String()
 	}
 	elapsed := time.Since(start)
 	out := cal.Params()
+	sd := cal.Std()
+	var ps []param
+	for k, name := range skidsteer.CoeffNames {
+		v := sd[k]
+		if held[name] {
+			v = 0
+		}
+		ps = append(ps, param{Name: name, Value: cal.A[k], Std: v, Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[name]})
+	}
+	var nom, calib []skidsteer.TrackError
+	for _, l := range logs {
+		nom = append(nom, skidsteer.PredictionErrors(l, make([]float64, 9), 2, 1)...)
+		calib = append(calib, skidsteer.PredictionErrors(l, cal.A, 2, 1)...)
+	}
+	var noise float64
+	for _, l := range logs {
+		rows := l.PoseRows()
+		x, y := make([]float64, len(l.T)), make([]float64, len(l.T))
+		for _, k := range rows {
+			x[k], y[k] = l.Pose[k].X, l.Pose[k].Y
+		}
+		noise += poseNoise(x, y, rows) / float64(len(logs))
+	}
+	rms := skidsteer.RMS(calib)
+	d.residuals("2-s prediction", rms, noise, 0.05, "m")
+	sm := summary{Model: "skidsteer", Method: note,
+		Data:   fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
+		Params: ps, Iterations: iters, Evaluations: evals, Elapsed: elapsed, Status: status,
+		Fit: []string{fmt.Sprintf("2-s prediction error (RMS): nominal %.4f m, calibrated %.4f m", skidsteer.RMS(nom), rms)},
+	}
+	sm.print(reportWriter(e, a), d)
+	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+		return err
+	}
 	if err := dataset.WriteJSONFile(a.Out, out); err != nil {
 		return err
 	}
-	if a.Out != "-" && !a.Quiet {
-		fmt.Fprintf(e.stdout, "skidsteer: %s, %s\n", note, elapsed.Round(time.Millisecond))
-		sd := cal.Std()
-		for k, name := range skidsteer.CoeffNames {
-			fmt.Fprintf(e.stdout, "  %s = %9.5f ± %.5f\n", name, cal.A[k], sd[k])
-		}
-		var nom, calib []skidsteer.TrackError
-		for _, l := range logs {
-			nom = append(nom, skidsteer.PredictionErrors(l, make([]float64, 9), 2, 1)...)
-			calib = append(calib, skidsteer.PredictionErrors(l, cal.A, 2, 1)...)
-		}
-		fmt.Fprintf(e.stdout, "  2-s prediction error (RMS): nominal %.4f m, calibrated %.4f m\n", skidsteer.RMS(nom), skidsteer.RMS(calib))
-	}
 	if a.Plot != "" {
-		var nom, calib []skidsteer.TrackError
-		for _, l := range logs {
-			nom = append(nom, skidsteer.PredictionErrors(l, make([]float64, 9), 2, 1)...)
-			calib = append(calib, skidsteer.PredictionErrors(l, cal.A, 2, 1)...)
-		}
 		if err := plotTrackErrors(a.Plot, "skidsteer: 2-s prediction errors", nom, calib); err != nil {
 			return err
 		}

@@ -22,6 +22,7 @@ func init() {
 	modelNames = append(modelNames, "tire")
 	simulateHandlers["tire"] = simulateTire
 	identifyHandlers["tire"] = identifyTire
+	identifyOnly["tire"] = []string{"lbfgsb"}
 	identifyExtraFlags = append(identifyExtraFlags,
 		extraFlag{"online", "false", "tire: re-estimate μ alone over successive batches of each log (the others from -init)", "tire"},
 		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"})
@@ -195,13 +196,43 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if err != nil || !(batch > 0) || math.IsInf(batch, 0) {
 		return usagef("-batch %q: want a finite number of seconds > 0", a.Extra["batch"])
 	}
+	d := a.Diag
 	var runs []tireRun
 	for _, path := range a.Data {
-		rs, _, err := readTireLog(path)
+		rs, tab, err := readTireLog(path)
 		if err != nil {
 			return err
 		}
-		runs = append(runs, rs...)
+		d.timeUnits(path, tab.Col("t"))
+		for _, r := range rs {
+			pieces, err := checkGaps(d, a.Gaps, r.T, true, tableRowErr(tab, r.row))
+			if err != nil {
+				return err
+			}
+			if pieces == nil {
+				runs = append(runs, r)
+				continue
+			}
+			for pi, pc := range pieces {
+				cut := func(v []float64) []float64 {
+					if v == nil {
+						return nil
+					}
+					return v[pc[0]:pc[1]]
+				}
+				q := r
+				q.Run = &tire.Run{T: cut(r.T), WL: cut(r.WL), WR: cut(r.WR), X: cut(r.X), Y: cut(r.Y), Psi: cut(r.Psi), U: cut(r.U), V: cut(r.V), R: cut(r.R)}
+				q.row = r.row + pc[0]
+				if pi > 0 {
+					q.id = fmt.Sprintf("%s#%d", r.id, pi+1)
+				}
+				runs = append(runs, q)
+			}
+			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", path, r.id, len(pieces)-1, len(pieces))
+		}
+	}
+	if err := tireChecks(d, runs, p, a.Data); err != nil {
+		return err
 	}
 	if online {
 		return onlineTire(e, a, p, runs, batch)
@@ -210,8 +241,38 @@ func identifyTire(e env, a IdentifyArgs) error {
 	for _, r := range runs {
 		plain = append(plain, r.Run)
 	}
-	res, err := tire.Identify(p, plain, tire.IdentifyOptions{})
+	def := []string{"mu", "Kx", "Ky"}
+	if p.Tyre == "pacejka" {
+		def = tire.ParamNames(p.Tyre)[:8]
+	}
+	if p.Crr != 0 {
+		def = append(def, "crr")
+	}
+	var free []string
+	if a.Free != "" {
+		held, err := fixedSet(tire.ParamNames(p.Tyre), "", a.Free)
+		if err != nil {
+			return err
+		}
+		for _, n := range tire.ParamNames(p.Tyre) {
+			if !held[n] {
+				free = append(free, n)
+			}
+		}
+	} else if a.Fix != "" {
+		held, err := fixedSet(def, a.Fix, "")
+		if err != nil {
+			return err
+		}
+		for _, n := range def {
+			if !held[n] {
+				free = append(free, n)
+			}
+		}
+	}
+	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Free: free})
 	if err != nil {
+		err = failureHint(err)
 		var re *tire.RowError
 		if errors.As(err, &re) {
 			for _, r := range runs { // name the first run whose plan fails
@@ -222,30 +283,91 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		return err
 	}
+	var ps []param
+	for k, n := range res.Free {
+		lo, hi := tire.Bounds(p.Tyre, n)
+		ps = append(ps, param{Name: n, Value: res.Value[k], Std: res.Std[k], Lo: lo, Hi: hi, Undetermined: math.IsNaN(res.Std[k])})
+	}
+	for _, warn := range res.Warnings {
+		d.warnf("%s", warn)
+	}
+	d.onBound(ps)
+	var noise float64
+	nn := 0
+	for _, r := range runs {
+		if r.X == nil {
+			continue
+		}
+		var rows []int
+		for k := range r.T {
+			if !math.IsNaN(r.X[k]) {
+				rows = append(rows, k)
+			}
+		}
+		if v := poseNoise(r.X, r.Y, rows); !math.IsNaN(v) {
+			noise += v
+			nn++
+		}
+	}
+	if nn > 0 {
+		d.residuals("pose position", res.PoseRMS, noise/float64(nn), 0.02, "m")
+	}
+	sm := summary{Model: "tire", Method: "lbfgsb (" + p.Tyre + " tyres)",
+		Data:   fmt.Sprintf("%d run(s), %d pose samples", len(runs), res.Samples),
+		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime, Status: res.Opt.Status.String(),
+		Fit: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
+	}
+	sm.print(reportWriter(e, a), d)
+	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+		return err
+	}
 	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {
 		return err
 	}
-	if !a.Quiet {
-		w := e.stdout
-		if a.Out == "-" {
-			w = e.stderr
-		}
-		fmt.Fprintf(w, "tire (%s): %d runs, %d pose samples, L-BFGS-B %d iterations (%s), %v\n", p.Tyre, len(runs), res.Samples,
-			res.Opt.Iterations, res.Opt.Status, res.Runtime.Round(time.Millisecond))
-		for k, n := range res.Free {
-			det := "determined"
-			if math.IsNaN(res.Std[k]) || res.Std[k] > 0.5*math.Abs(res.Value[k]) {
-				det = "NOT determined by these logs"
-			}
-			fmt.Fprintf(w, "  %-4s = %10.5g ± %.3g  (%s)\n", n, res.Value[k], res.Std[k], det)
-		}
-		fmt.Fprintf(w, "  position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)\n", 1e3*res.PoseRMS)
-		for _, warn := range res.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %s\n", warn)
-		}
-	}
 	if a.Plot != "" {
 		return plotTirePaths(a.Plot, res.Params, runs)
+	}
+	return nil
+}
+
+// tireChecks refuses logs without motion and compares the measured motion
+// with the -init model's prediction (units).
+func tireChecks(d *diag, runs []tireRun, p tire.Params, files []string) error {
+	file := strings.Join(files, ",")
+	var wmax, md, mt, pd, pt float64
+	for _, r := range runs {
+		wmax = max(wmax, maxAbs(r.WL, r.WR))
+		if r.X == nil {
+			continue
+		}
+		var rows []int
+		for k := range r.T {
+			if !math.IsNaN(r.X[k]) {
+				rows = append(rows, k)
+			}
+		}
+		a, b := chord(r.T, r.X, r.Y, r.Psi, rows, 0.5)
+		md, mt = md+a, mt+b
+		if st, err := tire.Simulate(p, r.Run); err == nil {
+			x, y, psi := make([]float64, len(st)), make([]float64, len(st)), make([]float64, len(st))
+			for k := range st {
+				x[k], y[k], psi[k] = st[k][0], st[k][1], st[k][2]
+			}
+			c, e := chord(r.T, x, y, psi, rows, 0.5)
+			pd, pt = pd+c, pt+e
+		}
+	}
+	if wmax < 1e-9 {
+		return noMotion(file, "every wheel speed wl, wr is zero")
+	}
+	if wmax > 200 {
+		d.warnf("%s: wheel speeds reach %.4g rad/s: are wl, wr in rpm or deg/s? (FORMATS.md: rad/s)", file, wmax)
+	}
+	d.scale(file, "distance travelled", md, pd,
+		"are x, y in mm or cm (FORMATS.md: m)?",
+		"are wl, wr in rpm or deg/s instead of rad/s, or t in ms?")
+	if pt > 0.5 {
+		d.scale(file, "heading change", mt, pt, "is psi in degrees? (FORMATS.md: radians)", "are wl, wr in rpm or deg/s, or t in ms?")
 	}
 	return nil
 }

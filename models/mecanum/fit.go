@@ -65,19 +65,18 @@ func PaperConfig() Config {
 // seg is one run prepared for fitting: the rows from its first to its last
 // camera pose (earlier and later rows do not reach the loss).
 type seg struct {
-	run      *Run
-	k0       int          // first row of the run used
-	n        int          // rows used
-	dt       []float64    // step of each row (0 on the last)
-	w        [][4]float64 // commands
-	cam      []int        // camera rows (relative)
-	gx, gy   []float64    // camera positions at cam
-	gth      []float64    // camera headings at cam
-	qx, qy   []float64    // camera marker points at cam
-	tcam     []float64    // camera times (spline parameter, hints)
-	spline   *losses.Spline
-	pose0    [3]float64 // first camera pose
-	scratchX []float64
+	run    *Run
+	k0     int          // first row of the run used
+	n      int          // rows used
+	dt     []float64    // step of each row (0 on the last)
+	w      [][4]float64 // commands
+	cam    []int        // camera rows (relative)
+	gx, gy []float64    // camera positions at cam
+	gth    []float64    // camera headings at cam
+	qx, qy []float64    // camera marker points at cam
+	tcam   []float64    // camera times (spline parameter, hints)
+	spline *losses.Spline
+	pose0  [3]float64 // first camera pose
 }
 
 // Fit is the identification problem of §VI over a batch of runs. The

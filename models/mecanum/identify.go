@@ -27,6 +27,8 @@ type IdentifyOptions struct {
 	// default DynFit, the gradient generated from the step definition.
 	Analytic bool
 	Init     [4]float64 // starting μ
+	// Held μ_j stay at Init (the command line's -fix): L-BFGS-B only.
+	Held     [4]bool
 	Settings opt.Settings
 	Seed     uint64 // CMA-ES
 }
@@ -103,12 +105,23 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		lower[i], upper[i] = math.Inf(-1), math.Inf(1)
 		if i < 4 {
 			lower[i], upper[i] = lo, hi
+			if o.Held[i] {
+				lower[i], upper[i] = x0[i], x0[i]
+			}
 		}
 	}
 	z0 := make([]float64, n)
 	copy(z0, x0[:4])
 	prob := opt.Problem{Objective: zobj, Lower: lower, Upper: upper}
 	var m opt.Method
+	switch o.Method {
+	case "", LBFGSB:
+		m = opt.LBFGSB{}
+	case NelderMead, CMAES:
+		if o.Held != [4]bool{} {
+			return nil, fmt.Errorf("mecanum: holding μ_j fixed needs method %s", LBFGSB)
+		}
+	}
 	switch o.Method {
 	case "", LBFGSB:
 		m = opt.LBFGSB{}
@@ -136,7 +149,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	r := &Result{Opt: res, X: make([]float64, n)}
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
-	r.Ident = f.Identifiability(r.X)
+	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
 	r.Wall = time.Since(start)
 	return r, nil
 }
@@ -199,7 +212,20 @@ func (id Identifiability) Undetermined() [][4]float64 {
 
 // Identifiability analyses the fit at x.
 func (f *Fit) Identifiability(x []float64) Identifiability {
+	return f.IdentifiabilityHeld(x, [4]bool{})
+}
+
+// IdentifiabilityHeld analyses the fit at x with the held μ_j known (their
+// Jacobian columns left out; their MuStd is 0 and the directions are zero
+// there).
+func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
 	n := len(x)
+	var keep []int
+	for i := range n {
+		if i >= 4 || !held[i] {
+			keep = append(keep, i)
+		}
+	}
 	var rows [][]float64
 	var ss float64
 	marker := f.Cfg.Heading != 0
@@ -209,19 +235,25 @@ func (f *Fit) Identifiability(x []float64) Identifiability {
 			nc = 4
 		}
 		for c := range nc {
-			rows = append(rows, append([]float64(nil), d[c]...))
+			row := make([]float64, len(keep))
+			for j, i := range keep {
+				row[j] = d[c][i]
+			}
+			rows = append(rows, row)
 			ss += r[c] * r[c]
 		}
 	})
 	m := len(rows)
 	if f.Cfg.Prior > 0 {
-		for j := range 4 {
-			row := make([]float64, n)
-			row[j] = math.Sqrt(f.Cfg.Prior)
-			rows = append(rows, row)
+		for j, i := range keep {
+			if i < 4 {
+				row := make([]float64, len(keep))
+				row[j] = math.Sqrt(f.Cfg.Prior)
+				rows = append(rows, row)
+			}
 		}
 	}
-	J := mat.NewDense(len(rows), n, nil)
+	J := mat.NewDense(len(rows), len(keep), nil)
 	for i, r := range rows {
 		J.SetRow(i, r)
 	}
@@ -235,7 +267,11 @@ func (f *Fit) Identifiability(x []float64) Identifiability {
 	svd.VTo(&V)
 	rank := 0
 	for i, s := range id.Singular {
-		id.Directions = append(id.Directions, mat.Col(nil, i, &V))
+		d := make([]float64, n)
+		for j, k := range keep {
+			d[k] = V.At(j, i)
+		}
+		id.Directions = append(id.Directions, d)
 		det := s > 1e-8*id.Singular[0]
 		id.Determined = append(id.Determined, det)
 		if det {
@@ -278,4 +314,58 @@ func (id Identifiability) String() string {
 		s += "  every μ_j is determined\n"
 	}
 	return s
+}
+
+// StartPoseStd is the standard deviation of each μ_j caused by errors in
+// the start poses when the fit holds them fixed (PoseFixed: each run starts
+// at its first camera sample, noise included): the first-order propagation
+// S·Σ·Sᵀ with S = −(J_μᵀJ_μ)⁻¹J_μᵀJ_pose, the Jacobians of f's loss with the
+// start poses free, at mu and the fixed start poses, and Σ = diag(σ_pos²,
+// σ_pos², σ_θ²) per run. The Gauss–Newton MuStd of a PoseFixed fit leaves
+// this out, and it dominates: one noisy first sample bends a whole run.
+func (f *Fit) StartPoseStd(mu [4]float64, sigmaPos, sigmaTheta float64) ([4]float64, error) {
+	var out [4]float64
+	cfg := f.Cfg
+	cfg.Pose = PoseFree
+	g := &Fit{P: f.P, Cfg: cfg, segs: f.segs, ell: f.ell}
+	x := g.X0(mu)
+	nb := len(f.segs)
+	var rows [][]float64
+	nc := 2
+	if cfg.Heading != 0 {
+		nc = 4
+	}
+	g.eval(x, nil, func(_, _ int, _ [4]float64, d [4][]float64) {
+		for c := range nc {
+			rows = append(rows, append([]float64(nil), d[c]...))
+		}
+	})
+	if len(rows) < 4 {
+		return out, fmt.Errorf("mecanum: %d residuals", len(rows))
+	}
+	Jmu := mat.NewDense(len(rows), 4, nil)
+	Jp := mat.NewDense(len(rows), 3*nb, nil)
+	for i, r := range rows {
+		for j := range 4 {
+			Jmu.Set(i, j, r[j])
+		}
+		for j := range 3 * nb {
+			Jp.Set(i, j, r[4+j])
+		}
+	}
+	var S mat.Dense
+	if err := S.Solve(Jmu, Jp); err != nil { // least squares: −S is dμ/dpose
+		return out, err
+	}
+	for j := range 4 {
+		var v float64
+		for i := range nb {
+			for c, s := range []float64{sigmaPos, sigmaPos, sigmaTheta} {
+				e := S.At(j, c*nb+i) * s
+				v += e * e
+			}
+		}
+		out[j] = math.Sqrt(v)
+	}
+	return out, nil
 }

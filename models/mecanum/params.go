@@ -125,7 +125,3 @@ func ReadParams(path string, needMu bool) (Params, error) {
 	}
 	return p, nil
 }
-
-// errNoCamera is returned for a run without any ground-truth pose where one
-// is needed.
-var errNoCamera = errors.New("no ground-truth pose")

@@ -476,3 +476,9 @@ func (f *fit) std(x, r []float64) []float64 {
 	}
 	return out
 }
+
+// Bounds is the physical range identify keeps a parameter in.
+func Bounds(tyre, name string) (lo, hi float64) { return bounds(tyre, name) }
+
+// ParamNames lists the parameters of a tyre law identify can free.
+func ParamNames(tyre string) []string { return paramNames(tyre) }

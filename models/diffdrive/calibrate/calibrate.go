@@ -85,6 +85,10 @@ type Options struct {
 	Settings opt.Settings
 	// Progress, if set, is called after every optimiser iteration.
 	Progress func(stage int, it opt.Iteration)
+	// Held ζ_i (c1, c2, α, β, γ, μ) stay at their starting values (the
+	// command line's -fix). Holding any works in Scaled coordinates (a
+	// bound per ζ_i), whatever Coords says; L-BFGS-B only.
+	Held [6]bool
 }
 
 // DefaultAnneal is the exact model and loss alone. Measured on the 2,250-s
@@ -390,7 +394,17 @@ func Calibrate(lg Log, init diffdrive.Params, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	co := newCoordinate(o.Coords, init)
+	held := o.Held != [6]bool{}
+	if held && o.Method != nil {
+		if _, ok := o.Method.(opt.LBFGSB); !ok {
+			return nil, fmt.Errorf("calibrate: holding parameters needs L-BFGS-B")
+		}
+	}
+	kind := o.Coords
+	if held && kind == Steady {
+		kind = Scaled
+	}
+	co := newCoordinate(kind, init)
 	x := co.x0()
 	lower, upper := make([]float64, 6), make([]float64, 6)
 	for i := range lower {
@@ -398,6 +412,9 @@ func Calibrate(lg Log, init diffdrive.Params, o Options) (*Result, error) {
 		// divides by μ.
 		lower[i] = 1e-6 * x[i]
 		upper[i] = math.Inf(1)
+		if o.Held[i] {
+			lower[i], upper[i] = x[i], x[i]
+		}
 	}
 	res := &Result{Segments: b.M, Stride: stride, Nodes: ob.nodes}
 	gz := make([]float64, 6)

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/tire"
+)
+
+// `wheelgrad validate`: how well identified parameters predict a held-out
+// log, as MATLAB's compare reports it. Each output channel (pose
+// coordinates, or wheel speeds) is simulated from the log's first state with
+// the model's own rollout (as `simulate` does), and compared with what was
+// measured on the rows that carry a measurement:
+//
+//	NRMSE = ‖y − ŷ‖ / ‖y − mean(y)‖,   fit = 100·(1 − NRMSE) %
+//
+// (100 % is a perfect prediction, 0 % no better than the mean, negative
+// worse). Heading residuals are wrapped to (−π, π].
+
+// ValidateArgs are the parsed flags of `wheelgrad validate`.
+type ValidateArgs struct {
+	Params string
+	Data   []string
+	Plot   string
+	Gaps   string
+	Diag   *diag
+}
+
+// channel is one measured output and its prediction.
+type channel struct {
+	Name, Unit string
+	Angle      bool
+	T          []float64 // times of the measured samples
+	Meas, Pred []float64
+	Run        []int // run index of each sample (for colours)
+}
+
+func (c *channel) add(run int, t, meas, pred float64) {
+	if math.IsNaN(meas) {
+		return
+	}
+	c.T, c.Meas, c.Pred, c.Run = append(c.T, t), append(c.Meas, meas), append(c.Pred, pred), append(c.Run, run)
+}
+
+func (c *channel) residual(k int) float64 {
+	e := c.Meas[k] - c.Pred[k]
+	if c.Angle {
+		e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
+	}
+	return e
+}
+
+// fit returns MATLAB compare's NRMSE fit (%), the NRMSE and the RMS error.
+func (c *channel) fit() (fit, nrmse, rms float64) {
+	n := len(c.Meas)
+	if n == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	var mean float64
+	for _, v := range c.Meas {
+		mean += v
+	}
+	mean /= float64(n)
+	var se, sv float64
+	for k := range c.Meas {
+		e := c.residual(k)
+		se += e * e
+		d := c.Meas[k] - mean
+		sv += d * d
+	}
+	rms = math.Sqrt(se / float64(n))
+	nrmse = math.Sqrt(se) / math.Sqrt(sv)
+	if sv == 0 {
+		nrmse = math.Inf(1)
+	}
+	return 100 * (1 - nrmse), nrmse, rms
+}
+
+var validateHandlers = map[string]func(env, ValidateArgs) ([]channel, error){}
+
+func init() {
+	validateHandlers["mecanum"] = validateMecanum
+	validateHandlers["skidsteer"] = validateSkidsteer
+	validateHandlers["diffdrive"] = validateDiffDrive
+	validateHandlers["tire"] = validateTire
+	register(command{
+		name:    "validate",
+		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-plot F.png|F.svg] [-gaps error|split|bridge]",
+		summary: "Predict held-out logs with identified parameters and report MATLAB compare's fit % (100·(1 − NRMSE)), the NRMSE and the RMS error per output; -plot draws measured and predicted outputs against time with their residuals.",
+		flags: func(fs *flag.FlagSet) func(env) error {
+			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
+			data := fs.String("data", "", "held-out log CSV file(s), comma-separated")
+			var a ValidateArgs
+			fs.StringVar(&a.Params, "params", "", "parameter JSON file (e.g. written by identify)")
+			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file (by extension): outputs against time and residuals")
+			fs.StringVar(&a.Gaps, "gaps", gapsError, "time gaps in a log: error, split or bridge (as identify)")
+			return func(e env) error {
+				for _, r := range [][2]string{{"params", a.Params}, {"data", *data}} {
+					if err := required(r[0], r[1]); err != nil {
+						return err
+					}
+				}
+				for _, p := range strings.Split(*data, ",") {
+					if p = strings.TrimSpace(p); p != "" {
+						a.Data = append(a.Data, p)
+					}
+				}
+				if len(a.Data) == 0 {
+					return usagef("-data names no file")
+				}
+				if err := uniqueFiles(a.Data); err != nil {
+					return err
+				}
+				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
+					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)
+				}
+				*model = strings.ToLower(strings.TrimSpace(*model))
+				h, ok := validateHandlers[*model]
+				if err := checkModel("validate", *model, ok); err != nil {
+					return err
+				}
+				a.Diag = newDiag(e.stderr)
+				chs, err := h(e, a)
+				if err != nil {
+					return err
+				}
+				report(e.stdout, *model, a, chs)
+				if a.Plot != "" {
+					return plotChannels(a.Plot, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), chs)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+func report(w io.Writer, model string, a ValidateArgs, chs []channel) {
+	fmt.Fprintf(w, "%s validate: %s on %s (simulated from each run's first state)\n", model, a.Params, strings.Join(a.Data, ","))
+	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
+	for i := range chs {
+		c := &chs[i]
+		f, n, r := c.fit()
+		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
+	}
+	if n := len(a.Diag.warns); n > 0 {
+		fmt.Fprintf(w, "  %d warning(s) (on stderr)\n", n)
+	}
+}
+
+// plotChannels draws each output against time (measured samples as points
+// above the model line, one colour per run) beside its residual.
+func plotChannels(path, title string, chs []channel) error {
+	var ps []figure.Panel
+	for i := range chs {
+		c := &chs[i]
+		runs := 0
+		for _, r := range c.Run {
+			runs = max(runs, r+1)
+		}
+		var sig, res []figure.Series
+		for r := range runs {
+			var t, m, p, e []float64
+			for k := range c.T {
+				if c.Run[k] == r {
+					t, m, p, e = append(t, c.T[k]), append(m, c.Meas[k]), append(p, c.Pred[k]), append(e, c.residual(k))
+				}
+			}
+			col := figure.Palette[r%len(figure.Palette)]
+			mn, pn := "measured", "model"
+			if runs > 1 {
+				mn, pn = fmt.Sprintf("run %d measured", r+1), fmt.Sprintf("run %d model", r+1)
+			}
+			// samples first, the model line over them in black: both visible
+			sig = append(sig, figure.Series{Name: mn, X: t, Y: m, Points: true, Color: col, Size: 1.6},
+				figure.Series{Name: pn, X: t, Y: p, Color: color.Black, Width: 1})
+			res = append(res, figure.Series{X: t, Y: e, Points: true, Color: col, Size: 1.2})
+		}
+		f, _, _ := c.fit()
+		ps = append(ps,
+			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
+			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
+	}
+	return figure.Panels(path, title, 2, ps)
+}
+
+func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
+	p, err := mecanum.ReadParams(a.Params, true)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := readMecanumLogs(a.Data, a.Diag, a.Gaps)
+	if err != nil {
+		return nil, err
+	}
+	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "theta", Unit: "rad", Angle: true}}
+	for i := range runs {
+		r := &runs[i]
+		if r.X == nil {
+			return nil, r.Errorf(0, "x", "validate needs measured poses x, y, theta")
+		}
+		x, y, th := mecanum.Simulate(p, r)
+		for k := range r.T {
+			chs[0].add(i, r.T[k], r.X[k], x[k])
+			chs[1].add(i, r.T[k], r.Y[k], y[k])
+			chs[2].add(i, r.T[k], r.Theta[k], th[k])
+		}
+	}
+	return chs, nil
+}
+
+func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
+	p, err := readSkidsteerParams(a.Params)
+	if err != nil {
+		return nil, err
+	}
+	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
+	run := 0
+	for _, path := range a.Data {
+		l, tab, err := readSkidsteerLog(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(l.PoseRows()) == 0 {
+			return nil, tab.Errorf(0, "x", "validate needs measured poses x, y, psi")
+		}
+		pieces, err := skidsteerPieces(a.Diag, a.Gaps, l, tab)
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range pieces {
+			tr, err := simulateSkidsteerLog(p, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range q.PoseRows() {
+				chs[0].add(run, q.T[k], q.Pose[k].X, tr[k].X)
+				chs[1].add(run, q.T[k], q.Pose[k].Y, tr[k].Y)
+				chs[2].add(run, q.T[k], q.Pose[k].Psi, tr[k].Psi)
+			}
+			run++
+		}
+	}
+	return chs, nil
+}
+
+func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
+	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	if err != nil {
+		return nil, err
+	}
+	chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+	for run, path := range a.Data {
+		tab, err := dataset.ReadFile(path, dataset.Spec{Time: "t", Columns: []dataset.Column{
+			{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}})
+		if err != nil {
+			return nil, err
+		}
+		lg, err := diffdriveUniform(e, a.Diag, tab, p, a.Params, a.Gaps)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := p.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t0 := tab.Col("t")[0]
+		for k := range lg.VR {
+			t := t0 + float64(k)*p.H
+			chs[0].add(run, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+			chs[1].add(run, t, (lg.VR[k]-lg.VL[k])/p.L, tr.W[k])
+		}
+	}
+	return chs, nil
+}
+
+func validateTire(e env, a ValidateArgs) ([]channel, error) {
+	p, err := readTireParams(a.Params)
+	if err != nil {
+		return nil, err
+	}
+	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
+	run := 0
+	for _, path := range a.Data {
+		rs, tab, err := readTireLog(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if r.X == nil {
+				return nil, tab.Errorf(r.row, "x", "validate needs measured poses x, y, psi")
+			}
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, false, tableRowErr(tab, r.row)); err != nil {
+				return nil, err
+			}
+			st, err := tire.Simulate(p, r.Run)
+			if err != nil {
+				return nil, tireRowError(r, err)
+			}
+			for k := range r.T {
+				chs[0].add(run, r.T[k], r.X[k], st[k][0])
+				chs[1].add(run, r.T[k], r.Y[k], st[k][1])
+				chs[2].add(run, r.T[k], r.Psi[k], st[k][2])
+			}
+			run++
+		}
+	}
+	return chs, nil
+}
