@@ -1,10 +1,13 @@
 package dataset
 
 import (
+	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -391,6 +394,10 @@ type LogOptions struct {
 	// non-command columns, e.g. x, y, theta), merged by time; "" for none.
 	// The commands file's own sensor columns are then not read.
 	Sensors string
+	// Offset (s) is added to the times of the sensor samples (the Sensors
+	// file's, or the sensor cells of the log itself) before they are merged
+	// with the commands: a constant shift between two clocks.
+	Offset float64
 	// Note receives one-line notes (rows ignored before the first command).
 	Note io.Writer
 }
@@ -474,10 +481,20 @@ func ReadLog(path string, spec Spec, o LogOptions) (*Table, error) {
 	if o.Map != nil {
 		o.Map.apply(t, o.Commands)
 	}
-	if o.Sensors != "" {
-		s, err := read(o.Sensors, senCols)
-		if err != nil {
+	var s *Table
+	switch {
+	case o.Sensors != "":
+		if s, err = read(o.Sensors, senCols); err != nil {
 			return nil, err
+		}
+	case o.Offset != 0:
+		t, s = splitSensors(t, o.Commands, spec.Group)
+	}
+	if s != nil {
+		if o.Offset != 0 {
+			for i, v := range s.Columns["t"] {
+				s.Columns["t"][i] = v + o.Offset
+			}
 		}
 		if t, err = MergeSensors(t, s, spec.Group); err != nil {
 			return nil, err
@@ -491,4 +508,111 @@ func ReadLog(path string, spec Spec, o LogOptions) (*Table, error) {
 		fmt.Fprintf(o.Note, "%s: %s before the first row with commands ignored\n", showFile(path), plural(dropped, "row"))
 	}
 	return t, nil
+}
+
+// splitSensors splits a one-table log into its command rows (time, group and
+// commands) and its sensor rows (time, group and every other column), for
+// shifting one stream against the other.
+func splitSensors(t *Table, commands []string, group string) (c, s *Table) {
+	isCmd := map[string]bool{"t": true}
+	for _, x := range commands {
+		isCmd[key(x)] = true
+	}
+	c = &Table{File: t.File, Columns: map[string][]float64{}, Text: map[string][]string{}, header: t.header, rowFile: nil}
+	s = &Table{File: t.File, Columns: map[string][]float64{}, Text: map[string][]string{}, header: t.header}
+	ids := t.TextCol(group)
+	for i := range t.Len() {
+		hasCmd, hasSen := false, false
+		for k, col := range t.Columns {
+			if k != "t" && !math.IsNaN(col[i]) {
+				if isCmd[k] {
+					hasCmd = true
+				} else {
+					hasSen = true
+				}
+			}
+		}
+		for _, x := range []struct {
+			to  *Table
+			has bool
+			cmd bool
+		}{{c, hasCmd, true}, {s, hasSen, false}} {
+			if !x.has {
+				continue
+			}
+			for k, col := range t.Columns {
+				if k == "t" || isCmd[k] == x.cmd {
+					x.to.Columns[k] = append(x.to.Columns[k], col[i])
+				}
+			}
+			x.to.Line = append(x.to.Line, t.Line[i])
+			if ids != nil {
+				x.to.Text[key(group)] = append(x.to.Text[key(group)], ids[i])
+			}
+		}
+	}
+	// a column with no rows in a part still exists there, empty
+	for k := range t.Columns {
+		for _, x := range []struct {
+			to  *Table
+			cmd bool
+		}{{c, true}, {s, false}} {
+			if (k == "t" || isCmd[k] == x.cmd) && x.to.Columns[k] == nil {
+				x.to.Columns[k] = []float64{}
+			}
+		}
+	}
+	return c, s
+}
+
+// ReadHeader returns the column names of a CSV file's header, lower case and
+// trimmed, for choosing between a model's alternative forms (e.g. skid-steer
+// vc, wc or wl, wr) before reading it.
+func ReadHeader(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(&utf8Lines{br: bufio.NewReader(f), file: path})
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	rd := &reader{file: path, cr: cr}
+	rec, err := rd.next()
+	if err == io.EOF {
+		return nil, &ParseError{File: path, Err: ErrEmpty}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rec))
+	for i, h := range rec {
+		out[i] = key(strings.TrimPrefix(strings.TrimSpace(h), bom))
+	}
+	return out, nil
+}
+
+// Select returns a new table of the rows where keep is true, with the columns
+// in replace taking the place of the table's own (same length as the table).
+func (t *Table) Select(keep []bool, replace map[string][]float64) *Table {
+	n := &Table{File: t.File, Columns: map[string][]float64{}, Text: map[string][]string{}, header: t.header}
+	for k, c := range t.Columns {
+		if r, ok := replace[k]; ok {
+			c = r
+		}
+		n.Columns[k] = append([]float64(nil), c...)
+	}
+	for k, c := range t.Text {
+		n.Text[k] = append([]string(nil), c...)
+	}
+	n.Line = append([]int(nil), t.Line...)
+	if t.rowFile != nil {
+		n.rowFile = append([]string(nil), t.rowFile...)
+	}
+	if t.held != nil {
+		n.held = append([]bool(nil), t.held...)
+	}
+	n.keepRows(keep)
+	return n
 }

@@ -131,3 +131,25 @@ func equalF(a, b []float64) bool {
 	}
 	return true
 }
+
+func TestReadLogOffset(t *testing.T) {
+	p := writeTemp(t, "log.csv", "t,w1,w2,x,theta\n0,1,1,0,0\n0.01,2,2,,\n0.02,3,3,1,0\n0.03,4,4,,\n")
+	tab, err := ReadLog(p, testSpec, LogOptions{Commands: []string{"w1", "w2"}, Offset: 0.005})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// commands at 0, 0.01, 0.02, 0.03; poses moved to 0.005 and 0.025
+	if got := tab.Col("t"); !equalF(got, []float64{0, 0.005, 0.01, 0.02, 0.025, 0.03}) {
+		t.Fatalf("t = %v", got)
+	}
+	if w := tab.Col("w1"); !equalF(w, []float64{1, 1, 2, 3, 3, 4}) {
+		t.Errorf("w1 = %v", w)
+	}
+	x := tab.Col("x")
+	if x[1] != 0 || x[4] != 1 || !math.IsNaN(x[0]) || !math.IsNaN(x[3]) {
+		t.Errorf("x = %v", x)
+	}
+	if tab.Line[4] != 4 {
+		t.Errorf("the shifted pose keeps its line: %v", tab.Line)
+	}
+}

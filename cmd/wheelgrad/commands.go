@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +22,12 @@ func init() {
 			fs.StringVar(&a.Params, "params", "", "parameter JSON file")
 			fs.StringVar(&a.Controls, "controls", "", "controls CSV file")
 			fs.StringVar(&a.Out, "out", "-", "trajectory CSV file (- for stdout)")
+			addPosesFlag(fs, &a.Poses)
+			fs.Float64Var(&a.Offset, "offset", 0, "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands")
 			return func(e env) error {
+				if math.IsNaN(a.Offset) || math.IsInf(a.Offset, 0) {
+					return usagef("-offset must be finite")
+				}
 				for _, r := range [][2]string{{"params", a.Params}, {"controls", a.Controls}} {
 					if err := required(r[0], r[1]); err != nil {
 						return err
@@ -47,6 +53,9 @@ func init() {
 			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb (default), neldermead or cmaes; some models add their own")
 			fs.StringVar(&a.Out, "out", "-", "parameter JSON file (- for stdout)")
 			fs.StringVar(&a.Plot, "plot", "", "PNG file: measured and predicted trajectories")
+			var poses string
+			addPosesFlag(fs, &poses)
+			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset and refined by the fit)")
 			extra := map[string]*string{}
 			for _, x := range identifyExtraFlags {
 				v := x.def
@@ -69,6 +78,15 @@ func init() {
 				}
 				if len(a.Data) == 0 {
 					return usagef("-data names no file")
+				}
+				var err error
+				if a.Poses, err = splitPoses(poses, len(a.Data)); err != nil {
+					return err
+				}
+				if a.Offset != "auto" {
+					if _, err := parseOffset(a.Offset); err != nil {
+						return err
+					}
 				}
 				known := []string{"lbfgsb", "neldermead", "cmaes"}
 				for _, m := range identifyMethods {

@@ -58,10 +58,13 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	tab, err := dataset.ReadFile(a.Controls, dataset.Spec{Time: "t", Columns: []dataset.Column{
+	tab, err := readLog(e, a.source(), dataset.Spec{Time: "t", Columns: []dataset.Column{
 		{Name: "t"}, {Name: "uf"}, {Name: "ul"},
-		{Name: "vr", Optional: true, Sparse: true}, {Name: "vl", Optional: true, Sparse: true}}})
+		{Name: "vr", Optional: true, Sparse: true}, {Name: "vl", Optional: true, Sparse: true}}}, []string{"uf", "ul"}, nil, nil)
 	if err != nil {
+		return err
+	}
+	if tab, err = diffDriveGrid(tab, false); err != nil {
 		return err
 	}
 	if err := checkUniform(tab, p.H); err != nil {
@@ -104,9 +107,16 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	tab, err := dataset.ReadFile(a.Data[0], dataset.Spec{Time: "t", Columns: []dataset.Column{
-		{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}})
+	offset, err := a.fixedOffset("diffdrive")
 	if err != nil {
+		return err
+	}
+	tab, err := readLog(e, a.sources(offset)[0], dataset.Spec{Time: "t", Columns: []dataset.Column{
+		{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr", Sparse: true}, {Name: "vl", Sparse: true}}}, []string{"uf", "ul"}, nil, nil)
+	if err != nil {
+		return err
+	}
+	if tab, err = diffDriveGrid(tab, true); err != nil {
 		return err
 	}
 	if err := checkUniform(tab, init.H); err != nil {
@@ -162,4 +172,65 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		_, err := w.Write(append(js, '\n'))
 		return err
 	})
+}
+
+// diffDriveGrid turns an asynchronous diffdrive log (wheel-speed samples on
+// rows of their own, or from -poses) into the model's uniform grid: the rows
+// that carry commands, with vr, vl interpolated linearly in time between the
+// nearest samples; grid rows outside the samples' time span are dropped. A
+// log without sensor-only rows is returned as it is, where need (identify)
+// asks for vr, vl on every row.
+func diffDriveGrid(tab *dataset.Table, need bool) (*dataset.Table, error) {
+	vr, vl := tab.Col("vr"), tab.Col("vl")
+	if !tab.AnyHeld() {
+		if need {
+			for i := range vr {
+				for _, c := range []struct {
+					n string
+					v []float64
+				}{{"vr", vr}, {"vl", vl}} {
+					if math.IsNaN(c.v[i]) {
+						return nil, tab.Errorf(i, c.n, "empty cell: the wheel speeds are needed on every row of a synchronous log (or put them on rows of their own, without commands)")
+					}
+				}
+			}
+		}
+		return tab, nil
+	}
+	if vr == nil || vl == nil {
+		return tab, nil
+	}
+	t := tab.Col("t")
+	var st []int // sample rows
+	for i := range t {
+		if math.IsNaN(vr[i]) != math.IsNaN(vl[i]) {
+			c := "vr"
+			if math.IsNaN(vl[i]) {
+				c = "vl"
+			}
+			return nil, tab.Errorf(i, c, "empty cell: vr and vl go together")
+		}
+		if !math.IsNaN(vr[i]) {
+			st = append(st, i)
+		}
+	}
+	if len(st) < 2 {
+		return nil, tab.Errorf(0, "vr", "%d wheel-speed samples: at least 2 are needed to interpolate them onto the command rows", len(st))
+	}
+	keep := make([]bool, len(t))
+	nr, nl := make([]float64, len(t)), make([]float64, len(t))
+	k := 0
+	for i := range t {
+		if tab.Held(i) || t[i] < t[st[0]] || t[i] > t[st[len(st)-1]] {
+			continue
+		}
+		for k+1 < len(st)-1 && t[st[k+1]] <= t[i] {
+			k++
+		}
+		a, b := st[k], st[k+1]
+		w := (t[i] - t[a]) / (t[b] - t[a])
+		nr[i], nl[i] = vr[a]+w*(vr[b]-vr[a]), vl[a]+w*(vl[b]-vl[a])
+		keep[i] = true
+	}
+	return tab.Select(keep, map[string][]float64{"vr": nr, "vl": nl}), nil
 }

@@ -30,7 +30,7 @@ func simulateMecanum(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	t, err := dataset.ReadFile(a.Controls, mecanum.LogSpec(false))
+	t, err := readLog(e, a.source(), mecanum.LogSpec(false), mecanum.Commands, []string{"theta"}, p.CommandMap)
 	if err != nil {
 		return err
 	}
@@ -72,10 +72,11 @@ func mecanumFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) 
 
 // readMecanumLogs reads every -data file; with several files, a run's id is
 // prefixed by its file name.
-func readMecanumLogs(files []string) ([]mecanum.Run, error) {
+func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap) ([]mecanum.Run, error) {
 	var runs []mecanum.Run
-	for _, f := range files {
-		t, err := dataset.ReadFile(f, mecanum.LogSpec(true))
+	for _, src := range srcs {
+		f := src.Path
+		t, err := readLog(e, src, mecanum.LogSpec(true), mecanum.Commands, []string{"theta"}, m)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +85,7 @@ func readMecanumLogs(files []string) ([]mecanum.Run, error) {
 			return nil, err
 		}
 		for i := range rs {
-			if len(files) > 1 {
+			if len(srcs) > 1 {
 				rs[i].ID = filepath.Base(f) + ":" + rs[i].ID
 			}
 		}
@@ -129,7 +130,14 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
-	runs, err := readMecanumLogs(a.Data)
+	var offset float64
+	if a.Offset != "auto" {
+		var err error
+		if offset, err = parseOffset(a.Offset); err != nil {
+			return err
+		}
+	}
+	runs, err := readMecanumLogs(e, a.sources(offset), p.CommandMap)
 	if err != nil {
 		return err
 	}

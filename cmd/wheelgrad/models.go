@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"slices"
 	"strings"
 )
@@ -14,11 +16,20 @@ type SimulateArgs struct {
 	Params   string // parameter JSON path
 	Controls string // controls CSV path
 	Out      string // trajectory CSV path, "-" for stdout
+	Poses    string // separate sensor CSV merged into the controls, or ""
+	Offset   float64
+}
+
+// source is the controls file as a log source.
+func (a SimulateArgs) source() logSource {
+	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset}
 }
 
 // IdentifyArgs are the parsed flags of `wheelgrad identify`.
 type IdentifyArgs struct {
 	Data    []string // log CSV paths (-data a.csv,b.csv)
+	Poses   []string // separate sensor CSV per log, "" where none
+	Offset  string   // seconds added to the sensor streams' times, or "auto"
 	Init    string   // parameter JSON path or ""
 	Method  string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
 	Out     string   // parameter JSON path, "-" for stdout
@@ -80,4 +91,33 @@ func required(flag, value string) error {
 		return usagef("-%s is required", flag)
 	}
 	return nil
+}
+
+// sources are the -data logs with their -poses files and a fixed offset.
+func (a IdentifyArgs) sources(offset float64) []logSource {
+	out := make([]logSource, len(a.Data))
+	for i, d := range a.Data {
+		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset}
+	}
+	return out
+}
+
+// fixedOffset returns -offset as a number; "auto" is a usage error for models
+// that cannot estimate it.
+func (a IdentifyArgs) fixedOffset(model string) (float64, error) {
+	if a.Offset == "auto" {
+		return 0, usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", model)
+	}
+	return parseOffset(a.Offset)
+}
+
+func parseOffset(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, usagef("-offset must be a number of seconds or auto, not %q", s)
+	}
+	return v, nil
 }
