@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 )
 
