@@ -405,88 +405,12 @@ type LogOptions struct {
 // ReadLog reads a log with the asynchronous-stream rules of LogOptions and
 // returns the table the model's Spec describes, every row with commands.
 func ReadLog(path string, spec Spec, o LogOptions) (*Table, error) {
-	isCmd := map[string]bool{}
-	for _, c := range o.Commands {
-		isCmd[key(c)] = true
-	}
-	isAngle := map[string]bool{}
-	for _, a := range o.Angles {
-		isAngle[key(a)] = true
-	}
-	var cmdCols, senCols []Column
-	for _, c := range spec.Columns {
-		k := key(c.Name)
-		switch {
-		case isCmd[k]:
-			if o.Map != nil {
-				continue
-			}
-			c.Sparse = true
-			cmdCols = append(cmdCols, c)
-		case k == key(spec.Time):
-			cmdCols = append(cmdCols, c)
-			senCols = append(senCols, c)
-		case k == key(spec.Group):
-			cmdCols = append(cmdCols, c)
-			g := c
-			g.Optional = true
-			senCols = append(senCols, g)
-		default:
-			cols := []Column{c}
-			if isAngle[k] {
-				cols[0].Optional = true
-				cols = append(cols, Column{Name: c.Name + "_deg", Optional: true, Sparse: c.Sparse})
-			}
-			if o.Sensors != "" {
-				senCols = append(senCols, cols...)
-			} else {
-				cmdCols = append(cmdCols, cols...)
-			}
-		}
-	}
-	if o.Map != nil {
-		if err := o.Map.Check(o.Commands); err != nil {
-			return nil, err
-		}
-		for _, c := range o.Map.Columns {
-			cmdCols = append(cmdCols, Column{Name: c, Sparse: true})
-		}
-	}
-	read := func(file string, cols []Column) (*Table, error) {
-		t, err := ReadFile(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range spec.Columns {
-			if !isAngle[key(c.Name)] {
-				continue
-			}
-			if !slices.ContainsFunc(cols, func(x Column) bool { return key(x.Name) == key(c.Name) }) {
-				continue
-			}
-			if err := DegreesToRadians(t, c.Name+"_deg", c.Name, spec.Group); err != nil {
-				return nil, err
-			}
-			if !c.Optional && !t.Has(c.Name) {
-				return nil, &ParseError{File: file, Line: headerLine(t),
-					Err: because(ErrMissingColumn, "missing column %s (or %s in degrees)", showName(c.Name), showName(c.Name+"_deg"))}
-			}
-		}
-		return t, nil
-	}
-	t, err := read(path, cmdCols)
+	t, s, err := readParts(path, spec, o)
 	if err != nil {
 		return nil, err
 	}
-	if o.Map != nil {
-		o.Map.apply(t, o.Commands)
-	}
-	var s *Table
 	switch {
-	case o.Sensors != "":
-		if s, err = read(o.Sensors, senCols); err != nil {
-			return nil, err
-		}
+	case s != nil:
 	case o.Offset != 0:
 		t, s = splitSensors(t, o.Commands, spec.Group)
 	}
@@ -615,4 +539,106 @@ func (t *Table) Select(keep []bool, replace map[string][]float64) *Table {
 	}
 	n.keepRows(keep)
 	return n
+}
+
+// ReadStreams reads a log as ReadLog does but returns its two streams
+// unmerged: the command rows (time, group, commands) and the sensor rows
+// (time, group, the rest), each on its own clock (Offset is not applied),
+// for estimating the offset between them.
+func ReadStreams(path string, spec Spec, o LogOptions) (cmd, sensors *Table, err error) {
+	t, s, err := readParts(path, spec, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, s2 := splitSensors(t, o.Commands, spec.Group)
+	if s == nil {
+		s = s2
+	}
+	return c, s, nil
+}
+
+// readParts reads the commands file (mapped, angles converted) and, when
+// o.Sensors names one, the sensor file.
+func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
+	isCmd := map[string]bool{}
+	for _, c := range o.Commands {
+		isCmd[key(c)] = true
+	}
+	isAngle := map[string]bool{}
+	for _, a := range o.Angles {
+		isAngle[key(a)] = true
+	}
+	var cmdCols, senCols []Column
+	for _, c := range spec.Columns {
+		k := key(c.Name)
+		switch {
+		case isCmd[k]:
+			if o.Map != nil {
+				continue
+			}
+			c.Sparse = true
+			cmdCols = append(cmdCols, c)
+		case k == key(spec.Time):
+			cmdCols = append(cmdCols, c)
+			senCols = append(senCols, c)
+		case k == key(spec.Group):
+			cmdCols = append(cmdCols, c)
+			g := c
+			g.Optional = true
+			senCols = append(senCols, g)
+		default:
+			cols := []Column{c}
+			if isAngle[k] {
+				cols[0].Optional = true
+				cols = append(cols, Column{Name: c.Name + "_deg", Optional: true, Sparse: c.Sparse})
+			}
+			if o.Sensors != "" {
+				senCols = append(senCols, cols...)
+			} else {
+				cmdCols = append(cmdCols, cols...)
+			}
+		}
+	}
+	if o.Map != nil {
+		if err := o.Map.Check(o.Commands); err != nil {
+			return nil, nil, err
+		}
+		for _, c := range o.Map.Columns {
+			cmdCols = append(cmdCols, Column{Name: c, Sparse: true})
+		}
+	}
+	read := func(file string, cols []Column) (*Table, error) {
+		t, err := ReadFile(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range spec.Columns {
+			if !isAngle[key(c.Name)] {
+				continue
+			}
+			if !slices.ContainsFunc(cols, func(x Column) bool { return key(x.Name) == key(c.Name) }) {
+				continue
+			}
+			if err := DegreesToRadians(t, c.Name+"_deg", c.Name, spec.Group); err != nil {
+				return nil, err
+			}
+			if !c.Optional && !t.Has(c.Name) {
+				return nil, &ParseError{File: file, Line: headerLine(t),
+					Err: because(ErrMissingColumn, "missing column %s (or %s in degrees)", showName(c.Name), showName(c.Name+"_deg"))}
+			}
+		}
+		return t, nil
+	}
+	if t, err = read(path, cmdCols); err != nil {
+		return nil, nil, err
+	}
+	if o.Map != nil {
+		o.Map.apply(t, o.Commands)
+	}
+	if o.Sensors != "" {
+		if s, err = read(o.Sensors, senCols); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, s, nil
 }

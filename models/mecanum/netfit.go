@@ -1,0 +1,560 @@
+package mecanum
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+// NetFit trains the friction network of §VI (end) jointly over all runs
+// through the gradient of the trajectory loss, instead of the paper's two
+// stages (μ per trajectory, then the network on those estimates). With μ =
+// net(ω_s) acting at every row, runs with time-varying commands are used as
+// they are. The parameter vector is the network's weights (FrictionNet
+// flatten order: W1, b1, W2, b2) followed by the start pose of every run
+// (x0 of every run, then y0, then θ0), free as in PoseFree.
+//
+// The loss is the mean over camera samples of the squared position and
+// marker-point errors (marker ℓ ahead on the forward axis, as Config.Heading)
+// in units of NetUnit, plus Decay/2 times the squared weights of W1 and W2.
+// The gradient is a native reverse pass through the Euler rollout (eq. 5),
+// eqs. 3–4 and the network, tested against central differences.
+type NetFit struct {
+	P     Params
+	H     int     // hidden units (NetHidden)
+	Scale float64 // input scale of the network
+	MuMax float64
+	Decay float64
+	runs  []netRun
+	ell   float64
+	ncam  int
+}
+
+// NetUnit is the length unit of NetFit's loss (m): a loss of 1 is a 1-cm
+// RMS error.
+const NetUnit = 0.01
+
+type netRun struct {
+	dt     []float64
+	w      [][4]float64
+	cmd    []int        // index of each row's command in cmds
+	cmds   [][4]float64 // distinct consecutive commands
+	cam    []int
+	gx, gy []float64
+	qx, qy []float64
+	pose0  [3]float64
+	// scratch
+	th         []float64
+	mu, mub    [][4]float64
+	hid        [][]float64
+	px, py, pt []float64
+}
+
+// NewNetFit prepares the runs (each with at least three camera poses) for
+// a network with h hidden units; the input scale is the largest |ω_s| of
+// the runs.
+func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("mecanum: no runs to fit")
+	}
+	if h < 1 {
+		return nil, fmt.Errorf("mecanum: %d hidden units", h)
+	}
+	f := &NetFit{P: p, H: h, MuMax: 2, Decay: decay, ell: p.Lab}
+	for ri := range runs {
+		r := &runs[ri]
+		cam := r.Camera()
+		if len(cam) < 3 {
+			return nil, r.Errorf(0, "x", "run has %d camera poses, identification needs at least 3", len(cam))
+		}
+		k0, k1 := cam[0], cam[len(cam)-1]
+		s := netRun{pose0: [3]float64{r.X[k0], r.Y[k0], r.Theta[k0]}}
+		n := k1 - k0 + 1
+		s.dt = make([]float64, n)
+		s.w = r.W[k0 : k1+1]
+		s.cmd = make([]int, n)
+		for i := range n {
+			if i+1 < n {
+				s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
+			}
+			if i == 0 || s.w[i] != s.w[i-1] {
+				s.cmds = append(s.cmds, s.w[i])
+			}
+			s.cmd[i] = len(s.cmds) - 1
+			for _, v := range s.w[i] {
+				f.Scale = max(f.Scale, math.Abs(v))
+			}
+		}
+		for _, k := range cam {
+			s.cam = append(s.cam, k-k0)
+			s.gx, s.gy = append(s.gx, r.X[k]), append(s.gy, r.Y[k])
+			sn, cs := math.Sincos(r.Theta[k])
+			s.qx, s.qy = append(s.qx, r.X[k]-f.ell*sn), append(s.qy, r.Y[k]+f.ell*cs)
+		}
+		f.ncam += len(cam)
+		s.th = make([]float64, n)
+		s.px, s.py, s.pt = make([]float64, n), make([]float64, n), make([]float64, n)
+		s.mu, s.mub = make([][4]float64, len(s.cmds)), make([][4]float64, len(s.cmds))
+		s.hid = make([][]float64, len(s.cmds))
+		for c := range s.hid {
+			s.hid[c] = make([]float64, h)
+		}
+		f.runs = append(f.runs, s)
+	}
+	if f.Scale == 0 {
+		f.Scale = 1
+	}
+	return f, nil
+}
+
+// NetWeights is the number of network weights in x.
+func (f *NetFit) NetWeights() int { return 4*f.H + f.H + 4*f.H + 4 }
+
+// Dim is the length of x.
+func (f *NetFit) Dim() int { return f.NetWeights() + 3*len(f.runs) }
+
+// Net returns the network of x.
+func (f *NetFit) Net(x []float64) *FrictionNet {
+	n := &FrictionNet{Scale: f.Scale, MuMax: f.MuMax, B1: make([]float64, f.H), B2: make([]float64, 4)}
+	for range f.H {
+		n.W1 = append(n.W1, make([]float64, 4))
+	}
+	for range 4 {
+		n.W2 = append(n.W2, make([]float64, f.H))
+	}
+	n.unflatten(x[:f.NetWeights()])
+	return n
+}
+
+// X0 returns a start: the network's hidden layer from a seeded draw, its
+// output layer near zero with biases that give μ = mu on every wheel (e.g. a
+// constant-μ identification), and the runs' first camera poses.
+func (f *NetFit) X0(mu [4]float64, seed uint64) []float64 {
+	n := newNet(f.H, f.Scale, f.MuMax, seed)
+	rng := rand.New(rand.NewPCG(seed, 17))
+	for o := range 4 {
+		for i := range f.H {
+			n.W2[o][i] = 0.02 * rng.NormFloat64()
+		}
+		m := math.Min(math.Max(mu[o], 1e-3), f.MuMax-1e-3) / f.MuMax
+		n.B2[o] = math.Log(m / (1 - m))
+	}
+	x := append(n.flatten(), make([]float64, 3*len(f.runs))...)
+	nw, b := f.NetWeights(), len(f.runs)
+	for i, s := range f.runs {
+		x[nw+i], x[nw+b+i], x[nw+2*b+i] = s.pose0[0], s.pose0[1], s.pose0[2]
+	}
+	return x
+}
+
+// Eval has the signature of opt.Objective: the loss and, when grad is not
+// nil, its gradient.
+func (f *NetFit) Eval(x, grad []float64) (float64, error) {
+	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
+		return 0, fmt.Errorf("mecanum: x has %d values, the network fit has %d", len(x), f.Dim())
+	}
+	H := f.H
+	nw, nb := f.NetWeights(), len(f.runs)
+	W1, b1 := x[:4*H], x[4*H:5*H]
+	W2, b2 := x[5*H:9*H], x[9*H:9*H+4]
+	if grad != nil {
+		clear(grad)
+	}
+	B := f.P.BMatrix()
+	K := f.P.K()
+	ell := f.ell
+	norm := 1 / (NetUnit * NetUnit * float64(f.ncam))
+	var L float64
+	var in [4]float64
+	for ri := range f.runs {
+		s := &f.runs[ri]
+		// the network at each distinct command
+		for c, w := range s.cmds {
+			for j := range 4 {
+				in[j] = w[j] / f.Scale
+			}
+			h := s.hid[c]
+			for i := range H {
+				a := b1[i]
+				for j := range 4 {
+					a += W1[i*4+j] * in[j]
+				}
+				h[i] = math.Tanh(a)
+			}
+			for o := range 4 {
+				a := b2[o]
+				for i := range H {
+					a += W2[o*H+i] * h[i]
+				}
+				s.mu[c][o] = f.MuMax * sigmoid(a)
+			}
+		}
+		// rollout
+		px, py, th := x[nw+ri], x[nw+nb+ri], x[nw+2*nb+ri]
+		n := len(s.dt)
+		for i := range n {
+			s.px[i], s.py[i], s.pt[i] = px, py, th
+			dt := s.dt[i]
+			if dt == 0 {
+				continue
+			}
+			mu := &s.mu[s.cmd[i]]
+			var vx, vy, wz float64
+			for j := range 4 {
+				om := s.w[i][j] * (1 - mu[j]*K)
+				vx += B[0][j] * om
+				vy += B[1][j] * om
+				wz += B[2][j] * om
+			}
+			sn, cs := math.Sincos(th)
+			px += dt * (cs*vx - sn*vy)
+			py += dt * (sn*vx + cs*vy)
+			th += dt * wz
+		}
+		for k, i := range s.cam {
+			sn, cs := math.Sincos(s.pt[i])
+			ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
+			qx, qy := s.px[i]-ell*sn-s.qx[k], s.py[i]+ell*cs-s.qy[k]
+			L += norm * (ex*ex + ey*ey + qx*qx + qy*qy)
+		}
+		if grad == nil {
+			continue
+		}
+		// reverse pass
+		for c := range s.mub {
+			s.mub[c] = [4]float64{}
+		}
+		var xb, yb, tb float64
+		k := len(s.cam) - 1
+		for i := n - 1; i >= 0; i-- {
+			th := s.pt[i]
+			sn, cs := math.Sincos(th)
+			if dt := s.dt[i]; dt != 0 {
+				// adjoint of pose i+1 → step i
+				mu := &s.mu[s.cmd[i]]
+				var vx, vy float64
+				for j := range 4 {
+					om := s.w[i][j] * (1 - mu[j]*K)
+					vx += B[0][j] * om
+					vy += B[1][j] * om
+				}
+				vxb := dt * (cs*xb + sn*yb)
+				vyb := dt * (-sn*xb + cs*yb)
+				wzb := dt * tb
+				tb += dt * (xb*(-sn*vx-cs*vy) + yb*(cs*vx-sn*vy))
+				mb := &s.mub[s.cmd[i]]
+				for j := range 4 {
+					mb[j] -= K * s.w[i][j] * (B[0][j]*vxb + B[1][j]*vyb + B[2][j]*wzb)
+				}
+			}
+			if k >= 0 && s.cam[k] == i {
+				ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
+				qx, qy := s.px[i]-ell*sn-s.qx[k], s.py[i]+ell*cs-s.qy[k]
+				xb += 2 * norm * (ex + qx)
+				yb += 2 * norm * (ey + qy)
+				tb += 2 * norm * (qx*(-ell*cs) + qy*(-ell*sn))
+				k--
+			}
+		}
+		grad[nw+ri] += xb
+		grad[nw+nb+ri] += yb
+		grad[nw+2*nb+ri] += tb
+		// through the network
+		gW1, gb1 := grad[:4*H], grad[4*H:5*H]
+		gW2, gb2 := grad[5*H:9*H], grad[9*H:9*H+4]
+		for c, w := range s.cmds {
+			h := s.hid[c]
+			var zb [4]float64
+			for o := range 4 {
+				m := s.mu[c][o]
+				zb[o] = s.mub[c][o] * m * (1 - m/f.MuMax)
+				gb2[o] += zb[o]
+				for i := range H {
+					gW2[o*H+i] += zb[o] * h[i]
+				}
+			}
+			for i := range H {
+				hb := 0.0
+				for o := range 4 {
+					hb += W2[o*H+i] * zb[o]
+				}
+				ab := hb * (1 - h[i]*h[i])
+				gb1[i] += ab
+				for j := range 4 {
+					gW1[i*4+j] += ab * w[j] / f.Scale
+				}
+			}
+		}
+	}
+	if f.Decay > 0 {
+		for _, r := range [][2]int{{0, 4 * H}, {5 * H, 9 * H}} {
+			for i := r[0]; i < r[1]; i++ {
+				L += f.Decay / 2 * x[i] * x[i]
+				if grad != nil {
+					grad[i] += f.Decay * x[i]
+				}
+			}
+		}
+	}
+	return L, nil
+}
+
+// RMS returns the position RMS error (m) of run i's camera samples under x
+// (the marker term left out).
+func (f *NetFit) RMS(x []float64, i int) float64 {
+	g := *f
+	g.runs = []netRun{f.runs[i]}
+	g.ncam = len(f.runs[i].cam)
+	g.Decay = 0
+	y := append(append([]float64(nil), x[:f.NetWeights()]...), x[f.NetWeights()+i], x[f.NetWeights()+len(f.runs)+i], x[f.NetWeights()+2*len(f.runs)+i])
+	g.Eval(y, nil)
+	s := &g.runs[0]
+	var ss float64
+	for k, j := range s.cam {
+		ex, ey := s.px[j]-s.gx[k], s.py[j]-s.gy[k]
+		ss += ex*ex + ey*ey
+	}
+	return math.Sqrt(ss / float64(len(s.cam)))
+}
+
+// NetResult is a trained network.
+type NetResult struct {
+	Net  *FrictionNet
+	X    []float64
+	Opt  *opt.Result
+	Wall time.Duration
+}
+
+// Train minimises the loss with L-BFGS-B from x0 with only the variables
+// where free is true (nil: all) changing.
+func (f *NetFit) Train(x0 []float64, free []bool, set opt.Settings) (*NetResult, error) {
+	start := time.Now()
+	n := f.Dim()
+	lo, hi := make([]float64, n), make([]float64, n)
+	for i := range n {
+		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		if free != nil && !free[i] {
+			lo[i], hi[i] = x0[i], x0[i]
+		}
+	}
+	if set.MaxIterations == 0 {
+		set.MaxIterations = 3000
+	}
+	if set.FunctionTol == 0 {
+		set.FunctionTol = 1e-10
+	}
+	if set.GradientTol == 0 {
+		set.GradientTol = 1e-7
+	}
+	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: f.Eval, Lower: lo, Upper: hi}, x0, set)
+	if err != nil {
+		return nil, err
+	}
+	return &NetResult{Net: f.Net(res.X), X: res.X, Opt: res, Wall: time.Since(start)}, nil
+}
+
+// NetOptions configure TrainNet.
+type NetOptions struct {
+	Hidden int       // hidden units; 0: NetHidden (16)
+	Decays []float64 // candidate weight decays; nil: 1e-3, 1e-2, 1e-1
+	Init   [4]float64
+	Seed   uint64
+	// Progress, when not nil, is told each stage's name and iterations.
+	Progress func(stage string, it opt.Iteration)
+}
+
+// NetReport is the outcome of TrainNet.
+type NetReport struct {
+	*NetResult
+	Decay float64 // chosen
+	// Held-out check: the runs of every held-out command, fitted (start
+	// poses only) by the network trained without them, per candidate decay,
+	// and by one constant μ trained the same way. Position RMS (m).
+	HeldOut      []string // ids of the held-out runs
+	ValNet       []float64
+	ValConst     float64
+	Iterations   int // all stages
+	Overfits     bool // no decay beat the constant μ on the held-out runs
+	ConstMu      [4]float64
+	ConstTrainMu [4]float64
+}
+
+// commandKey is a run's most frequent command, which names its group in
+// the held-out split (repeats of one command are held out together).
+func commandKey(r *Run) [4]float64 {
+	count := map[[4]float64]int{}
+	best, bn := [4]float64{}, -1
+	for _, w := range r.W {
+		count[w]++
+		if count[w] > bn {
+			best, bn = w, count[w]
+		}
+	}
+	return best
+}
+
+// TrainNet trains the friction network jointly over runs, with the weight
+// decay chosen on held-out commands: every fourth distinct command (with
+// all its repeats) is left out, the network is trained on the rest for each
+// candidate decay, and the decay whose network predicts the held-out runs
+// best (their start poses fitted, the network fixed) is used to train on
+// all runs. The same check is made for one constant μ, and Overfits says
+// when no network beat it. With fewer than three distinct commands there
+// is nothing to hold out and the largest decay is used.
+func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
+	start := time.Now()
+	h := o.Hidden
+	if h == 0 {
+		h = NetHidden
+	}
+	decays := o.Decays
+	if decays == nil {
+		decays = []float64{1e-3, 1e-2, 1e-1}
+	}
+	rep := &NetReport{}
+	progress := func(stage string) opt.Settings {
+		return opt.Settings{Callback: func(it opt.Iteration) bool {
+			if o.Progress != nil {
+				o.Progress(stage, it)
+			}
+			return true
+		}}
+	}
+	// constant μ: only b2 and the poses free
+	constFree := func(f *NetFit) []bool {
+		free := make([]bool, f.Dim())
+		for i := 9 * f.H; i < len(free); i++ {
+			free[i] = true
+		}
+		return free
+	}
+	zeroW2 := func(f *NetFit, x []float64) {
+		for i := 5 * f.H; i < 9*f.H; i++ {
+			x[i] = 0
+		}
+	}
+	var keys [][4]float64
+	group := make([]int, len(runs))
+	for i := range runs {
+		k := commandKey(&runs[i])
+		g := -1
+		for j, kk := range keys {
+			if kk == k {
+				g = j
+			}
+		}
+		if g < 0 {
+			keys, g = append(keys, k), len(keys)
+		}
+		group[i] = g
+	}
+	chosen := decays[len(decays)-1]
+	if len(keys) >= 3 {
+		var train, val []Run
+		for i := range runs {
+			if group[i]%4 == 3 || (len(keys) < 4 && group[i] == len(keys)-1) {
+				val = append(val, runs[i])
+				rep.HeldOut = append(rep.HeldOut, runs[i].ID)
+			} else {
+				train = append(train, runs[i])
+			}
+		}
+		tf, err := NewNetFit(p, train, h, 0)
+		if err != nil {
+			return nil, err
+		}
+		x0 := tf.X0(o.Init, o.Seed)
+		zeroW2(tf, x0)
+		cr, err := tf.Train(x0, constFree(tf), progress("constant μ, training commands"))
+		if err != nil {
+			return nil, err
+		}
+		rep.Iterations += cr.Opt.Iterations
+		rep.ConstTrainMu = cr.Net.Predict([4]float64{})
+		// the validation fits share the training fit's input scale
+		scaleNet := func(x []float64) []float64 { return x[:tf.NetWeights()] }
+		vc, err := validateScaled(p, val, h, tf.Scale, scaleNet(cr.X), o, rep, progress("held-out start poses"))
+		if err != nil {
+			return nil, err
+		}
+		rep.ValConst = vc
+		best := math.Inf(1)
+		for _, d := range decays {
+			tf.Decay = d
+			xs := append([]float64(nil), cr.X...)
+			// restore the hidden layer's seeded start (the constant fit left it)
+			copy(xs[:5*h], x0[:5*h])
+			r, err := tf.Train(xs, nil, progress(fmt.Sprintf("network, decay %g", d)))
+			if err != nil {
+				return nil, err
+			}
+			rep.Iterations += r.Opt.Iterations
+			v, err := validateScaled(p, val, h, tf.Scale, scaleNet(r.X), o, rep, progress("held-out start poses"))
+			if err != nil {
+				return nil, err
+			}
+			rep.ValNet = append(rep.ValNet, v)
+			if v < best {
+				best, chosen = v, d
+			}
+		}
+		rep.Overfits = !(best < rep.ValConst)
+	}
+	rep.Decay = chosen
+	f, err := NewNetFit(p, runs, h, chosen)
+	if err != nil {
+		return nil, err
+	}
+	x0 := f.X0(o.Init, o.Seed)
+	zeroW2(f, x0)
+	cr, err := f.Train(x0, constFree(f), progress("constant μ, all runs"))
+	if err != nil {
+		return nil, err
+	}
+	rep.Iterations += cr.Opt.Iterations
+	rep.ConstMu = cr.Net.Predict([4]float64{})
+	xs := append([]float64(nil), cr.X...)
+	copy(xs[:5*h], x0[:5*h])
+	r, err := f.Train(xs, nil, progress("network, all runs"))
+	if err != nil {
+		return nil, err
+	}
+	rep.Iterations += r.Opt.Iterations
+	rep.NetResult = r
+	rep.Wall = time.Since(start)
+	return rep, nil
+}
+
+// validateScaled fits the start poses of the held-out runs under the
+// network xnet (trained with input scale) and returns their position RMS.
+func validateScaled(p Params, val []Run, h int, scale float64, xnet []float64, o NetOptions, rep *NetReport, set opt.Settings) (float64, error) {
+	vf, err := NewNetFit(p, val, h, 0)
+	if err != nil {
+		return 0, err
+	}
+	vf.Scale = scale
+	x := vf.X0(o.Init, o.Seed)
+	copy(x, xnet)
+	free := make([]bool, vf.Dim())
+	for i := vf.NetWeights(); i < len(free); i++ {
+		free[i] = true
+	}
+	r, err := vf.Train(x, free, set)
+	if err != nil {
+		return 0, err
+	}
+	rep.Iterations += r.Opt.Iterations
+	var ss float64
+	var n int
+	for i := range val {
+		e := vf.RMS(r.X, i)
+		m := len(vf.runs[i].cam)
+		ss += e * e * float64(m)
+		n += m
+	}
+	return math.Sqrt(ss / float64(n)), nil
+}
