@@ -22,6 +22,8 @@ func init() {
 		extraFlag{"pose", "free", "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", "mecanum"},
 		extraFlag{"prior", "0", "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)", "mecanum"},
 		extraFlag{"grad", "analytic", "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)", "mecanum"},
+		extraFlag{"friction", "constant", "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)", "mecanum"},
+		extraFlag{"loss", "eq8", "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)", "mecanum"},
 	)
 }
 
@@ -85,7 +87,10 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap) ([]mecanum.
 			return nil, err
 		}
 		for i := range rs {
-			if len(srcs) > 1 {
+			switch {
+			case len(srcs) > 1 && rs[i].ID == "":
+				rs[i].ID = filepath.Base(f)
+			case len(srcs) > 1:
 				rs[i].ID = filepath.Base(f) + ":" + rs[i].ID
 			}
 		}
@@ -130,16 +135,31 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
-	var offset float64
-	if a.Offset != "auto" {
-		var err error
-		if offset, err = parseOffset(a.Offset); err != nil {
-			return err
-		}
+	fric, loss := a.Extra["friction"], a.Extra["loss"]
+	if fric != "constant" && fric != "net" {
+		return usagef("-friction must be constant or net, not %q", fric)
 	}
-	runs, err := readMecanumLogs(e, a.sources(offset), p.CommandMap)
+	if loss != "eq8" && loss != "squared" {
+		return usagef("-loss must be eq8 or squared, not %q", loss)
+	}
+	// The report goes to stdout unless the parameters do.
+	rep := e.stdout
+	if a.Out == "-" {
+		rep = e.stderr
+	}
+	srcs, err := mecanumSources(e, a, p, rep)
 	if err != nil {
 		return err
+	}
+	runs, err := readMecanumLogs(e, srcs, p.CommandMap)
+	if err != nil {
+		return err
+	}
+	if fric == "net" || loss == "squared" {
+		if a.Method != "" && a.Method != mecanum.LBFGSB {
+			return usagef("-friction net and -loss squared use lbfgsb")
+		}
+		return identifyMecanumSquared(e, a, p, runs, rep, fric == "net")
 	}
 	f, err := mecanum.NewFit(p, runs, cfg)
 	if err != nil {
@@ -164,11 +184,6 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	out.Model = "mecanum"
 	out.Mu = res.Mu[:]
 	out.Friction = nil
-	// The report goes to stdout unless the parameters do.
-	rep := e.stdout
-	if a.Out == "-" {
-		rep = e.stderr
-	}
 	grad := "gradient generated from the step definition"
 	if autodiff {
 		grad = "autodiff gradient"

@@ -48,10 +48,11 @@ type netRun struct {
 	qx, qy []float64
 	pose0  [3]float64
 	// scratch
-	th         []float64
 	mu, mub    [][4]float64
+	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
 	px, py, pt []float64
+	sn, cs     []float64
 }
 
 // NewNetFit prepares the runs (each with at least three camera poses) for
@@ -96,8 +97,9 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			s.qx, s.qy = append(s.qx, r.X[k]-f.ell*sn), append(s.qy, r.Y[k]+f.ell*cs)
 		}
 		f.ncam += len(cam)
-		s.th = make([]float64, n)
 		s.px, s.py, s.pt = make([]float64, n), make([]float64, n), make([]float64, n)
+		s.sn, s.cs = make([]float64, n), make([]float64, n)
+		s.vel, s.velb = make([][3]float64, len(s.cmds)), make([][3]float64, len(s.cmds))
 		s.mu, s.mub = make([][4]float64, len(s.cmds)), make([][4]float64, len(s.cmds))
 		s.hid = make([][]float64, len(s.cmds))
 		for c := range s.hid {
@@ -192,31 +194,34 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 				}
 				s.mu[c][o] = f.MuMax * sigmoid(a)
 			}
+			var v [3]float64
+			for j := range 4 {
+				om := w[j] * (1 - s.mu[c][j]*K)
+				for r := range 3 {
+					v[r] += B[r][j] * om
+				}
+			}
+			s.vel[c] = v
 		}
 		// rollout
 		px, py, th := x[nw+ri], x[nw+nb+ri], x[nw+2*nb+ri]
 		n := len(s.dt)
 		for i := range n {
 			s.px[i], s.py[i], s.pt[i] = px, py, th
+			sn, cs := math.Sincos(th)
+			s.sn[i], s.cs[i] = sn, cs
 			dt := s.dt[i]
 			if dt == 0 {
 				continue
 			}
-			mu := &s.mu[s.cmd[i]]
-			var vx, vy, wz float64
-			for j := range 4 {
-				om := s.w[i][j] * (1 - mu[j]*K)
-				vx += B[0][j] * om
-				vy += B[1][j] * om
-				wz += B[2][j] * om
-			}
-			sn, cs := math.Sincos(th)
+			v := &s.vel[s.cmd[i]]
+			vx, vy, wz := v[0], v[1], v[2]
 			px += dt * (cs*vx - sn*vy)
 			py += dt * (sn*vx + cs*vy)
 			th += dt * wz
 		}
 		for k, i := range s.cam {
-			sn, cs := math.Sincos(s.pt[i])
+			sn, cs := s.sn[i], s.cs[i]
 			ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
 			qx, qy := s.px[i]-ell*sn-s.qx[k], s.py[i]+ell*cs-s.qy[k]
 			L += norm * (ex*ex + ey*ey + qx*qx + qy*qy)
@@ -225,31 +230,22 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 			continue
 		}
 		// reverse pass
-		for c := range s.mub {
-			s.mub[c] = [4]float64{}
+		for c := range s.velb {
+			s.velb[c] = [3]float64{}
 		}
 		var xb, yb, tb float64
 		k := len(s.cam) - 1
 		for i := n - 1; i >= 0; i-- {
-			th := s.pt[i]
-			sn, cs := math.Sincos(th)
+			sn, cs := s.sn[i], s.cs[i]
 			if dt := s.dt[i]; dt != 0 {
 				// adjoint of pose i+1 → step i
-				mu := &s.mu[s.cmd[i]]
-				var vx, vy float64
-				for j := range 4 {
-					om := s.w[i][j] * (1 - mu[j]*K)
-					vx += B[0][j] * om
-					vy += B[1][j] * om
-				}
-				vxb := dt * (cs*xb + sn*yb)
-				vyb := dt * (-sn*xb + cs*yb)
-				wzb := dt * tb
+				c := s.cmd[i]
+				vx, vy := s.vel[c][0], s.vel[c][1]
+				vb := &s.velb[c]
+				vb[0] += dt * (cs*xb + sn*yb)
+				vb[1] += dt * (-sn*xb + cs*yb)
+				vb[2] += dt * tb
 				tb += dt * (xb*(-sn*vx-cs*vy) + yb*(cs*vx-sn*vy))
-				mb := &s.mub[s.cmd[i]]
-				for j := range 4 {
-					mb[j] -= K * s.w[i][j] * (B[0][j]*vxb + B[1][j]*vyb + B[2][j]*wzb)
-				}
 			}
 			if k >= 0 && s.cam[k] == i {
 				ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
@@ -267,6 +263,10 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 		gW1, gb1 := grad[:4*H], grad[4*H:5*H]
 		gW2, gb2 := grad[5*H:9*H], grad[9*H:9*H+4]
 		for c, w := range s.cmds {
+			vb := s.velb[c]
+			for j := range 4 {
+				s.mub[c][j] = -K * w[j] * (B[0][j]*vb[0] + B[1][j]*vb[1] + B[2][j]*vb[2])
+			}
 			h := s.hid[c]
 			var zb [4]float64
 			for o := range 4 {
@@ -360,9 +360,12 @@ func (f *NetFit) Train(x0 []float64, free []bool, set opt.Settings) (*NetResult,
 // NetOptions configure TrainNet.
 type NetOptions struct {
 	Hidden int       // hidden units; 0: NetHidden (16)
-	Decays []float64 // candidate weight decays; nil: 1e-3, 1e-2, 1e-1
+	Decays []float64 // candidate weight decays; nil: 0.01, 0.1, 1
 	Init   [4]float64
 	Seed   uint64
+	// MaxIterations bounds each L-BFGS-B stage of the held-out check; 0:
+	// 1500. The final training on all runs gets four times as many.
+	MaxIterations int
 	// Progress, when not nil, is told each stage's name and iterations.
 	Progress func(stage string, it opt.Iteration)
 }
@@ -413,11 +416,15 @@ func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
 	}
 	decays := o.Decays
 	if decays == nil {
-		decays = []float64{1e-3, 1e-2, 1e-1}
+		decays = []float64{1e-2, 1e-1, 1}
 	}
 	rep := &NetReport{}
+	maxIt := o.MaxIterations
+	if maxIt == 0 {
+		maxIt = 1500
+	}
 	progress := func(stage string) opt.Settings {
-		return opt.Settings{Callback: func(it opt.Iteration) bool {
+		return opt.Settings{MaxIterations: maxIt, Callback: func(it opt.Iteration) bool {
 			if o.Progress != nil {
 				o.Progress(stage, it)
 			}
@@ -519,7 +526,9 @@ func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
 	rep.ConstMu = cr.Net.Predict([4]float64{})
 	xs := append([]float64(nil), cr.X...)
 	copy(xs[:5*h], x0[:5*h])
-	r, err := f.Train(xs, nil, progress("network, all runs"))
+	final := progress("network, all runs")
+	final.MaxIterations = 4 * maxIt
+	r, err := f.Train(xs, nil, final)
 	if err != nil {
 		return nil, err
 	}
@@ -557,4 +566,56 @@ func validateScaled(p Params, val []Run, h int, scale float64, xnet []float64, o
 		n += m
 	}
 	return math.Sqrt(ss / float64(n)), nil
+}
+
+// IdentifySquared identifies one constant μ and the start poses jointly
+// over runs with NetFit's squared-error loss (positions and marker points):
+// the network reduced to its output biases, μ = MuMax·σ(b2). It takes far
+// fewer L-BFGS-B iterations than the distance loss of eq. 8 on real-like
+// data (README: item 6 of issue 10). It returns μ, the result (X: the fit's
+// vector) and the fit.
+func IdentifySquared(p Params, runs []Run, init [4]float64, set opt.Settings) ([4]float64, *NetResult, *NetFit, error) {
+	f, err := NewNetFit(p, runs, 1, 0)
+	if err != nil {
+		return [4]float64{}, nil, nil, err
+	}
+	x0 := f.X0(init, 1)
+	free := make([]bool, f.Dim())
+	for i := 9; i < len(free); i++ {
+		free[i] = true
+	}
+	for i := 5; i < 9; i++ {
+		x0[i] = 0
+	}
+	if set.FunctionTol == 0 {
+		set.FunctionTol = DefaultFunctionTol
+	}
+	if set.GradientTol == 0 {
+		set.GradientTol = DefaultGradientTol
+	}
+	r, err := f.Train(x0, free, set)
+	if err != nil {
+		return [4]float64{}, nil, nil, err
+	}
+	return r.Net.Predict([4]float64{}), r, f, nil
+}
+
+// StartPose returns run i's start pose in x.
+func (f *NetFit) StartPose(x []float64, i int) [3]float64 {
+	nw, b := f.NetWeights(), len(f.runs)
+	return [3]float64{x[nw+i], x[nw+b+i], x[nw+2*b+i]}
+}
+
+// Predict returns run i's poses at its camera rows' span under x: the rows
+// from its first to its last camera pose, as Simulate from the fitted start
+// pose with the network of x.
+func (f *NetFit) Predict(x []float64, i int) (px, py []float64) {
+	g := *f
+	g.runs = []netRun{f.runs[i]}
+	nw := f.NetWeights()
+	p0 := f.StartPose(x, i)
+	y := append(append([]float64(nil), x[:nw]...), p0[:]...)
+	g.Eval(y, nil)
+	s := &g.runs[0]
+	return append([]float64(nil), s.px...), append([]float64(nil), s.py...)
 }

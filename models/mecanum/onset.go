@@ -36,6 +36,17 @@ const restFrames = 8
 // distance from rest is |Δ(x, y)| + lab·|Δθ|, so that a turn on the spot
 // counts as motion.
 func EstimateOnset(p Params, ct []float64, w [][4]float64, camT, x, y, th []float64) (Onset, error) {
+	return estimateOnset(p, ct, w, camT, x, y, th, true)
+}
+
+// EstimateOnsetNoLag is EstimateOnset without the model's lag (Lag = 0): for
+// commands whose wiring is not known yet (wheelgrad inspect); the start
+// poses fitted afterwards absorb the few centimetres the lag is worth.
+func EstimateOnsetNoLag(p Params, ct []float64, w [][4]float64, camT, x, y, th []float64) (Onset, error) {
+	return estimateOnset(p, ct, w, camT, x, y, th, false)
+}
+
+func estimateOnset(p Params, ct []float64, w [][4]float64, camT, x, y, th []float64, lag bool) (Onset, error) {
 	var o Onset
 	if len(camT) < restFrames+2 {
 		return o, fmt.Errorf("%d camera frames: the onset needs at least %d (%d at rest)", len(camT), restFrames+2, restFrames)
@@ -83,6 +94,10 @@ func EstimateOnset(p Params, ct []float64, w [][4]float64, camT, x, y, th []floa
 	// interpolate the crossing between frames k1-1 and k1
 	d0, d1 := dist(k1-1), dist(k1)
 	o.MotionOnset = camT[k1-1] + (camT[k1]-camT[k1-1])*(o.Threshold-d0)/(d1-d0)
+	if !lag {
+		o.Offset = o.CommandOnset - o.MotionOnset
+		return o, nil
+	}
 	// the model's lag: integrate from rest at the command onset
 	var px, py, pt float64
 	for i := c0; i+1 < len(ct); i++ {
