@@ -194,7 +194,7 @@ func inspectMecanum(e env, a IdentifyArgs, params, channels string, top int) err
 	}
 	// a short fit of every map, then full fits of the best
 	for i, m := range cands {
-		if err := fit(m, 40); err != nil {
+		if err := fit(m, 15); err != nil {
 			return err
 		}
 		if i%32 == 0 {
@@ -252,7 +252,7 @@ func inspectMecanum(e env, a IdentifyArgs, params, channels string, top int) err
 	if dm == nil {
 		return fmt.Errorf("%s: the declared command_map is not a signed permutation of the channels %s", params, strings.Join(chans, ", "))
 	}
-	if dm.Iter < 41 {
+	if dm.Iter < 16 {
 		if err := fit(dm, 0); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -169,16 +170,29 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	// each run starts from its own first pose (or zero)
 	trajs := make([][]skidsteer.Pose, len(runs))
 	for i, r := range runs {
+		// anchored at the run's first pose, at that pose's row: later rows
+		// by the Euler steps, earlier ones by the same steps undone
 		var pose0 skidsteer.Pose
+		k0 := 0
 		if rows := r.PoseRows(); len(rows) > 0 {
-			pose0 = r.Pose[rows[0]]
-			// anchored at the first pose row: integrate from there, and the
-			// rows before it backwards is not defined for skid-steer slip;
-			// they start at the first pose too
+			k0 = rows[0]
+			pose0 = r.Pose[k0]
 		}
-		if trajs[i], err = skidsteer.Simulate(p, pose0, r.T, r.Vc, r.Wc); err != nil {
+		tail, err := skidsteer.Simulate(p, pose0, r.T[k0:], r.Vc[k0:], r.Wc[k0:])
+		if err != nil {
 			return r.rowError(err)
 		}
+		tr := make([]skidsteer.Pose, len(r.T))
+		copy(tr[k0:], tail)
+		a := p.Coeffs()
+		for k := k0 - 1; k >= 0; k-- {
+			fwd, lat, yaw := skidsteer.Velocity(a, r.Vc[k], r.Wc[k])
+			dt := r.T[k+1] - r.T[k]
+			psi := tr[k+1].Psi - dt*yaw
+			sn, cs := math.Sincos(psi)
+			tr[k] = skidsteer.Pose{X: tr[k+1].X - dt*(cs*fwd-sn*lat), Y: tr[k+1].Y - dt*(sn*fwd+cs*lat), Psi: psi}
+		}
+		trajs[i] = tr
 	}
 	hasTraj := runs[0].tab.Has("traj")
 	write := func(w io.Writer) error {

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+)
+
+// writeRealLike writes real-like recordings (PWM commands + a separate
+// camera file with its own clock, degrees) of the given commands, shortened
+// to seconds, and returns the -data and -poses lists.
+func writeRealLike(t *testing.T, dir string, cmds [][4]float64, seconds float64, seed uint64) (data, poses string) {
+	t.Helper()
+	var ds, ps []string
+	for i, w := range cmds {
+		s := mecanum.RealLikeRecording(w, 0, seed+uint64(i))
+		s.Duration = seconds
+		r := mecanum.SynthesizeRealLike(mecanum.DefaultParams(), s)
+		ch, c, mh, m := r.Columns()
+		d := filepath.Join(dir, fmt.Sprintf("cmd%d.csv", i))
+		p := filepath.Join(dir, fmt.Sprintf("cam%d.csv", i))
+		for _, f := range []struct {
+			path string
+			h    []string
+			c    [][]float64
+		}{{d, ch, c}, {p, mh, m}} {
+			if err := dataset.WriteFileAtomic(f.path, func(w io.Writer) error { return dataset.WriteCSV(w, f.h, f.c) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ds, ps = append(ds, d), append(ps, p)
+	}
+	return strings.Join(ds, ","), strings.Join(ps, ",")
+}
+
+const realMap = `{"model": "mecanum", "command_map": {"columns": ["p3","p4","p2","p1"], "scale": [0.1,-0.1,-0.1,0.1]}}`
+
+func TestMecanumRawRecordingToPrediction(t *testing.T) {
+	dir := t.TempDir()
+	data, poses := writeRealLike(t, dir, mecanum.RealLikeTrain[:4], 3, 1)
+	init := writeFile(t, dir, "map.json", realMap)
+	out := filepath.Join(dir, "mu.json")
+	st, so, se := runCLI("identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses, "-offset", "auto", "-loss", "squared", "-out", out)
+	if st != 0 {
+		t.Fatalf("identify: status %d, stderr %q", st, se)
+	}
+	for _, want := range []string{"offset -0.", "motion onset", "L-BFGS-B iterations", "position RMS"} {
+		if !strings.Contains(so, want) {
+			t.Errorf("report lacks %q:\n%s", want, so)
+		}
+	}
+	if !strings.Contains(se, "before the first row with commands ignored") {
+		t.Errorf("no note about the camera rows before the commands: %q", se)
+	}
+	var p mecanum.Params
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &p); err != nil || p.CommandMap == nil || len(p.Mu) != 4 {
+		t.Fatalf("parameters %s (%v)", b, err)
+	}
+	// the camera offset: the true clock shift minus the dead time and spin-up
+	cam := strings.Split(poses, ",")[0]
+	// the camera positions are fitted to about the noise plus the model mismatch
+	if i := strings.Index(so, "position RMS over the runs' camera samples: "); i >= 0 {
+		var rms float64
+		fmt.Sscanf(so[i+len("position RMS over the runs' camera samples: "):], "%g", &rms)
+		if !(rms < 0.03) {
+			t.Errorf("position RMS %g m", rms)
+		}
+	}
+	// simulate the raw commands with the parameters (map applied), from the
+	// camera's first pose after the offset
+	pred := filepath.Join(dir, "pred.csv")
+	st, _, se = runCLI("simulate", "-model", "mecanum", "-params", out, "-controls", strings.Split(data, ",")[0], "-poses", cam, "-offset", "-0.95", "-out", pred)
+	if st != 0 {
+		t.Fatalf("simulate: status %d, stderr %q", st, se)
+	}
+	tab, err := dataset.ReadFile(pred, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "theta"}}, Time: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := tab.Col("x"), tab.Col("y")
+	if d := math.Hypot(x[len(x)-1]-x[0], y[len(y)-1]-y[0]); d < 0.3 {
+		t.Errorf("the prediction moves %.3f m in 3 s", d)
+	}
+}
+
+func TestMecanumFrictionNetCLI(t *testing.T) {
+	dir := t.TempDir()
+	data, poses := writeRealLike(t, dir, mecanum.RealLikeTrain[:4], 2, 3)
+	init := writeFile(t, dir, "map.json", realMap)
+	out := filepath.Join(dir, "net.json")
+	st, so, se := runCLI("identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses, "-offset", "auto", "-friction", "net", "-out", out)
+	if st != 0 {
+		t.Fatalf("identify -friction net: status %d, stderr %q", st, se)
+	}
+	if !strings.Contains(so, "held-out check") || !strings.Contains(so, "chosen") {
+		t.Errorf("report lacks the held-out check:\n%s", so)
+	}
+	var p mecanum.Params
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &p); err != nil || p.Friction == nil || p.Mu != nil {
+		t.Fatalf("parameters %s (%v)", b, err)
+	}
+	// simulate and follow take the network file
+	pred := filepath.Join(dir, "pred.csv")
+	if st, _, se := runCLI("simulate", "-model", "mecanum", "-params", out, "-controls", strings.Split(data, ",")[1], "-out", pred); st != 0 {
+		t.Fatalf("simulate with the network: status %d, stderr %q", st, se)
+	}
+	ctl := filepath.Join(dir, "ctl.csv")
+	if st, _, se := runCLI("follow", "-model", "mecanum", "-params", out, "-path", "circle", "-duration", "10", "-rate", "2", "-out", ctl); st != 0 {
+		t.Fatalf("follow with the network: status %d, stderr %q", st, se)
+	}
+}
+
+func TestInspectFindsWiring(t *testing.T) {
+	dir := t.TempDir()
+	data, poses := writeRealLike(t, dir, mecanum.RealLikeTrain[:3], 1.5, 5)
+	wrong := writeFile(t, dir, "wrong.json", `{"command_map": {"columns": ["p1","p2","p3","p4"], "scale": [0.1,0.1,0.1,0.1]}}`)
+	st, so, se := runCLI("inspect", "-model", "mecanum", "-data", data, "-poses", poses, "-params", wrong, "-offset", "auto", "-top", "3")
+	if st != 0 {
+		t.Fatalf("inspect: status %d, stderr %q", st, se)
+	}
+	if !strings.Contains(so, `1. RMS`) || !strings.Contains(strings.SplitN(so, "2. RMS", 2)[0], `["p3", "p4", "p2", "p1"], "scale": [0.1, -0.1, -0.1, 0.1]`) {
+		t.Errorf("the true wiring is not map 1:\n%s", so)
+	}
+	if !strings.Contains(se, "WARNING: the motion contradicts the declared command_map") {
+		t.Errorf("no warning about the wrong map: %q", se)
+	}
+	// the right map: no warning
+	right := writeFile(t, dir, "right.json", realMap)
+	st, so, se = runCLI("inspect", "-model", "mecanum", "-data", data, "-poses", poses, "-params", right, "-offset", "auto", "-top", "1")
+	if st != 0 || strings.Contains(se, "WARNING") || !strings.Contains(so, "rank 1 of 384") {
+		t.Errorf("right map: status %d\n%s\n%s", st, so, se)
+	}
+}
+
+func TestRealLogBadInput(t *testing.T) {
+	dir := t.TempDir()
+	data, poses := writeRealLike(t, dir, mecanum.RealLikeTrain[:1], 1, 7)
+	still := writeFile(t, dir, "still.csv", "t,x,y,theta_deg\n0,0,0,0\n0.1,0,0,0\n0.2,0,0,0\n0.3,0,0,0\n0.4,0,0,0\n0.5,0,0,0\n0.6,0,0,0\n0.7,0,0,0\n0.8,0,0,0\n0.9,0,0,0\n1,0,0,0\n")
+	missing := writeFile(t, dir, "missing.json", `{"command_map": {"columns": ["p3","p4","p2","p9"], "scale": [0.1,-0.1,-0.1,0.1]}}`)
+	short := writeFile(t, dir, "short.json", `{"command_map": {"columns": ["p3","p4"]}}`)
+	partial := writeFile(t, dir, "partial.csv", "t,w1,w2,w3,w4,x,y,theta\n0,1,1,1,1,0,0,0\n0.1,,1,,,0,0,0\n")
+	init := writeFile(t, dir, "map.json", realMap)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"identify", "-model", "mecanum", "-init", missing, "-data", data, "-poses", poses}, `missing column "p9"`},
+		{[]string{"identify", "-model", "mecanum", "-init", short, "-data", data}, `"command_map"`},
+		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", still, "-offset", "auto"}, "no motion"},
+		{[]string{"identify", "-model", "mecanum", "-data", partial}, `line 3, column "w1": partial command row`},
+		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses + "," + poses}, "-poses names 2 file(s) for 1 log(s)"},
+		{[]string{"identify", "-model", "skidsteer", "-data", data, "-offset", "auto"}, "-offset auto is available for -model mecanum only"},
+		{[]string{"inspect", "-model", "diffdrive", "-data", data}, "mecanum only"},
+	} {
+		st, _, se := runCLI(c.args...)
+		if st == 0 || !strings.Contains(se, c.want) || strings.Count(strings.TrimSpace(se), "\n") > 1 {
+			t.Errorf("%v: status %d, stderr %q, want %q", c.args, st, se, c.want)
+		}
+	}
+}
+
+// Skid-steer: 2-s windows with window-relative poses (traj), wheel-speed
+// form, asynchronous pose rows.
+func TestSkidsteerWindowsAndWheelSpeeds(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("t,wl,wr,x,y,psi_deg,traj\n")
+	const r, track = 0.1, 0.5
+	for w := range 8 {
+		x, y, psi := 0.0, 0.0, 0.0
+		for k := 0; k <= 200; k++ {
+			t := float64(k) * 0.01
+			wl := 4 + float64(w) + 3*math.Sin(float64(w+1)*t)
+			wr := 6 - float64(w) + 4*math.Cos(1.7*t+float64(w))
+			vc, wc := r*(wl+wr)/2, r*(wr-wl)/track
+			fmt.Fprintf(&b, "%g,%g,%g,,,,w%d\n", t, wl, wr, w)
+			if k%10 == 5 {
+				// a pose sample on a row of its own, between commands
+				fmt.Fprintf(&b, "%g,,,%g,%g,%g,w%d\n", t+0.004, x+vc*0.004*math.Cos(psi), y+vc*0.004*math.Sin(psi), (psi+wc*0.004)*180/math.Pi, w)
+			}
+			x += 0.01 * vc * math.Cos(psi)
+			y += 0.01 * vc * math.Sin(psi)
+			psi += 0.01 * wc
+		}
+	}
+	logf := writeFile(t, dir, "windows.csv", b.String())
+	params := writeFile(t, dir, "p.json", fmt.Sprintf(`{"model": "skidsteer", "a": [[0,0,0],[0,0,0],[0,0,0]], "r": %g, "track": %g}`, r, track))
+	out := filepath.Join(dir, "sim.csv")
+	st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", params, "-controls", logf, "-out", out)
+	if st != 0 {
+		t.Fatalf("simulate: status %d, stderr %q", st, se)
+	}
+	tab, err := dataset.ReadFile(out, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "psi"}, {Name: "traj", Text: true}}, Time: "t", Group: "traj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := dataset.ReadLog(logf, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "wl"}, {Name: "wr"}, {Name: "x", Sparse: true}, {Name: "y", Sparse: true}, {Name: "psi", Sparse: true}, {Name: "traj", Text: true}}, Time: "t", Group: "traj"},
+		dataset.LogOptions{Commands: []string{"wl", "wr"}, Angles: []string{"psi"}})
+	if tab.Len() != in.Len() {
+		t.Fatalf("%d rows simulated for %d", tab.Len(), in.Len())
+	}
+	// the nominal model reproduces the windows' poses (each from its own first pose)
+	worst := 0.0
+	for i := range tab.Len() {
+		if x := in.Col("x")[i]; !math.IsNaN(x) {
+			worst = math.Max(worst, math.Hypot(tab.Col("x")[i]-x, tab.Col("y")[i]-in.Col("y")[i]))
+		}
+	}
+	if worst > 1e-3 {
+		t.Errorf("simulated windows are %.2g m from the poses", worst)
+	}
+	if st, _, se := runCLI("identify", "-model", "skidsteer", "-init", params, "-data", logf, "-method", "batch", "-out", filepath.Join(dir, "slip.json")); st != 0 {
+		t.Fatalf("identify: status %d, stderr %q", st, se)
+	}
+	if st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", writeFile(t, dir, "nor.json", `{"model":"skidsteer"}`), "-controls", logf); st == 0 || !strings.Contains(se, "track") {
+		t.Errorf("wheel speeds without r, track: status %d, %q", st, se)
+	}
+}
