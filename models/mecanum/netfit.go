@@ -380,7 +380,7 @@ type NetReport struct {
 	HeldOut      []string // ids of the held-out runs
 	ValNet       []float64
 	ValConst     float64
-	Iterations   int // all stages
+	Iterations   int  // all stages
 	Overfits     bool // no decay beat the constant μ on the held-out runs
 	ConstMu      [4]float64
 	ConstTrainMu [4]float64
