@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
@@ -224,5 +225,55 @@ func TestSkidsteerWindowsAndWheelSpeeds(t *testing.T) {
 	}
 	if st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", writeFile(t, dir, "nor.json", `{"model":"skidsteer"}`), "-controls", logf); st == 0 || !strings.Contains(se, "track") {
 		t.Errorf("wheel speeds without r, track: status %d, %q", st, se)
+	}
+}
+
+// Differential drive: two runs (traj, time restarting), commands in one file
+// and the wheel speeds in another (-poses) at their own times, half a step
+// after the commands.
+func TestDiffDriveRunsAndSeparateSpeeds(t *testing.T) {
+	dir := t.TempDir()
+	truth := diffdrive.Paper()
+	lg, err := diffdrive.Synthesize(truth, diffdrive.SynthConfig{Drive: diffdrive.Training, Seconds: 400, Noise: 0.01, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c, s strings.Builder
+	c.WriteString("t,uf,ul,traj\n")
+	s.WriteString("t,vr,vl,traj\n")
+	n := len(lg.T)
+	for i := range n {
+		run, t0 := "a", 0.0
+		if i >= n/2 {
+			run, t0 = "b", lg.T[n/2]
+		}
+		fmt.Fprintf(&c, "%g,%g,%g,%s\n", lg.T[i]-t0, lg.UF[i], lg.UL[i], run)
+		if i+1 < n && (i+1 != n/2) {
+			// the speed half-way to the next row
+			fmt.Fprintf(&s, "%g,%g,%g,%s\n", lg.T[i]-t0+0.03, (lg.VR[i]+lg.VR[i+1])/2, (lg.VL[i]+lg.VL[i+1])/2, run)
+		}
+	}
+	cmds := writeFile(t, dir, "cmd.csv", c.String())
+	speeds := writeFile(t, dir, "speeds.csv", s.String())
+	out := filepath.Join(dir, "zeta.json")
+	st, _, se := runCLI("identify", "-model", "diffdrive", "-data", cmds, "-poses", speeds, "-out", out)
+	if st != 0 {
+		t.Fatalf("identify: status %d, stderr %q", st, se)
+	}
+	var p diffdrive.Params
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(p.C1-truth.C1) > 0.1*truth.C1 || math.Abs(p.Beta-truth.Beta) > 0.15*truth.Beta {
+		t.Errorf("c1 = %g (true %g), β = %g (true %g)", p.C1, truth.C1, p.Beta, truth.Beta)
+	}
+	sim := filepath.Join(dir, "sim.csv")
+	if st, _, se := runCLI("simulate", "-model", "diffdrive", "-params", out, "-controls", cmds, "-out", sim); st != 0 {
+		t.Fatalf("simulate: status %d, stderr %q", st, se)
+	}
+	tab, err := dataset.ReadFile(sim, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "v"}, {Name: "traj", Text: true}}, Time: "t", Group: "traj"})
+	if err != nil || tab.Len() != n || tab.Col("v")[n/2] != 0 {
+		t.Errorf("simulate: %v, %d rows for %d, run b starts at v = %v (at rest)", err, tab.Len(), n, tab.Col("v")[n/2])
 	}
 }
