@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,10 +22,22 @@ func init() {
 			fs.StringVar(&a.Controls, "controls", "", "controls CSV file")
 			fs.StringVar(&a.Out, "out", "-", "trajectory CSV file (- for stdout)")
 			addPosesFlag(fs, &a.Poses)
-			fs.Float64Var(&a.Offset, "offset", 0, "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands")
+			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
+			fs.StringVar(&a.Plot, "plot", "", "mecanum: PNG file of the predicted path against the log's camera poses")
 			return func(e env) error {
-				if math.IsNaN(a.Offset) || math.IsInf(a.Offset, 0) {
-					return usagef("-offset must be finite")
+				if a.Plot != "" && *model != "mecanum" {
+					return usagef("-plot applies to simulate -model mecanum only")
+				}
+				if *offset == "auto" {
+					if *model != "mecanum" {
+						return usagef("-offset auto is available for -model mecanum only")
+					}
+					a.Auto = true
+				} else {
+					var err error
+					if a.Offset, err = parseOffset(*offset); err != nil {
+						return err
+					}
 				}
 				for _, r := range [][2]string{{"params", a.Params}, {"controls", a.Controls}} {
 					if err := required(r[0], r[1]); err != nil {

@@ -32,7 +32,16 @@ func simulateMecanum(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	t, err := readLog(e, a.source(), mecanum.LogSpec(false), mecanum.Commands, []string{"theta"}, p.CommandMap)
+	src := a.source()
+	if a.Auto {
+		on, err := mecanumOnset(src, p, true)
+		if err != nil {
+			return err
+		}
+		src.Offset = on.Offset
+		fmt.Fprintf(e.stderr, "%s: offset %+.4f s added to the pose times (motion onset)\n", a.Controls, on.Offset)
+	}
+	t, err := readLog(e, src, mecanum.LogSpec(false), mecanum.Commands, []string{"theta"}, p.CommandMap)
 	if err != nil {
 		return err
 	}
@@ -41,6 +50,11 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		return err
 	}
 	hasTraj := t.Has("traj")
+	if a.Plot != "" {
+		if err := plotMecanumPrediction(a.Plot, p, runs); err != nil {
+			return err
+		}
+	}
 	return e.writeOut(a.Out, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		head := []string{"t", "x", "y", "theta"}

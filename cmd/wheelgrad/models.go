@@ -18,6 +18,8 @@ type SimulateArgs struct {
 	Out      string // trajectory CSV path, "-" for stdout
 	Poses    string // separate sensor CSV merged into the controls, or ""
 	Offset   float64
+	Auto     bool   // -offset auto (mecanum)
+	Plot     string // mecanum: PNG of the prediction against the log's poses
 }
 
 // source is the controls file as a log source.
