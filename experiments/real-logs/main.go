@@ -11,8 +11,9 @@
 // one constant μ jointly over the first repeats of the training commands,
 // trains the 4-16-4 friction network jointly over the same runs, and reports
 // the prediction errors on the repeats (against the run-to-run spread) and
-// on the unseen commands. With -out DIR it also writes the recordings there
-// (cmd-NAME.csv, cam-NAME.csv) for the README's walk-through.
+// on the unseen commands. The recordings (cmd-NAME.csv, cam-NAME.csv) are
+// written into -out DIR (default ./out/real-logs) for the README's
+// walk-through.
 package main
 
 import (
@@ -245,19 +246,11 @@ func fmtList(v []float64) string {
 }
 
 func main() {
-	out := flag.String("out", "", "directory for the recordings (default: a temporary one, removed)")
+	out := flag.String("out", filepath.Join("out", "real-logs"), "directory for the recordings")
 	seed := flag.Uint64("seed", 1, "seed of the recording set")
 	flag.Parse()
 	dir := *out
-	if dir == "" {
-		d, err := os.MkdirTemp("", "real-logs")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

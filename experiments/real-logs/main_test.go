@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
@@ -48,7 +47,33 @@ func BenchmarkJointIdentify(b *testing.B) {
 	}
 }
 
-var _ = io.Discard
+// Smoke test: the recordings load through the map, the camera file and the
+// onset estimate, whose offset matches the generator's camera clock shift
+// less its dead time and spin-up time constant (what the steady-state model
+// sees as a delay) to a few frames.
+func TestRecordingsLoad(t *testing.T) {
+	dir := t.TempDir()
+	recs, err := Generate(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mecanum.DefaultParams()
+	for i, rec := range recs[:4] {
+		r, on, err := Load(rec, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := mecanum.RealLikeTrain[i/2]
+		spec := mecanum.RealLikeRecording(w, rec.Repeat, 2+uint64(100*(i/2))+uint64(len("train")))
+		want := rec.Shift - spec.Delay - 0.05
+		if d := on.Offset - want; d < -0.04 || d > 0.04 {
+			t.Errorf("%s: offset %.3f s, want %.3f ± 0.04 (shift %.3f, dead time %.3f)", rec.Name, on.Offset, want, rec.Shift, spec.Delay)
+		}
+		if len(r.Camera()) < 300 || r.W[10] != w {
+			t.Errorf("%s: %d camera rows, command %v (want %v)", rec.Name, len(r.Camera()), r.W[10], w)
+		}
+	}
+}
 
 // BenchmarkJointLeastSquares: the same problem with NetFit's squared-error
 // loss and the network frozen to a constant μ (only the output biases and
