@@ -153,3 +153,25 @@ func TestReadLogOffset(t *testing.T) {
 		t.Errorf("the shifted pose keeps its line: %v", tab.Line)
 	}
 }
+
+func TestReadLogSensorFileErrors(t *testing.T) {
+	cmd := writeTemp(t, "cmd.csv", "t,w1,w2,x,traj\n0,1,1,0,a\n0.1,1,1,0,a\n")
+	cmdNoTraj := writeTemp(t, "cmd2.csv", "t,w1,w2\n0,1,1\n0.1,1,1\n")
+	camOther := writeTemp(t, "cam.csv", "t,x,theta,traj\n0.05,1,0,z\n")
+	camNoTraj := writeTemp(t, "cam2.csv", "t,x,theta\n0.05,1,0\n")
+	camBad := writeTemp(t, "cam3.csv", "t,x,theta\n0.05,1,0\n0.04,1,0\n")
+	o := LogOptions{Commands: []string{"w1", "w2"}}
+	for _, c := range []struct {
+		cmd, cam, want string
+	}{
+		{cmd, camOther, `run "z" is not in the commands file`},
+		{cmd, camNoTraj, `missing column traj`},
+		{cmdNoTraj, camBad, `cam3.csv: line 3, column "t": time 0.04 is not after 0.05`},
+	} {
+		o.Sensors = c.cam
+		_, err := ReadLog(c.cmd, testSpec, o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s + %s: err = %v, want %q", c.cmd, c.cam, err, c.want)
+		}
+	}
+}

@@ -34,6 +34,12 @@ type NetFit struct {
 	ncam  int
 }
 
+// InputDecay is the weight decay of the hidden layer W1 relative to that of
+// the output layer W2. The output decay pulls the network toward a constant
+// μ (W2 = 0); the hidden layer needs only enough to stay bounded, so that
+// it can bend μ as sharply as the data ask (|ω_s| has a kink at 0).
+var InputDecay = 0.01
+
 // NetUnit is the length unit of NetFit's loss (m): a loss of 1 is a 1-cm
 // RMS error.
 const NetUnit = 0.01
@@ -291,11 +297,12 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 		}
 	}
 	if f.Decay > 0 {
-		for _, r := range [][2]int{{0, 4 * H}, {5 * H, 9 * H}} {
-			for i := r[0]; i < r[1]; i++ {
-				L += f.Decay / 2 * x[i] * x[i]
+		for _, r := range [][3]float64{{0, float64(4 * H), InputDecay}, {float64(5 * H), float64(9 * H), 1}} {
+			d := f.Decay * r[2]
+			for i := int(r[0]); i < int(r[1]); i++ {
+				L += d / 2 * x[i] * x[i]
 				if grad != nil {
-					grad[i] += f.Decay * x[i]
+					grad[i] += d * x[i]
 				}
 			}
 		}
