@@ -182,7 +182,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 	return err
 }
 
-func mecanumDecays() []float64 { return []float64{1e-2, 1e-1, 1} }
+func mecanumDecays() []float64 { return []float64{0.1, 1, 10} }
 
 func fmtMetres(v []float64) string {
 	s := ""

@@ -367,7 +367,7 @@ func (f *NetFit) Train(x0 []float64, free []bool, set opt.Settings) (*NetResult,
 // NetOptions configure TrainNet.
 type NetOptions struct {
 	Hidden int       // hidden units; 0: NetHidden (16)
-	Decays []float64 // candidate weight decays; nil: 0.03, 0.1, 0.3, 1
+	Decays []float64 // candidate weight decays; nil: 0.1, 1, 10
 	Init   [4]float64
 	Seed   uint64
 	// MaxIterations bounds each L-BFGS-B stage of the held-out check; 0:
@@ -423,7 +423,7 @@ func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
 	}
 	decays := o.Decays
 	if decays == nil {
-		decays = []float64{0.03, 0.1, 0.3, 1}
+		decays = []float64{0.1, 1, 10}
 	}
 	rep := &NetReport{}
 	maxIt := o.MaxIterations
