@@ -13,6 +13,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/tire"
 )
 
 // writeRealLike writes real-like recordings (PWM commands + a separate
@@ -275,5 +276,100 @@ func TestDiffDriveRunsAndSeparateSpeeds(t *testing.T) {
 	tab, err := dataset.ReadFile(sim, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "v"}, {Name: "traj", Text: true}}, Time: "t", Group: "traj"})
 	if err != nil || tab.Len() != n || tab.Col("v")[n/2] != 0 {
 		t.Errorf("simulate: %v, %d rows for %d, run b starts at v = %v (at rest)", err, tab.Len(), n, tab.Col("v")[n/2])
+	}
+}
+
+// splitLog writes the commands and the poses of a one-table log into two
+// files (poses with the heading in degrees) and returns their paths.
+func splitLog(t *testing.T, dir, path string, cmds []string, heading string) (string, string) {
+	t.Helper()
+	cols := []dataset.Column{{Name: "t"}}
+	for _, c := range cmds {
+		cols = append(cols, dataset.Column{Name: c})
+	}
+	for _, c := range []string{"x", "y", heading} {
+		cols = append(cols, dataset.Column{Name: c, Sparse: true})
+	}
+	cols = append(cols, dataset.Column{Name: "traj", Text: true, Optional: true})
+	tab, err := dataset.ReadFile(path, dataset.Spec{Columns: cols, Time: "t", Group: "traj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := tab.TextCol("traj")
+	var c, p strings.Builder
+	c.WriteString("t," + strings.Join(cmds, ","))
+	p.WriteString("t,x,y," + heading + "_deg")
+	if ids != nil {
+		c.WriteString(",traj")
+		p.WriteString(",traj")
+	}
+	c.WriteString("\n")
+	p.WriteString("\n")
+	for i := range tab.Len() {
+		fmt.Fprintf(&c, "%v", tab.Col("t")[i])
+		for _, k := range cmds {
+			fmt.Fprintf(&c, ",%v", tab.Col(k)[i])
+		}
+		if ids != nil {
+			fmt.Fprintf(&c, ",%s", ids[i])
+		}
+		c.WriteString("\n")
+		if x := tab.Col("x")[i]; !math.IsNaN(x) {
+			fmt.Fprintf(&p, "%v,%v,%v,%v", tab.Col("t")[i], x, tab.Col("y")[i], tab.Col(heading)[i]*180/math.Pi)
+			if ids != nil {
+				fmt.Fprintf(&p, ",%s", ids[i])
+			}
+			p.WriteString("\n")
+		}
+	}
+	return writeFile(t, dir, "cmds.csv", c.String()), writeFile(t, dir, "poses.csv", p.String())
+}
+
+// simulate from one table and from the split files gives the same trajectory.
+func TestSimulateSplitEqualsOneTable(t *testing.T) {
+	dir := t.TempDir()
+	mlog := filepath.Join(dir, "mecanum.csv")
+	writeMecanumLog(t, mlog, [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}}, 1)
+	mparams := writeFile(t, dir, "mu.json", `{"model": "mecanum", "mu": [0.4, 0.5, 0.6, 0.5]}`)
+	tlog := filepath.Join(dir, "tire.csv")
+	writeTireLog(t, tlog, tire.Jackal(), []int{0, 1})
+	tparams := writeFile(t, dir, "tire.json", `{"model": "tire"}`)
+	for _, c := range []struct {
+		model, log, params, heading string
+		cmds                        []string
+	}{
+		{"mecanum", mlog, mparams, "theta", []string{"w1", "w2", "w3", "w4"}},
+		{"tire", tlog, tparams, "psi", []string{"wl", "wr"}},
+	} {
+		sub := filepath.Join(dir, c.model)
+		os.Mkdir(sub, 0o755)
+		cmds, poses := splitLog(t, sub, c.log, c.cmds, c.heading)
+		st, one, se := runCLI("simulate", "-model", c.model, "-params", c.params, "-controls", c.log)
+		if st != 0 {
+			t.Fatalf("%s one table: %d %q", c.model, st, se)
+		}
+		st, two, se := runCLI("simulate", "-model", c.model, "-params", c.params, "-controls", cmds, "-poses", poses)
+		if st != 0 {
+			t.Fatalf("%s split: %d %q", c.model, st, se)
+		}
+		a, b := strings.Split(one, "\n"), strings.Split(two, "\n")
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d lines vs %d", c.model, len(a), len(b))
+		}
+		worst := 0.0
+		for i := 1; i < len(a); i++ {
+			fa, fb := strings.Split(a[i], ","), strings.Split(b[i], ",")
+			for k := range fa {
+				var va, vb float64
+				if _, err := fmt.Sscan(fa[k], &va); err != nil {
+					continue
+				}
+				fmt.Sscan(fb[k], &vb)
+				worst = math.Max(worst, math.Abs(va-vb))
+			}
+		}
+		if worst > 1e-9 || len(a) < 100 {
+			t.Errorf("%s: one table and split files differ by %g (%d lines)", c.model, worst, len(a))
+		}
 	}
 }
