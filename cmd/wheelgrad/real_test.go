@@ -19,7 +19,7 @@ import (
 // writeRealLike writes real-like recordings (PWM commands + a separate
 // camera file with its own clock, degrees) of the given commands, shortened
 // to seconds, and returns the -data and -poses lists.
-func writeRealLike(t *testing.T, dir string, cmds [][4]float64, seconds float64, seed uint64) (data, poses string) {
+func writeRealLike(t testing.TB, dir string, cmds [][4]float64, seconds float64, seed uint64) (data, poses string) {
 	t.Helper()
 	var ds, ps []string
 	for i, w := range cmds {
@@ -370,6 +370,23 @@ func TestSimulateSplitEqualsOneTable(t *testing.T) {
 		}
 		if worst > 1e-9 || len(a) < 100 {
 			t.Errorf("%s: one table and split files differ by %g (%d lines)", c.model, worst, len(a))
+		}
+	}
+}
+
+// BenchmarkRealLikeIdentifyCLI is item 6 of issue 10 as the whole command:
+// 8 six-second real-like recordings (16 files: PWM commands and camera),
+// command map, onset offsets, μ and free start poses with -loss squared.
+func BenchmarkRealLikeIdentifyCLI(b *testing.B) {
+	dir := b.TempDir()
+	data, poses := writeRealLike(b, dir, mecanum.RealLikeTrain, 6, 1)
+	init := filepath.Join(dir, "map.json")
+	os.WriteFile(init, []byte(realMap), 0o644)
+	out := filepath.Join(dir, "mu.json")
+	b.ResetTimer()
+	for range b.N {
+		if st, _, e := runCLI("identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses, "-offset", "auto", "-loss", "squared", "-out", out, "-quiet"); st != 0 {
+			b.Fatal(e)
 		}
 	}
 }
