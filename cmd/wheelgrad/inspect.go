@@ -33,6 +33,7 @@ func init() {
 			channels := fs.String("channels", "", "the four logged command columns (default: the command_map's, else w1,w2,w3,w4)")
 			offset := fs.String("offset", "", "seconds added to the pose times, or auto (from the motion onset)")
 			top := fs.Int("top", 5, "how many maps to report")
+			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
 				if *model != "mecanum" {
 					if *model == "" {
@@ -61,6 +62,7 @@ func init() {
 						return err
 					}
 				}
+				a.Prog = progressOn(e, *quiet, *verbose)
 				return inspectMecanum(e, a, *params, *channels, *top)
 			}
 		},
@@ -198,9 +200,10 @@ func inspectMecanum(e env, a IdentifyArgs, params, channels string, top int) err
 			return err
 		}
 		if i%32 == 0 {
-			progressOn(e, false, false).printf("inspect: map %d of %d", i+1, len(cands))
+			a.Prog.printf("inspect: map %d of %d", i+1, len(cands))
 		}
 	}
+	a.Prog.done()
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].RMS < cands[j].RMS })
 	best := cands[:min(len(cands), max(top, 8))]
 	for _, m := range best {
