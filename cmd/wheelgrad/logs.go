@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -48,6 +49,11 @@ func splitPoses(poses string, logs int) ([]string, error) {
 // commands its command columns, angles its heading columns (which may come in
 // degrees), m the parameter file's command map (nil for none).
 func readLog(e env, src logSource, spec dataset.Spec, commands, angles []string, m *dataset.CommandMap) (*dataset.Table, error) {
+	if m != nil && !hasAll(src.Path, m.Columns) && hasAll(src.Path, commands) {
+		// a file in the model's own commands (e.g. follow's output) needs
+		// no map
+		m = nil
+	}
 	o := dataset.LogOptions{Commands: commands, Angles: angles, Map: m, Sensors: src.Poses, Note: e.stderr, Offset: src.Offset}
 	t, err := dataset.ReadLog(src.Path, spec, o)
 	if err != nil {
@@ -59,4 +65,20 @@ func readLog(e env, src logSource, spec dataset.Spec, commands, angles []string,
 // mapError names the parameter file of a bad command map.
 func mapError(params string, err error) error {
 	return fmt.Errorf("%s: %w", params, err)
+}
+
+// hasAll reports whether the header of the CSV file at path has every one of
+// the columns (case-insensitively); false when it cannot be read (the reader
+// then says why).
+func hasAll(path string, cols []string) bool {
+	h, err := dataset.ReadHeader(path)
+	if err != nil {
+		return false
+	}
+	for _, c := range cols {
+		if !slices.Contains(h, strings.ToLower(strings.TrimSpace(c))) {
+			return false
+		}
+	}
+	return true
 }

@@ -120,6 +120,11 @@ func TestMecanumFrictionNetCLI(t *testing.T) {
 	if st, _, se := runCLI("follow", "-model", "mecanum", "-params", out, "-path", "circle", "-duration", "10", "-rate", "2", "-out", ctl); st != 0 {
 		t.Fatalf("follow with the network: status %d, stderr %q", st, se)
 	}
+	// follow's controls are in w1..w4: simulate reads them without the
+	// parameter file's command map
+	if st, _, se := runCLI("simulate", "-model", "mecanum", "-params", out, "-controls", ctl, "-out", pred); st != 0 {
+		t.Fatalf("simulate follow's controls with a mapped parameter file: status %d, stderr %q", st, se)
+	}
 }
 
 func TestInspectFindsWiring(t *testing.T) {
