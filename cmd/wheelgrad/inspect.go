@@ -166,7 +166,7 @@ func inspectMecanum(e env, a IdentifyArgs, params, channels string, top int) err
 			}
 		}
 		init := [4]float64{0.5, 0.5, 0.5, 0.5}
-		mu, res, f, err := mecanum.IdentifySquared(p, rs, init, opt.Settings{MaxIterations: maxIt})
+		mu, res, f, err := mecanum.IdentifySquared(p, rs, init, false, opt.Settings{MaxIterations: maxIt})
 		if err != nil {
 			return err
 		}

@@ -131,7 +131,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		}
 		fmt.Fprintf(rep, "  constant μ over the same runs for comparison: %.4f %.4f %.4f %.4f\n", r.ConstMu[0], r.ConstMu[1], r.ConstMu[2], r.ConstMu[3])
 	} else {
-		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }})
+		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }})
 		a.Prog.done()
 		if err != nil {
 			return err

@@ -29,7 +29,18 @@ type NetFit struct {
 	Scale float64 // input scale of the network
 	MuMax float64
 	Decay float64
-	runs  []netRun
+	// Delays adds a time offset δ per run (after the start poses), a nuisance
+	// with a gradient: camera sample k is compared with the pose δ after its
+	// row, p_i + δ·R(θ_i)·v, θ_i + δ·ω_z (the Euler step of eq. 5 continued,
+	// exact for 0 ≤ δ < dt_i): what a clock offset of δ between the camera
+	// and the commands does. Bounded to ±MaxDelay. With one constant command
+	// per run δ trades off against the start pose (a later start along the
+	// same path); only command changes (a stop included) determine it. On
+	// the real-like recordings, whose robot starts after a dead time but
+	// stops at once, the delays ran to their bounds, so the command line
+	// uses the motion onset (EstimateOnset) alone.
+	Delays bool
+	runs   []netRun
 	ell   float64
 	ncam  int
 }
@@ -123,7 +134,23 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 func (f *NetFit) NetWeights() int { return 4*f.H + f.H + 4*f.H + 4 }
 
 // Dim is the length of x.
-func (f *NetFit) Dim() int { return f.NetWeights() + 3*len(f.runs) }
+func (f *NetFit) Dim() int {
+	if f.Delays {
+		return f.NetWeights() + 4*len(f.runs)
+	}
+	return f.NetWeights() + 3*len(f.runs)
+}
+
+// MaxDelay bounds the time offsets of NetFit.Delays (s).
+const MaxDelay = 0.1
+
+// Delay returns run i's time offset δ in x (0 without Delays).
+func (f *NetFit) Delay(x []float64, i int) float64 {
+	if !f.Delays {
+		return 0
+	}
+	return x[f.NetWeights()+3*len(f.runs)+i]
+}
 
 // Net returns the network of x.
 func (f *NetFit) Net(x []float64) *FrictionNet {
@@ -151,7 +178,7 @@ func (f *NetFit) X0(mu [4]float64, seed uint64) []float64 {
 		m := math.Min(math.Max(mu[o], 1e-3), f.MuMax-1e-3) / f.MuMax
 		n.B2[o] = math.Log(m / (1 - m))
 	}
-	x := append(n.flatten(), make([]float64, 3*len(f.runs))...)
+	x := append(n.flatten(), make([]float64, f.Dim()-f.NetWeights())...)
 	nw, b := f.NetWeights(), len(f.runs)
 	for i, s := range f.runs {
 		x[nw+i], x[nw+b+i], x[nw+2*b+i] = s.pose0[0], s.pose0[1], s.pose0[2]
@@ -226,10 +253,9 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 			py += dt * (sn*vx + cs*vy)
 			th += dt * wz
 		}
+		d := f.Delay(x, ri)
 		for k, i := range s.cam {
-			sn, cs := s.sn[i], s.cs[i]
-			ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
-			qx, qy := s.px[i]-ell*sn-s.qx[k], s.py[i]+ell*cs-s.qy[k]
+			ex, ey, qx, qy, _, _ := s.residual(k, i, d, ell)
 			L += norm * (ex*ex + ey*ey + qx*qx + qy*qy)
 		}
 		if grad == nil {
@@ -239,7 +265,7 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 		for c := range s.velb {
 			s.velb[c] = [3]float64{}
 		}
-		var xb, yb, tb float64
+		var xb, yb, tb, db float64
 		k := len(s.cam) - 1
 		for i := n - 1; i >= 0; i-- {
 			sn, cs := s.sn[i], s.cs[i]
@@ -254,17 +280,31 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 				tb += dt * (xb*(-sn*vx-cs*vy) + yb*(cs*vx-sn*vy))
 			}
 			if k >= 0 && s.cam[k] == i {
-				ex, ey := s.px[i]-s.gx[k], s.py[i]-s.gy[k]
-				qx, qy := s.px[i]-ell*sn-s.qx[k], s.py[i]+ell*cs-s.qy[k]
-				xb += 2 * norm * (ex + qx)
-				yb += 2 * norm * (ey + qy)
-				tb += 2 * norm * (qx*(-ell*cs) + qy*(-ell*sn))
+				ex, ey, qx, qy, hsn, hcs := s.residual(k, i, d, ell)
+				gx, gy := 2*norm*(ex+qx), 2*norm*(ey+qy)
+				gth := 2 * norm * (qx*(-ell*hcs) + qy*(-ell*hsn))
+				xb += gx
+				yb += gy
+				tb += gth
+				if f.Delays {
+					c := s.cmd[i]
+					v := s.vel[c]
+					tb += d * (gx*(-sn*v[0]-cs*v[1]) + gy*(cs*v[0]-sn*v[1]))
+					vb := &s.velb[c]
+					vb[0] += d * (gx*cs + gy*sn)
+					vb[1] += d * (-gx*sn + gy*cs)
+					vb[2] += d * gth
+					db += gx*(cs*v[0]-sn*v[1]) + gy*(sn*v[0]+cs*v[1]) + gth*v[2]
+				}
 				k--
 			}
 		}
 		grad[nw+ri] += xb
 		grad[nw+nb+ri] += yb
 		grad[nw+2*nb+ri] += tb
+		if f.Delays {
+			grad[nw+3*nb+ri] += db
+		}
 		// through the network
 		gW1, gb1 := grad[:4*H], grad[4*H:5*H]
 		gW2, gb2 := grad[5*H:9*H], grad[9*H:9*H+4]
@@ -310,6 +350,22 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 	return L, nil
 }
 
+// residual returns camera sample k's position and marker residuals against
+// the pose δ after row i, and the sine and cosine of that pose's heading.
+func (s *netRun) residual(k, i int, d, ell float64) (ex, ey, qx, qy, hsn, hcs float64) {
+	hx, hy := s.px[i], s.py[i]
+	hsn, hcs = s.sn[i], s.cs[i]
+	if d != 0 {
+		v := s.vel[s.cmd[i]]
+		hx += d * (hcs*v[0] - hsn*v[1])
+		hy += d * (hsn*v[0] + hcs*v[1])
+		hsn, hcs = math.Sincos(s.pt[i] + d*v[2])
+	}
+	ex, ey = hx-s.gx[k], hy-s.gy[k]
+	qx, qy = hx-ell*hsn-s.qx[k], hy+ell*hcs-s.qy[k]
+	return
+}
+
 // RMS returns the position RMS error (m) of run i's camera samples under x
 // (the marker term left out).
 func (f *NetFit) RMS(x []float64, i int) float64 {
@@ -317,12 +373,16 @@ func (f *NetFit) RMS(x []float64, i int) float64 {
 	g.runs = []netRun{f.runs[i]}
 	g.ncam = len(f.runs[i].cam)
 	g.Decay = 0
-	y := append(append([]float64(nil), x[:f.NetWeights()]...), x[f.NetWeights()+i], x[f.NetWeights()+len(f.runs)+i], x[f.NetWeights()+2*len(f.runs)+i])
+	p0 := f.StartPose(x, i)
+	y := append(append([]float64(nil), x[:f.NetWeights()]...), p0[:]...)
+	if f.Delays {
+		y = append(y, f.Delay(x, i))
+	}
 	g.Eval(y, nil)
 	s := &g.runs[0]
 	var ss float64
 	for k, j := range s.cam {
-		ex, ey := s.px[j]-s.gx[k], s.py[j]-s.gy[k]
+		ex, ey, _, _, _, _ := s.residual(k, j, f.Delay(x, i), f.ell)
 		ss += ex*ex + ey*ey
 	}
 	return math.Sqrt(ss / float64(len(s.cam)))
@@ -344,6 +404,9 @@ func (f *NetFit) Train(x0 []float64, free []bool, set opt.Settings) (*NetResult,
 	lo, hi := make([]float64, n), make([]float64, n)
 	for i := range n {
 		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		if f.Delays && i >= f.NetWeights()+3*len(f.runs) {
+			lo[i], hi[i] = -MaxDelay, MaxDelay
+		}
 		if free != nil && !free[i] {
 			lo[i], hi[i] = x0[i], x0[i]
 		}
@@ -579,13 +642,15 @@ func validateScaled(p Params, val []Run, h int, scale float64, xnet []float64, o
 // over runs with NetFit's squared-error loss (positions and marker points):
 // the network reduced to its output biases, μ = MuMax·σ(b2). It takes far
 // fewer L-BFGS-B iterations than the distance loss of eq. 8 on real-like
-// data (README: item 6 of issue 10). It returns μ, the result (X: the fit's
-// vector) and the fit.
-func IdentifySquared(p Params, runs []Run, init [4]float64, set opt.Settings) ([4]float64, *NetResult, *NetFit, error) {
+// data (README: item 6 of issue 10). With delays, each run's camera clock
+// offset is fitted too (NetFit.Delays). It returns μ, the result (X: the
+// fit's vector) and the fit.
+func IdentifySquared(p Params, runs []Run, init [4]float64, delays bool, set opt.Settings) ([4]float64, *NetResult, *NetFit, error) {
 	f, err := NewNetFit(p, runs, 1, 0)
 	if err != nil {
 		return [4]float64{}, nil, nil, err
 	}
+	f.Delays = delays
 	x0 := f.X0(init, 1)
 	free := make([]bool, f.Dim())
 	for i := 9; i < len(free); i++ {
@@ -622,6 +687,9 @@ func (f *NetFit) Predict(x []float64, i int) (px, py []float64) {
 	nw := f.NetWeights()
 	p0 := f.StartPose(x, i)
 	y := append(append([]float64(nil), x[:nw]...), p0[:]...)
+	if f.Delays {
+		y = append(y, f.Delay(x, i))
+	}
 	g.Eval(y, nil)
 	s := &g.runs[0]
 	return append([]float64(nil), s.px...), append([]float64(nil), s.py...)
