@@ -41,8 +41,8 @@ type NetFit struct {
 	// uses the motion onset (EstimateOnset) alone.
 	Delays bool
 	runs   []netRun
-	ell   float64
-	ncam  int
+	ell    float64
+	ncam   int
 }
 
 // InputDecay is the weight decay of the hidden layer W1 relative to that of
