@@ -156,6 +156,14 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	if loss != "eq8" && loss != "squared" {
 		return usagef("-loss must be eq8 or squared, not %q", loss)
 	}
+	if fric == "net" || loss == "squared" {
+		if a.Method != "" && a.Method != mecanum.LBFGSB {
+			return usagef("-friction net and -loss squared use lbfgsb")
+		}
+		if (a.Extra["pose"] != "" && a.Extra["pose"] != "free") || cfg.Prior != 0 || autodiff {
+			return usagef("-pose fixed, -prior and -grad autodiff go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
+		}
+	}
 	// The report goes to stdout unless the parameters do.
 	rep := e.stdout
 	if a.Out == "-" {
@@ -170,9 +178,6 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		return err
 	}
 	if fric == "net" || loss == "squared" {
-		if a.Method != "" && a.Method != mecanum.LBFGSB {
-			return usagef("-friction net and -loss squared use lbfgsb")
-		}
 		return identifyMecanumSquared(e, a, p, runs, rep, fric == "net")
 	}
 	f, err := mecanum.NewFit(p, runs, cfg)

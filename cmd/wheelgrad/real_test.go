@@ -168,6 +168,8 @@ func TestRealLogBadInput(t *testing.T) {
 		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses + "," + poses}, "-poses names 2 file(s) for 1 log(s)"},
 		{[]string{"identify", "-model", "skidsteer", "-data", data, "-offset", "auto"}, "-offset auto is available for -model mecanum only"},
 		{[]string{"inspect", "-model", "diffdrive", "-data", data}, "mecanum only"},
+		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-friction", "net", "-pose", "fixed"}, "go with the eq8 loss"},
+		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-friction", "nets"}, "-friction must be constant or net"},
 	} {
 		st, _, se := runCLI(c.args...)
 		if st == 0 || !strings.Contains(se, c.want) || strings.Count(strings.TrimSpace(se), "\n") > 1 {
