@@ -21,6 +21,15 @@
 //   - the time column increases strictly, within each run of a Group column
 //     (such as the trajectory id traj) when the Spec names one.
 //
+// Real recordings come as asynchronous streams; ReadLog turns one into the
+// table a model's Spec describes (streams.go): a row whose command cells are
+// all empty is a sensor sample at its own time over which the previous
+// command holds (HoldCommands), a separate sensor file is merged by time
+// (MergeSensors), NAME_deg columns are converted and unwrapped
+// (DegreesToRadians), a CommandMap maps logged channels to the model's
+// commands, and an offset shifts the sensor clock. ReadStreams returns the
+// two streams unmerged, for estimating that offset.
+//
 // Writing goes through Writer (or WriteCSV for all-numeric tables), which
 // formats floats so that they read back bit for bit, and WriteFileAtomic,
 // which never leaves a partial file that looks complete.

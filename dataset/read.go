@@ -58,6 +58,11 @@ type Table struct {
 	Line    []int                // 1-based physical file line of each data row
 
 	header map[string]string // lower-case name -> name as spelled in the header
+	// rowFile, when not nil, names the file of each row of a table merged
+	// from two files (MergeSensors); held marks the rows whose commands were
+	// held from the previous row (HoldCommands).
+	rowFile []string
+	held    []bool
 }
 
 // Len returns the number of data rows.
@@ -87,6 +92,9 @@ func (t *Table) Errorf(row int, column string, format string, args ...any) error
 	e := &ParseError{File: t.File, Column: column, Err: fmt.Errorf(format, args...)}
 	if row >= 0 && row < len(t.Line) {
 		e.Line = t.Line[row]
+		if t.rowFile != nil {
+			e.File = t.rowFile[row]
+		}
 	}
 	if h, ok := t.header[key(column)]; ok && column != "" {
 		e.Column = h

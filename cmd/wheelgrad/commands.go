@@ -23,7 +23,24 @@ func init() {
 			fs.StringVar(&a.Params, "params", "", "parameter JSON file")
 			fs.StringVar(&a.Controls, "controls", "", "controls CSV file")
 			fs.StringVar(&a.Out, "out", "-", "trajectory CSV file (- for stdout)")
+			addPosesFlag(fs, &a.Poses)
+			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
+			fs.StringVar(&a.Plot, "plot", "", "mecanum: PNG file of the predicted path against the log's camera poses")
 			return func(e env) error {
+				if a.Plot != "" && *model != "mecanum" {
+					return usagef("-plot applies to simulate -model mecanum only")
+				}
+				if *offset == "auto" {
+					if *model != "mecanum" {
+						return usagef("-offset auto is available for -model mecanum only")
+					}
+					a.Auto = true
+				} else {
+					var err error
+					if a.Offset, err = parseOffset(*offset); err != nil {
+						return err
+					}
+				}
 				for _, r := range [][2]string{{"params", a.Params}, {"controls", a.Controls}} {
 					if err := required(r[0], r[1]); err != nil {
 						return err
@@ -53,7 +70,10 @@ func init() {
 			fs.StringVar(&a.Free, "free", "", "comma-separated parameters to identify; the others are held (excludes -fix)")
 			fs.BoolVar(&a.AllowUndetermined, "allow-undetermined", false, "write the parameters even when the logs do not determine some of them (a warning instead of exit status 1)")
 			fs.StringVar(&a.Out, "out", "-", "parameter JSON file (- for stdout)")
-			fs.StringVar(&a.Plot, "plot", "", "PNG or SVG file (by extension): measured and predicted trajectories")
+			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file (by extension): measured and predicted trajectories")
+			var poses string
+			addPosesFlag(fs, &poses)
+			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset and refined by the fit)")
 			extra := map[string]*string{}
 			for _, x := range identifyExtraFlags {
 				v := x.def
@@ -78,6 +98,15 @@ func init() {
 					return usagef("-data names no file")
 				}
 				*model = strings.ToLower(strings.TrimSpace(*model))
+				var err error
+				if a.Poses, err = splitPoses(poses, len(a.Data)); err != nil {
+					return err
+				}
+				if a.Offset != "auto" {
+					if _, err := parseOffset(a.Offset); err != nil {
+						return err
+					}
+				}
 				h, ok := identifyHandlers[*model]
 				if err := checkModel("identify", *model, ok); err != nil {
 					return err

@@ -45,7 +45,11 @@ func readDiffDriveParams(path string, def diffdrive.Params) (diffdrive.Params, e
 // are sampled uniformly at h) and names the first row that breaks it.
 func checkUniform(tab *dataset.Table, h float64) error {
 	t := tab.Col("t")
+	ids := tab.TextCol("traj")
 	for k := 1; k < len(t); k++ {
+		if ids != nil && ids[k] != ids[k-1] {
+			continue // a new run
+		}
 		if dt := t[k] - t[k-1]; math.Abs(dt-h) > 1e-3*h {
 			return tab.Errorf(k, "t", "time step %g s from the previous row, but the model's h is %g s (the log must be sampled uniformly at h)", dt, h)
 		}
@@ -180,36 +184,76 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	tab, err := dataset.ReadFile(a.Controls, dataset.Spec{Time: "t", Columns: []dataset.Column{
+	tab, err := readLog(e, a.source(), dataset.Spec{Time: "t", Group: "traj", Columns: []dataset.Column{
 		{Name: "t"}, {Name: "uf"}, {Name: "ul"},
-		{Name: "vr", Optional: true, Sparse: true}, {Name: "vl", Optional: true, Sparse: true}}})
+		{Name: "vr", Optional: true, Sparse: true}, {Name: "vl", Optional: true, Sparse: true},
+		{Name: "traj", Optional: true, Text: true}}}, []string{"uf", "ul"}, nil, nil)
 	if err != nil {
+		return err
+	}
+	if tab, err = diffDriveGrid(tab, false); err != nil {
 		return err
 	}
 	if err := checkUniform(tab, p.H); err != nil {
 		return err
 	}
-	var s0 diffdrive.State
 	if tab.Has("vr") != tab.Has("vl") {
 		return tab.Errorf(0, "", "the initial state needs both vr and vl columns")
 	}
-	if tab.Has("vr") {
-		vr, vl := tab.Col("vr")[0], tab.Col("vl")[0]
-		if math.IsNaN(vr) != math.IsNaN(vl) {
-			return tab.Errorf(0, "vr", "the first row gives one of vr, vl but not the other")
-		}
-		if !math.IsNaN(vr) {
-			s0.SdR, s0.SdL = vr, vl
-		}
-	}
-	tr, err := p.Simulate(s0, tab.Col("uf"), tab.Col("ul"))
-	if err != nil {
-		return err
-	}
 	t := tab.Col("t")
+	ids := tab.TextCol("traj")
+	var cols [6][]float64
+	for _, rr := range diffDriveRuns(tab) {
+		a, b := rr[0], rr[1]
+		// each run starts at rest, or from the wheel speeds of its first row
+		var s0 diffdrive.State
+		if tab.Has("vr") {
+			vr, vl := tab.Col("vr")[a], tab.Col("vl")[a]
+			if math.IsNaN(vr) != math.IsNaN(vl) {
+				return tab.Errorf(a, "vr", "the first row gives one of vr, vl but not the other")
+			}
+			if !math.IsNaN(vr) {
+				s0.SdR, s0.SdL = vr, vl
+			}
+		}
+		tr, err := p.Simulate(s0, tab.Col("uf")[a:b], tab.Col("ul")[a:b])
+		if err != nil {
+			return err
+		}
+		for i, c := range [][]float64{t[a:b], tr.VR, tr.VL, tr.V, tr.W} {
+			cols[i] = append(cols[i], c...)
+		}
+	}
 	return e.writeOut(a.Out, func(w io.Writer) error {
-		return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, [][]float64{t, tr.VR, tr.VL, tr.V, tr.W})
+		if ids == nil {
+			return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, cols[:5])
+		}
+		cw := dataset.NewWriter(w)
+		cw.WriteHeader("t", "vr", "vl", "v", "w", "traj")
+		for i := range cols[0] {
+			cw.WriteRow(dataset.Num(cols[0][i]), dataset.Num(cols[1][i]), dataset.Num(cols[2][i]), dataset.Num(cols[3][i]), dataset.Num(cols[4][i]), dataset.Text(ids[i]))
+		}
+		return cw.Flush()
 	})
+}
+
+// diffDriveRuns returns the [first, end) rows of each run (traj), or one.
+func diffDriveRuns(tab *dataset.Table) [][2]int {
+	ids := tab.TextCol("traj")
+	n := tab.Len()
+	var out [][2]int
+	for i := 0; i < n; {
+		j := i + 1
+		for ids != nil && j < n && ids[j] == ids[i] {
+			j++
+		}
+		if ids == nil {
+			j = n
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
 }
 
 func identifyDiffDrive(e env, a IdentifyArgs) error {
@@ -226,9 +270,17 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	tab, err := dataset.ReadFile(a.Data[0], dataset.Spec{Time: "t", Columns: []dataset.Column{
-		{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}})
+	offset, err := a.fixedOffset("diffdrive")
 	if err != nil {
+		return err
+	}
+	tab, err := readLog(e, a.sources(offset)[0], dataset.Spec{Time: "t", Group: "traj", Columns: []dataset.Column{
+		{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr", Sparse: true}, {Name: "vl", Sparse: true},
+		{Name: "traj", Optional: true, Text: true}}}, []string{"uf", "ul"}, nil, nil)
+	if err != nil {
+		return err
+	}
+	if tab, err = diffDriveGrid(tab, true); err != nil {
 		return err
 	}
 	d := a.Diag
@@ -245,8 +297,17 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return usagef("-fix/-free need -method lbfgsb for diffdrive")
 	}
 	d.timeUnits(a.Data[0], tab.Col("t"))
-	lg, err := diffdriveUniform(e, d, tab, init, a.Init, a.Gaps)
-	if err != nil {
+	var lg calibrate.Log
+	if tab.Has("traj") {
+		// Several runs: each must be uniform at h (no resampling across runs).
+		if err := checkUniform(tab, init.H); err != nil {
+			return err
+		}
+		lg = calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
+		for _, r := range diffDriveRuns(tab) {
+			lg.Runs = append(lg.Runs, r[0])
+		}
+	} else if lg, err = diffdriveUniform(e, d, tab, init, a.Init, a.Gaps); err != nil {
 		return err
 	}
 	undet, err := diffdriveChecks(d, a.Data[0], lg, init)
@@ -324,4 +385,67 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		_, err := w.Write(append(js, '\n'))
 		return err
 	})
+}
+
+// diffDriveGrid turns an asynchronous diffdrive log (wheel-speed samples on
+// rows of their own, or from -poses) into the model's uniform grid: the rows
+// that carry commands, with vr, vl interpolated linearly in time between the
+// nearest samples; grid rows outside the samples' time span are dropped. A
+// log without sensor-only rows is returned as it is, where need (identify)
+// asks for vr, vl on every row.
+func diffDriveGrid(tab *dataset.Table, need bool) (*dataset.Table, error) {
+	vr, vl := tab.Col("vr"), tab.Col("vl")
+	if !tab.AnyHeld() {
+		if need {
+			for i := range vr {
+				for _, c := range []struct {
+					n string
+					v []float64
+				}{{"vr", vr}, {"vl", vl}} {
+					if math.IsNaN(c.v[i]) {
+						return nil, tab.Errorf(i, c.n, "empty cell: the wheel speeds are needed on every row of a synchronous log (or put them on rows of their own, without commands)")
+					}
+				}
+			}
+		}
+		return tab, nil
+	}
+	if vr == nil || vl == nil {
+		return tab, nil
+	}
+	t := tab.Col("t")
+	keep := make([]bool, len(t))
+	nr, nl := make([]float64, len(t)), make([]float64, len(t))
+	for _, rr := range diffDriveRuns(tab) {
+		var st []int // sample rows of the run
+		for i := rr[0]; i < rr[1]; i++ {
+			if math.IsNaN(vr[i]) != math.IsNaN(vl[i]) {
+				c := "vr"
+				if math.IsNaN(vl[i]) {
+					c = "vl"
+				}
+				return nil, tab.Errorf(i, c, "empty cell: vr and vl go together")
+			}
+			if !math.IsNaN(vr[i]) {
+				st = append(st, i)
+			}
+		}
+		if len(st) < 2 {
+			return nil, tab.Errorf(rr[0], "vr", "%d wheel-speed samples in the run: at least 2 are needed to interpolate them onto the command rows", len(st))
+		}
+		k := 0
+		for i := rr[0]; i < rr[1]; i++ {
+			if tab.Held(i) || t[i] < t[st[0]] || t[i] > t[st[len(st)-1]] {
+				continue
+			}
+			for k+1 < len(st)-1 && t[st[k+1]] <= t[i] {
+				k++
+			}
+			a, b := st[k], st[k+1]
+			w := (t[i] - t[a]) / (t[b] - t[a])
+			nr[i], nl[i] = vr[a]+w*(vr[b]-vr[a]), vl[a]+w*(vl[b]-vl[a])
+			keep[i] = true
+		}
+	}
+	return tab.Select(keep, map[string][]float64{"vr": nr, "vl": nl}), nil
 }

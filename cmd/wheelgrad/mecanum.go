@@ -23,6 +23,8 @@ func init() {
 		extraFlag{"pose", "free", "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", "mecanum"},
 		extraFlag{"prior", "0", "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)", "mecanum"},
 		extraFlag{"grad", "analytic", "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)", "mecanum"},
+		extraFlag{"friction", "constant", "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)", "mecanum"},
+		extraFlag{"loss", "eq8", "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)", "mecanum"},
 	)
 }
 
@@ -31,7 +33,16 @@ func simulateMecanum(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	t, err := dataset.ReadFile(a.Controls, mecanum.LogSpec(false))
+	src := a.source()
+	if a.Auto {
+		on, err := mecanumOnset(src, p, true)
+		if err != nil {
+			return err
+		}
+		src.Offset = on.Offset
+		fmt.Fprintf(e.stderr, "%s: offset %+.4f s added to the pose times (motion onset)\n", a.Controls, on.Offset)
+	}
+	t, err := readLog(e, src, mecanum.LogSpec(false), mecanum.Commands, []string{"theta"}, p.CommandMap)
 	if err != nil {
 		return err
 	}
@@ -40,6 +51,11 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		return err
 	}
 	hasTraj := t.Has("traj")
+	if a.Plot != "" {
+		if err := plotMecanumPrediction(a.Plot, p, runs); err != nil {
+			return err
+		}
+	}
 	return e.writeOut(a.Out, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		head := []string{"t", "x", "y", "theta"}
@@ -74,10 +90,11 @@ func mecanumFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) 
 // readMecanumLogs reads every -data file; with several files, a run's id is
 // prefixed by its file name. Gaps follow the -gaps policy (a split run's
 // pieces are runs of their own, ids suffixed "#2", "#3", ...).
-func readMecanumLogs(files []string, d *diag, gaps string) ([]mecanum.Run, error) {
+func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, gaps string) ([]mecanum.Run, error) {
 	var runs []mecanum.Run
-	for _, f := range files {
-		t, err := dataset.ReadFile(f, mecanum.LogSpec(true))
+	for _, src := range srcs {
+		f := src.Path
+		t, err := readLog(e, src, mecanum.LogSpec(true), mecanum.Commands, []string{"theta"}, m)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +104,10 @@ func readMecanumLogs(files []string, d *diag, gaps string) ([]mecanum.Run, error
 		}
 		d.timeUnits(f, t.Col("t"))
 		for i := range rs {
-			if len(files) > 1 {
+			switch {
+			case len(srcs) > 1 && rs[i].ID == "":
+				rs[i].ID = filepath.Base(f)
+			case len(srcs) > 1:
 				rs[i].ID = filepath.Base(f) + ":" + rs[i].ID
 			}
 			r := rs[i]
@@ -299,9 +319,36 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
 	d := a.Diag
-	runs, err := readMecanumLogs(a.Data, d, a.Gaps)
+	fric, loss := a.Extra["friction"], a.Extra["loss"]
+	if fric != "constant" && fric != "net" {
+		return usagef("-friction must be constant or net, not %q", fric)
+	}
+	if loss != "eq8" && loss != "squared" {
+		return usagef("-loss must be eq8 or squared, not %q", loss)
+	}
+	if fric == "net" || loss == "squared" {
+		if a.Method != "" && a.Method != mecanum.LBFGSB {
+			return usagef("-friction net and -loss squared use lbfgsb")
+		}
+		if (a.Extra["pose"] != "" && a.Extra["pose"] != "free") || cfg.Prior != 0 || autodiff {
+			return usagef("-pose fixed, -prior and -grad autodiff go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
+		}
+	}
+	// The report goes to stdout unless the parameters do.
+	rep := e.stdout
+	if a.Out == "-" {
+		rep = e.stderr
+	}
+	srcs, err := mecanumSources(e, a, p, rep)
 	if err != nil {
 		return err
+	}
+	runs, err := readMecanumLogs(e, srcs, p.CommandMap, d, a.Gaps)
+	if err != nil {
+		return err
+	}
+	if fric == "net" || loss == "squared" {
+		return identifyMecanumSquared(e, a, p, runs, rep, fric == "net")
 	}
 	f, err := mecanum.NewFit(p, runs, cfg)
 	if err != nil {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -14,11 +16,22 @@ type SimulateArgs struct {
 	Params   string // parameter JSON path
 	Controls string // controls CSV path
 	Out      string // trajectory CSV path, "-" for stdout
+	Poses    string // separate sensor CSV merged into the controls, or ""
+	Offset   float64
+	Auto     bool   // -offset auto (mecanum)
+	Plot     string // mecanum: PNG of the prediction against the log's poses
+}
+
+// source is the controls file as a log source.
+func (a SimulateArgs) source() logSource {
+	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset}
 }
 
 // IdentifyArgs are the parsed flags of `wheelgrad identify`.
 type IdentifyArgs struct {
 	Data    []string // log CSV paths (-data a.csv,b.csv)
+	Poses   []string // separate sensor CSV per log, "" where none
+	Offset  string   // seconds added to the sensor streams' times, or "auto"
 	Init    string   // parameter JSON path or ""
 	Method  string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
 	Out     string   // parameter JSON path, "-" for stdout
@@ -101,4 +114,38 @@ func required(flag, value string) error {
 		return usagef("-%s is required", flag)
 	}
 	return nil
+}
+
+// sources are the -data logs with their -poses files and a fixed offset.
+func (a IdentifyArgs) sources(offset float64) []logSource {
+	out := make([]logSource, len(a.Data))
+	for i, d := range a.Data {
+		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset}
+	}
+	return out
+}
+
+// plainSources are logs without a separate sensor file or time offset.
+func plainSources(paths []string) []logSource {
+	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths))}.sources(0)
+}
+
+// fixedOffset returns -offset as a number; "auto" is a usage error for models
+// that cannot estimate it.
+func (a IdentifyArgs) fixedOffset(model string) (float64, error) {
+	if a.Offset == "auto" {
+		return 0, usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", model)
+	}
+	return parseOffset(a.Offset)
+}
+
+func parseOffset(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, usagef("-offset must be a number of seconds or auto, not %q", s)
+	}
+	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,45 +25,122 @@ func init() {
 	identifyMethods["skidsteer"] = []string{"ipem", "ekf", "batch"}
 }
 
-var skidsteerSpec = dataset.Spec{
-	Columns: []dataset.Column{
-		{Name: "t"}, {Name: "vc"}, {Name: "wc"},
-		{Name: "x", Optional: true, Sparse: true},
-		{Name: "y", Optional: true, Sparse: true},
-		{Name: "psi", Optional: true, Sparse: true},
-	},
-	Time: "t",
+// skidsteerSpec is the log of FORMATS.md with the additions of the README:
+// a traj column splitting runs, and the wheel-speed form wl, wr (rad/s)
+// instead of vc, wc.
+func skidsteerSpec(wheels bool) (dataset.Spec, []string) {
+	cmds := []string{"vc", "wc"}
+	if wheels {
+		cmds = []string{"wl", "wr"}
+	}
+	return dataset.Spec{
+		Columns: []dataset.Column{
+			{Name: "t"}, {Name: cmds[0]}, {Name: cmds[1]},
+			{Name: "x", Optional: true, Sparse: true},
+			{Name: "y", Optional: true, Sparse: true},
+			{Name: "psi", Optional: true, Sparse: true},
+			{Name: "traj", Optional: true, Text: true},
+		},
+		Time:  "t",
+		Group: "traj",
+	}, cmds
 }
 
-// readSkidsteerLog reads and checks a log or controls CSV.
-func readSkidsteerLog(path string) (*skidsteer.Log, *dataset.Table, error) {
-	tab, err := dataset.ReadFile(path, skidsteerSpec)
+// skidRun is one run of a skid-steer log with where it came from.
+type skidRun struct {
+	*skidsteer.Log
+	tab *dataset.Table
+	row int    // first row in tab
+	id  string // traj value, "" without
+}
+
+// wheelForm reports whether a log gives wheel speeds wl, wr rather than vc, wc.
+func wheelForm(path string) (bool, error) {
+	h, err := dataset.ReadHeader(path)
 	if err != nil {
-		return nil, nil, err
+		return false, err
+	}
+	return !slices.Contains(h, "vc") && slices.Contains(h, "wl"), nil
+}
+
+// readSkidsteerLog reads and checks a log or controls CSV, split into runs
+// by traj. p gives the command map and, for a wheel-speed log, r and track.
+func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) ([]skidRun, error) {
+	wheels, err := wheelForm(src.Path)
+	if err != nil {
+		return nil, err
+	}
+	if p.CommandMap != nil {
+		wheels = false // the map gives vc, wc
+	}
+	if wheels && !(p.R > 0 && p.Track > 0) {
+		if params == "" {
+			return nil, fmt.Errorf("%s: the log gives wheel speeds wl, wr: give the wheel radius r and track width track in a parameter file", src.Path)
+		}
+		return nil, fmt.Errorf("%s: the log %s gives wheel speeds wl, wr: the parameters need r (wheel radius) and track (track width)", params, src.Path)
+	}
+	spec, cmds := skidsteerSpec(wheels)
+	tab, err := readLog(e, src, spec, cmds, []string{"psi"}, p.CommandMap)
+	if err != nil {
+		return nil, err
 	}
 	has := []bool{tab.Has("x"), tab.Has("y"), tab.Has("psi")}
 	if has[0] || has[1] || has[2] {
 		for i, c := range []string{"x", "y", "psi"} {
 			if !has[i] {
-				return nil, nil, &dataset.ParseError{File: path, Line: tab.Line[0] - 1, Column: c,
+				return nil, &dataset.ParseError{File: src.Path, Line: tab.Line[0] - 1, Column: c,
 					Err: fmt.Errorf("%w (x, y and psi go together)", dataset.ErrMissingColumn)}
 			}
 		}
 	}
-	l, err := skidsteer.NewLog(tab.Col("t"), tab.Col("vc"), tab.Col("wc"), tab.Col("x"), tab.Col("y"), tab.Col("psi"))
-	if err != nil {
-		return nil, nil, rowError(tab, err)
+	vc, wc := tab.Col(cmds[0]), tab.Col(cmds[1])
+	if wheels {
+		wl, wr := vc, wc
+		vc, wc = make([]float64, len(wl)), make([]float64, len(wl))
+		for i := range wl {
+			vc[i] = p.R * (wl[i] + wr[i]) / 2
+			wc[i] = p.R * (wr[i] - wl[i]) / p.Track
+		}
 	}
-	return l, tab, nil
+	ids := tab.TextCol("traj")
+	var runs []skidRun
+	n := tab.Len()
+	for i := 0; i < n; {
+		j := i + 1
+		for ids != nil && j < n && ids[j] == ids[i] {
+			j++
+		}
+		if ids == nil {
+			j = n
+		}
+		cut := func(c []float64) []float64 {
+			if c == nil {
+				return nil
+			}
+			return c[i:j]
+		}
+		l, err := skidsteer.NewLog(tab.Col("t")[i:j], vc[i:j], wc[i:j], cut(tab.Col("x")), cut(tab.Col("y")), cut(tab.Col("psi")))
+		r := skidRun{Log: l, tab: tab, row: i}
+		if ids != nil {
+			r.id = ids[i]
+		}
+		if err != nil {
+			return nil, r.rowError(err)
+		}
+		runs = append(runs, r)
+		i = j
+	}
+	return runs, nil
 }
 
-// rowError names the file, line and column of a model's row error.
-func rowError(tab *dataset.Table, err error) error {
+// rowError names the file, line and column of a run's row error.
+func (r skidRun) rowError(err error) error {
 	var re *skidsteer.RowError
 	if errors.As(err, &re) {
-		return tab.Errorf(re.Row, re.Column, "%s", re.Msg)
+		col := re.Column
+		return r.tab.Errorf(r.row+re.Row, col, "%s", re.Msg)
 	}
-	return fmt.Errorf("%s: %w", tab.File, err)
+	return fmt.Errorf("%s: %w", r.tab.File, err)
 }
 
 func readSkidsteerParams(path string) (skidsteer.Params, error) {
@@ -73,6 +151,11 @@ func readSkidsteerParams(path string) (skidsteer.Params, error) {
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
+	if p.CommandMap != nil {
+		if err := p.CommandMap.Check([]string{"vc", "wc"}); err != nil {
+			return p, mapError(path, err)
+		}
+	}
 	return p, nil
 }
 
@@ -81,19 +164,35 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	l, _, err := readSkidsteerLog(a.Controls)
+	runs, err := readSkidsteerLog(e, a.source(), p, a.Params)
 	if err != nil {
 		return err
 	}
-	traj, err := simulateSkidsteerLog(p, l)
-	if err != nil {
-		return err
+	// each run starts from its own first pose (or zero)
+	trajs := make([][]skidsteer.Pose, len(runs))
+	for i, r := range runs {
+		tr, err := simulateSkidsteerLog(p, r.Log)
+		if err != nil {
+			return r.rowError(err)
+		}
+		trajs[i] = tr
 	}
+	hasTraj := runs[0].tab.Has("traj")
 	write := func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
-		cw.WriteHeader("t", "x", "y", "psi")
-		for i, q := range traj {
-			cw.WriteFloats(l.T[i], q.X, q.Y, q.Psi)
+		head := []string{"t", "x", "y", "psi"}
+		if hasTraj {
+			head = append(head, "traj")
+		}
+		cw.WriteHeader(head...)
+		for i, r := range runs {
+			for k, q := range trajs[i] {
+				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(q.X), dataset.Num(q.Y), dataset.Num(q.Psi)}
+				if hasTraj {
+					row = append(row, dataset.Text(r.id))
+				}
+				cw.WriteRow(row...)
+			}
 		}
 		return cw.Flush()
 	}
@@ -128,30 +227,23 @@ func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pos
 
 // skidsteerPieces applies the -gaps policy to a log: the log itself, or
 // its pieces between gaps (each a log of its own).
-func skidsteerPieces(d *diag, policy string, l *skidsteer.Log, tab *dataset.Table) ([]*skidsteer.Log, error) {
-	pieces, err := checkGaps(d, policy, l.T, true, tableRowErr(tab, 0))
+func skidsteerPieces(d *diag, policy string, r skidRun) ([]*skidsteer.Log, error) {
+	l := r.Log
+	pieces, err := checkGaps(d, policy, l.T, true, tableRowErr(r.tab, r.row))
 	if err != nil || pieces == nil {
 		return []*skidsteer.Log{l}, err
 	}
 	var out []*skidsteer.Log
 	for _, pc := range pieces {
-		cut := func(c string) []float64 {
-			if !tab.Has(c) {
-				return nil
-			}
-			return tab.Col(c)[pc[0]:pc[1]]
-		}
-		q, err := skidsteer.NewLog(cut("t"), cut("vc"), cut("wc"), cut("x"), cut("y"), cut("psi"))
-		if err != nil {
-			return nil, rowError(tab, err)
-		}
+		a, b := pc[0], pc[1]
+		q := &skidsteer.Log{T: l.T[a:b], Vc: l.Vc[a:b], Wc: l.Wc[a:b], Pose: l.Pose[a:b], HasPose: l.HasPose[a:b]}
 		if len(q.PoseRows()) < 2 {
-			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", tab.File, tab.Line[pc[0]])
+			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", r.tab.File, r.tab.Line[r.row+a])
 			continue
 		}
 		out = append(out, q)
 	}
-	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", tab.File, len(pieces)-1, len(out))
+	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", r.tab.File, len(pieces)-1, len(out))
 	return out, nil
 }
 
@@ -218,12 +310,17 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 
 func identifySkidsteer(e env, a IdentifyArgs) error {
 	cfg := skidsteer.IPEMConfig{}
+	var init skidsteer.Params
 	if a.Init != "" {
-		p, err := readSkidsteerParams(a.Init)
-		if err != nil {
+		var err error
+		if init, err = readSkidsteerParams(a.Init); err != nil {
 			return err
 		}
-		cfg.A0 = p.Coeffs()
+		cfg.A0 = init.Coeffs()
+	}
+	offset, err := a.fixedOffset("skidsteer")
+	if err != nil {
+		return err
 	}
 	d := a.Diag
 	held, err := fixedSet(skidsteer.CoeffNames[:], a.Fix, a.Free)
@@ -232,26 +329,28 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	}
 	var logs []*skidsteer.Log
 	var ivs []*skidsteer.Intervals
-	for _, path := range a.Data {
-		l, tab, err := readSkidsteerLog(path)
+	for _, src := range a.sources(offset) {
+		runs, err := readSkidsteerLog(e, src, init, a.Init)
 		if err != nil {
 			return err
 		}
-		if len(l.PoseRows()) < 2 {
-			_, err := l.Intervals(1, 400)
-			return rowError(tab, err)
-		}
-		d.timeUnits(path, l.T)
-		pieces, err := skidsteerPieces(d, a.Gaps, l, tab)
-		if err != nil {
-			return err
-		}
-		for _, q := range pieces {
-			iv, err := q.Intervals(1, 400)
-			if err != nil {
-				return rowError(tab, err)
+		for _, r := range runs {
+			if len(r.PoseRows()) < 2 {
+				_, err := r.Intervals(1, 400)
+				return r.rowError(err)
 			}
-			logs, ivs = append(logs, q), append(ivs, iv)
+			d.timeUnits(src.Path, r.T)
+			pieces, err := skidsteerPieces(d, a.Gaps, r)
+			if err != nil {
+				return err
+			}
+			for _, q := range pieces {
+				iv, err := q.Intervals(1, 400)
+				if err != nil {
+					return r.rowError(err)
+				}
+				logs, ivs = append(logs, q), append(ivs, iv)
+			}
 		}
 	}
 	if err := skidsteerChecks(d, logs, a.Data); err != nil {
@@ -324,6 +423,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	}
 	elapsed := time.Since(start)
 	out := cal.Params()
+	out.R, out.Track, out.CommandMap = init.R, init.Track, init.CommandMap
 	sd := cal.Std()
 	var ps []param
 	for k, name := range skidsteer.CoeffNames {

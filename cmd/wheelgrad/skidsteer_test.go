@@ -83,7 +83,8 @@ func TestSkidsteerIdentifyAndSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logTab, _ := dataset.ReadFile(logPath, skidsteerSpec)
+	spec, _ := skidsteerSpec(false)
+	logTab, _ := dataset.ReadFile(logPath, spec)
 	if sim.Len() != logTab.Len() {
 		t.Fatalf("simulate wrote %d rows for %d", sim.Len(), logTab.Len())
 	}

@@ -45,8 +45,8 @@ type tireRun struct {
 	id  string
 }
 
-func readTireLog(path string) ([]tireRun, *dataset.Table, error) {
-	tab, err := dataset.ReadFile(path, tireSpec())
+func readTireLog(e env, src logSource) ([]tireRun, *dataset.Table, error) {
+	tab, err := readLog(e, src, tireSpec(), []string{"wl", "wr"}, []string{"psi"}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +140,7 @@ func simulateTire(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	runs, tab, err := readTireLog(a.Controls)
+	runs, tab, err := readTireLog(e, a.source())
 	if err != nil {
 		return err
 	}
@@ -196,10 +196,15 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if err != nil || !(batch > 0) || math.IsInf(batch, 0) {
 		return usagef("-batch %q: want a finite number of seconds > 0", a.Extra["batch"])
 	}
+	offset, err := a.fixedOffset("tire")
+	if err != nil {
+		return err
+	}
 	d := a.Diag
 	var runs []tireRun
-	for _, path := range a.Data {
-		rs, tab, err := readTireLog(path)
+	for _, src := range a.sources(offset) {
+		path := src.Path
+		rs, tab, err := readTireLog(e, src)
 		if err != nil {
 			return err
 		}

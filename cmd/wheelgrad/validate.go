@@ -198,7 +198,7 @@ func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, err := readMecanumLogs(a.Data, a.Diag, a.Gaps)
+	runs, err := readMecanumLogs(e, plainSources(a.Data), p.CommandMap, a.Diag, a.Gaps)
 	if err != nil {
 		return nil, err
 	}
@@ -225,29 +225,31 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 	}
 	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
-	for _, path := range a.Data {
-		l, tab, err := readSkidsteerLog(path)
+	for _, src := range plainSources(a.Data) {
+		runs, err := readSkidsteerLog(e, src, p, a.Params)
 		if err != nil {
 			return nil, err
 		}
-		if len(l.PoseRows()) == 0 {
-			return nil, tab.Errorf(0, "x", "validate needs measured poses x, y, psi")
-		}
-		pieces, err := skidsteerPieces(a.Diag, a.Gaps, l, tab)
-		if err != nil {
-			return nil, err
-		}
-		for _, q := range pieces {
-			tr, err := simulateSkidsteerLog(p, q)
+		for _, r := range runs {
+			if len(r.PoseRows()) == 0 {
+				return nil, r.tab.Errorf(r.row, "x", "validate needs measured poses x, y, psi")
+			}
+			pieces, err := skidsteerPieces(a.Diag, a.Gaps, r)
 			if err != nil {
 				return nil, err
 			}
-			for _, k := range q.PoseRows() {
-				chs[0].add(run, q.T[k], q.Pose[k].X, tr[k].X)
-				chs[1].add(run, q.T[k], q.Pose[k].Y, tr[k].Y)
-				chs[2].add(run, q.T[k], q.Pose[k].Psi, tr[k].Psi)
+			for _, q := range pieces {
+				tr, err := simulateSkidsteerLog(p, q)
+				if err != nil {
+					return nil, r.rowError(err)
+				}
+				for _, k := range q.PoseRows() {
+					chs[0].add(run, q.T[k], q.Pose[k].X, tr[k].X)
+					chs[1].add(run, q.T[k], q.Pose[k].Y, tr[k].Y)
+					chs[2].add(run, q.T[k], q.Pose[k].Psi, tr[k].Psi)
+				}
+				run++
 			}
-			run++
 		}
 	}
 	return chs, nil
@@ -290,8 +292,8 @@ func validateTire(e env, a ValidateArgs) ([]channel, error) {
 	}
 	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
-	for _, path := range a.Data {
-		rs, tab, err := readTireLog(path)
+	for _, src := range plainSources(a.Data) {
+		rs, tab, err := readTireLog(e, src)
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,15 @@
 //   - FrictionNet: the 4-16-4 network of §VI (end) mapping the commanded wheel
 //     speeds to μ, trained on per-trajectory estimates; a parameter file may
 //     carry it instead of a constant μ.
+//   - NetFit and TrainNet: the network trained jointly over all runs through
+//     the gradient of a squared trajectory loss (a native reverse pass
+//     through eqs. 3–5 and the network), with the weight decay chosen on
+//     held-out commands; IdentifySquared: one constant μ with that loss.
+//   - EstimateOnset: the offset between a command stream and a camera
+//     stream from the motion onset of a run that starts at rest.
+//   - SynthesizeRealLike: recordings like a real low-cost robot's (raw PWM
+//     channels in another order and sign, a camera with its own clock and
+//     jitter, dead time, spin-up of eq. 2, command-dependent friction).
 //   - Synthesize: synthetic logs like the paper's (240 Hz controls, 60 Hz
 //     camera with Gaussian noise), for tests and experiments.
 package mecanum

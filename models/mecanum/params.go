@@ -25,6 +25,10 @@ type Params struct {
 	// Friction, when present, gives μ as a function of the commanded wheel
 	// speeds (§VI, end) and takes the place of Mu in Simulate.
 	Friction *FrictionNet `json:"friction_net,omitempty"`
+	// CommandMap, when present, maps a log's channels (e.g. raw PWM) to the
+	// commanded wheel speeds w1..w4 (order, sign, scale): read by the
+	// command line, not by the model.
+	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
 }
 
 // DefaultParams are the paper's constants (§V: M = 4, g = 9.8, r = 0.03,
@@ -48,6 +52,9 @@ func (p Params) BMatrix() [3][4]float64 {
 		{c, -c, -c, c},
 	}
 }
+
+// Commands are the command columns of a mecanum log.
+var Commands = []string{"w1", "w2", "w3", "w4"}
 
 // NullVector is n = (1, 1, −1, −1), the null vector of B (eq. 4): wheel
 // speeds changing along n move the robot not at all.
@@ -119,6 +126,11 @@ func ReadParams(path string, needMu bool) (Params, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return Params{}, &dataset.JSONError{File: path, Err: err}
+	}
+	if p.CommandMap != nil {
+		if err := p.CommandMap.Check(Commands); err != nil {
+			return Params{}, &dataset.JSONError{File: path, Key: "command_map", Err: err}
+		}
 	}
 	if p.Model == "" {
 		p.Model = "mecanum"

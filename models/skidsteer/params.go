@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // NumCoeffs is the number of slip coefficients a11..a33 (eq. 3).
@@ -19,12 +21,23 @@ type Params struct {
 	A     [3][3]float64  `json:"a"`
 	Cov   *[9][9]float64 `json:"cov,omitempty"`
 	Std   *[3][3]float64 `json:"std,omitempty"`
+	// R (wheel radius, m) and Track (track width, m) convert a log in
+	// wheel-speed form (wl, wr in rad/s) to vc = R·(wl+wr)/2,
+	// wc = R·(wr−wl)/Track; needed only for such logs.
+	R     float64 `json:"r,omitempty"`
+	Track float64 `json:"track,omitempty"`
+	// CommandMap maps a log's channels to the commands (vc, wc, or wl, wr
+	// for a wheel-speed log); read by the command line.
+	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
 }
 
 // Validate checks the model name and that every coefficient is finite.
 func (p Params) Validate() error {
 	if p.Model != "" && p.Model != "skidsteer" {
 		return fmt.Errorf("model is %q, want \"skidsteer\"", p.Model)
+	}
+	if math.IsNaN(p.R) || math.IsInf(p.R, 0) || p.R < 0 || math.IsNaN(p.Track) || math.IsInf(p.Track, 0) || p.Track < 0 {
+		return fmt.Errorf("r = %v and track = %v must be finite and ≥ 0 (0: not given)", p.R, p.Track)
 	}
 	for i, v := range p.Coeffs() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

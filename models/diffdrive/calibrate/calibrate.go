@@ -106,6 +106,10 @@ var SmoothThenExact = []diffdrive.Smoothing{{T: 0.05, Eps: 0.005}, {}}
 // Log is a calibration log: uniformly sampled rows at the model's h.
 type Log struct {
 	UF, UL, VR, VL []float64
+	// Runs, when not nil, are the first rows of separate runs (a traj
+	// column): no segment and no derivative crosses from one run into the
+	// next. Runs[0] must be 0.
+	Runs []int
 }
 
 // Result is a calibration's outcome.
@@ -154,22 +158,53 @@ func Segments(lg Log, l, h float64, o Options) (*diffdrive.Batch, int, error) {
 	if stride == 0 {
 		stride = dataset.StrideFor(n, o.N, 2, o.Segments)
 	}
-	starts, err := dataset.SegmentStarts(n, o.N, stride, 2)
-	if err != nil {
-		return nil, 0, err
+	runs := lg.Runs
+	if runs == nil {
+		runs = []int{0}
 	}
+	if runs[0] != 0 {
+		return nil, 0, fmt.Errorf("calibrate: Runs[0] = %d, want 0", runs[0])
+	}
+	var starts []int
 	vr, vl := lg.VR, lg.VL
 	if o.Robust {
 		vr, vl = make([]float64, n), make([]float64, n)
-		dataset.Median5(vr, lg.VR)
-		dataset.Median5(vl, lg.VL)
 	}
 	ar, al := make([]float64, n), make([]float64, n)
-	if err := dataset.Derivative5(ar, vr, h); err != nil {
-		return nil, 0, err
+	var firstErr error
+	for r, a := range runs {
+		b := n
+		if r+1 < len(runs) {
+			b = runs[r+1]
+		}
+		if b <= a {
+			return nil, 0, fmt.Errorf("calibrate: Runs %v are not increasing within %d rows", runs, n)
+		}
+		st, err := dataset.SegmentStarts(b-a, o.N, stride, 2)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue // a run too short for one segment adds none
+		}
+		for _, k := range st {
+			starts = append(starts, a+k)
+		}
+		if o.Robust {
+			dataset.Median5(vr[a:b], lg.VR[a:b])
+			dataset.Median5(vl[a:b], lg.VL[a:b])
+		}
+		if b-a >= 5 {
+			if err := dataset.Derivative5(ar[a:b], vr[a:b], h); err != nil {
+				return nil, 0, err
+			}
+			if err := dataset.Derivative5(al[a:b], vl[a:b], h); err != nil {
+				return nil, 0, err
+			}
+		}
 	}
-	if err := dataset.Derivative5(al, vl, h); err != nil {
-		return nil, 0, err
+	if len(starts) == 0 {
+		return nil, 0, firstErr
 	}
 	// The measured velocities of eq. 22 stay the raw ones: L1 copes with
 	// their spikes; only the initial states are filtered.

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+func trainRuns(tb testing.TB) []mecanum.Run {
+	dir := tb.TempDir()
+	recs, err := Generate(dir, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var runs []mecanum.Run
+	for _, rec := range recs {
+		if rec.Train && rec.Repeat == 0 {
+			r, _, err := Load(rec, mecanum.DefaultParams())
+			if err != nil {
+				tb.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs
+}
+
+// BenchmarkJointIdentify is item 6 of issue 10: one constant μ and free start
+// poses over 8 six-second real-like runs (the library part; the CLI
+// benchmark in cmd/wheelgrad adds reading the files).
+func BenchmarkJointIdentify(b *testing.B) {
+	runs := trainRuns(b)
+	p := mecanum.DefaultParams()
+	b.ResetTimer()
+	for range b.N {
+		f, err := mecanum.NewFit(p, runs, mecanum.DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		id, err := mecanum.Identify(f, mecanum.IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(id.Opt.Iterations), "iterations")
+		b.ReportMetric(float64(id.Opt.FuncEvaluations), "evaluations")
+	}
+}
+
+// Smoke test: the recordings load through the map, the camera file and the
+// onset estimate, whose offset matches the generator's camera clock shift
+// less its dead time and spin-up time constant (what the steady-state model
+// sees as a delay) to a few frames.
+func TestRecordingsLoad(t *testing.T) {
+	dir := t.TempDir()
+	recs, err := Generate(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mecanum.DefaultParams()
+	for i, rec := range recs[:4] {
+		r, on, err := Load(rec, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := mecanum.RealLikeTrain[i/2]
+		spec := mecanum.RealLikeRecording(w, rec.Repeat, 2+uint64(100*(i/2))+uint64(len("train")))
+		want := rec.Shift - spec.Delay - 0.05
+		if d := on.Offset - want; d < -0.04 || d > 0.04 {
+			t.Errorf("%s: offset %.3f s, want %.3f ± 0.04 (shift %.3f, dead time %.3f)", rec.Name, on.Offset, want, rec.Shift, spec.Delay)
+		}
+		if len(r.Camera()) < 300 || r.W[10] != w {
+			t.Errorf("%s: %d camera rows, command %v (want %v)", rec.Name, len(r.Camera()), r.W[10], w)
+		}
+	}
+}
+
+// BenchmarkJointLeastSquares: the same problem with NetFit's squared-error
+// loss and the network frozen to a constant μ (only the output biases and
+// the start poses free).
+func BenchmarkJointLeastSquares(b *testing.B) {
+	runs := trainRuns(b)
+	p := mecanum.DefaultParams()
+	b.ResetTimer()
+	for range b.N {
+		f, err := mecanum.NewNetFit(p, runs, 1, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5}, 1)
+		free := make([]bool, f.Dim())
+		for i := 9; i < len(free); i++ {
+			free[i] = true
+		}
+		for i := 5; i < 9; i++ {
+			x0[i] = 0
+		}
+		r, err := f.Train(x0, free, opt.Settings{FunctionTol: mecanum.DefaultFunctionTol, GradientTol: mecanum.DefaultGradientTol})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(r.Opt.Iterations), "iterations")
+		b.ReportMetric(float64(r.Opt.FuncEvaluations), "evaluations")
+		mu := r.Net.Predict([4]float64{})
+		b.ReportMetric(mu[0], "mu1")
+	}
+}
