@@ -71,59 +71,94 @@ func medianStep(t []float64) float64 {
 // gapRows returns the rows k ≥ 1 whose step from row k−1 exceeds gapFactor
 // times the median step, and the median step.
 func gapRows(t []float64) (rows []int, med float64) {
-	med = medianStep(t)
-	if !(med > 0) {
-		return nil, med
-	}
-	for k := 1; k < len(t); k++ {
-		if t[k]-t[k-1] > gapFactor*med {
-			rows = append(rows, k)
-		}
-	}
+	rows, _, med = commandGaps(t, nil)
 	return rows, med
 }
 
-// gapMessage says what a gap at row k is and what to do about it.
-func gapMessage(t []float64, k int, med float64, canSplit bool) string {
+// commandGaps finds the gaps of a run's command stream: isCmd(i) tells the
+// rows that carry commands (nil: every row, a synchronous log). In an
+// asynchronous log (FORMATS.md additions: sensor-only rows hold the previous
+// command) a gap is a step between consecutive command rows longer than
+// gapFactor times their median step; sensor rows inside it do not bridge
+// it, and sensor rows after the last command row are not a gap (the last
+// command holds, as the format says). rows are the command rows after each
+// gap, prev the command rows before them.
+func commandGaps(t []float64, isCmd func(int) bool) (rows, prev []int, med float64) {
+	var idx []int
+	for i := range t {
+		if isCmd == nil || isCmd(i) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < 2 {
+		return nil, nil, 0
+	}
+	steps := make([]float64, len(idx)-1)
+	for k := 1; k < len(idx); k++ {
+		steps[k-1] = t[idx[k]] - t[idx[k-1]]
+	}
+	slices.Sort(steps)
+	med = steps[len(steps)/2]
+	if !(med > 0) {
+		return nil, nil, med
+	}
+	for k := 1; k < len(idx); k++ {
+		if t[idx[k]]-t[idx[k-1]] > gapFactor*med {
+			rows, prev = append(rows, idx[k]), append(prev, idx[k-1])
+		}
+	}
+	return rows, prev, med
+}
+
+// runHeld marks the command rows of a run that starts at row0 of tab (nil
+// for a synchronous log: every row has commands).
+func runHeld(tab *dataset.Table, row0 int) func(int) bool {
+	if tab == nil || !tab.AnyHeld() {
+		return nil
+	}
+	return func(i int) bool { return !tab.Held(row0 + i) }
+}
+
+// gapMessage says what a gap at row k (after command row p) is and what to
+// do about it.
+func gapMessage(t []float64, k, p int, med float64, canSplit bool) string {
 	fix := "-gaps split to start a new run there, -gaps bridge to hold the last command across it, or cut the log"
 	if !canSplit {
 		fix = "-gaps bridge to hold the last command across it, or cut the log into pieces without gaps"
 	}
-	return fmt.Sprintf("time gap of %.4g s before this row (the log steps by %.4g s): the commands in the gap are unknown; pass %s", t[k]-t[k-1], med, fix)
+	return fmt.Sprintf("time gap of %.4g s before this row (the log steps by %.4g s): the commands in the gap are unknown; pass %s", t[k]-t[p], med, fix)
 }
 
 // checkGaps applies the -gaps policy to one run's time column: nil pieces
 // mean "use the run whole"; with split, the [from, to) row ranges of the
-// pieces. errAt positions the error at a row of the run.
-func checkGaps(d *diag, policy string, t []float64, canSplit bool, errAt func(row int, msg string) error) ([][2]int, error) {
-	rows, med := gapRows(t)
+// pieces (sensor-only rows inside a gap belong to neither). isCmd marks
+// the command rows of an asynchronous log (nil: every row). errAt
+// positions the error at a row of the run.
+func checkGaps(d *diag, policy string, t []float64, isCmd func(int) bool, canSplit bool, errAt func(row int, msg string) error) ([][2]int, error) {
+	rows, prev, med := commandGaps(t, isCmd)
 	if len(rows) == 0 {
 		return nil, nil
 	}
 	switch policy {
 	case gapsBridge:
-		d.warnf("bridged %d time gap(s) (the longest %.4g s) by holding the last command (-gaps bridge)", len(rows), longestGap(t, rows))
+		g := 0.0
+		for i, k := range rows {
+			g = max(g, t[k]-t[prev[i]])
+		}
+		d.warnf("bridged %d time gap(s) (the longest %.4g s) by holding the last command (-gaps bridge)", len(rows), g)
 		return nil, nil
 	case gapsSplit:
 		if canSplit {
 			var out [][2]int
 			from := 0
-			for _, k := range rows {
-				out = append(out, [2]int{from, k})
+			for i, k := range rows {
+				out = append(out, [2]int{from, prev[i] + 1})
 				from = k
 			}
 			return append(out, [2]int{from, len(t)}), nil
 		}
 	}
-	return nil, errAt(rows[0], gapMessage(t, rows[0], med, canSplit))
-}
-
-func longestGap(t []float64, rows []int) float64 {
-	g := 0.0
-	for _, k := range rows {
-		g = max(g, t[k]-t[k-1])
-	}
-	return g
+	return nil, errAt(rows[0], gapMessage(t, rows[0], prev[0], med, canSplit))
 }
 
 // timeUnits warns about a time column that steps like milliseconds.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -753,5 +754,39 @@ func TestDiagVerdicts(t *testing.T) {
 		if _, err := fixedSet(names, bad[0], bad[1]); err == nil {
 			t.Errorf("-fix %q -free %q: no error", bad[0], bad[1])
 		}
+	}
+}
+
+// In an asynchronous log the gap is in the command stream: sensor rows
+// inside it do not bridge it, and sensor rows after the last command are
+// no gap (the last command holds).
+func TestCommandGapsAsynchronous(t *testing.T) {
+	var tt []float64
+	var cmd []bool
+	for k := 0; k < 100; k++ { // commands every 4 ms, a camera row every 16 ms
+		tc := 0.004 * float64(k)
+		if k >= 50 && k < 60 {
+			tc = -1 // 40 ms without commands
+		}
+		if tc >= 0 {
+			tt, cmd = append(tt, tc), append(cmd, true)
+		}
+		if k%4 == 1 {
+			tt, cmd = append(tt, 0.004*float64(k)+0.001), append(cmd, false)
+		}
+	}
+	for k := 1; k <= 10; k++ { // camera rows after the commands end
+		tt, cmd = append(tt, tt[len(tt)-1]+0.016), append(cmd, false)
+	}
+	rows, prev, med := commandGaps(tt, func(i int) bool { return cmd[i] })
+	if len(rows) != 1 || math.Abs(tt[rows[0]]-0.24) > 1e-12 || math.Abs(tt[prev[0]]-0.196) > 1e-12 || math.Abs(med-0.004) > 1e-12 {
+		t.Fatalf("gaps at %v after %v (median %g); want one, from t = 0.196 to 0.24, median 0.004", rows, prev, med)
+	}
+	if all, _, _ := commandGaps(tt, nil); len(all) != 0 {
+		t.Errorf("every row as a command row: gaps %v, want none (the sensor rows fill the stretch)", all)
+	}
+	pieces, err := checkGaps(newDiag(io.Discard), gapsSplit, tt, func(i int) bool { return cmd[i] }, true, nil)
+	if err != nil || len(pieces) != 2 || pieces[0][1] != prev[0]+1 || pieces[1][0] != rows[0] {
+		t.Errorf("split: %v, %v; want [0, %d) and [%d, %d)", pieces, err, prev[0]+1, rows[0], len(tt))
 	}
 }

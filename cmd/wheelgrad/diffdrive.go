@@ -85,7 +85,7 @@ func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, in
 			}
 		}
 	}
-	if _, err := checkGaps(d, gaps, t, false, tableRowErr(tab, 0)); err != nil {
+	if _, err := checkGaps(d, gaps, t, nil, false, tableRowErr(tab, 0)); err != nil {
 		return lg, err
 	}
 	if rows, _ := gapRows(t); len(rows) > 0 { // bridged: the rows as consecutive steps

@@ -229,7 +229,7 @@ func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pos
 // its pieces between gaps (each a log of its own).
 func skidsteerPieces(d *diag, policy string, r skidRun) ([]*skidsteer.Log, error) {
 	l := r.Log
-	pieces, err := checkGaps(d, policy, l.T, true, tableRowErr(r.tab, r.row))
+	pieces, err := checkGaps(d, policy, l.T, runHeld(r.tab, r.row), true, tableRowErr(r.tab, r.row))
 	if err != nil || pieces == nil {
 		return []*skidsteer.Log{l}, err
 	}

@@ -210,7 +210,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		d.timeUnits(path, tab.Col("t"))
 		for _, r := range rs {
-			pieces, err := checkGaps(d, a.Gaps, r.T, true, tableRowErr(tab, r.row))
+			pieces, err := checkGaps(d, a.Gaps, r.T, runHeld(tab, r.row), true, tableRowErr(tab, r.row))
 			if err != nil {
 				return err
 			}

@@ -301,7 +301,7 @@ func validateTire(e env, a ValidateArgs) ([]channel, error) {
 			if r.X == nil {
 				return nil, tab.Errorf(r.row, "x", "validate needs measured poses x, y, psi")
 			}
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, false, tableRowErr(tab, r.row)); err != nil {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, runHeld(tab, r.row), false, tableRowErr(tab, r.row)); err != nil {
 				return nil, err
 			}
 			st, err := tire.Simulate(p, r.Run)
