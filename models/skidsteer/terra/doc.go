@@ -35,8 +35,8 @@
 //     the rear edge when backwards) and stays in contact for t = (y_e − y)/(r·ω),
 //     while the robot turns by φ = Ω·t. Eq. 9's constant term is read as that
 //     entry edge (so that ε = 0 where the tread touches down; the printed
-//     "−l/2 − C_y − S_o" is the rear patch's). The products R”·sin φ and
-//     R”·(cos φ − 1) are evaluated as v·t·sin(φ)/φ and v·t·(cos φ − 1)/φ,
+//     "−l/2 − C_y − S_o" is the rear patch's). The products R″·sin φ and
+//     R″·(cos φ − 1) are evaluated as v·t·sin(φ)/φ and v·t·(cos φ − 1)/φ,
 //     finite on a straight line. |r·ω| is kept ≥ 1e-4 m/s (a wheel at rest
 //     under a moving patch saturates its stress).
 //   - Pressure: uniform over each patch, from the static load split by the

@@ -133,8 +133,8 @@ func (a dual) sinc() dual { return a.chain(sinc(a.v)) }
 func (a dual) cosc() dual { return a.chain(cosc(a.v)) }
 
 // sinc is sin(φ)/φ and cosc (cos φ − 1)/φ with their derivatives, smooth
-// through φ = 0 (series below |φ| < 1e-3): they keep R”·sin φ = v·t·sin(φ)/φ
-// finite on a straight line, where R” = v/Ω is infinite.
+// through φ = 0 (series below |φ| < 1e-3): they keep R″·sin φ = v·t·sin(φ)/φ
+// finite on a straight line, where R″ = v/Ω is infinite.
 func sinc(x float64) (float64, float64) {
 	if math.Abs(x) < 1e-3 {
 		x2 := x * x
