@@ -59,6 +59,6 @@
 //     (a side acting as a generator recovers nothing, Fig. 7).
 //
 // Quadrature: composite Gauss–Legendre over each patch (Quadrature;
-// DefaultQuadrature 8 panels × 3 nodes along, 2 across), pinned within
+// DefaultQuadrature 4 panels × 4 nodes along, 1 across), pinned within
 // 0.5 % of a 64 × 5 × 4 rule over Fig. 6's radii (TestQuadratureConverges).
 package terra

@@ -43,6 +43,7 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 	n := 2 * len(data)
 	res := make([]float64, n)
 	jac := make([]float64, n*3)
+	so := make([]float64, len(data)) // warm starts of S_o
 	eval := func(u [3]float64, withJac bool) (float64, error) {
 		m.Surface = Surface{MuO: math.Exp(u[0]), MuI: math.Exp(u[1]), K: math.Exp(u[2])}
 		info.Evaluations++
@@ -51,10 +52,11 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 			var r Result
 			var err error
 			if withJac {
-				r, err = m.Torques(s.Cmd)
+				r, err = m.torques(s.Cmd, so[j])
 			} else {
-				r, err = m.TorquesValue(s.Cmd)
+				r, err = m.torquesValue(s.Cmd, so[j])
 			}
+			so[j] = r.So
 			if err != nil {
 				return 0, err
 			}
@@ -161,3 +163,7 @@ func solve3(a [3][3]float64, b [3]float64) ([3]float64, bool) {
 	}
 	return x, true
 }
+
+// MappingCommands are the yaw rates (rad/s) of the mapping of §3.2 (eq. 24),
+// at vc = 0.6 m/s.
+var MappingCommands = []float64{0.24, 0.17, 0.08, 0.05, 0.01, 0.004, 0.002, 0.001}

@@ -77,7 +77,7 @@ func TestValueEqualsDualValue(t *testing.T) {
 }
 
 func TestQuadratureConverges(t *testing.T) {
-	for _, s := range []Surface{Vinyl, Asphalt} {
+	for _, s := range []Surface{Vinyl, Asphalt, {MuO: 0.5, MuI: 0.4, K: 0.0001}} {
 		m := testModel(s)
 		fine := m
 		fine.Quad = Quadrature{Panels: 64, Points: 5, Across: 4}
