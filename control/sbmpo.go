@@ -151,7 +151,7 @@ type sbHeap struct {
 	order []int
 }
 
-func (h *sbHeap) Len() int           { return len(h.order) }
+func (h *sbHeap) Len() int { return len(h.order) }
 func (h *sbHeap) Less(i, j int) bool {
 	a, b := &h.nodes[h.order[i]], &h.nodes[h.order[j]]
 	if a.f != b.f {
@@ -159,8 +159,8 @@ func (h *sbHeap) Less(i, j int) bool {
 	}
 	return a.g > b.g // ties: the deeper node
 }
-func (h *sbHeap) Swap(i, j int)      { h.order[i], h.order[j] = h.order[j], h.order[i] }
-func (h *sbHeap) Push(x any)         { h.order = append(h.order, x.(int)) }
+func (h *sbHeap) Swap(i, j int) { h.order[i], h.order[j] = h.order[j], h.order[i] }
+func (h *sbHeap) Push(x any)    { h.order = append(h.order, x.(int)) }
 func (h *sbHeap) Pop() any {
 	n := len(h.order) - 1
 	v := h.order[n]
