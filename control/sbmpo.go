@@ -80,6 +80,12 @@ func (p *EnergyPlanner) defaults() EnergyPlanner {
 	return q
 }
 
+// Steps is the number of Euler steps per segment (SubSteps or its default).
+func (p *EnergyPlanner) Steps() int {
+	q := p.defaults()
+	return q.SubSteps
+}
+
 // MaxYawRate is the largest commanded yaw rate the plan may use: the
 // table's range, limited by the minimum turn radius (|ω_c| ≤ v/MTR).
 func (p *EnergyPlanner) MaxYawRate() float64 {
@@ -323,4 +329,23 @@ func (p *EnergyPlanner) Collides(plan *EnergyPlan) (bool, float64) {
 		}
 	}
 	return hit, clear
+}
+
+// NewSkidSteerEnergyPlanner builds the planner for a terramechanic model at
+// forward speed vc: the model's minimum turn radius and its power look-up
+// table (81 nodes) over the yaw rates of turns no sharper than the MTR or
+// minRadius (m), whichever is larger.
+func NewSkidSteerEnergyPlanner(m terra.Model, vc, minRadius float64) (*EnergyPlanner, error) {
+	if !(minRadius > 0) {
+		return nil, errors.New("sbmpo: minimum radius must be > 0")
+	}
+	mtr, err := m.MTR(vc)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := m.NewTable(vc, vc/math.Max(mtr, minRadius), 81)
+	if err != nil {
+		return nil, err
+	}
+	return &EnergyPlanner{A: m.A, Table: tb}, nil
 }

@@ -1,6 +1,7 @@
 package skidsteer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,6 +20,10 @@ type Params struct {
 	A     [3][3]float64  `json:"a"`
 	Cov   *[9][9]float64 `json:"cov,omitempty"`
 	Std   *[3][3]float64 `json:"std,omitempty"`
+	// Surface and Vehicle are the optional terramechanic keys of `wheelgrad
+	// plan` (package terra); the kinematics ignore them and keep them as read.
+	Surface json.RawMessage `json:"surface,omitempty"`
+	Vehicle json.RawMessage `json:"vehicle,omitempty"`
 }
 
 // Validate checks the model name and that every coefficient is finite.

@@ -29,6 +29,7 @@ func (m *Model) NewTable(vc, wmax float64, n int) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Vc: vc, Wmax: wmax}
+	var err error
 	for k := range n {
 		wc := -wmax + 2*wmax*float64(k)/float64(n-1)
 		r, err := m.Torques(Command{Vc: vc, Wc: wc})
@@ -61,11 +62,9 @@ func (m *Model) NewTable(vc, wmax float64, n int) (*Table, error) {
 		t.TauL, t.TauR, t.P = append(t.TauL, tl), append(t.TauR, tr), append(t.P, p)
 		t.DTauL, t.DTauR, t.DP = append(t.DTauL, dl), append(t.DTauR, dr), append(t.DP, dp)
 	}
-	mtr, err := m.MTR(vc)
-	if err != nil {
+	if t.MTR, err = m.MTR(vc); err != nil {
 		return nil, err
 	}
-	t.MTR = mtr
 	return t, nil
 }
 
