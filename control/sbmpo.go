@@ -33,8 +33,12 @@ type EnergyPlanner struct {
 	SubSteps    int        // Euler steps per edge, also the collision checks [10]
 	GoalRadius  float64    // the goal is reached within this distance [0.3 m]
 	Cell        float64    // grid of the closed set, position [Dt·Vc/2]
-	HeadingBins int        // grid of the closed set, heading [32]
-	MaxExpand   int        // [200000]
+	HeadingBins int        // grid of the closed set, heading: at least [32] and two bins per largest turn of an edge
+	MaxExpand   int        // [50000]
+	// Admissible makes the heuristic the smallest energy per metre over
+	// the samples (optimal plans, more nodes) instead of the paper's
+	// straight-line energy.
+	Admissible bool
 }
 
 // EnergyPlan is a planned trajectory: the commanded yaw rate of each segment
@@ -75,7 +79,7 @@ func (p *EnergyPlanner) defaults() EnergyPlanner {
 		q.HeadingBins = 32
 	}
 	if q.MaxExpand == 0 {
-		q.MaxExpand = 200000
+		q.MaxExpand = 50000
 	}
 	return q
 }
@@ -148,7 +152,7 @@ type sbNode struct {
 	pose   skidsteer.Pose
 	g, f   float64
 	parent int
-	wc     float64
+	wc, dt float64
 	index  int // in the heap
 }
 
@@ -187,28 +191,49 @@ func (p *EnergyPlanner) Plan(start skidsteer.Pose, goal [2]float64) (*EnergyPlan
 	vc := q.Table.Vc
 	wmax := q.MaxYawRate()
 	ws := Halton(q.Samples, wmax)
-	// Edge costs from the look-up table; the heuristic's energy per metre is
-	// the smallest over the samples, so it never exceeds the true cost.
+	// Edge costs from the look-up table. The heuristic is the energy of
+	// driving straight to the goal (§4.3), optimistic when no turn costs
+	// less per metre than a straight line; Admissible takes the smallest
+	// energy per metre over the samples instead, which never overestimates.
 	cost := make([]float64, len(ws))
-	perMetre := math.Inf(1)
+	p0, _, err := q.Table.Power(0)
+	if err != nil {
+		return nil, err
+	}
+	f0, l0, _ := skidsteer.Velocity(q.A[:], vc, 0)
+	perMetre := p0 / math.Hypot(f0, l0)
 	for i, w := range ws {
 		pw, _, err := q.Table.Power(w)
 		if err != nil {
 			return nil, err
 		}
 		cost[i] = pw * q.Dt
-		f, l, _ := skidsteer.Velocity(q.A[:], vc, w)
-		perMetre = math.Min(perMetre, pw/math.Hypot(f, l))
+		if q.Admissible {
+			f, l, _ := skidsteer.Velocity(q.A[:], vc, w)
+			perMetre = math.Min(perMetre, pw/math.Hypot(f, l))
+		}
 	}
 	hfun := func(ps skidsteer.Pose) float64 {
 		d := math.Hypot(goal[0]-ps.X, goal[1]-ps.Y) - q.GoalRadius
 		return math.Max(d, 0) * perMetre
 	}
+	// Heading bins at most half the largest turn of an edge: coarser bins
+	// merge every turning child with the straight one (they share a
+	// position cell), and a robot with a large MTR could never turn.
+	bins := q.HeadingBins
+	dpsi := 0.0
+	for _, w := range ws {
+		_, _, y := skidsteer.Velocity(q.A[:], vc, w)
+		dpsi = math.Max(dpsi, math.Abs(y)*q.Dt)
+	}
+	if dpsi > 0 {
+		bins = max(bins, int(math.Ceil(4*math.Pi/dpsi)))
+	}
 	type key struct{ ix, iy, ih int32 }
 	keyOf := func(ps skidsteer.Pose) key {
 		h := skidsteer.Wrap(ps.Psi)
 		return key{int32(math.Floor(ps.X / q.Cell)), int32(math.Floor(ps.Y / q.Cell)),
-			int32(math.Floor((h + math.Pi) / (2 * math.Pi) * float64(q.HeadingBins)))}
+			int32(math.Floor((h + math.Pi) / (2 * math.Pi) * float64(bins)))}
 	}
 	closed := map[key]bool{}
 	hp := &sbHeap{}
@@ -248,18 +273,24 @@ func (p *EnergyPlanner) Plan(start skidsteer.Pose, goal [2]float64) (*EnergyPlan
 	edges:
 		for i, w := range ws {
 			var ps skidsteer.Pose
+			steps := q.SubSteps
 			for s := range q.SubSteps {
 				d := prim[i*q.SubSteps+s]
 				ps = skidsteer.Pose{X: n.pose.X + c*d.X - sn*d.Y, Y: n.pose.Y + sn*d.X + c*d.Y, Psi: n.pose.Psi + d.Psi}
 				if q.collides(ps.X, ps.Y) {
 					continue edges
 				}
+				if dx, dy := goal[0]-ps.X, goal[1]-ps.Y; dx*dx+dy*dy <= q.GoalRadius*q.GoalRadius {
+					steps = s + 1 // the edge ends where it reaches the goal
+					break
+				}
 			}
 			if closed[keyOf(ps)] {
 				continue
 			}
-			g := n.g + cost[i]
-			hp.nodes = append(hp.nodes, sbNode{pose: ps, g: g, f: g + hfun(ps), parent: ni, wc: w})
+			frac := float64(steps) / float64(q.SubSteps)
+			g := n.g + cost[i]*frac
+			hp.nodes = append(hp.nodes, sbNode{pose: ps, g: g, f: g + hfun(ps), parent: ni, wc: w, dt: q.Dt * frac})
 			heap.Push(hp, len(hp.nodes)-1)
 		}
 	}
@@ -277,7 +308,7 @@ func (q *EnergyPlanner) extract(nodes []sbNode, ni int, vc float64) *EnergyPlan 
 		plan.Poses = append(plan.Poses, n.pose)
 		if n.parent >= 0 {
 			plan.Wc = append(plan.Wc, n.wc)
-			plan.Dt = append(plan.Dt, q.Dt)
+			plan.Dt = append(plan.Dt, n.dt)
 		}
 	}
 	q.evaluate(plan)
@@ -348,4 +379,10 @@ func NewSkidSteerEnergyPlanner(m terra.Model, vc, minRadius float64) (*EnergyPla
 		return nil, err
 	}
 	return &EnergyPlanner{A: m.A, Table: tb}, nil
+}
+
+// RobotRadiusOrDefault is the robot radius the planner uses (m).
+func (p *EnergyPlanner) RobotRadiusOrDefault() float64 {
+	q := p.defaults()
+	return q.RobotRadius
 }

@@ -78,6 +78,7 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 		return Surface{}, info, err
 	}
 	lambda := 1e-3
+	keepRes, keepJac := make([]float64, n), make([]float64, n*3)
 	for info.Iterations = 0; info.Iterations < 200; info.Iterations++ {
 		var jtj [3][3]float64
 		var jtr [3]float64
@@ -92,7 +93,9 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 		if math.Sqrt(jtr[0]*jtr[0]+jtr[1]*jtr[1]+jtr[2]*jtr[2]) < 1e-12*(1+f) {
 			break
 		}
-		improved := false
+		copy(keepRes, res)
+		copy(keepJac, jac)
+		improved, small := false, false
 		for range 30 {
 			var a [3][3]float64
 			for i := range 3 {
@@ -106,39 +109,34 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 			}
 			var un [3]float64
 			for i := range 3 {
-				// keep K and μ within Validate's range (log steps ≤ 2)
+				// log steps ≤ 2, and μ ≤ 5, K ≤ 1 m (Validate's range)
 				un[i] = u[i] + math.Max(-2, math.Min(2, step[i]))
 			}
 			un[0] = math.Min(un[0], math.Log(5))
 			un[1] = math.Min(un[1], math.Log(5))
 			un[2] = math.Min(un[2], 0)
-			fn, err := eval(un, false)
+			// the trial carries the Jacobian: most trials are accepted
+			fn, err := eval(un, true)
 			if err == nil && fn < f {
-				small := math.Abs(un[0]-u[0])+math.Abs(un[1]-u[1])+math.Abs(un[2]-u[2]) < 1e-10
-				u = un
-				if _, err := eval(u, true); err != nil {
-					return Surface{}, info, err
-				}
-				df := f - fn
-				f = fn
+				small = math.Abs(un[0]-u[0])+math.Abs(un[1]-u[1])+math.Abs(un[2]-u[2]) < 1e-10 || f-fn < 1e-14*(1+fn)
+				u, f = un, fn
 				lambda = math.Max(lambda/10, 1e-12)
 				improved = true
-				if small || df < 1e-14*(1+f) {
-					info.Iterations++
-					goto done
-				}
 				break
 			}
 			lambda *= 10
 		}
 		if !improved {
+			copy(res, keepRes)
+			copy(jac, keepJac)
+			break
+		}
+		if small {
+			info.Iterations++
 			break
 		}
 	}
-done:
-	if _, err := eval(u, true); err != nil {
-		return Surface{}, info, err
-	}
+	m.Surface = Surface{MuO: math.Exp(u[0]), MuI: math.Exp(u[1]), K: math.Exp(u[2])}
 	info.RMS = math.Sqrt(f / float64(n))
 	info.Time = time.Since(start)
 	return m.Surface, info, nil
