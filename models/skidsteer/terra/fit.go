@@ -118,7 +118,7 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 			// the trial carries the Jacobian: most trials are accepted
 			fn, err := eval(un, true)
 			if err == nil && fn < f {
-				small = math.Abs(un[0]-u[0])+math.Abs(un[1]-u[1])+math.Abs(un[2]-u[2]) < 1e-10 || f-fn < 1e-14*(1+fn)
+				small = math.Abs(un[0]-u[0])+math.Abs(un[1]-u[1])+math.Abs(un[2]-u[2]) < 1e-10 || f-fn < 1e-10*(1e-6+fn)
 				u, f = un, fn
 				lambda = math.Max(lambda/10, 1e-12)
 				improved = true
