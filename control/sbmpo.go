@@ -1,7 +1,6 @@
 package control
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"math"
@@ -156,26 +155,55 @@ type sbNode struct {
 	index  int // in the heap
 }
 
+// sbHeap is a binary min-heap of node indices by f (ties: larger g first),
+// typed to avoid container/heap's boxing of every push.
 type sbHeap struct {
 	nodes []sbNode
 	order []int
 }
 
-func (h *sbHeap) Len() int { return len(h.order) }
-func (h *sbHeap) Less(i, j int) bool {
+func (h *sbHeap) less(i, j int) bool {
 	a, b := &h.nodes[h.order[i]], &h.nodes[h.order[j]]
 	if a.f != b.f {
 		return a.f < b.f
 	}
 	return a.g > b.g // ties: the deeper node
 }
-func (h *sbHeap) Swap(i, j int) { h.order[i], h.order[j] = h.order[j], h.order[i] }
-func (h *sbHeap) Push(x any)    { h.order = append(h.order, x.(int)) }
-func (h *sbHeap) Pop() any {
+
+func (h *sbHeap) Len() int { return len(h.order) }
+
+func (h *sbHeap) push(v int) {
+	h.order = append(h.order, v)
+	for i := len(h.order) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.order[i], h.order[p] = h.order[p], h.order[i]
+		i = p
+	}
+}
+
+func (h *sbHeap) pop() int {
 	n := len(h.order) - 1
-	v := h.order[n]
+	top := h.order[0]
+	h.order[0] = h.order[n]
 	h.order = h.order[:n]
-	return v
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.order[i], h.order[m] = h.order[m], h.order[i]
+		i = m
+	}
+	return top
 }
 
 // Plan searches from start to the goal.
@@ -235,10 +263,10 @@ func (p *EnergyPlanner) Plan(start skidsteer.Pose, goal [2]float64) (*EnergyPlan
 		return key{int32(math.Floor(ps.X / q.Cell)), int32(math.Floor(ps.Y / q.Cell)),
 			int32(math.Floor((h + math.Pi) / (2 * math.Pi) * float64(bins)))}
 	}
-	closed := map[key]bool{}
-	hp := &sbHeap{}
+	closed := make(map[key]bool, 4096)
+	hp := &sbHeap{nodes: make([]sbNode, 0, 1<<15), order: make([]int, 0, 1<<14)}
 	hp.nodes = append(hp.nodes, sbNode{pose: start, f: hfun(start), parent: -1})
-	heap.Push(hp, 0)
+	hp.push(0)
 	// Motion primitives: by the model's rotation invariance, each sample's
 	// Euler steps from (0, 0, 0) give every edge's poses after one rotation.
 	h := q.Dt / float64(q.SubSteps)
@@ -252,7 +280,7 @@ func (p *EnergyPlanner) Plan(start skidsteer.Pose, goal [2]float64) (*EnergyPlan
 	}
 	expanded := 0
 	for hp.Len() > 0 {
-		ni := heap.Pop(hp).(int)
+		ni := hp.pop()
 		n := hp.nodes[ni]
 		k := keyOf(n.pose)
 		if closed[k] {
@@ -291,7 +319,7 @@ func (p *EnergyPlanner) Plan(start skidsteer.Pose, goal [2]float64) (*EnergyPlan
 			frac := float64(steps) / float64(q.SubSteps)
 			g := n.g + cost[i]*frac
 			hp.nodes = append(hp.nodes, sbNode{pose: ps, g: g, f: g + hfun(ps), parent: ni, wc: w, dt: q.Dt * frac})
-			heap.Push(hp, len(hp.nodes)-1)
+			hp.push(len(hp.nodes) - 1)
 		}
 	}
 	return nil, ErrNoPath
