@@ -117,7 +117,6 @@ func BenchmarkSBMPOConeScenario(b *testing.B) {
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }
 
-
 func BenchmarkSBMPORefine(b *testing.B) {
 	p, start, goal := coneScenario(b)
 	plan, err := p.Plan(start, goal)
