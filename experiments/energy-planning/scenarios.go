@@ -92,6 +92,25 @@ func scenarios(w io.Writer, dir string, nn map[string]*nets) error {
 		{"fig24", "Scenario 3: asphalt, +8 kg, mapped model generalised (Fig. 24)", "asphalt", asphalt.slip, as, asphalt.slip, "asphalt (mapped) +8 kg", payload, asphalt, payload},
 		{"", "Scenario 3 without generalisation: the 0-kg model for the +8-kg robot", "asphalt", asphalt.slip, as, asphalt.slip, "asphalt (mapped) 0 kg", 0, asphalt, payload},
 	}
+	// Payload generalisation (§3.2, Scenario 3): the torques the mapped
+	// asphalt model predicts for +8 kg against the true robot's.
+	fmt.Fprintf(w, "Payload +%.0f kg on asphalt, torques at 0.6 m/s (N·m): true robot, mapped model with the payload, mapped model without it\n\n", payload)
+	fmt.Fprintf(w, "%9s %17s %17s %17s\n", "radius m", "true (o, i)", "mapped +8 kg", "mapped 0 kg")
+	tr8 := truth(asphalt, payload)
+	m8, m0 := model(as, asphalt.slip, payload), model(as, asphalt.slip, 0)
+	for _, rho := range []float64{1.5, 2, 3, 5, 10, 50} {
+		c := terra.Command{Vc: vPlan, Wc: vPlan / rho}
+		var v [3]terra.Result
+		for i, m := range []*terra.Model{&tr8, &m8, &m0} {
+			r, err := m.TorquesValue(c)
+			if err != nil {
+				return err
+			}
+			v[i] = r
+		}
+		fmt.Fprintf(w, "%9.1f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", rho, v[0].TauO, v[0].TauI, v[1].TauO, v[1].TauI, v[2].TauO, v[2].TauI)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "3. SBMPO in a 10 m × 10 m area with %d cones, start (%.1f, %.1f, 0°), goal (%.1f, %.1f), 0.6 m/s, 20 Halton samples; executed open loop on the true robot\n\n",
 		len(cones), start.X, start.Y, goal[0], goal[1])
 	fmt.Fprintf(w, "%-6s %-9s %-24s %7s %8s %8s %8s %9s %9s %8s %8s %9s\n", "fig", "slip", "power model", "MTR m", "plan ms", "SBMPO J", "refin. J",
