@@ -165,3 +165,25 @@ func solve3(a [3][3]float64, b [3]float64) ([3]float64, bool) {
 // MappingCommands are the yaw rates (rad/s) of the mapping of §3.2 (eq. 24),
 // at vc = 0.6 m/s.
 var MappingCommands = []float64{0.24, 0.17, 0.08, 0.05, 0.01, 0.004, 0.002, 0.001}
+
+// Triplet is one (ρ, τ_i, τ_o) sample of the torque-vs-radius relation.
+type Triplet struct{ Rho, TauI, TauO float64 }
+
+// Triplets returns n samples of the steady CCW turns of radii log-spaced
+// from rhoMin to rhoMax at forward speed vc: the initial conditions of the
+// learned network (§4.1: 30 triplets, sharp, medium and shallow turns).
+func (m *Model) Triplets(vc, rhoMin, rhoMax float64, n int) ([]Triplet, error) {
+	if n < 2 || !(rhoMin > 0) || !(rhoMax > rhoMin) || math.IsInf(rhoMax, 0) || !(vc > 0) {
+		return nil, fmt.Errorf("terra: triplets need n ≥ 2, 0 < rhoMin < rhoMax and vc > 0 (got %d, %g, %g, %g)", n, rhoMin, rhoMax, vc)
+	}
+	out := make([]Triplet, n)
+	for i := range n {
+		rho := rhoMin * math.Pow(rhoMax/rhoMin, float64(i)/float64(n-1))
+		r, err := m.TorquesValue(Command{Vc: vc, Wc: vc / rho})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Triplet{rho, r.TauI, r.TauO}
+	}
+	return out, nil
+}

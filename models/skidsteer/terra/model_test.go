@@ -263,3 +263,49 @@ func TestBadInput(t *testing.T) {
 		t.Error("empty fit accepted")
 	}
 }
+
+func TestEnergyOfTrajectory(t *testing.T) {
+	m := testModel(Asphalt)
+	cmds := []Command{{Vc: 0.6}, {Vc: 0.6, Wc: 0.3}, {Vc: 0.6, Wc: -0.5}}
+	dt := []float64{2, 1.5, 0.5}
+	e, err := m.Energy(cmds, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for k, c := range cmds {
+		r, _ := m.TorquesValue(c)
+		pI, pO, drawn := m.Power(r)
+		if drawn != math.Max(pI, 0)+math.Max(pO, 0) {
+			t.Errorf("drawn %g from sides %g, %g", drawn, pI, pO)
+		}
+		want += drawn * dt[k]
+	}
+	if math.Abs(e-want) > 1e-12*want || !(e > 0) {
+		t.Errorf("energy %g, want %g", e, want)
+	}
+	if _, err := m.Energy(cmds, dt[:2]); err == nil {
+		t.Error("mismatched lengths accepted")
+	}
+	if _, err := m.Energy(cmds[:1], []float64{-1}); err == nil {
+		t.Error("negative duration accepted")
+	}
+}
+
+func TestTriplets(t *testing.T) {
+	m := testModel(Vinyl)
+	tr, err := m.Triplets(0.6, 0.2, 1000, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 30 || math.Abs(tr[0].Rho-0.2) > 1e-12 || math.Abs(tr[29].Rho-1000) > 1e-9 {
+		t.Fatalf("radii %g … %g (%d)", tr[0].Rho, tr[len(tr)-1].Rho, len(tr))
+	}
+	r, _ := m.TorquesValue(Command{Vc: 0.6, Wc: 0.6 / tr[7].Rho})
+	if r.TauI != tr[7].TauI || r.TauO != tr[7].TauO {
+		t.Errorf("triplet 7 %+v, model (%g, %g)", tr[7], r.TauI, r.TauO)
+	}
+	if _, err := m.Triplets(0.6, 1, 1, 30); err == nil {
+		t.Error("empty radius range accepted")
+	}
+}
