@@ -24,7 +24,7 @@ import (
 func init() {
 	register(command{
 		name:    "plan",
-		usage:   "plan -model skidsteer -params P.json -start X,Y,PSI -goal X,Y [-obstacles OBS.csv] [-payload KG] [-speed V] [-refine=false] [-out PLAN.csv] [-plot F.png]",
+		usage:   "plan -model skidsteer -params P.json -start X,Y,PSI -goal X,Y [-obstacles OBS.csv] [-payload KG] [-speed V] [-area XMIN,XMAX,YMIN,YMAX] [-refine=false] [-out PLAN.csv] [-plot F.png]",
 		summary: "Energy-efficient path of a skid-steer to a goal around circular obstacles (SBMPO, then gradient refinement); writes the plan CSV.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			var a planArgs
