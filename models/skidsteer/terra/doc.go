@@ -12,7 +12,10 @@
 // either plain float64 (TorquesValue, the native model) or a forward-mode
 // dual number carrying the derivatives with respect to μ_o, μ_i, K, the nine
 // slip coefficients and the two commands (Torques); tests pin the latter to
-// central differences of the former.
+// central differences of the former. It is not a step of package dyn: a
+// steady turn has no state to step, and its turn-centre shift is the root of
+// an equation (solved natively, differentiated by the implicit function
+// theorem).
 //
 // The paper leaves the details to its reference [2]; this package completes
 // them with the standard steady-turn formulation (Wong and Chiang 2001; Yu
