@@ -11,6 +11,11 @@
 // own gorgonia-graph synthesis (Plan, Synthesizer, RunMPC), which plans
 // through command-dependent friction networks.
 //
+// EnergyPlanner is the energy-efficient planner of Ordonez et al. §4.3
+// (SBMPO): an A*-type search over sampled yaw rates on the slip-calibrated
+// skid-steer kinematics, costed by the terramechanic power look-up table of
+// models/skidsteer/terra; Refine lowers the found plan's energy by gradient.
+//
 // Angles follow FORMATS.md: the Mecanum robot's forward axis is its body y
 // axis, which points along the world direction (−sin θ, cos θ); travelling in
 // direction φ forwards therefore means θ = φ − π/2. Heading modes and Track

@@ -1,6 +1,7 @@
 package skidsteer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -29,6 +30,10 @@ type Params struct {
 	// CommandMap maps a log's channels to the commands (vc, wc, or wl, wr
 	// for a wheel-speed log); read by the command line.
 	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
+	// Surface and Vehicle are the optional terramechanic keys of `wheelgrad
+	// plan` (package terra); the kinematics ignore them and keep them as read.
+	Surface json.RawMessage `json:"surface,omitempty"`
+	Vehicle json.RawMessage `json:"vehicle,omitempty"`
 }
 
 // Validate checks the model name and that every coefficient is finite.
