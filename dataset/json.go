@@ -88,18 +88,14 @@ func DecodeJSONOptions(b []byte, file string, v any, o JSONOptions) error {
 	}
 	// The structural checks first: a syntax error found there is left to
 	// the decoder below, which reports it with its position.
-	chk := &jsonChecker{b: b, file: file, dec: json.NewDecoder(bytes.NewReader(b)), model: o.Model}
+	chk := &jsonChecker{b: b, file: file, dec: json.NewDecoder(bytes.NewReader(b)), model: o.Model, fitAt: [2]int64{-1, -1}}
 	keys, err := chk.value(reflect.TypeOf(v), "", 0)
 	var je *JSONError
 	if errors.As(err, &je) {
 		return je
 	}
-	if err == nil {
-		for _, k := range o.Required {
-			if !keys[k] {
-				return &JSONError{File: file, Key: k, Err: errors.New("missing (the file must give it)")}
-			}
-		}
+	if chk.fitAt[0] >= 0 {
+		b = blankMember(b, chk.fitAt[0], chk.fitAt[1])
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if o.Strict {
@@ -131,6 +127,12 @@ func DecodeJSONOptions(b []byte, file string, v any, o JSONOptions) error {
 		line, col := position(b, dec.InputOffset())
 		return &JSONError{File: file, Line: line, Column: col, Err: errors.New("data after the JSON object")}
 	}
+	// Missing keys last: a misspelt key is the better message.
+	for _, k := range o.Required {
+		if !keys[k] {
+			return &JSONError{File: file, Key: k, Err: errors.New("missing (the file must give it)")}
+		}
+	}
 	return nil
 }
 
@@ -141,6 +143,41 @@ type jsonChecker struct {
 	file  string
 	dec   *json.Decoder
 	model string
+	fitAt [2]int64 // byte range of the top-level FitKey member, from its key to its value's end
+}
+
+// FitKey is the top-level key of the record a command writes about the fit
+// that produced a parameter file (method, status, iterations, loss). It is
+// not a parameter: readers skip it, so that an identified file reads back
+// unchanged.
+const FitKey = "fit"
+
+// blankMember replaces the object member at [from, to) and one comma next
+// to it by spaces, keeping every other byte's line and column.
+func blankMember(b []byte, from, to int64) []byte {
+	b = bytes.Clone(b)
+	blank := func(i int64) {
+		if b[i] != '\n' && b[i] != '\r' {
+			b[i] = ' '
+		}
+	}
+	for i := from; i < to; i++ {
+		blank(i)
+	}
+	i := to
+	for i < int64(len(b)) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i < int64(len(b)) && b[i] == ',' {
+		blank(i)
+		return b
+	}
+	for i = from - 1; i >= 0 && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'); i-- {
+	}
+	if i >= 0 && b[i] == ',' {
+		blank(i)
+	}
+	return b
 }
 
 func (c *jsonChecker) fail(off int64, key string, format string, a ...any) error {
@@ -216,6 +253,19 @@ func (c *jsonChecker) value(t reflect.Type, key string, depth int) (map[string]b
 					return nil, c.fail(voff, "model", "want a model name, not an %s", map[json.Delim]string{'{': "object", '[': "array"}[d])
 				}
 				continue
+			}
+			if depth == 0 && k == FitKey {
+				if _, known := fields[k]; !known {
+					voff := c.dec.InputOffset()
+					if _, err := c.value(nil, name, depth+1); err != nil {
+						return nil, err
+					}
+					if open := bytes.IndexAny(c.b[voff:], "{[\"0123456789-tfn"); open < 0 || c.b[voff+int64(open)] != '{' {
+						return nil, c.fail(voff, name, "want an object (the record of a fit)")
+					}
+					c.fitAt = [2]int64{koff - 1, c.dec.InputOffset()}
+					continue
+				}
 			}
 			if _, err := c.value(ft, name, depth+1); err != nil {
 				return nil, err

@@ -113,3 +113,29 @@ func TestReadJSONRefusesAmbiguity(t *testing.T) {
 		t.Errorf("BOM file: %v %+v", err, v)
 	}
 }
+
+// The record of a fit in an identified file is skipped by readers, and the
+// positions of later errors stay right.
+func TestReadJSONSkipsFitRecord(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.json")
+	for _, body := range []string{
+		"{\"fit\": {\"status\": \"converged\", \"iterations\": 3}, \"M\": 4}",
+		"{\"M\": 4,\n \"fit\": {\"status\": \"converged\"}\n}",
+	} {
+		os.WriteFile(path, []byte(body), 0o644)
+		var p testParams
+		if err := ReadJSONFile(path, &p, true); err != nil || p.M != 4 {
+			t.Errorf("%s: %v %+v", body, err, p)
+		}
+	}
+	os.WriteFile(path, []byte("{\"fit\": {\"a\": 1},\n \"M\": \"x\"}"), 0o644)
+	err := ReadJSONFile(path, &testParams{}, true)
+	if err == nil || !strings.Contains(err.Error(), `line 2, column 10, key "M"`) {
+		t.Errorf("error after a fit record: %v", err)
+	}
+	os.WriteFile(path, []byte(`{"fit": 3, "M": 4}`), 0o644)
+	if err := ReadJSONFile(path, &testParams{}, true); err == nil || !strings.Contains(err.Error(), `key "fit": want an object`) {
+		t.Errorf("fit not an object: %v", err)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -25,11 +24,21 @@ func init() {
 		usage: "diffdrive: weight c_ω of the angular-velocity error in the L1 loss (Park et al. eq. 22)", model: "diffdrive"})
 }
 
+// diffdriveUnknown are the keys of ζ (FORMATS.md), which have no default
+// outside identify's -init.
+var diffdriveUnknown = []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
+
 // readDiffDriveParams reads a parameter file; keys it lacks keep the values
-// of def (l and h default to 0.55 and 0.06).
-func readDiffDriveParams(path string, def diffdrive.Params) (diffdrive.Params, error) {
+// of def (l and h default to 0.55 and 0.06). A file for another model, a
+// key given twice or in another case, and (with needZeta) a missing key of ζ
+// are errors naming the key.
+func readDiffDriveParams(path string, def diffdrive.Params, needZeta bool) (diffdrive.Params, error) {
 	p := def
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	o := dataset.JSONOptions{Strict: true, Model: "diffdrive", Required: []string{"model"}}
+	if needZeta {
+		o.Required = append(o.Required, diffdriveUnknown...)
+	}
+	if err := dataset.ReadJSON(path, &p, o); err != nil {
 		return p, err
 	}
 	if p.Model != "diffdrive" {
@@ -54,7 +63,7 @@ func checkUniform(tab *dataset.Table, h float64) error {
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return err
 	}
@@ -100,7 +109,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	init := diffdrive.Paper()
 	if a.Init != "" {
-		if init, err = readDiffDriveParams(a.Init, init); err != nil {
+		if init, err = readDiffDriveParams(a.Init, init, false); err != nil {
 			return err
 		}
 	}
@@ -112,7 +121,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err := checkUniform(tab, init.H); err != nil {
 		return err
 	}
-	o := calibrate.Options{CW: cw, Progress: func(stage int, it opt.Iteration) {
+	o := calibrate.Options{CW: cw, Settings: a.Fit.apply(opt.Settings{}), Progress: func(stage int, it opt.Iteration) {
 		a.Prog.printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(1e6))
 	}}
 	switch a.Method {
@@ -146,7 +155,11 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		for i := range v {
 			v[i] = (lg.VR[i] + lg.VL[i]) / 2
 		}
-		err = figure.XY(a.Plot, "diffdrive: measured and predicted v (simulated from t = 0)", "t (s)", "v (m/s)", false, []figure.Series{
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		err = figure.XY(stage, "diffdrive: measured and predicted v (simulated from t = 0)", "t (s)", "v (m/s)", false, []figure.Series{
 			{Name: "measured", X: tab.Col("t"), Y: v},
 			{Name: "model", X: tab.Col("t"), Y: tr.V},
 		})
@@ -154,12 +167,22 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	js, err := json.MarshalIndent(res.Params, "", "  ")
-	if err != nil {
+	// The status of the last stage (the exact loss) is the fit's.
+	if len(res.Stages) == 0 {
+		return fmt.Errorf("%s: calibration ran no optimiser stage", a.Data[0])
+	}
+	last := res.Stages[len(res.Stages)-1]
+	fit := newFitStatus(methodName(a.Method), last)
+	fit.Iterations = res.Iterations
+	if err := e.writeParams(a.Out, res.Params, fit); err != nil {
 		return err
 	}
-	return e.writeOut(a.Out, func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return a.Fit.check(e, "diffdrive identify", last)
+}
+
+func methodName(m string) string {
+	if m == "" {
+		return "lbfgsb"
+	}
+	return m
 }

@@ -104,7 +104,11 @@ func followMecanum(e env, a FollowArgs) error {
 		}
 		series = append(series, senseSeries("predicted", poses, vel)...)
 		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
-		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -39,6 +38,22 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		return err
 	}
 	hasTraj := t.Has("traj")
+	// The whole rollout is computed and checked before the first byte is
+	// written: a late overflow must not leave a truncated CSV.
+	poses := make([][3][]float64, len(runs))
+	for i := range runs {
+		r := &runs[i]
+		x, y, th := mecanum.Simulate(p, r)
+		for k := range x {
+			if !mecanumFinite(x[k]) || !mecanumFinite(y[k]) || !mecanumFinite(th[k]) {
+				return r.Errorf(k, "", "the simulated pose is not finite from this row on: the commands, or the parameters of %s (M, r, Ts, lab), are out of scale", a.Params)
+			}
+		}
+		poses[i] = [3][]float64{x, y, th}
+	}
+	if err := needMemory("the simulated trajectory", float64(t.Len())*120); err != nil {
+		return err
+	}
 	return e.writeOut(a.Out, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		head := []string{"t", "x", "y", "theta"}
@@ -50,11 +65,8 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		}
 		for i := range runs {
 			r := &runs[i]
-			x, y, th := mecanum.Simulate(p, r)
+			x, y, th := poses[i][0], poses[i][1], poses[i][2]
 			for k := range x {
-				if !mecanumFinite(x[k]) || !mecanumFinite(y[k]) || !mecanumFinite(th[k]) {
-					return r.Errorf(k, "", "the simulated pose is not finite (commands too large?)")
-				}
 				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(x[k]), dataset.Num(y[k]), dataset.Num(th[k])}
 				if hasTraj {
 					row = append(row, dataset.Text(r.ID))
@@ -143,10 +155,10 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	res, err := mecanum.Identify(f, mecanum.IdentifyOptions{
 		Method: method, Autodiff: autodiff, Init: init, Seed: 1,
-		Settings: opt.Settings{Callback: func(it opt.Iteration) bool {
+		Settings: a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("identify %s: iteration %d, loss %.6g", method, it.Iter, it.F)
 			return true
-		}},
+		}}),
 	})
 	a.Prog.done()
 	if err != nil {
@@ -173,19 +185,14 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	fmt.Fprintf(rep, "  loss %.6g, μ = %.4f %.4f %.4f %.4f\n", res.Opt.F, res.Mu[0], res.Mu[1], res.Mu[2], res.Mu[3])
 	fmt.Fprint(rep, mecanumIndent(res.Ident.String(), "  "))
 	if a.Plot != "" {
-		if err := plotMecanum(a.Plot, f, runs, res, p); err != nil {
+		if err := plotMecanum(e, a.Plot, f, runs, res, p); err != nil {
 			return err
 		}
 	}
-	if a.Out != "-" {
-		return dataset.WriteJSONFile(a.Out, out)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	if err := e.writeParams(a.Out, out, newFitStatus(method, res.Opt)); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-	return err
+	return a.Fit.check(e, "mecanum identify ("+method+")", res.Opt)
 }
 
 func mecanumIndent(s, pre string) string {
@@ -198,7 +205,7 @@ func mecanumIndent(s, pre string) string {
 
 // plotMecanum draws every run: camera poses, the identified model's
 // prediction and the friction-free (Uranus, μ = 0) prediction.
-func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
+func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
 	var ss []figure.Series
 	free := p
 	free.Mu = []float64{0, 0, 0, 0}
@@ -222,5 +229,9 @@ func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.R
 			figure.Series{Name: name("identified model"), X: x, Y: y, Color: figure.Palette[0]},
 			figure.Series{Name: name("friction-free (Uranus)"), X: ux, Y: uy, Color: figure.Palette[2], Dashed: true})
 	}
-	return figure.XY(path, "Mecanum identification", "x (m)", "y (m)", true, ss)
+	stage, err := e.stagePath(path)
+	if err != nil {
+		return err
+	}
+	return figure.XY(stage, "Mecanum identification", "x (m)", "y (m)", true, ss)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -63,9 +64,16 @@ func rowError(tab *dataset.Table, err error) error {
 	return fmt.Errorf("%s: %w", tab.File, err)
 }
 
-func readSkidsteerParams(path string) (skidsteer.Params, error) {
+// readSkidsteerParams reads a parameter file; with needA the slip matrix
+// "a" must be given (simulate, follow), else it defaults to zero (the
+// nominal model, identify's -init).
+func readSkidsteerParams(path string, needA bool) (skidsteer.Params, error) {
 	var p skidsteer.Params
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	o := dataset.JSONOptions{Strict: true, Model: "skidsteer"}
+	if needA {
+		o.Required = []string{"a"}
+	}
+	if err := dataset.ReadJSON(path, &p, o); err != nil {
 		return p, err
 	}
 	if err := p.Validate(); err != nil {
@@ -75,11 +83,11 @@ func readSkidsteerParams(path string) (skidsteer.Params, error) {
 }
 
 func simulateSkidsteer(e env, a SimulateArgs) error {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(a.Params, true)
 	if err != nil {
 		return err
 	}
-	l, _, err := readSkidsteerLog(a.Controls)
+	l, tab, err := readSkidsteerLog(a.Controls)
 	if err != nil {
 		return err
 	}
@@ -90,6 +98,11 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	traj, err := skidsteer.Simulate(p, pose0, l.T, l.Vc, l.Wc)
 	if err != nil {
 		return err
+	}
+	for i, q := range traj { // checked before the first byte is written
+		if math.IsNaN(q.X+q.Y+q.Psi) || math.IsInf(q.X+q.Y+q.Psi, 0) {
+			return &dataset.ParseError{File: a.Controls, Line: tab.Line[i], Err: fmt.Errorf("the simulated pose is not finite from this row on: the commands, or the slip coefficients of %s, are out of scale", a.Params)}
+		}
 	}
 	write := func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
@@ -105,7 +118,7 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 func identifySkidsteer(e env, a IdentifyArgs) error {
 	cfg := skidsteer.IPEMConfig{}
 	if a.Init != "" {
-		p, err := readSkidsteerParams(a.Init)
+		p, err := readSkidsteerParams(a.Init, false)
 		if err != nil {
 			return err
 		}
@@ -132,6 +145,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	start := time.Now()
 	var cal *skidsteer.Calibration
 	var note string
+	var optRes *opt.Result // batch methods
 	switch method {
 	case "ekf":
 		var err error
@@ -161,14 +175,15 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		if x0 == nil {
 			x0 = make([]float64, skidsteer.NumCoeffs)
 		}
-		res, err := m.Minimize(opt.Problem{Objective: b.Eval}, x0, opt.Settings{Callback: func(it opt.Iteration) bool {
+		res, err := m.Minimize(opt.Problem{Objective: b.Eval}, x0, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("%s iteration %d: loss %.6g", method, it.Iter, it.F)
 			return true
-		}})
+		}}))
 		a.Prog.done()
 		if err != nil {
 			return err
 		}
+		optRes = res
 		if cal, err = b.Covariance(res.X); err != nil {
 			return err
 		}
@@ -176,7 +191,21 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	}
 	elapsed := time.Since(start)
 	out := cal.Params()
-	if err := dataset.WriteJSONFile(a.Out, out); err != nil {
+	// A diverged filter or an out-of-range fit is the calibration's failure
+	// (nothing written), never a file that simulate would then refuse.
+	for k, v := range cal.A {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("skidsteer %s: %s = %v: the calibration diverged (the log's units or scale?); no parameters written", method, skidsteer.CoeffNames[k], v)
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return fmt.Errorf("skidsteer %s: the calibration gives %v (the log's units or scale?); no parameters written", method, err)
+	}
+	var fit *fitStatus
+	if optRes != nil {
+		fit = newFitStatus(method, optRes)
+	}
+	if err := e.writeParams(a.Out, out, fit); err != nil {
 		return err
 	}
 	if a.Out != "-" && !a.Quiet {
@@ -198,9 +227,16 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 			nom = append(nom, skidsteer.PredictionErrors(l, make([]float64, 9), 2, 1)...)
 			calib = append(calib, skidsteer.PredictionErrors(l, cal.A, 2, 1)...)
 		}
-		if err := plotTrackErrors(a.Plot, "skidsteer: 2-s prediction errors", nom, calib); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
 			return err
 		}
+		if err := plotTrackErrors(stage, "skidsteer: 2-s prediction errors", nom, calib); err != nil {
+			return err
+		}
+	}
+	if optRes != nil {
+		return a.Fit.check(e, "skidsteer identify ("+method+")", optRes)
 	}
 	return nil
 }

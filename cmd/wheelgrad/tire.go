@@ -12,6 +12,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/tire"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // Model tire (FORMATS.md): the Jackal rigid body with Dugoff or Pacejka
@@ -125,7 +126,7 @@ func readTireParams(path string) (tire.Params, error) {
 	if path == "" {
 		return p, nil
 	}
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	if err := dataset.ReadJSON(path, &p, dataset.JSONOptions{Strict: true, Model: "tire"}); err != nil {
 		return p, err
 	}
 	if err := p.Validate(); err != nil {
@@ -210,7 +211,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 	for _, r := range runs {
 		plain = append(plain, r.Run)
 	}
-	res, err := tire.Identify(p, plain, tire.IdentifyOptions{})
+	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Settings: a.Fit.apply(opt.Settings{})})
 	if err != nil {
 		var re *tire.RowError
 		if errors.As(err, &re) {
@@ -222,7 +223,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		return err
 	}
-	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {
+	if err := e.writeParams(a.Out, res.Params, newFitStatus("lbfgsb", res.Opt)); err != nil {
 		return err
 	}
 	if !a.Quiet {
@@ -245,9 +246,15 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 	}
 	if a.Plot != "" {
-		return plotTirePaths(a.Plot, res.Params, runs)
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := plotTirePaths(stage, res.Params, runs); err != nil {
+			return err
+		}
 	}
-	return nil
+	return a.Fit.check(e, "tire identify", res.Opt)
 }
 
 func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch float64) error {
@@ -282,11 +289,15 @@ func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch floa
 	if !a.Quiet && n > 0 {
 		fmt.Fprintf(w, "%d batches of %g s: %.1f ms per batch on average, %.1f ms at most\n", n, batch, float64(total.Microseconds())/float64(n)/1e3, float64(worst.Microseconds())/1e3)
 	}
-	if err := dataset.WriteJSONFile(a.Out, last); err != nil {
+	if err := e.writeParams(a.Out, last, nil); err != nil {
 		return err
 	}
 	if a.Plot != "" {
-		return figure.XY(a.Plot, fmt.Sprintf("tire: μ online over %g-s batches", batch), "time (s)", "μ", false,
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		return figure.XY(stage, fmt.Sprintf("tire: μ online over %g-s batches", batch), "time (s)", "μ", false,
 			[]figure.Series{{Name: "μ per batch", X: xs, Y: mus, Points: true}, {X: xs, Y: mus}})
 	}
 	return nil
