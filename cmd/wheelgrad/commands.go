@@ -179,6 +179,9 @@ func init() {
 				ins := []flagPath{{"params", a.Params}, {"mpc", a.MPC}}
 				if a.Path != "figure8" && a.Path != "circle" {
 					ins = append(ins, flagPath{"path", a.Path})
+					if err := checkWaypointScale(a.Path); err != nil {
+						return err
+					}
 				}
 				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
 					return err

@@ -218,6 +218,9 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)
 	}
+	if err := checkFollowed(pred, a); err != nil {
+		return err
+	}
 
 	controls := res.Controls
 	series := []figure.Series{}
