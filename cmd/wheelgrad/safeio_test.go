@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -298,3 +301,34 @@ func TestTrajIDWithLineBreak(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// A log the model cannot explain (the wheel columns swapped) gives a
+// residual far above the camera noise: a warning, not a confident answer.
+func TestMecanumResidualWarning(t *testing.T) {
+	dir := t.TempDir()
+	p := mecanum.DefaultParams()
+	p.Mu = mecanumTrueMu
+	var b strings.Builder
+	b.WriteString("t,w1,w2,w3,w4,x,y,theta\n")
+	c := [4]float64{4, 10, 9, 5}
+	r, _ := mecanum.Synthesize(p, mecanum.SynthSpec{Command: c, Duration: 7, Noise: 0.003, HeadNoise: 0.005, Seed: 2})
+	for k := range r.T {
+		pose := ",,"
+		if !math.IsNaN(r.X[k]) {
+			pose = fmt.Sprintf("%v,%v,%v", r.X[k], r.Y[k], r.Theta[k])
+		}
+		fmt.Fprintf(&b, "%v,%v,%v,%v,%v,%s\n", r.T[k], c[1], c[0], c[3], c[2], pose)
+	}
+	logf := writeFile(t, dir, "swapped.csv", b.String())
+	_, _, errOut := runCLI("identify", "-model", "mecanum", "-data", logf, "-out", filepath.Join(dir, "p.json"))
+	if !strings.Contains(errOut, "warning: mecanum identify: the residual") {
+		t.Errorf("no residual warning: %q", errOut)
+	}
+	// The good log of the same command: no warning.
+	good := filepath.Join(dir, "good.csv")
+	writeMecanumLog(t, good, [][4]float64{c}, 2)
+	_, _, errOut = runCLI("identify", "-model", "mecanum", "-data", good, "-out", filepath.Join(dir, "p.json"))
+	if strings.Contains(errOut, "warning: mecanum identify: the residual") {
+		t.Errorf("residual warning on a good fit: %q", errOut)
+	}
+}

@@ -80,3 +80,31 @@ func (f *Fit) continuation(o IdentifyOptions) ([]float64, []Window, error) {
 	}
 	return x, out, nil
 }
+
+// CameraNoise estimates the camera's position noise σ (m) from the logs
+// alone: for equally spaced samples the second difference of a position is
+// the motion's a·Δt² (0.3 mm at 1 m/s² and 60 Hz) plus noise of variance 6σ².
+// It is the yardstick for the fit's residual: a residual far above it means
+// a wrong optimum or a model (or units) that do not match. NaN without three
+// equally spaced samples.
+func (f *Fit) CameraNoise() float64 {
+	var ss float64
+	var n int
+	for _, sg := range f.segs {
+		t := sg.tcam
+		for i := 1; i+1 < len(t); i++ {
+			h1, h2 := t[i]-t[i-1], t[i+1]-t[i]
+			if math.Abs(h1-h2) > 0.01*h1 {
+				continue
+			}
+			dx := sg.gx[i+1] - 2*sg.gx[i] + sg.gx[i-1]
+			dy := sg.gy[i+1] - 2*sg.gy[i] + sg.gy[i-1]
+			ss += dx*dx + dy*dy
+			n += 2
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(ss / float64(n) / 6)
+}
