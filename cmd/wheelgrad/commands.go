@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -33,6 +34,9 @@ func init() {
 					return err
 				}
 				if err := e.declareFiles([]flagPath{{"params", a.Params}, {"controls", a.Controls}}, []flagPath{{"out", a.Out}}); err != nil {
+					return err
+				}
+				if err := inputMemory("simulating "+a.Controls, a.Controls); err != nil {
 					return err
 				}
 				return h(e, a)
@@ -123,6 +127,9 @@ func init() {
 				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
 					return err
 				}
+				if err := inputMemory("identifying from "+strings.Join(a.Data, ","), a.Data...); err != nil {
+					return err
+				}
 				return h(e, a)
 			}
 		},
@@ -185,6 +192,13 @@ func init() {
 				}
 				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
 					return err
+				}
+				dt := a.Dt
+				if *model == "diffdrive" {
+					dt = max(dt, 0.06) // it steps by its h, 0.06 s by default
+				}
+				if err := needMemory(fmt.Sprintf("following the path for -duration %g s in steps of %g s", a.Duration, dt), memBase+memPerStep*a.Duration/dt); err != nil {
+					return usagef("%v", err)
 				}
 				a.Prog = progressOn(e, *quiet, *verbose)
 				return h(e, a)

@@ -284,6 +284,10 @@ func TestFollowPositionedErrors(t *testing.T) {
 	if st != exitFailure || !strings.Contains(errOut, `wp.csv: line 3, column "x"`) {
 		t.Errorf("1e300 waypoints: %d %q", st, errOut)
 	}
+	st, _, errOut = runCLI("follow", "-params", params, "-path", "circle", "-duration", "1e12")
+	if st != exitUsage || !strings.Contains(errOut, "needs about") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("-duration 1e12: %d %q", st, errOut)
+	}
 	st, _, errOut = runCLI("follow", "-params", params, "-path", "circle", "-wmax", "1e-300")
 	if st != exitFailure || !strings.Contains(errOut, "does not follow") {
 		t.Errorf("-wmax 1e-300: %d %q", st, errOut)
@@ -330,5 +334,55 @@ func TestMecanumResidualWarning(t *testing.T) {
 	_, _, errOut = runCLI("identify", "-model", "mecanum", "-data", good, "-out", filepath.Join(dir, "p.json"))
 	if strings.Contains(errOut, "warning: mecanum identify: the residual") {
 		t.Errorf("residual warning on a good fit: %q", errOut)
+	}
+}
+
+// A runtime panic (an allocation beyond the machine) is one line, exit 1.
+func TestPanicIsOneLine(t *testing.T) {
+	n := -1
+	err := runHandler(func(env) error { _ = make([]float64, n); return nil }, env{})
+	if err == nil || !strings.Contains(err.Error(), "too large for this machine's memory") {
+		t.Errorf("makeslice: %v", err)
+	}
+	err = runHandler(func(env) error { panic("boom") }, env{})
+	if err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("panic: %v", err)
+	}
+}
+
+// A skid-steer fit out of the range simulate accepts is a failure, not a
+// file simulate then refuses; NaN parameters blame the fit, not the file.
+func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	logf := writeSkidsteerLog(t, dir, 400)
+	b, _ := os.ReadFile(logf)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var sb strings.Builder
+	sb.WriteString(lines[0] + "\n")
+	for _, l := range lines[1:] { // positions in cm: the robot seems 100× faster
+		f := strings.Split(l, ",")
+		for _, i := range []int{3, 4} {
+			if f[i] != "" {
+				var v float64
+				fmt.Sscan(f[i], &v)
+				f[i] = fmt.Sprint(100 * v)
+			}
+		}
+		sb.WriteString(strings.Join(f, ",") + "\n")
+	}
+	cm := writeFile(t, dir, "cm.csv", sb.String())
+	out := filepath.Join(dir, "slip.json")
+	for _, m := range []string{"ekf", "batch"} {
+		st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", cm, "-method", m, "-maxiter", "30", "-out", out)
+		if st != exitFailure || !strings.Contains(errOut, "no parameters written") {
+			t.Errorf("%s: status %d, %q", m, st, errOut)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: wrote %s", m, out)
+		}
+	}
+	err := (env{outs: &outputSet{}}).writeParams(out, map[string]float64{"a": math.NaN()}, nil)
+	if err == nil || strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "the fit failed") {
+		t.Errorf("NaN parameters: %v", err)
 	}
 }

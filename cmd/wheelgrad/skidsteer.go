@@ -199,7 +199,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		}
 	}
 	if err := out.Validate(); err != nil {
-		return fmt.Errorf("skidsteer %s: the calibration gives %v (the log's units or scale?); no parameters written", method, err)
+		return fmt.Errorf("skidsteer %s: the calibration is out of range, %v (the log's units or scale?); no parameters written", method, err)
 	}
 	var fit *fitStatus
 	if optRes != nil {

@@ -169,3 +169,25 @@ func showBytes(b float64) string {
 	}
 	return fmt.Sprintf("%.0f kB", b/1024)
 }
+
+// Up-front memory estimates (bytes), measured with /usr/bin/time: Mecanum
+// identify of a 125-s log (3.2 MB of CSV) peaked at 36 MB, 11× the file;
+// follow of the circle at 9,600 and 38,400 steps at 53 and 102 MB, 1.6 kB
+// per step. Both are doubled for the models not measured.
+const (
+	memBase      = 50 << 20
+	memPerByte   = 24   // per byte of input CSV
+	memPerStep   = 4096 // per integration step of follow
+	memPerOutRow = 120  // per row of a CSV rendered in memory
+)
+
+// inputMemory estimates the memory of reading and fitting files.
+func inputMemory(what string, paths ...string) error {
+	total := float64(memBase)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			total += memPerByte * float64(fi.Size())
+		}
+	}
+	return needMemory(what, total)
+}

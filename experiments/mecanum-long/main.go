@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
@@ -21,7 +22,16 @@ func main() {
 	seconds := flag.Float64("seconds", 125, "log length (s)")
 	seed := flag.Uint64("seed", 1, "random seed of commands and noise")
 	kind := flag.String("commands", "all", "steps (random, held 2–5 s), sines, fast (sines up to 25 rad/s), forward (steps around a forward drive), or all")
+	csvOut := flag.String("csv", "", "write the log of -commands (not all) to this CSV file instead, for wheelgrad identify")
 	flag.Parse()
+	if *csvOut != "" {
+		r, _ := longLog(*seconds, *seed, *kind)
+		if err := writeLog(*csvOut, r); err != nil {
+			fmt.Fprintln(os.Stderr, "mecanum-long:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Stdout, *seconds, *seed, *kind); err != nil {
 		fmt.Fprintln(os.Stderr, "mecanum-long:", err)
 		os.Exit(1)
@@ -108,4 +118,17 @@ func run(w io.Writer, seconds float64, seed uint64, kind string) error {
 	}
 	fmt.Fprintf(w, "\n(loss: eq. 8 plus the marker term; residual: RMS per camera coordinate, the noise is 0.003 m)\n")
 	return nil
+}
+
+// writeLog writes a run as FORMATS.md's Mecanum log CSV.
+func writeLog(path string, r mecanum.Run) error {
+	return dataset.WriteFileAtomic(path, func(w io.Writer) error {
+		cw := dataset.NewWriter(w)
+		cw.WriteHeader("t", "w1", "w2", "w3", "w4", "x", "y", "theta")
+		for k := range r.T {
+			c := r.W[k]
+			cw.WriteFloats(r.T[k], c[0], c[1], c[2], c[3], r.X[k], r.Y[k], r.Theta[k])
+		}
+		return cw.Flush()
+	})
 }
