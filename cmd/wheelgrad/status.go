@@ -72,14 +72,16 @@ func (f fitSettings) apply(s opt.Settings) opt.Settings {
 // check turns an optimiser's status into the command's outcome: nil when it
 // converged; a warning (printed) and nil with -allow-unconverged; else an
 // unconvergedError (exit 3, outputs written). A run that failed — no
-// iteration completed, the start values returned — is an error (exit 1) in
-// every case: there is nothing to record.
+// iteration completed, the start values returned — is an error (exit 1,
+// nothing written) unless -allow-unconverged: the start may already have been
+// the optimum of a loss with kinks, or the gradient may be wrong, and only
+// the user can tell.
 func (f fitSettings) check(e env, what string, r *opt.Result) error {
 	switch {
 	case r.Status.Converged():
 		return nil
-	case r.Status.Kind() == "failed":
-		return fmt.Errorf("%s failed after %d iterations (%s): the start values were not improved; no parameters written", what, r.Iterations, r.Status)
+	case r.Status.Kind() == "failed" && !f.AllowUnconverged:
+		return fmt.Errorf("%s failed after %d iterations (%s): the start values were not improved (already optimal, or a gradient inconsistent with the loss); no parameters written (-allow-unconverged writes them)", what, r.Iterations, r.Status)
 	}
 	msg := fmt.Sprintf("%s did not converge: %s after %d iterations (loss %.6g)", what, r.Status, r.Iterations, r.F)
 	hint := "raise -maxiter or loosen -tol, or pass -allow-unconverged to accept it"
