@@ -93,6 +93,11 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
+	for k := range tr.VR { // checked before the first byte is written
+		if v := tr.VR[k] + tr.VL[k] + tr.V[k] + tr.W[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return tab.Errorf(k, "", "the simulated speeds are not finite from this row on: the commands, or the parameters of %s, are out of scale", a.Params)
+		}
+	}
 	t := tab.Col("t")
 	return e.writeOut(a.Out, func(w io.Writer) error {
 		return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, [][]float64{t, tr.VR, tr.VL, tr.V, tr.W})
