@@ -67,7 +67,7 @@ func followMecanum(e env, a FollowArgs) error {
 	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
 		path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	printTracking(e.stderr, "predicted", pred, mode)
-	if err := checkFollowed(pred, a); err != nil {
+	if err := checkFollowed(pred, path, poses, a); err != nil {
 		return err
 	}
 
