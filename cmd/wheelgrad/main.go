@@ -111,11 +111,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = cerr
 		}
 	}
+	msg := ""
+	if err != nil {
+		msg = e.outs.explain(oneLine(err)) // before discard forgets the staged names
+	}
 	e.outs.discard()
 	if err == nil {
 		return 0
 	}
-	msg := e.outs.explain(oneLine(err))
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):

@@ -118,7 +118,7 @@ func (s *outputSet) add(fp flagPath) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return fmt.Errorf("-%s %s: cannot write there: %w", fp.flag, fp.path, err)
+		return usagef("-%s %s: cannot write there: %v", fp.flag, fp.path, err)
 	}
 	o.stage = f.Name()
 	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {

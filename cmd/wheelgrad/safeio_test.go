@@ -386,3 +386,33 @@ func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
 		t.Errorf("NaN parameters: %v", err)
 	}
 }
+
+// Errors about a staged output name the output, never the hidden file.
+func TestStagedNamesExplained(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fit.png")
+	e := env{outs: &outputSet{}}
+	if err := e.declareFiles(nil, []flagPath{{"plot", out}}); err != nil {
+		t.Fatal(err)
+	}
+	stage, err := e.stagePath(out)
+	if err != nil || stage == out || filepath.Dir(stage) != dir || filepath.Ext(stage) != ".png" {
+		t.Fatalf("stage %q: %v", stage, err)
+	}
+	if msg := e.outs.explain("open " + stage + ": no space left on device"); msg != "open "+out+": no space left on device" {
+		t.Errorf("explained: %q", msg)
+	}
+	e.outs.discard()
+	noHiddenFiles(t, dir)
+	// A directory that cannot be written is found before any work.
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	if f, err := os.Create(filepath.Join(ro, "probe")); err == nil { // root ignores permissions
+		f.Close()
+		t.Skip("directory permissions are not enforced here")
+	}
+	st, _, errOut := runCLI("follow", "-params", writeFile(t, dir, "p.json", followParams), "-path", "circle", "-out", filepath.Join(ro, "c.csv"))
+	if st != exitUsage || !strings.Contains(errOut, "cannot write there") {
+		t.Errorf("read-only directory: %d %q", st, errOut)
+	}
+}
