@@ -25,7 +25,7 @@ func init() {
 }
 
 func simulateMecanum(e env, a SimulateArgs) error {
-	p, err := mecanum.ReadParams(a.Params, true)
+	p, err := readMecanumParams(a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	p := mecanum.DefaultParams()
 	if a.Init != "" {
 		var err error
-		if p, err = mecanum.ReadParams(a.Init, false); err != nil {
+		if p, err = readMecanumParams(a.Init, false); err != nil {
 			return err
 		}
 		if p.Mu == nil {
@@ -253,4 +253,17 @@ func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *me
 		return err
 	}
 	return figure.XY(stage, "Mecanum identification", "x (m)", "y (m)", true, ss)
+}
+
+// readMecanumParams is mecanum.ReadParams after a check that the file is for
+// this model: another model's file is reported by its "model" key, not by
+// the first of its keys that mecanum does not know.
+func readMecanumParams(path string, needMu bool) (mecanum.Params, error) {
+	var m struct {
+		Model string `json:"model"`
+	}
+	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
+		return mecanum.Params{}, err
+	}
+	return mecanum.ReadParams(path, needMu)
 }

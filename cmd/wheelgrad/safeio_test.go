@@ -188,6 +188,7 @@ func TestParameterFileStrictness(t *testing.T) {
 		{"diffdrive", ddctl, `{"model": "diffdrive", "c1": 0.4, "c2": 0.006, "alpha": 0.2, "beta": 6, "gamma": 4, "mu": 0.17, "h": 0.06, "H": 0.1}`, 1, `key "H": differs in case`},
 		{"diffdrive", ddctl, `{"model": "diffdrive", "c1": 0.4, "alpha": 0.2, "beta": 6, "gamma": 4, "mu": 0.17}`, 1, `key "c2": missing`},
 		{"diffdrive", ddctl, `{"model": "mecanum", "mu": [0.6, 0.7, 0.8, 0.9]}`, 1, `key "model": the file is for model "mecanum", not "diffdrive"`},
+		{"mecanum", logf, `{"model": "diffdrive", "c1": 0.4, "c2": 0.006, "alpha": 0.2, "beta": 6, "gamma": 4, "mu": 0.17}`, 1, `key "model": the file is for model "diffdrive", not "mecanum"`},
 		{"skidsteer", sksctl, `{"model": "skidsteer", "a": [[0,0,0],[0,0,0]]}`, 1, `key "a": has 2 values, want 3`},
 		{"skidsteer", sksctl, `{"model": "skidsteer", "a": [[0,0,0],[0,0,0,0],[0,0,0]]}`, 1, `key "a[1]": has 4 values, want 3`},
 		{"skidsteer", sksctl, `{"model": "skidsteer"}`, 1, `key "a": missing`},
