@@ -41,7 +41,7 @@ type output struct {
 	flagPath
 	target string        // path with its links resolved
 	direct bool          // a device, pipe or descriptor: written, not replaced
-	stage  string        // staged file beside target (or in the temp dir when direct)
+	stage  string        // staged file beside target (or in the temp dir when direct), once written
 	buf    *bytes.Buffer // stdout and direct targets written by writeOut
 	used   bool
 }
@@ -106,26 +106,45 @@ func (s *outputSet) add(fp flagPath) error {
 			return usagef("-%s %s is the same file as -%s %s", fp.flag, fp.path, p.flag, p.path)
 		}
 	}
-	// Stage now: this also finds a directory we may not write to.
+	// Probe the directory now (a file created and removed): one we may not
+	// write to is found before the work. The stage itself is created when
+	// the output is written, so that a kill (SIGKILL, the kernel's
+	// out-of-memory killer) during a long computation leaves nothing.
+	if err := o.makeStage(); err != nil {
+		return err
+	}
+	os.Remove(o.stage)
+	dataset.ForgetTemp(o.stage)
+	o.stage = ""
+	s.files = append(s.files, o)
+	return nil
+}
+
+// makeStage creates the staged file of o: beside its target, or in the
+// temporary directory for a direct output.
+func (o *output) makeStage() error {
+	if o.stage != "" {
+		return nil
+	}
 	var f *os.File
-	if direct {
-		f, err = dataset.CreateTemp(filepath.Join(os.TempDir(), "wheelgrad-"+filepath.Base(target)))
+	var err error
+	if o.direct {
+		f, err = dataset.CreateTemp(filepath.Join(os.TempDir(), "wheelgrad-"+filepath.Base(o.target)))
 	} else {
-		f, err = dataset.CreateTemp(target)
+		f, err = dataset.CreateTemp(o.target)
 	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return usagef("-%s %s: cannot write there: %v", fp.flag, fp.path, err)
+		return usagef("-%s %s: cannot write there: %v", o.flag, o.path, err)
 	}
 	o.stage = f.Name()
-	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Stat(o.target); err == nil && fi.Mode().IsRegular() {
 		f.Chmod(fi.Mode().Perm()) // the file replaced keeps its permissions
 	}
 	f.Close()
-	s.files = append(s.files, o)
 	return nil
 }
 
@@ -187,6 +206,9 @@ func (e env) writeOut(path string, write func(io.Writer) error) error {
 		}
 		return nil
 	}
+	if err := o.makeStage(); err != nil {
+		return err
+	}
 	return dataset.WriteFileAtomic(o.stage, write)
 }
 
@@ -205,6 +227,9 @@ func (e env) stagePath(path string) (string, error) {
 		return "", fmt.Errorf("a figure cannot be written to stdout")
 	}
 	o.used = true
+	if err := o.makeStage(); err != nil {
+		return "", err
+	}
 	return o.stage, nil
 }
 
