@@ -45,7 +45,7 @@ func init() {
 	})
 	register(command{
 		name:    "identify",
-		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes] [-out P.json] [-plot F.png]",
+		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes] [-maxiter N] [-tol T] [-allow-unconverged] [-out P.json] [-plot F.png]",
 		summary: "Calibrate the model's unknown parameters from one or more logs; writes parameter JSON.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
