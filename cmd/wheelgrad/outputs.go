@@ -300,7 +300,16 @@ func (s *outputSet) explain(msg string) string {
 // the fit that produced it under dataset.FitKey when fit is non-nil. A value
 // JSON cannot hold (NaN, ±Inf) is a failure of the computation, reported
 // as such, not as a problem of the file.
+//
+// Parameters with a Validate method are validated first: a fit that its own
+// simulate would refuse (out of the model's range) is a failure, never a
+// file.
 func (e env) writeParams(path string, params any, fit *fitStatus) error {
+	if v, ok := params.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("the fit gives parameters out of the model's range, %v (the log's units or scale?); no parameters written", err)
+		}
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("the computed parameters cannot be written (%v): the fit failed", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -381,6 +382,13 @@ func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: wrote %s", m, out)
 		}
+	}
+	// Any model's parameters are validated before they are written: a11 =
+	// −43 (the case) is refused, as simulate would refuse it.
+	bad := skidsteer.Params{Model: "skidsteer"}
+	bad.A[0][0] = -43
+	if err := (env{outs: &outputSet{}}).writeParams(out, bad, nil); err == nil || !strings.Contains(err.Error(), "a11 = -43") {
+		t.Errorf("a11 = -43: %v", err)
 	}
 	err := (env{outs: &outputSet{}}).writeParams(out, map[string]float64{"a": math.NaN()}, nil)
 	if err == nil || strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "the fit failed") {
