@@ -232,6 +232,10 @@ func TestUnconvergedFitStatus(t *testing.T) {
 	if st != 0 {
 		t.Errorf("simulate with an identified file: %d %q", st, errOut)
 	}
+	sk := writeFile(t, dir, "sk.csv", "t,vc,wc,x,y,psi\n0,1,0,0,0,0\n0.1,1,0,0.1,0,0\n")
+	if st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", sk, "-maxiter", "5"); st != exitUsage || !strings.Contains(errOut, "-method ekf") {
+		t.Errorf("-maxiter with the EKF: %d %q", st, errOut)
+	}
 	for _, bad := range [][]string{{"-maxiter", "-1"}, {"-tol", "NaN"}, {"-tol", "2"}} {
 		st, _, errOut = runCLI(append([]string{"identify", "-model", "mecanum", "-data", logf}, bad...)...)
 		if st != exitUsage {

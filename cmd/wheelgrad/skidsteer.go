@@ -116,6 +116,9 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 }
 
 func identifySkidsteer(e env, a IdentifyArgs) error {
+	if (a.Method == "" || a.Method == "ekf") && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
+		return usagef("-maxiter and -tol apply to the optimisers (-method batch, neldermead, cmaes); -method ekf is one pass of the filter")
+	}
 	cfg := skidsteer.IPEMConfig{}
 	if a.Init != "" {
 		p, err := readSkidsteerParams(a.Init, false)

@@ -192,6 +192,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if err != nil {
 		return usagef("-online %q: want true or false", a.Extra["online"])
 	}
+	if online && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
+		return usagef("-maxiter and -tol apply to the batch identification, not to -online")
+	}
 	batch, err := strconv.ParseFloat(a.Extra["batch"], 64)
 	if err != nil || !(batch > 0) || math.IsInf(batch, 0) {
 		return usagef("-batch %q: want a finite number of seconds > 0", a.Extra["batch"])
