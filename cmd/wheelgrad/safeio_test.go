@@ -379,7 +379,7 @@ func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
 	cm := writeFile(t, dir, "cm.csv", sb.String())
 	out := filepath.Join(dir, "slip.json")
 	for _, m := range []string{"ekf"} { // batch goes through the same check (and takes seconds)
-		st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", cm, "-method", m, "-maxiter", "30", "-out", out)
+		st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", cm, "-method", m, "-out", out)
 		if st != exitFailure || !strings.Contains(errOut, "no parameters written") {
 			t.Errorf("%s: status %d, %q", m, st, errOut)
 		}
