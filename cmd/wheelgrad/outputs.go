@@ -79,7 +79,7 @@ func (s *outputSet) add(fp flagPath) error {
 	}
 	target, direct, err := dataset.Target(fp.path)
 	if err != nil {
-		return usagef("-%s %s", fp.flag, strings.TrimPrefix(err.Error(), fp.path+": "+""))
+		return usagef("-%s %s: %s", fp.flag, fp.path, strings.TrimPrefix(err.Error(), fp.path+": "))
 	}
 	o.target, o.direct = target, direct
 	if !direct {
@@ -257,7 +257,7 @@ func (s *outputSet) commit() error {
 		}
 		var err error
 		switch {
-		case o.stdout():
+		case o.stdout() || (filepath.Clean(o.path) == "/dev/stdout" && o.buf != nil):
 			_, err = io.Copy(s.stdout, o.buf)
 		case o.buf != nil:
 			err = dataset.WriteFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(o.buf.Bytes()); return err })

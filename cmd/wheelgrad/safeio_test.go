@@ -101,7 +101,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 	// -out given with it is not written.
 	out := filepath.Join(dir, "fit.json")
 	st, _, errOut = runCLI("identify", "-model", "mecanum", "-data", logf, "-out", out, "-plot", dir)
-	if st != exitUsage || !strings.Contains(errOut, "-plot") {
+	if st != exitUsage || !strings.Contains(errOut, "-plot "+dir+": is a directory") {
 		t.Errorf("plot into a directory: status %d, %q", st, errOut)
 	}
 	if _, err := os.Stat(out); err == nil {
