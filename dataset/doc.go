@@ -32,7 +32,12 @@
 //
 // Writing goes through Writer (or WriteCSV for all-numeric tables), which
 // formats floats so that they read back bit for bit, and WriteFileAtomic,
-// which never leaves a partial file that looks complete.
+// which never leaves a partial file that looks complete, replaces the target
+// of a symbolic link rather than the link, and writes devices and pipes
+// directly. JSON parameter files are read by ReadJSON, which refuses what
+// encoding/json would silently read otherwise than the file says (duplicate
+// keys, keys differing only in case, arrays of the wrong length) and names
+// the key of every error.
 //
 // The package will also hold what every command does to a log after reading
 // it: numerical differentiation, segmenting, and synthetic log generators for

@@ -23,6 +23,7 @@ var (
 	ErrGroupSplit      = errors.New("rows of one group are not contiguous")
 	ErrInvalidUTF8     = errors.New("invalid UTF-8")
 	ErrNoRows          = errors.New("no data rows")
+	ErrInvalidText     = errors.New("invalid text")
 )
 
 // ParseError reports bad input, like csv.ParseError, with its position: the

@@ -264,6 +264,11 @@ func (rd *reader) row(rec []string) error {
 			return rd.cellError(f, ErrEmptyCell, "empty cell (a value is needed on every row)")
 		}
 		if f.col.Text {
+			if strings.ContainsAny(cell, "\r\n") {
+				// A quoted cell may span lines; an id with a line break
+				// could not be written back (Writer refuses it).
+				return rd.cellError(f, ErrInvalidText, "text %s has a line break", quoteCell(cell))
+			}
 			if row > 0 && cell == f.text[row-1] {
 				cell = f.text[row-1] // share the string of a repeated id
 			} else {

@@ -285,3 +285,95 @@ func TestWriteFileAtomicStdout(t *testing.T) {
 		t.Errorf("stdout got %q", b)
 	}
 }
+
+// An output path that is a symbolic link replaces the link's target, never
+// the link; a device is written directly; errors name the path, not the
+// hidden temporary file (issue 17).
+func TestWriteFileAtomicFollowsLinksAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "data", "target.csv")
+	if err := os.Mkdir(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(target, []byte("old\n"), 0o600)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(filepath.Join("data", "target.csv"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	put := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteFileAtomic(link, put("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new\n" {
+		t.Errorf("target holds %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("target's mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	// A dangling link creates its target.
+	dangling := filepath.Join(dir, "dangling.csv")
+	os.Symlink("made.csv", dangling)
+	if err := WriteFileAtomic(dangling, put("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "made.csv")); string(b) != "x\n" {
+		t.Errorf("dangling link's target holds %q", b)
+	}
+	// A device is written, not replaced.
+	if _, err := os.Stat("/dev/null"); err == nil {
+		if err := WriteFileAtomic("/dev/null", put("gone\n")); err != nil {
+			t.Errorf("/dev/null: %v", err)
+		}
+		if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&os.ModeDevice == 0 {
+			t.Errorf("/dev/null is no longer a device: %v", err)
+		}
+	}
+	// A missing directory: the error names the path given.
+	bad := filepath.Join(dir, "nodir", "out.csv")
+	err := WriteFileAtomic(bad, put("x"))
+	if err == nil || !strings.HasPrefix(err.Error(), bad+":") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("missing directory: %v", err)
+	}
+	// No temporary file is left anywhere.
+	for _, d := range []string{dir, filepath.Dir(target)} {
+		es, _ := os.ReadDir(d)
+		for _, e := range es {
+			if strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("left %s", e.Name())
+			}
+		}
+	}
+}
+
+func TestRemoveTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.csv")
+	err := WriteFileAtomic(out, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		RemoveTempFiles() // what the signal handler does mid-write
+		es, _ := os.ReadDir(dir)
+		if len(es) != 0 {
+			t.Errorf("left %v", es)
+		}
+		return nil
+	})
+	if err == nil {
+		t.Errorf("a write whose temporary file was removed succeeded")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("output exists")
+	}
+}
+
+func TestReadRefusesTextWithLineBreak(t *testing.T) {
+	_, err := Read(strings.NewReader("t,traj\n0,\"a\nb\"\n"), "log.csv", Spec{Time: "t", Columns: []Column{{Name: "t"}, {Name: "traj", Text: true}}})
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidText) || pe.Column != "traj" {
+		t.Errorf("err = %v", err)
+	}
+}

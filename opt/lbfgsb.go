@@ -321,7 +321,10 @@ func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error
 			copy(g, gold)
 			f = fold
 			if st.col == 0 {
-				return rec.finish(x, f, Failure), nil
+				if iter == 0 {
+					return rec.finish(x, f, Failure), nil
+				}
+				return rec.finish(x, f, Stalled), nil
 			}
 			// The direction may be poor because the memory is: start afresh
 			// from a Cauchy step before giving up.

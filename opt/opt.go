@@ -32,7 +32,12 @@ const (
 	IterationLimit           // Settings.MaxIterations reached
 	EvaluationLimit          // Settings.MaxEvaluations reached
 	Stopped                  // the Callback returned false
-	Failure                  // the method could not make progress (e.g. line search failed)
+	Failure                  // the method could not make progress from the start (e.g. the first line search failed), or the objective failed
+	// Stalled: after some progress, no step could lower f further (a line
+	// search failed on a fresh memory): at a kink of a non-smooth loss, at
+	// rounding level, or where the gradient disagrees with f. X is the best
+	// point found; the convergence tests were not met.
+	Stalled
 )
 
 func (s Status) String() string {
@@ -53,8 +58,30 @@ func (s Status) String() string {
 		return "stopped by callback"
 	case Failure:
 		return "failure"
+	case Stalled:
+		return "stalled (no step lowered f)"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Kind groups the statuses as a user reads them: "converged" (one of the
+// convergence tests), "stalled", "iteration limit", "evaluation limit",
+// "stopped" (by the callback) or "failed" (no progress from the start, or
+// an error).
+func (s Status) Kind() string {
+	switch {
+	case s.Converged():
+		return "converged"
+	case s == Stalled:
+		return "stalled"
+	case s == IterationLimit:
+		return "iteration limit"
+	case s == EvaluationLimit:
+		return "evaluation limit"
+	case s == Stopped:
+		return "stopped"
+	}
+	return "failed"
 }
 
 // Converged reports whether the status is one of the convergence criteria.

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,13 +53,19 @@ func init() {
 				if err := checkModel("simulate", *model, ok); err != nil {
 					return err
 				}
+				if err := e.declareFiles([]flagPath{{"params", a.Params}, {"controls", a.Controls}, {"poses", a.Poses}}, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
+					return err
+				}
+				if err := inputMemory("simulating "+a.Controls, a.Controls); err != nil {
+					return err
+				}
 				return h(e, a)
 			}
 		},
 	})
 	register(command{
 		name:    "identify",
-		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-init P.json] [-method lbfgsb|neldermead|cmaes|ipem|batch] [-fix a,b | -free a,b] [-gaps error|split|bridge] [-allow-undetermined] [-out P.json] [-plot F.png|F.svg]",
+		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-init P.json] [-method lbfgsb|neldermead|cmaes|ipem|batch] [-fix a,b | -free a,b] [-gaps error|split|bridge] [-maxiter N] [-tol T] [-allow-unconverged] [-allow-undetermined] [-out P.json] [-plot F.png|F.svg|F.pdf]",
 		summary: "Calibrate the model's unknown parameters from one or more logs; writes parameter JSON.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
@@ -84,8 +92,17 @@ func init() {
 				}
 				fs.StringVar(&v, x.name, x.def, x.usage)
 			}
+			fs.IntVar(&a.Fit.MaxIter, "maxiter", 0, "most optimiser iterations (0: the method's default, 1000 for the general methods)")
+			fs.Float64Var(&a.Fit.Tol, "tol", 0, "convergence tolerance: relative reduction of the loss per iteration (0: the model's default)")
+			fs.BoolVar(&a.Fit.AllowUnconverged, "allow-unconverged", false, "accept an optimiser that stopped at -maxiter or stalled (a warning, exit status 0) instead of exit status 3")
 			quiet, verbose := addVerbosity(fs)
 			return func(e env) error {
+				if a.Fit.MaxIter < 0 {
+					return usagef("-maxiter %d: want a number of iterations ≥ 1 (0: the default)", a.Fit.MaxIter)
+				}
+				if !(a.Fit.Tol >= 0) || math.IsInf(a.Fit.Tol, 0) || a.Fit.Tol >= 1 {
+					return usagef("-tol %g: want a relative tolerance in [0, 1) (0: the default)", a.Fit.Tol)
+				}
 				if err := required("data", *data); err != nil {
 					return err
 				}
@@ -144,6 +161,19 @@ func init() {
 				a.Quiet, a.Verbose = *quiet, *verbose
 				a.Prog = progressOn(e, *quiet, *verbose)
 				a.Diag = newDiag(e.stderr)
+				ins := []flagPath{{"init", a.Init}}
+				for _, d := range a.Data {
+					ins = append(ins, flagPath{"data", d})
+				}
+				for _, p := range a.Poses {
+					ins = append(ins, flagPath{"poses", p})
+				}
+				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
+					return err
+				}
+				if err := inputMemory("identifying from "+strings.Join(a.Data, ","), a.Data...); err != nil {
+					return err
+				}
 				return h(e, a)
 			}
 		},
@@ -174,6 +204,14 @@ func init() {
 						return err
 					}
 				}
+				for _, f := range []struct {
+					name string
+					v    float64
+				}{{"duration", a.Duration}, {"rate", a.Rate}, {"wmax", a.Wmax}, {"dt", a.Dt}, {"theta0", a.Theta0}, {"umax", a.Umax}, {"vmax", a.Vmax}, {"band", a.Band}} {
+					if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+						return usagef("-%s %g: want a finite number", f.name, f.v)
+					}
+				}
 				if !(a.Duration > 0) || !(a.Rate > 0) || !(a.Wmax > 0) || !(a.Dt > 0) || a.Dt > 1/a.Rate {
 					return usagef("-duration, -rate, -wmax and -dt must be positive, with -dt at most one control segment (1/rate)")
 				}
@@ -189,6 +227,23 @@ func init() {
 				h, ok := followHandlers[*model]
 				if err := checkModel("follow", *model, ok); err != nil {
 					return err
+				}
+				ins := []flagPath{{"params", a.Params}, {"mpc", a.MPC}}
+				if a.Path != "figure8" && a.Path != "circle" {
+					ins = append(ins, flagPath{"path", a.Path})
+					if err := checkWaypointScale(a.Path); err != nil {
+						return err
+					}
+				}
+				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
+					return err
+				}
+				dt := a.Dt
+				if *model == "diffdrive" {
+					dt = max(dt, 0.06) // it steps by its h, 0.06 s by default
+				}
+				if err := needMemory(fmt.Sprintf("following the path for -duration %g s in steps of %g s", a.Duration, dt), memBase+memPerStep*a.Duration/dt); err != nil {
+					return usagef("%v", err)
 				}
 				a.Prog = progressOn(e, *quiet, *verbose)
 				return h(e, a)

@@ -89,7 +89,9 @@ func runDemo(e env, dir string, prog *progress) error {
 		return err
 	}
 	mfit := filepath.Join(dir, "mecanum-fit.png")
-	if err := plotMecanum(mfit, fit, runs, id, mecanum.DefaultParams()); err != nil {
+	direct := e
+	direct.outs = nil // the demo writes its own directory, not declared outputs
+	if err := plotMecanum(direct, mfit, fit, runs, id, mecanum.DefaultParams()); err != nil {
 		return err
 	}
 

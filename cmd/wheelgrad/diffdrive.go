@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -25,11 +24,21 @@ func init() {
 		usage: "diffdrive: weight c_ω of the angular-velocity error in the L1 loss (Park et al. eq. 22)", model: "diffdrive"})
 }
 
+// diffdriveUnknown are the keys of ζ (FORMATS.md), which have no default
+// outside identify's -init.
+var diffdriveUnknown = []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
+
 // readDiffDriveParams reads a parameter file; keys it lacks keep the values
-// of def (l and h default to 0.55 and 0.06).
-func readDiffDriveParams(path string, def diffdrive.Params) (diffdrive.Params, error) {
+// of def (l and h default to 0.55 and 0.06). A file for another model, a
+// key given twice or in another case, and (with needZeta) a missing key of ζ
+// are errors naming the key.
+func readDiffDriveParams(path string, def diffdrive.Params, needZeta bool) (diffdrive.Params, error) {
 	p := def
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	o := dataset.JSONOptions{Strict: true, Model: "diffdrive", Required: []string{"model"}}
+	if needZeta {
+		o.Required = append(o.Required, diffdriveUnknown...)
+	}
+	if err := dataset.ReadJSON(path, &p, o); err != nil {
 		return p, err
 	}
 	if p.Model != "diffdrive" {
@@ -180,7 +189,7 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return err
 	}
@@ -203,6 +212,7 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	t := tab.Col("t")
 	ids := tab.TextCol("traj")
 	var cols [6][]float64
+	paramsPath := a.Params
 	for _, rr := range diffDriveRuns(tab) {
 		a, b := rr[0], rr[1]
 		// each run starts at rest, or from the wheel speeds of its first row
@@ -219,6 +229,11 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 		tr, err := p.Simulate(s0, tab.Col("uf")[a:b], tab.Col("ul")[a:b])
 		if err != nil {
 			return err
+		}
+		for k := range tr.VR { // checked before the first byte is written
+			if v := tr.VR[k] + tr.VL[k] + tr.V[k] + tr.W[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return tab.Errorf(a+k, "", "the simulated speeds are not finite from this row on: the commands, or the parameters of %s, are out of scale", paramsPath)
+			}
 		}
 		for i, c := range [][]float64{t[a:b], tr.VR, tr.VL, tr.V, tr.W} {
 			cols[i] = append(cols[i], c...)
@@ -266,7 +281,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	init := diffdrive.Paper()
 	if a.Init != "" {
-		if init, err = readDiffDriveParams(a.Init, init); err != nil {
+		if init, err = readDiffDriveParams(a.Init, init, false); err != nil {
 			return err
 		}
 	}
@@ -314,7 +329,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	o := calibrate.Options{CW: cw, Held: held, Progress: func(stage int, it opt.Iteration) {
+	o := calibrate.Options{CW: cw, Held: held, Settings: a.Fit.apply(opt.Settings{}), Progress: func(stage int, it opt.Iteration) {
 		a.Prog.printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(1e6))
 	}}
 	switch a.Method {
@@ -373,18 +388,32 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			chs[0].add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
 			chs[1].add(0, t, (lg.VR[k]-lg.VL[k])/res.Params.L, tr.W[k])
 		}
-		if err := plotChannels(a.Plot, "diffdrive: measured and calibrated model (simulated from the first row)", chs); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := plotChannels(stage, "diffdrive: measured and calibrated model (simulated from the first row)", chs); err != nil {
 			return err
 		}
 	}
-	js, err := json.MarshalIndent(res.Params, "", "  ")
-	if err != nil {
+	// The status of the last stage (the exact loss) is the fit's.
+	if len(res.Stages) == 0 {
+		return fmt.Errorf("%s: calibration ran no optimiser stage", a.Data[0])
+	}
+	last := res.Stages[len(res.Stages)-1]
+	fit := newFitStatus(methodName(a.Method), last)
+	fit.Iterations = res.Iterations
+	if err := e.writeParams(a.Out, res.Params, fit); err != nil {
 		return err
 	}
-	return e.writeOut(a.Out, func(w io.Writer) error {
-		_, err := w.Write(append(js, '\n'))
-		return err
-	})
+	return a.Fit.check(e, "diffdrive identify", last)
+}
+
+func methodName(m string) string {
+	if m == "" {
+		return "lbfgsb"
+	}
+	return m
 }
 
 // diffDriveGrid turns an asynchronous diffdrive log (wheel-speed samples on

@@ -9,7 +9,15 @@
 //	wheelgrad follow -model mecanum -params P.json -path figure8|circle|REF.csv [...]
 //	wheelgrad import -bag RUN.mcap|RUN.bag -map MAP.json -model M [-out LOG.csv]
 //
-// Exit status 0 on success, 1 on a runtime failure, 2 on a usage error;
-// errors go to stderr as one line naming the file, row and column at fault.
+// Exit status 0 on success, 1 on a runtime failure, 2 on a usage error, 3
+// when an optimiser stopped without converging (outputs written, the status
+// recorded in the parameter file; -allow-unconverged makes it 0); errors go
+// to stderr as one line naming the file, row and column at fault.
+//
+// Shared mechanisms every handler uses: outputs.go (outputs declared and
+// checked before any work, staged, committed all or nothing: env.writeOut,
+// env.stagePath, env.writeParams), status.go (exit statuses, the "fit"
+// record, -maxiter/-tol/-allow-unconverged through fitSettings, memory
+// estimates, panics as one line), and dataset.ReadJSON for parameter files.
 // The command is thin: it parses flags and calls the library.
 package main

@@ -9,7 +9,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -18,7 +17,7 @@ func init() { followHandlers["mecanum"] = followMecanum }
 // followMecanum synthesises wheel commands for a path (Luo et al. §VII-B):
 // FORMATS.md `wheelgrad follow`.
 func followMecanum(e env, a FollowArgs) error {
-	params, err := mecanum.ReadParams(a.Params, true)
+	params, err := readMecanumParams(a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -32,7 +31,7 @@ func followMecanum(e env, a FollowArgs) error {
 	}
 	var truth *control.Mecanum
 	if a.MPC != "" {
-		tp, err := mecanum.ReadParams(a.MPC, true)
+		tp, err := readMecanumParams(a.MPC, true)
 		if err != nil {
 			return err
 		}
@@ -65,6 +64,9 @@ func followMecanum(e env, a FollowArgs) error {
 	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
 		path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	printTracking(e.stderr, "predicted", pred, mode)
+	if err := checkFollowed(pred, path, poses, a); err != nil {
+		return err
+	}
 
 	controls := res.Controls
 	series := []figure.Series{}
@@ -104,7 +106,11 @@ func followMecanum(e env, a FollowArgs) error {
 		series = append(series, senseSeries("predicted", poses, vel)...)
 		series = append(series, pathMarks(start, poses, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
-		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)

@@ -76,7 +76,7 @@ type robotJob struct {
 }
 
 func followDiffDrive(e env, a FollowArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		job.planned = fmt.Sprintf("planned (friction surrogate, T = %.3g)", band)
 	}
 	if a.MPC != "" {
-		tp, err := readDiffDriveParams(a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+		tp, err := readDiffDriveParams(a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 }
 
 func followSkidSteer(e env, a FollowArgs) error {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 	}
 	job := robotJob{model: "skidsteer", plan: r, exact: r, dt: a.Dt, columns: []string{"vc", "wc"}, pose: []string{"x", "y", "psi"}}
 	if a.MPC != "" {
-		tp, err := readSkidsteerParams(a.MPC)
+		tp, err := readSkidsteerParams(a.MPC, true)
 		if err != nil {
 			return err
 		}
@@ -216,6 +216,9 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)
 	}
+	if err := checkFollowed(pred, path, poses, a); err != nil {
+		return err
+	}
 
 	controls := res.Controls
 	series := []figure.Series{}
@@ -271,7 +274,11 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		cs.Theta += job.exact.ForwardAxis - math.Pi/2
 		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
-		if err := figure.XY(a.Plot, title, "x (m)", "y (m)", true, series); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)

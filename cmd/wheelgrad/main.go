@@ -6,28 +6,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 func main() {
+	// SIGINT and SIGTERM end the process without leaving staged or
+	// temporary output files (issue 17); the exit status is the shell's
+	// 128 + signal.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		dataset.RemoveTempFiles()
+		fmt.Fprintf(os.Stderr, "wheelgrad: %v: stopped, no output written\n", s)
+		if s == syscall.SIGTERM {
+			os.Exit(128 + 15)
+		}
+		os.Exit(128 + 2)
+	}()
+	limitMemory()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // env is what a subcommand writes to.
 type env struct {
 	stdout, stderr io.Writer
-}
-
-// writeOut writes an output file atomically (a failed write leaves no file
-// that looks complete), or to the command's stdout for "-" or "".
-func (e env) writeOut(path string, write func(io.Writer) error) error {
-	if path == "-" || path == "" {
-		return write(e.stdout)
-	}
-	return dataset.WriteFileAtomic(path, write)
+	// outs stages the command's output files (outputs.go); nil outside run.
+	outs *outputSet
 }
 
 // command is one subcommand.
@@ -91,17 +101,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wheelgrad %s: unexpected argument %q (see wheelgrad %s -h)\n", c.name, fs.Arg(0), c.name)
 		return 2
 	}
-	err := exec(env{stdout: stdout, stderr: stderr})
+	e := env{stdout: stdout, stderr: stderr, outs: &outputSet{stdout: stdout}}
+	err := runHandler(exec, e)
+	// An unconverged fit has written its outputs (their status says so);
+	// anything else that failed writes none.
+	var uc unconvergedError
+	if err == nil || errors.As(err, &uc) {
+		if cerr := e.outs.commit(); cerr != nil {
+			err = cerr
+		}
+	}
+	msg := ""
+	if err != nil {
+		msg = e.outs.explain(oneLine(err)) // before discard forgets the staged names
+	}
+	e.outs.discard()
 	if err == nil {
 		return 0
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "wheelgrad %s: %s (see wheelgrad %s -h)\n", c.name, oneLine(err), c.name)
-		return 2
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "wheelgrad %s: %s (see wheelgrad %s -h)\n", c.name, msg, c.name)
+		return exitUsage
+	case errors.As(err, &uc):
+		fmt.Fprintf(stderr, "wheelgrad %s: %s\n", c.name, msg)
+		return exitUnconverged
 	}
-	fmt.Fprintf(stderr, "wheelgrad %s: %s\n", c.name, oneLine(err))
-	return 1
+	fmt.Fprintf(stderr, "wheelgrad %s: %s\n", c.name, msg)
+	return exitFailure
 }
 
 // oneLine keeps error output to one line whatever a library wrapped into it.
@@ -123,5 +151,5 @@ func mainUsage(w io.Writer) {
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  wheelgrad %s\n", commands[n].usage)
 	}
-	fmt.Fprintf(w, "\nRun 'wheelgrad COMMAND -h' for a command's flags. Exit status: 0 success, 1 runtime failure, 2 usage error.\n")
+	fmt.Fprintf(w, "\nRun 'wheelgrad COMMAND -h' for a command's flags. Exit status: 0 success, 1 runtime failure, 2 usage error, 3 an optimiser that did not converge (output written, its status recorded; -allow-unconverged makes it 0).\n")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"io"
@@ -29,7 +28,7 @@ func init() {
 }
 
 func simulateMecanum(e env, a SimulateArgs) error {
-	p, err := mecanum.ReadParams(a.Params, true)
+	p, err := readMecanumParams(a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -51,8 +50,28 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		return err
 	}
 	hasTraj := t.Has("traj")
+	// The whole rollout is computed and checked before the first byte is
+	// written: a late overflow must not leave a truncated CSV.
+	poses := make([][3][]float64, len(runs))
+	for i := range runs {
+		r := &runs[i]
+		x, y, th := mecanum.Simulate(p, r)
+		for k := range x {
+			if !mecanumFinite(x[k]) || !mecanumFinite(y[k]) || !mecanumFinite(th[k]) {
+				return r.Errorf(k, "", "the simulated pose is not finite from this row on: the commands, or the parameters of %s (M, r, Ts, lab), are out of scale", a.Params)
+			}
+		}
+		poses[i] = [3][]float64{x, y, th}
+	}
+	if err := needMemory("the simulated trajectory", float64(t.Len())*120); err != nil {
+		return err
+	}
 	if a.Plot != "" {
-		if err := plotMecanumPrediction(a.Plot, p, runs); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := plotMecanumPrediction(stage, p, runs); err != nil {
 			return err
 		}
 	}
@@ -67,11 +86,8 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		}
 		for i := range runs {
 			r := &runs[i]
-			x, y, th := mecanum.Simulate(p, r)
+			x, y, th := poses[i][0], poses[i][1], poses[i][2]
 			for k := range x {
-				if !mecanumFinite(x[k]) || !mecanumFinite(y[k]) || !mecanumFinite(th[k]) {
-					return r.Errorf(k, "", "the simulated pose is not finite (commands too large?)")
-				}
 				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(x[k]), dataset.Num(y[k]), dataset.Num(th[k])}
 				if hasTraj {
 					row = append(row, dataset.Text(r.ID))
@@ -309,7 +325,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	p := mecanum.DefaultParams()
 	if a.Init != "" {
 		var err error
-		if p, err = mecanum.ReadParams(a.Init, false); err != nil {
+		if p, err = readMecanumParams(a.Init, false); err != nil {
 			return err
 		}
 		if p.Mu == nil {
@@ -359,10 +375,10 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	res, err := mecanum.Identify(f, mecanum.IdentifyOptions{
 		Method: method, Autodiff: autodiff, Init: init, Seed: 1, Held: hold,
-		Settings: opt.Settings{Callback: func(it opt.Iteration) bool {
+		Settings: a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("identify %s: iteration %d, loss %.6g", method, it.Iter, it.F)
 			return true
-		}},
+		}}),
 	})
 	a.Prog.done()
 	if err != nil {
@@ -412,7 +428,13 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		ps = append(ps, param{Name: n, Value: res.Mu[j], Std: sd, Lo: lo, Hi: hi, Fixed: hold[j], Undetermined: undet[j] && !hold[j]})
 	}
 	d.onBound(ps)
-	d.residuals("camera position", rms, noise, 0.02, "m")
+	// The residual against the camera noise the log itself shows: far above
+	// it, the answer is a wrong optimum or the model (or the units) do not
+	// match, whatever the optimiser says.
+	if cn := f.CameraNoise(); res.Ident.Noise > residualWarnFactor*cn && res.Ident.Noise > 1e-3 {
+		d.warnf("mecanum identify: the residual (%.3g m RMS) is %.0f× the camera noise the log shows (%.2g m): the fit is probably a wrong local optimum, or the model or the units (mm? degrees? rpm?) do not match the log",
+			res.Ident.Noise, res.Ident.Noise/cn, cn)
+	}
 	s := summary{
 		Model: "mecanum", Method: fmt.Sprintf("%s (%s)", method, grad),
 		Data:   fmt.Sprintf("%d run(s), %d parameters (μ and %s start poses)", f.Runs(), f.Dim(), cmpOr(a.Extra["pose"], "free")),
@@ -420,6 +442,13 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		Elapsed: res.Wall, Status: res.Opt.Status.String(),
 		Fit: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
 			sigmaNote},
+	}
+	if len(res.Windows) > 0 {
+		var ws []string
+		for _, w := range res.Windows {
+			ws = append(ws, fmt.Sprintf("%g s (%d iterations)", w.Seconds, w.Iterations))
+		}
+		s.Notes = append(s.Notes, "long log: solved first over its first "+strings.Join(ws, ", ")+", then the whole")
 	}
 	id := res.Ident
 	nd := 0
@@ -444,20 +473,21 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		return err
 	}
 	if a.Plot != "" {
-		if err := plotMecanum(a.Plot, f, runs, res, p); err != nil {
+		if err := plotMecanum(e, a.Plot, f, runs, res, p); err != nil {
 			return err
 		}
 	}
-	if a.Out != "-" {
-		return dataset.WriteJSONFile(a.Out, out)
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	if err := e.writeParams(a.Out, out, newFitStatus(method, res.Opt)); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-	return err
+	return a.Fit.check(e, "mecanum identify ("+method+")", res.Opt)
 }
+
+// residualWarnFactor is how far above the camera noise a fit's residual
+// may lie before identify warns. On the synthetic logs of
+// experiments/mecanum-long (σ = 3 mm) good fits leave 3.03–3.06 mm, about
+// 1×; the wrong optima of long logs 0.44–3.8 m, 150× and more.
+const residualWarnFactor = 5
 
 func cmpOr(s, def string) string {
 	if s == "" {
@@ -470,7 +500,7 @@ func cmpOr(s, def string) string {
 // the identified model's prediction (line), the friction-free (Uranus,
 // μ = 0) prediction (dashed grey), a triangle at each run's start and
 // arrows along the robot's forward axis (−sin θ, cos θ) once a second.
-func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
+func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
 	var ss []figure.Series
 	free := p
 	free.Mu = []float64{0, 0, 0, 0}
@@ -516,5 +546,22 @@ func plotMecanum(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.R
 			ss = append(ss, figure.Series{X: gx[:1], Y: gy[:1], Points: true, Shape: "triangle", Size: 4, Color: col})
 		}
 	}
-	return figure.XY(path, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
+	stage, err := e.stagePath(path)
+	if err != nil {
+		return err
+	}
+	return figure.XY(stage, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
+}
+
+// readMecanumParams is mecanum.ReadParams after a check that the file is for
+// this model: another model's file is reported by its "model" key, not by
+// the first of its keys that mecanum does not know.
+func readMecanumParams(path string, needMu bool) (mecanum.Params, error) {
+	var m struct {
+		Model string `json:"model"`
+	}
+	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
+		return mecanum.Params{}, err
+	}
+	return mecanum.ReadParams(path, needMu)
 }

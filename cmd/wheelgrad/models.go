@@ -37,6 +37,7 @@ type IdentifyArgs struct {
 	Out     string   // parameter JSON path, "-" for stdout
 	Plot    string   // PNG path or ""
 	Extra   map[string]string
+	Fit     fitSettings // -maxiter, -tol, -allow-unconverged (status.go)
 	Verbose bool
 	Quiet   bool
 	Prog    *progress

@@ -143,9 +143,16 @@ func (r skidRun) rowError(err error) error {
 	return fmt.Errorf("%s: %w", r.tab.File, err)
 }
 
-func readSkidsteerParams(path string) (skidsteer.Params, error) {
+// readSkidsteerParams reads a parameter file; with needA the slip matrix
+// "a" must be given (simulate, follow), else it defaults to zero (the
+// nominal model, identify's -init).
+func readSkidsteerParams(path string, needA bool) (skidsteer.Params, error) {
 	var p skidsteer.Params
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	o := dataset.JSONOptions{Strict: true, Model: "skidsteer"}
+	if needA {
+		o.Required = []string{"a"}
+	}
+	if err := dataset.ReadJSON(path, &p, o); err != nil {
 		return p, err
 	}
 	if err := p.Validate(); err != nil {
@@ -160,7 +167,7 @@ func readSkidsteerParams(path string) (skidsteer.Params, error) {
 }
 
 func simulateSkidsteer(e env, a SimulateArgs) error {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -174,6 +181,11 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 		tr, err := simulateSkidsteerLog(p, r.Log)
 		if err != nil {
 			return r.rowError(err)
+		}
+		for k, q := range tr { // checked before the first byte is written
+			if math.IsNaN(q.X+q.Y+q.Psi) || math.IsInf(q.X+q.Y+q.Psi, 0) {
+				return r.tab.Errorf(r.row+k, "", "the simulated pose is not finite from this row on: the commands, or the slip coefficients of %s, are out of scale", a.Params)
+			}
 		}
 		trajs[i] = tr
 	}
@@ -309,11 +321,14 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 }
 
 func identifySkidsteer(e env, a IdentifyArgs) error {
+	if (a.Method == "" || a.Method == "ekf" || a.Method == "ipem") && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
+		return usagef("-maxiter and -tol apply to the optimisers (-method batch, neldermead, cmaes); -method ipem (ekf) is one pass of the filter")
+	}
 	cfg := skidsteer.IPEMConfig{}
 	var init skidsteer.Params
 	if a.Init != "" {
 		var err error
-		if init, err = readSkidsteerParams(a.Init); err != nil {
+		if init, err = readSkidsteerParams(a.Init, false); err != nil {
 			return err
 		}
 		cfg.A0 = init.Coeffs()
@@ -368,6 +383,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	var cal *skidsteer.Calibration
 	var note string
 	iters, evals, status := 0, 0, ""
+	var optRes *opt.Result // batch methods
 	switch method {
 	case "ekf":
 		var err error
@@ -407,14 +423,15 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				}
 			}
 		}
-		res, err := m.Minimize(prob, x0, opt.Settings{Callback: func(it opt.Iteration) bool {
+		res, err := m.Minimize(prob, x0, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("%s iteration %d: loss %.6g", method, it.Iter, it.F)
 			return true
-		}})
+		}}))
 		a.Prog.done()
 		if err != nil {
 			return failureHint(err)
 		}
+		optRes = res
 		if cal, err = b.Covariance(res.X); err != nil {
 			return err
 		}
@@ -424,6 +441,16 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	elapsed := time.Since(start)
 	out := cal.Params()
 	out.R, out.Track, out.CommandMap = init.R, init.Track, init.CommandMap
+	// A diverged filter or an out-of-range fit is the calibration's failure
+	// (nothing written), never a file that simulate would then refuse.
+	for k, v := range cal.A {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("skidsteer %s: %s = %v: the calibration diverged (the log's units or scale?); no parameters written", method, skidsteer.CoeffNames[k], v)
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return fmt.Errorf("skidsteer %s: the calibration is out of range, %v (the log's units or scale?); no parameters written", method, err)
+	}
 	sd := cal.Std()
 	var ps []param
 	for k, name := range skidsteer.CoeffNames {
@@ -458,13 +485,24 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
 		return err
 	}
-	if err := dataset.WriteJSONFile(a.Out, out); err != nil {
+	var fit *fitStatus
+	if optRes != nil {
+		fit = newFitStatus(method, optRes)
+	}
+	if err := e.writeParams(a.Out, out, fit); err != nil {
 		return err
 	}
 	if a.Plot != "" {
-		if err := plotTrackErrors(a.Plot, "skidsteer: 2-s prediction errors", nom, calib); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
 			return err
 		}
+		if err := plotTrackErrors(stage, "skidsteer: 2-s prediction errors", nom, calib); err != nil {
+			return err
+		}
+	}
+	if optRes != nil {
+		return a.Fit.check(e, "skidsteer identify ("+method+")", optRes)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/tire"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // Model tire (FORMATS.md): the Jackal rigid body with Dugoff or Pacejka
@@ -126,7 +127,7 @@ func readTireParams(path string) (tire.Params, error) {
 	if path == "" {
 		return p, nil
 	}
-	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
+	if err := dataset.ReadJSON(path, &p, dataset.JSONOptions{Strict: true, Model: "tire"}); err != nil {
 		return p, err
 	}
 	if err := p.Validate(); err != nil {
@@ -191,6 +192,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 	online, err := strconv.ParseBool(a.Extra["online"])
 	if err != nil {
 		return usagef("-online %q: want true or false", a.Extra["online"])
+	}
+	if online && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
+		return usagef("-maxiter and -tol apply to the batch identification, not to -online")
 	}
 	batch, err := strconv.ParseFloat(a.Extra["batch"], 64)
 	if err != nil || !(batch > 0) || math.IsInf(batch, 0) {
@@ -275,7 +279,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 			}
 		}
 	}
-	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Free: free})
+	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Free: free, Settings: a.Fit.apply(opt.Settings{})})
 	if err != nil {
 		err = failureHint(err)
 		var re *tire.RowError
@@ -326,13 +330,19 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
 		return err
 	}
-	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {
+	if err := e.writeParams(a.Out, res.Params, newFitStatus("lbfgsb", res.Opt)); err != nil {
 		return err
 	}
 	if a.Plot != "" {
-		return plotTirePaths(a.Plot, res.Params, runs)
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := plotTirePaths(stage, res.Params, runs); err != nil {
+			return err
+		}
 	}
-	return nil
+	return a.Fit.check(e, "tire identify", res.Opt)
 }
 
 // tireChecks refuses logs without motion and compares the measured motion
@@ -409,11 +419,15 @@ func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch floa
 	if !a.Quiet && n > 0 {
 		fmt.Fprintf(w, "%d batches of %g s: %.1f ms per batch on average, %.1f ms at most\n", n, batch, float64(total.Microseconds())/float64(n)/1e3, float64(worst.Microseconds())/1e3)
 	}
-	if err := dataset.WriteJSONFile(a.Out, last); err != nil {
+	if err := e.writeParams(a.Out, last, nil); err != nil {
 		return err
 	}
 	if a.Plot != "" {
-		return figure.XY(a.Plot, fmt.Sprintf("tire: μ online over %g-s batches", batch), "time (s)", "μ", false,
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		return figure.XY(stage, fmt.Sprintf("tire: μ online over %g-s batches", batch), "time (s)", "μ", false,
 			[]figure.Series{{Name: "μ per batch", X: xs, Y: mus, Points: true}, {X: xs, Y: mus}})
 	}
 	return nil

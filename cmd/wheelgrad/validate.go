@@ -219,7 +219,7 @@ func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(a.Params, true)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return nil, err
 	}

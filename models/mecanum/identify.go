@@ -28,9 +28,17 @@ type IdentifyOptions struct {
 	Analytic bool
 	Init     [4]float64 // starting μ
 	// Held μ_j stay at Init (the command line's -fix): L-BFGS-B only.
-	Held     [4]bool
+	Held [4]bool
+	// Start, when set (length Fit.Dim()), is the whole starting vector, μ
+	// and start poses, and takes the place of Init.
+	Start    []float64
 	Settings opt.Settings
 	Seed     uint64 // CMA-ES
+	// NoContinuation fits a long log at once. By default a fit whose runs
+	// span more than 2·ContinuationWindow seconds is first solved on the
+	// runs' first ContinuationWindow seconds, then on windows doubling in
+	// length, each started from the previous answer (continuation.go).
+	NoContinuation bool
 }
 
 // Result is an identification.
@@ -40,6 +48,9 @@ type Result struct {
 	Opt   *opt.Result
 	Ident Identifiability
 	Wall  time.Duration // whole identification, analysis included
+	// Windows are the continuation's fits before the final one, shortest
+	// first (none for short logs).
+	Windows []Window
 }
 
 // Identify's default tolerances are SciPy's for L-BFGS-B (factr = 1e7,
@@ -63,6 +74,19 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	lo, hi := f.P.Bounds()
 	n := f.Dim()
 	x0 := f.X0(o.Init)
+	var windows []Window
+	if o.Start == nil && !o.NoContinuation && o.Method != NelderMead && o.Method != CMAES {
+		var err error
+		if o.Start, windows, err = f.continuation(o); err != nil {
+			return nil, err
+		}
+	}
+	if o.Start != nil {
+		if len(o.Start) != n {
+			return nil, fmt.Errorf("mecanum: Start has %d values, the fit %d", len(o.Start), n)
+		}
+		copy(x0[:4], o.Start[:4])
+	}
 	for j := range 4 {
 		x0[j] = math.Min(math.Max(x0[j], lo), hi)
 	}
@@ -112,6 +136,11 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	}
 	z0 := make([]float64, n)
 	copy(z0, x0[:4])
+	if o.Start != nil {
+		for i := 4; i < n; i++ {
+			z0[i] = (o.Start[i] - x0[i]) / scale
+		}
+	}
 	prob := opt.Problem{Objective: zobj, Lower: lower, Upper: upper}
 	var m opt.Method
 	switch o.Method {
@@ -150,6 +179,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
 	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
+	r.Windows = windows
 	r.Wall = time.Since(start)
 	return r, nil
 }

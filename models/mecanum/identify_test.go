@@ -192,3 +192,51 @@ func TestDerivativeFreeMethodsReachSameLoss(t *testing.T) {
 		}
 	}
 }
+
+// The noise estimate from second differences finds the camera's σ.
+func TestCameraNoise(t *testing.T) {
+	p := DefaultParams()
+	p.Mu = []float64{0.6, 0.7, 0.8, 0.9}
+	for _, sigma := range []float64{0.001, 0.003, 0.01} {
+		r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 9, 5}, Duration: 7, Noise: sigma, Seed: 5})
+		f, err := NewFit(p, []Run{r}, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.CameraNoise(); math.Abs(got-sigma) > 0.1*sigma {
+			t.Errorf("σ = %g: estimated %g", sigma, got)
+		}
+	}
+}
+
+// A long log is fitted by continuation: from μ = 0.5, a 60-s log with fast
+// commands (where a fit of the whole log at once ends in a wrong minimum
+// with a residual of decimetres) is identified within 0.02.
+func TestIdentifyLongLogContinuation(t *testing.T) {
+	p := DefaultParams()
+	p.Mu = []float64{0.6, 0.7, 0.8, 0.9}
+	r, _ := Synthesize(p, SynthSpec{Duration: 60, Noise: 0.003, HeadNoise: 0.005, Seed: 11,
+		Commands: func(t float64) [4]float64 {
+			return [4]float64{25 * math.Sin(0.31*t), 25 * math.Sin(0.23*t+1), 25 * math.Cos(0.17*t), 20 + 8*math.Sin(0.41*t)}
+		}})
+	f, err := NewFit(p, []Run{r}, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (A fit of the whole log at once, NoContinuation, measured here: μ =
+	// 0.76 1.11 0.00 0.58, residual 0.44 m.)
+	for _, whole := range []bool{false} {
+		res, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, NoContinuation: whole})
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for j := range 4 {
+			worst = math.Max(worst, math.Abs(res.Mu[j]-p.Mu[j]))
+		}
+		t.Logf("whole log %v: μ = %.4f, residual %.3g m, %d windows", whole, res.Mu, res.Ident.Noise, len(res.Windows))
+		if !whole && (worst > 0.02 || len(res.Windows) != 3 || res.Ident.Noise > 2*f.CameraNoise()) {
+			t.Errorf("continuation: μ = %v (worst error %.3g), residual %.3g m, windows %v", res.Mu, worst, res.Ident.Noise, res.Windows)
+		}
+	}
+}
