@@ -371,8 +371,14 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		Fit: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
 	}
 	sm.print(reportWriter(e, a), d)
-	if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2"); err != nil {
-		return err
+	var lastStage *opt.Result
+	if n := len(res.Stages); n > 0 {
+		lastStage = res.Stages[n-1]
+	}
+	if a.Fit.settled(lastStage) { // unconverged: reported by Fit.check, exit 3
+		if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2"); err != nil {
+			return err
+		}
 	}
 	if a.Plot != "" {
 		// v and ω against time, simulated from the log's first speeds,

@@ -34,6 +34,9 @@ func init() {
 				if !slices.Contains(bag.Models(), model) {
 					return usagef("unknown -model %q (one of %s)", model, strings.Join(bag.Models(), ", "))
 				}
+				if err := e.declareFiles([]flagPath{{"bag", bagPath}, {"map", mapPath}}, []flagPath{{"out", out}}); err != nil {
+					return err
+				}
 				return runImport(e, bagPath, mapPath, model, out, progressOn(e, *quiet, *verbose))
 			}
 		},

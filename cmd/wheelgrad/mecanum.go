@@ -469,8 +469,10 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		s.Notes = append(s.Notes, "every μ_j is determined")
 	}
 	s.print(reportWriter(e, a), d)
-	if err := checkDetermined(d, ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior"); err != nil {
-		return err
+	if a.Fit.settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
+		if err := checkDetermined(d, ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior"); err != nil {
+			return err
+		}
 	}
 	if a.Plot != "" {
 		if err := plotMecanum(e, a.Plot, f, runs, res, p); err != nil {

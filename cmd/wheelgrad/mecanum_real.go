@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -107,6 +106,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 	}
 	var x []float64
 	var fit *mecanum.NetFit
+	var optRes *opt.Result // the constant-μ fit's (the network's stages report their own)
 	if net {
 		r, err := mecanum.TrainNet(p, runs, mecanum.NetOptions{Init: init, Seed: 1, Progress: prog, Decays: mecanumDecays()})
 		a.Prog.done()
@@ -131,12 +131,12 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		}
 		fmt.Fprintf(rep, "  constant μ over the same runs for comparison: %.4f %.4f %.4f %.4f\n", r.ConstMu[0], r.ConstMu[1], r.ConstMu[2], r.ConstMu[3])
 	} else {
-		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }})
+		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }}))
 		a.Prog.done()
 		if err != nil {
 			return err
 		}
-		fit, x = f, r.X
+		fit, x, optRes = f, r.X, r.Opt
 		out.Mu, out.Friction = mu[:], nil
 		fmt.Fprintf(rep, "mecanum identify: %d run(s), squared position and marker errors, μ and free start poses: %d L-BFGS-B iterations, %d evaluations, %s, %v\n",
 			len(runs), r.Opt.Iterations, r.Opt.FuncEvaluations, time.Since(start).Round(time.Millisecond), r.Opt.Status)
@@ -167,19 +167,21 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 				figure.Series{Name: name("ground truth (camera)"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]},
 				figure.Series{Name: name("identified model"), X: px, Y: py, Color: figure.Palette[0]})
 		}
-		if err := figure.XY(a.Plot, "Mecanum identification", "x (m)", "y (m)", true, series); err != nil {
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		if err := figure.XY(stage, "Mecanum identification", "x (m)", "y (m)", true, series); err != nil {
 			return err
 		}
 	}
-	if a.Out != "-" {
-		return dataset.WriteJSONFile(a.Out, out)
+	if optRes == nil {
+		return e.writeParams(a.Out, out, nil)
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	if err := e.writeParams(a.Out, out, newFitStatus("lbfgsb", optRes)); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "%s\n", b)
-	return err
+	return a.Fit.check(e, "mecanum identify (squared loss)", optRes)
 }
 
 func mecanumDecays() []float64 { return []float64{0.1, 1, 10} }

@@ -185,7 +185,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {
+	if err := e.writeParams(a.Out, res.Params, nil); err != nil {
 		return err
 	}
 	if !a.Quiet {
@@ -219,7 +219,11 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 				mt, mv = append(mt, r.T[k]), append(mv, r.V[k])
 			}
 		}
-		return figure.XY(a.Plot, fmt.Sprintf("pioneer (%s): translational velocity, first run", p.Form), "time (s)", "v (m/s)", false,
+		stage, err := e.stagePath(a.Plot)
+		if err != nil {
+			return err
+		}
+		return figure.XY(stage, fmt.Sprintf("pioneer (%s): translational velocity, first run", p.Form), "time (s)", "v (m/s)", false,
 			[]figure.Series{{Name: "reference", X: r.T, Y: r.Vref, Dashed: true}, {Name: "measured", X: mt, Y: mv, Points: true}, {Name: "model", X: r.T, Y: v}})
 	}
 	return nil

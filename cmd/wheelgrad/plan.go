@@ -126,6 +126,9 @@ func runPlan(e env, a planArgs) error {
 			return err
 		}
 	}
+	if err := e.declareFiles([]flagPath{{"params", a.params}, {"obstacles", a.obstacles}}, []flagPath{{"out", a.out}, {"plot", a.plot}}); err != nil {
+		return err
+	}
 	st, err := parseFloats("start", a.start, 3)
 	if err != nil {
 		return err
@@ -201,7 +204,11 @@ func runPlan(e env, a planArgs) error {
 		return err
 	}
 	if a.plot != "" {
-		if err := plotPlan(a.plot, p, []*control.EnergyPlan{plan, final}, goal); err != nil {
+		stage, err := e.stagePath(a.plot)
+		if err != nil {
+			return err
+		}
+		if err := plotPlan(stage, p, []*control.EnergyPlan{plan, final}, goal); err != nil {
 			return err
 		}
 	}

@@ -231,7 +231,7 @@ func TestSkidsteerWindowsAndWheelSpeeds(t *testing.T) {
 	if st, _, se := runCLI("identify", "-model", "skidsteer", "-init", params, "-data", logf, "-method", "batch", "-out", filepath.Join(dir, "slip.json")); st != 0 {
 		t.Fatalf("identify: status %d, stderr %q", st, se)
 	}
-	if st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", writeFile(t, dir, "nor.json", `{"model":"skidsteer"}`), "-controls", logf); st == 0 || !strings.Contains(se, "track") {
+	if st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", writeFile(t, dir, "nor.json", `{"model":"skidsteer","a":[[0,0,0],[0,0,0],[0,0,0]]}`), "-controls", logf); st == 0 || !strings.Contains(se, "track") {
 		t.Errorf("wheel speeds without r, track: status %d, %q", st, se)
 	}
 }
@@ -436,7 +436,7 @@ func TestSkidsteerCommandMap(t *testing.T) {
 	if math.Abs(xa-xb) > 1e-9 || xa == 0 {
 		t.Errorf("final x: plain %g, mapped %g", xa, xb)
 	}
-	bad := writeFile(t, dir, "bad.json", `{"model": "skidsteer", "command_map": {"columns": ["speed", "speed"]}}`)
+	bad := writeFile(t, dir, "bad.json", `{"model": "skidsteer", "a": [[0,0,0],[0,0,0],[0,0,0]], "command_map": {"columns": ["speed", "speed"]}}`)
 	if st, _, se := runCLI("simulate", "-model", "skidsteer", "-params", bad, "-controls", writeFile(t, dir, "raw2.csv", raw.String())); st == 0 || !strings.Contains(se, "named twice") {
 		t.Errorf("repeated map column: status %d, %q", st, se)
 	}

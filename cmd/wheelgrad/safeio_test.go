@@ -429,3 +429,24 @@ func TestStagedNamesExplained(t *testing.T) {
 		t.Errorf("read-only directory: %d %q", st, errOut)
 	}
 }
+
+// The commands added beside identify, simulate and follow declare their
+// files too: an output that is one of their inputs is a usage error before
+// any work, and the input is untouched.
+func TestNewCommandsSameFile(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "in.csv", "t,x\n0,1\n")
+	for _, args := range [][]string{
+		{"validate", "-model", "skidsteer", "-params", in, "-data", in, "-plot", in},
+		{"import", "-bag", in, "-map", in, "-model", "skidsteer", "-out", in},
+		{"plan", "-model", "skidsteer", "-params", in, "-start", "0,0,0", "-goal", "1,1", "-out", in},
+	} {
+		st, _, errOut := runCLI(args...)
+		if st != exitUsage || !strings.Contains(errOut, "is the same file as") {
+			t.Errorf("%v: status %d, %q; want %d and a same-file error", args, st, errOut, exitUsage)
+		}
+		if b, _ := os.ReadFile(in); string(b) != "t,x\n0,1\n" {
+			t.Fatalf("%v changed its input: %q", args, b)
+		}
+	}
+}

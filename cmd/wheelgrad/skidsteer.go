@@ -322,7 +322,7 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 
 func identifySkidsteer(e env, a IdentifyArgs) error {
 	if (a.Method == "" || a.Method == "ekf" || a.Method == "ipem") && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
-		return usagef("-maxiter and -tol apply to the optimisers (-method batch, neldermead, cmaes); -method ipem (ekf) is one pass of the filter")
+		return usagef("-maxiter and -tol apply to the optimisers (-method batch, neldermead, cmaes); -method ekf (alias ipem) is one pass of the filter")
 	}
 	cfg := skidsteer.IPEMConfig{}
 	var init skidsteer.Params
@@ -482,8 +482,10 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		Fit: []string{fmt.Sprintf("2-s prediction error (RMS): nominal %.4f m, calibrated %.4f m", skidsteer.RMS(nom), rms)},
 	}
 	sm.print(reportWriter(e, a), d)
-	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
-		return err
+	if a.Fit.settled(optRes) { // unconverged: reported by Fit.check, exit 3
+		if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+			return err
+		}
 	}
 	var fit *fitStatus
 	if optRes != nil {

@@ -58,6 +58,15 @@ type fitSettings struct {
 	AllowUnconverged bool
 }
 
+// settled reports whether the fit ended where its identifiability can be
+// judged: converged, or not an optimiser's (r nil: a filter). An
+// unconverged fit is reported as such (check: exit 3, or a warning with
+// -allow-unconverged) rather than refused as undetermined: σ away from the
+// optimum says little, and the summary still prints each verdict.
+func (f fitSettings) settled(r *opt.Result) bool {
+	return r == nil || r.Status.Converged()
+}
+
 // apply sets the limits of s from the flags.
 func (f fitSettings) apply(s opt.Settings) opt.Settings {
 	if f.MaxIter > 0 {

@@ -327,8 +327,10 @@ func identifyTire(e env, a IdentifyArgs) error {
 		Fit: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
 	}
 	sm.print(reportWriter(e, a), d)
-	if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
-		return err
+	if a.Fit.settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
+		if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+			return err
+		}
 	}
 	if err := e.writeParams(a.Out, res.Params, newFitStatus("lbfgsb", res.Opt)); err != nil {
 		return err

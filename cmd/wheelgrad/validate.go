@@ -124,6 +124,13 @@ func init() {
 				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
 					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)
 				}
+				ins := []flagPath{{"params", a.Params}}
+				for _, d := range a.Data {
+					ins = append(ins, flagPath{"data", d})
+				}
+				if err := e.declareFiles(ins, []flagPath{{"plot", a.Plot}}); err != nil {
+					return err
+				}
 				*model = strings.ToLower(strings.TrimSpace(*model))
 				h, ok := validateHandlers[*model]
 				if err := checkModel("validate", *model, ok); err != nil {
@@ -136,7 +143,11 @@ func init() {
 				}
 				report(e.stdout, *model, a, chs)
 				if a.Plot != "" {
-					return plotChannels(a.Plot, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), chs)
+					stage, err := e.stagePath(a.Plot)
+					if err != nil {
+						return err
+					}
+					return plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), chs)
 				}
 				return nil
 			}
