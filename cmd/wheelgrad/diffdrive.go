@@ -213,7 +213,7 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	ids := tab.TextCol("traj")
 	var cols [6][]float64
 	paramsPath := a.Params
-	for _, rr := range diffDriveRuns(tab) {
+	for _, rr := range trajRuns(tab) {
 		a, b := rr[0], rr[1]
 		// each run starts at rest, or from the wheel speeds of its first row
 		var s0 diffdrive.State
@@ -252,8 +252,9 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	})
 }
 
-// diffDriveRuns returns the [first, end) rows of each run (traj), or one.
-func diffDriveRuns(tab *dataset.Table) [][2]int {
+// trajRuns returns the [first, end) rows of each run (consecutive rows of
+// one traj id), or the whole table as one run.
+func trajRuns(tab *dataset.Table) [][2]int {
 	ids := tab.TextCol("traj")
 	n := tab.Len()
 	var out [][2]int
@@ -319,7 +320,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 		lg = calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
-		for _, r := range diffDriveRuns(tab) {
+		for _, r := range trajRuns(tab) {
 			lg.Runs = append(lg.Runs, r[0])
 		}
 	} else if lg, err = diffdriveUniform(e, d, tab, init, a.Init, a.Gaps); err != nil {
@@ -451,7 +452,7 @@ func diffDriveGrid(tab *dataset.Table, need bool) (*dataset.Table, error) {
 	t := tab.Col("t")
 	keep := make([]bool, len(t))
 	nr, nl := make([]float64, len(t)), make([]float64, len(t))
-	for _, rr := range diffDriveRuns(tab) {
+	for _, rr := range trajRuns(tab) {
 		var st []int // sample rows of the run
 		for i := rr[0]; i < rr[1]; i++ {
 			if math.IsNaN(vr[i]) != math.IsNaN(vl[i]) {

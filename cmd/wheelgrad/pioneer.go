@@ -73,14 +73,8 @@ func readPioneerLog(path string, needMeasured bool) ([]pioneerRun, *dataset.Tabl
 	}
 	ids := tab.TextCol("traj")
 	var runs []pioneerRun
-	for i := 0; i < tab.Len(); {
-		j := i + 1
-		for ids != nil && j < tab.Len() && ids[j] == ids[i] {
-			j++
-		}
-		if ids == nil {
-			j = tab.Len()
-		}
+	for _, rr := range trajRuns(tab) {
+		i, j := rr[0], rr[1]
 		cut := func(c string) []float64 {
 			if !tab.Has(c) {
 				return nil
@@ -92,7 +86,6 @@ func readPioneerLog(path string, needMeasured bool) ([]pioneerRun, *dataset.Tabl
 			r.id = ids[i]
 		}
 		runs = append(runs, r)
-		i = j
 	}
 	return runs, tab, nil
 }

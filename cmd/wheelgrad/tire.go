@@ -68,14 +68,8 @@ func readTireLog(e env, src logSource) ([]tireRun, *dataset.Table, error) {
 	}
 	ids := tab.TextCol("traj")
 	var runs []tireRun
-	for i := 0; i < tab.Len(); {
-		j := i + 1
-		for ids != nil && j < tab.Len() && ids[j] == ids[i] {
-			j++
-		}
-		if ids == nil {
-			j = tab.Len()
-		}
+	for _, rr := range trajRuns(tab) {
+		i, j := rr[0], rr[1]
 		cut := func(c string) []float64 {
 			if !tab.Has(c) {
 				return nil
@@ -108,7 +102,6 @@ func readTireLog(e env, src logSource) ([]tireRun, *dataset.Table, error) {
 			tr.id = ids[i]
 		}
 		runs = append(runs, tr)
-		i = j
 	}
 	return runs, tab, nil
 }
