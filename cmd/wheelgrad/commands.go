@@ -106,16 +106,11 @@ func init() {
 				if err := required("data", *data); err != nil {
 					return err
 				}
-				for _, p := range strings.Split(*data, ",") {
-					if p = strings.TrimSpace(p); p != "" {
-						a.Data = append(a.Data, p)
-					}
-				}
-				if len(a.Data) == 0 {
-					return usagef("-data names no file")
+				var err error
+				if a.Data, err = dataFiles(*data); err != nil {
+					return err
 				}
 				*model = strings.ToLower(strings.TrimSpace(*model))
-				var err error
 				if a.Poses, err = splitPoses(poses, len(a.Data)); err != nil {
 					return err
 				}
@@ -135,9 +130,6 @@ func init() {
 				}
 				if a.Method != "" && !slices.Contains(methods, a.Method) {
 					return usagef("unknown -method %q for %s (one of %s)", a.Method, *model, strings.Join(methods, ", "))
-				}
-				if err := uniqueFiles(a.Data); err != nil {
-					return err
 				}
 				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
 					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)

@@ -126,6 +126,21 @@ func (a IdentifyArgs) sources(offset float64) []logSource {
 	return out
 }
 
+// dataFiles splits -data's comma-separated list: at least one file, each
+// named once (the same file twice would count its runs twice).
+func dataFiles(list string) ([]string, error) {
+	var files []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			files = append(files, p)
+		}
+	}
+	if len(files) == 0 {
+		return nil, usagef("-data names no file")
+	}
+	return files, uniqueFiles(files)
+}
+
 // plainSources are logs without a separate sensor file or time offset.
 func plainSources(paths []string) []logSource {
 	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths))}.sources(0)

@@ -110,15 +110,8 @@ func init() {
 						return err
 					}
 				}
-				for _, p := range strings.Split(*data, ",") {
-					if p = strings.TrimSpace(p); p != "" {
-						a.Data = append(a.Data, p)
-					}
-				}
-				if len(a.Data) == 0 {
-					return usagef("-data names no file")
-				}
-				if err := uniqueFiles(a.Data); err != nil {
+				var err error
+				if a.Data, err = dataFiles(*data); err != nil {
 					return err
 				}
 				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
