@@ -221,3 +221,35 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	}
 	return nil
 }
+
+// validatePioneer predicts the measured v, w of every run from its
+// references (the exact model, as simulate) for `wheelgrad validate`.
+func validatePioneer(e env, a ValidateArgs) ([]channel, error) {
+	p, err := pioneer.ReadParams(a.Params)
+	if err != nil {
+		return nil, err
+	}
+	chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+	run := 0
+	for _, path := range a.Data {
+		runs, tab, err := readPioneerLog(path, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(tab, r.row)); err != nil {
+				return nil, err
+			}
+			v, w, err := pioneer.Simulate(p, r.Run)
+			if err != nil {
+				return nil, r.errorf(err)
+			}
+			for k := range r.T {
+				chs[0].add(run, r.T[k], r.V[k], v[k])
+				chs[1].add(run, r.T[k], r.W[k], w[k])
+			}
+			run++
+		}
+	}
+	return chs, nil
+}

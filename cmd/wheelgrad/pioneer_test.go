@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,6 +65,23 @@ func TestPioneerIdentifySimulate(t *testing.T) {
 	in, _ := os.ReadFile(logPath)
 	if lines[0] != "t,v,w" || len(lines) != len(strings.Split(strings.TrimSpace(string(in)), "\n")) {
 		t.Errorf("simulated CSV: header %q, %d lines", lines[0], len(lines))
+	}
+	// validate: the identified model against the log, MATLAB compare's fit %
+	st, vout, errOut := runCLI("validate", "-model", "pioneer", "-params", out, "-data", logPath, "-plot", filepath.Join(dir, "val.png"))
+	var fitV, fitW float64
+	for _, l := range strings.Split(vout, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && (f[0] == "v" || f[0] == "w") {
+			x, _ := strconv.ParseFloat(f[1], 64)
+			if f[0] == "v" {
+				fitV = x
+			} else {
+				fitW = x
+			}
+		}
+	}
+	if st != 0 || fitV < 80 || fitW < 80 {
+		t.Errorf("validate: status %d, fit v %.1f %%, w %.1f %% (want ≥ 80 %%); stdout %q, stderr %q", st, fitV, fitW, vout, errOut)
 	}
 	// runs split by traj: each starts from its own first row
 	two := filepath.Join(dir, "two.csv")

@@ -93,6 +93,7 @@ func init() {
 	validateHandlers["skidsteer"] = validateSkidsteer
 	validateHandlers["diffdrive"] = validateDiffDrive
 	validateHandlers["tire"] = validateTire
+	validateHandlers["pioneer"] = validatePioneer
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-plot F.png|F.svg] [-gaps error|split|bridge]",
