@@ -152,7 +152,6 @@ type sbNode struct {
 	g, f   float64
 	parent int
 	wc, dt float64
-	index  int // in the heap
 }
 
 // sbHeap is a binary min-heap of node indices by f (ties: larger g first),

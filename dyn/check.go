@@ -89,15 +89,11 @@ func (m *Model) checkRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []f
 			return 0, err
 		}
 		f := cbar * c
-		if ybar != nil {
-			for i, v := range ybar {
-				f += v * y[i]
-			}
+		for i, v := range ybar {
+			f += v * y[i]
 		}
-		if xTbar != nil {
-			for i, v := range xTbar {
-				f += v * sim.Final()[i]
-			}
+		for i, v := range xTbar {
+			f += v * sim.Final()[i]
 		}
 		return f, nil
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -324,12 +322,6 @@ func TestCDRBigEndianAndCDR2(t *testing.T) {
 	if _, err := newCDR([]byte{0, 2, 0, 0}); err == nil || !strings.Contains(err.Error(), "encapsulation 0x0002") {
 		t.Fatalf("PL_CDR: %v", err)
 	}
-}
-
-func writeFile(t testing.TB, name string, b []byte) string {
-	p := filepath.Join(t.TempDir(), name)
-	must(t, os.WriteFile(p, b, 0o644))
-	return p
 }
 
 func decodeJSONStrict(js string, v any) error {

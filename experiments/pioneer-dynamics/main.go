@@ -136,7 +136,7 @@ func run(w io.Writer, out string, quick bool) error {
 	E := map[string][2]errs{}
 	P := map[string][2]pred{}
 	for i, r := range sets {
-		e, ev, ew := errorsOf(r, r.Vref, r.Wref)
+		e, _, _ := errorsOf(r, r.Vref, r.Wref)
 		a := E["none"]
 		a[i] = e
 		E["none"] = a
@@ -145,7 +145,7 @@ func run(w io.Writer, out string, quick bool) error {
 			if err != nil {
 				return err
 			}
-			e, ev, ew = errorsOf(r, v, wv)
+			e, ev, ew := errorsOf(r, v, wv)
 			a, b := E[f], P[f]
 			a[i], b[i] = e, pred{v, wv, ev, ew}
 			E[f], P[f] = a, b

@@ -183,10 +183,8 @@ func (f *fit) eval(x, grad []float64) (float64, error) {
 				// A huge value whose gradient points away from the stable
 				// start makes the line search step back; the start was
 				// checked to be stable.
-				if grad != nil {
-					for k := range grad {
-						grad[k] = divergedLoss * (x[k] - f.xStart[k])
-					}
+				for k := range grad {
+					grad[k] = divergedLoss * (x[k] - f.xStart[k])
 				}
 				return divergedLoss, nil
 			}
@@ -199,11 +197,9 @@ func (f *fit) eval(x, grad []float64) (float64, error) {
 			}
 		}
 	}
-	if grad != nil {
-		for k, g := range grad {
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				return 0, fmt.Errorf("tire: the gradient of %s is %v at %v (loss %g): the rollout's sensitivity overflowed (unstable at this dt?)", paramNames(f.p.Tyre)[f.free[k]], g, th, L)
-			}
+	for k, g := range grad {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return 0, fmt.Errorf("tire: the gradient of %s is %v at %v (loss %g): the rollout's sensitivity overflowed (unstable at this dt?)", paramNames(f.p.Tyre)[f.free[k]], g, th, L)
 		}
 	}
 	return L, nil
