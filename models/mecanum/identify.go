@@ -142,13 +142,31 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 }
 
 // Identifiability describes which parameter combinations the data
-// determine, from the singular value decomposition of the Jacobian of the
+// determine: the Gauss–Newton picture of the fit, from the Jacobian of the
 // predicted camera positions (and marker points) with respect to x at the
-// optimum: the Gauss–Newton picture of the fit.
+// optimum. With PoseFree the Jacobian is block-structured (each run's rows
+// touch μ and that run's own start pose), so it is never formed: each run's
+// rows are reduced by a streaming QR with the pose columns first, which
+// leaves R_pp (3×3, the start pose) and R_μμ (4×4, what the run says about
+// μ once its start pose is estimated); the stacked R_μμ of every run (and
+// the prior's rows) give the singular values and directions in μ. That is
+// the SVD of the Schur complement S = A − B·D⁻¹·Bᵀ of the normal matrix
+// computed without forming it (no squared condition number), in memory
+// that does not grow with the number of runs or rows, and the μ standard
+// deviations are the same as from the SVD of the whole Jacobian.
 type Identifiability struct {
-	Singular   []float64   // singular values, largest first
-	Directions [][]float64 // the matching right singular vectors (in x)
-	Determined []bool      // σ_i above the rank threshold 1e-8·σ_max
+	// Singular and Directions are the singular values (largest first) and
+	// right singular vectors (in μ) of the μ part once the start poses are
+	// estimated; without PoseFree, of the whole Jacobian.
+	Singular   []float64
+	Directions [][]float64
+	Determined []bool // σ_i above the rank threshold 1e-8·σ_max
+	// Poses and PosesDetermined count the start-pose directions (3 per run
+	// with PoseFree) and those the data determine (σ of the run's R_pp
+	// above 1e-8 times the largest σ of any block); PoseSingular is the
+	// smallest and largest of those σ.
+	Poses, PosesDetermined int
+	PoseSingular           [2]float64
 	// Noise is the RMS residual per coordinate, s; the standard deviation
 	// of x along direction i is s/σ_i.
 	Noise float64
@@ -197,51 +215,108 @@ func (id Identifiability) Undetermined() [][4]float64 {
 	return out
 }
 
-// Identifiability analyses the fit at x.
+// Identifiability analyses the fit at x (see the type).
 func (f *Fit) Identifiability(x []float64) Identifiability {
-	n := len(x)
-	var rows [][]float64
+	free := f.Cfg.Pose == PoseFree
+	nc := 2
+	if f.Cfg.Heading != 0 {
+		nc = 4
+	}
 	var ss float64
-	marker := f.Cfg.Heading != 0
-	f.eval(x, nil, func(_, _ int, r [4]float64, d [4][]float64) {
-		nc := 2
-		if marker {
-			nc = 4
+	m := 0
+	// Per run: rows [pose (3) | μ (4)], or [μ] without PoseFree.
+	ncol := 4
+	if free {
+		ncol = 7
+	}
+	runQR := newStreamQR(ncol)
+	muQR := newStreamQR(4)
+	var poseR []*mat.Dense
+	row := make([]float64, ncol)
+	flush := func() {
+		R := runQR.R()
+		runQR.reset()
+		if !free {
+			for i := range 4 {
+				muQR.add(R.RawRowView(i))
+			}
+			return
 		}
+		poseR = append(poseR, mat.DenseCopyOf(R.Slice(0, 3, 0, 3)))
+		for i := 3; i < 7; i++ {
+			muQR.add(R.RawRowView(i)[3:7])
+		}
+	}
+	last := -1
+	f.eval(x, nil, func(run, _ int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+		if run != last && last >= 0 {
+			flush()
+		}
+		last = run
 		for c := range nc {
-			rows = append(rows, append([]float64(nil), d[c]...))
+			if free {
+				copy(row[:3], dpose[c][:])
+				copy(row[3:], dmu[c][:])
+			} else {
+				copy(row, dmu[c][:])
+			}
+			runQR.add(row)
 			ss += r[c] * r[c]
+			m++
 		}
 	})
-	m := len(rows)
+	if last >= 0 {
+		flush()
+	}
 	if f.Cfg.Prior > 0 {
 		for j := range 4 {
-			row := make([]float64, n)
-			row[j] = math.Sqrt(f.Cfg.Prior)
-			rows = append(rows, row)
+			var pr [4]float64
+			pr[j] = math.Sqrt(f.Cfg.Prior)
+			muQR.add(pr[:])
 		}
 	}
-	J := mat.NewDense(len(rows), n, nil)
-	for i, r := range rows {
-		J.SetRow(i, r)
-	}
-	var svd mat.SVD
 	id := Identifiability{}
-	if !svd.Factorize(J, mat.SVDThin) {
+	var svd mat.SVD
+	if !svd.Factorize(muQR.R(), mat.SVDThin) {
 		return id
 	}
 	id.Singular = svd.Values(nil)
+	smax := id.Singular[0]
+	poseSing := make([][]float64, len(poseR))
+	for i, R := range poseR {
+		var ps mat.SVD
+		if !ps.Factorize(R, mat.SVDNone) {
+			return Identifiability{}
+		}
+		poseSing[i] = ps.Values(nil)
+		smax = math.Max(smax, poseSing[i][0])
+	}
 	var V mat.Dense
 	svd.VTo(&V)
 	rank := 0
 	for i, s := range id.Singular {
 		id.Directions = append(id.Directions, mat.Col(nil, i, &V))
-		det := s > 1e-8*id.Singular[0]
+		det := s > 1e-8*smax
 		id.Determined = append(id.Determined, det)
 		if det {
 			rank++
 		}
 	}
+	id.PoseSingular = [2]float64{math.Inf(1), 0}
+	for _, ps := range poseSing {
+		for _, s := range ps {
+			id.Poses++
+			if s > 1e-8*smax {
+				id.PosesDetermined++
+			}
+			id.PoseSingular[0] = math.Min(id.PoseSingular[0], s)
+			id.PoseSingular[1] = math.Max(id.PoseSingular[1], s)
+		}
+	}
+	if id.Poses == 0 {
+		id.PoseSingular = [2]float64{}
+	}
+	rank += id.PosesDetermined
 	if dof := m - rank; dof > 0 {
 		id.Noise = math.Sqrt(ss / float64(dof))
 	}
@@ -258,6 +333,50 @@ func (f *Fit) Identifiability(x []float64) Identifiability {
 	return id
 }
 
+// streamQR holds the R factor of a growing stack of rows with c columns in
+// bounded memory: rows are buffered and the buffer is reduced to its c×c
+// R (Householder QR) whenever it fills.
+type streamQR struct {
+	c, n int
+	buf  *mat.Dense
+}
+
+const streamQRChunk = 256
+
+func newStreamQR(c int) *streamQR {
+	return &streamQR{c: c, buf: mat.NewDense(c+streamQRChunk, c, nil)}
+}
+
+func (q *streamQR) add(row []float64) {
+	if q.n == q.c+streamQRChunk {
+		q.compress()
+	}
+	q.buf.SetRow(q.n, row)
+	q.n++
+}
+
+func (q *streamQR) compress() {
+	var qr mat.QR
+	qr.Factorize(q.buf) // zero rows past n change nothing
+	var R mat.Dense
+	qr.RTo(&R)
+	q.buf.Zero()
+	q.buf.Slice(0, q.c, 0, q.c).(*mat.Dense).Copy(R.Slice(0, q.c, 0, q.c))
+	q.n = q.c
+}
+
+// R returns the c×c upper-triangular factor of the rows so far (Rᵀ·R is
+// the sum of their outer products).
+func (q *streamQR) R() *mat.Dense {
+	q.compress()
+	return mat.DenseCopyOf(q.buf.Slice(0, q.c, 0, q.c))
+}
+
+func (q *streamQR) reset() {
+	q.buf.Zero()
+	q.n = 0
+}
+
 // String reports the analysis in a few lines.
 func (id Identifiability) String() string {
 	nd := 0
@@ -266,8 +385,15 @@ func (id Identifiability) String() string {
 			nd++
 		}
 	}
-	s := fmt.Sprintf("identifiability: %d of %d parameter directions determined by the data (singular values %.3g … %.3g)\n",
+	if len(id.Singular) == 0 {
+		return "identifiability: the analysis failed (singular value decomposition did not converge)\n"
+	}
+	s := fmt.Sprintf("identifiability: %d of %d μ directions determined by the data (singular values %.3g … %.3g)\n",
 		nd, len(id.Singular), id.Singular[0], id.Singular[len(id.Singular)-1])
+	if id.Poses > 0 {
+		s += fmt.Sprintf("  start poses: %d of %d directions determined (singular values %.3g … %.3g)\n",
+			id.PosesDetermined, id.Poses, id.PoseSingular[1], id.PoseSingular[0])
+	}
 	s += fmt.Sprintf("  μ standard deviation within the determined part: %.4f %.4f %.4f %.4f (residual RMS %.2g m)\n",
 		id.MuStd[0], id.MuStd[1], id.MuStd[2], id.MuStd[3], id.Noise)
 	s += "  (Gauss–Newton, as if camera errors were independent; over repeated noise the spread measured 1.4–2× larger)\n"
