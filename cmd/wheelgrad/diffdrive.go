@@ -27,7 +27,7 @@ func init() {
 
 // readDiffDriveParams reads a parameter file; keys it lacks keep the values
 // of def (l and h default to 0.55 and 0.06).
-func readDiffDriveParams(path string, def diffdrive.Params) (diffdrive.Params, error) {
+func readDiffDriveParams(e env, path string, def diffdrive.Params) (diffdrive.Params, error) {
 	p := def
 	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
 		return p, err
@@ -38,6 +38,7 @@ func readDiffDriveParams(path string, def diffdrive.Params) (diffdrive.Params, e
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
+	warnParams(e, path, p.Warnings())
 	return p, nil
 }
 
@@ -54,7 +55,7 @@ func checkUniform(tab *dataset.Table, h float64) error {
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	init := diffdrive.Paper()
 	if a.Init != "" {
-		if init, err = readDiffDriveParams(a.Init, init); err != nil {
+		if init, err = readDiffDriveParams(e, a.Init, init); err != nil {
 			return err
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -18,7 +17,7 @@ func init() { followHandlers["mecanum"] = followMecanum }
 // followMecanum synthesises wheel commands for a path (Luo et al. §VII-B):
 // FORMATS.md `wheelgrad follow`.
 func followMecanum(e env, a FollowArgs) error {
-	params, err := mecanum.ReadParams(a.Params, true)
+	params, err := readMecanumParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -36,7 +35,7 @@ func followMecanum(e env, a FollowArgs) error {
 	}
 	var truth *control.Mecanum
 	if a.MPC != "" {
-		tp, err := mecanum.ReadParams(a.MPC, true)
+		tp, err := readMecanumParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ type robotJob struct {
 }
 
 func followDiffDrive(e env, a FollowArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		job.planned = fmt.Sprintf("planned (friction surrogate, T = %.3g)", band)
 	}
 	if a.MPC != "" {
-		tp, err := readDiffDriveParams(a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
+		tp, err := readDiffDriveParams(e, a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH})
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 }
 
 func followSkidSteer(e env, a FollowArgs) error {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(e, a.Params)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 	}
 	job := robotJob{model: "skidsteer", plan: r, exact: r, dt: a.Dt, columns: []string{"vc", "wc"}, pose: []string{"x", "y", "psi"}}
 	if a.MPC != "" {
-		tp, err := readSkidsteerParams(a.MPC)
+		tp, err := readSkidsteerParams(e, a.MPC)
 		if err != nil {
 			return err
 		}

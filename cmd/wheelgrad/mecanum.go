@@ -26,7 +26,7 @@ func init() {
 }
 
 func simulateMecanum(e env, a SimulateArgs) error {
-	p, err := mecanum.ReadParams(a.Params, true)
+	p, err := readMecanumParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	p := mecanum.DefaultParams()
 	if a.Init != "" {
 		var err error
-		if p, err = mecanum.ReadParams(a.Init, false); err != nil {
+		if p, err = readMecanumParams(e, a.Init, false); err != nil {
 			return err
 		}
 		if p.Mu == nil {

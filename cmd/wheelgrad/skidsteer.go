@@ -63,7 +63,7 @@ func rowError(tab *dataset.Table, err error) error {
 	return fmt.Errorf("%s: %w", tab.File, err)
 }
 
-func readSkidsteerParams(path string) (skidsteer.Params, error) {
+func readSkidsteerParams(e env, path string) (skidsteer.Params, error) {
 	var p skidsteer.Params
 	if err := dataset.ReadJSONFile(path, &p, true); err != nil {
 		return p, err
@@ -71,11 +71,12 @@ func readSkidsteerParams(path string) (skidsteer.Params, error) {
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
+	warnParams(e, path, p.Warnings())
 	return p, nil
 }
 
 func simulateSkidsteer(e env, a SimulateArgs) error {
-	p, err := readSkidsteerParams(a.Params)
+	p, err := readSkidsteerParams(e, a.Params)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 func identifySkidsteer(e env, a IdentifyArgs) error {
 	cfg := skidsteer.IPEMConfig{}
 	if a.Init != "" {
-		p, err := readSkidsteerParams(a.Init)
+		p, err := readSkidsteerParams(e, a.Init)
 		if err != nil {
 			return err
 		}
