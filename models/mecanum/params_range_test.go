@@ -15,7 +15,7 @@ func TestParamRanges(t *testing.T) {
 		json, key, want string
 	}{
 		{`{"mu": [-0.1, 0.5, 0.5, 0.5]}`, "mu", "must be ≥ 0"},
-		{`{"mu": [0.5, 2.1, 0.5, 0.5]}`, "mu", "friction factor"},          // 1 − 2.1·0.49 < 0
+		{`{"mu": [0.5, 2.1, 0.5, 0.5]}`, "mu", "friction factor"},             // 1 − 2.1·0.49 < 0
 		{`{"mu": [0.5, 0.5, 0.5, 0.5], "Ts": 1e-6}`, "mu", "friction factor"}, // Ts near 0: K huge
 		{`{"mu": [0.5, 0.5, 0.5, 0.5], "Ts": 0}`, "Ts", "positive"},
 		{`{"mu": [0.5, 0.5, 0.5, 0.5], "Ts": -0.6}`, "Ts", "positive"},
