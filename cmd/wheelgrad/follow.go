@@ -33,6 +33,9 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
+	if err := control.CheckSteps(path.Name(), path.Duration(), a.Dt); err != nil {
+		return err
+	}
 	var truth *control.Mecanum
 	if a.MPC != "" {
 		tp, err := readMecanumParams(e, a.MPC, true)
@@ -49,29 +52,44 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	s, err := control.NewSynthesizer(plan)
-	if err != nil {
-		return err
+	var planned [][4]float64
+	if every, horizon, chunked := control.Chunks(plan.K, a.Rate); chunked {
+		res, err := control.SynthesizeChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
+			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
+		})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Wheels
+		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels in %d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s\n",
+			path.Name(), plan.K, res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
+	} else {
+		s, err := control.NewSynthesizer(plan)
+		if err != nil {
+			return err
+		}
+		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
+			return true
+		}})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
+			path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	}
-	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-		a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-		return true
-	}})
-	a.Prog.done()
-	if err != nil {
-		return err
-	}
-	poses, vel := model.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+	poses, vel := model.Execute(plan.Start, planned, plan.N, plan.Dt)
 	pred := control.Track(path, 0, plan.Dt, poses, vel)
-	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
-		path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	printTracking(e.stderr, "predicted", pred, mode)
 
-	controls := res.Controls
+	controls := planned
 	series := []figure.Series{}
 	var executed []control.Pose
 	if truth != nil {
-		olPoses, olVel := truth.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+		olPoses, olVel := truth.Execute(plan.Start, planned, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
 		plan2, _ := control.NewPlan(model, path, mode, a.Theta0, a.Rate, a.Dt, a.Wmax)

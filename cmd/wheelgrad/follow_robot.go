@@ -168,6 +168,9 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	if err != nil {
 		return err
 	}
+	if err := control.CheckSteps(path.Name(), path.Duration(), job.dt); err != nil {
+		return err
+	}
 	rate := a.Rate
 	name := job.model
 	if job.fixedStep {
@@ -185,31 +188,48 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	s, err := control.NewRobotSynthesizer(plan)
-	if err != nil {
-		return err
-	}
-	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-		a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-		return true
-	}})
-	a.Prog.done()
-	if err != nil {
-		return err
+	var planned [][]float64
+	var summary string
+	if every, horizon, chunked := control.Chunks(plan.K, rate); chunked {
+		res, err := control.SynthesizeRobotChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
+			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
+		})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		summary = fmt.Sprintf("%d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s",
+			res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
+	} else {
+		s, err := control.NewRobotSynthesizer(plan)
+		if err != nil {
+			return err
+		}
+		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
+			return true
+		}})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		summary = fmt.Sprintf("%d iterations, %d evaluations, %s (%s)", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	}
 	x0, err := job.exact.StartState(plan.Start)
 	if err != nil {
 		return err
 	}
-	poses, vel, _, err := job.exact.Execute(x0, res.Controls, plan.N, plan.Dt)
+	poses, vel, _, err := job.exact.Execute(x0, planned, plan.N, plan.Dt)
 	if err != nil {
 		return err
 	}
 	pred := control.TrackRobot(job.exact, path, 0, plan.Dt, poses, vel)
-	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %d iterations, %d evaluations, %s (%s)\n",
-		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
+	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %s\n",
+		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, summary)
 	if job.planned != "" {
-		pp, pv, _, err := job.plan.Execute(x0, res.Controls, plan.N, plan.Dt)
+		pp, pv, _, err := job.plan.Execute(x0, planned, plan.N, plan.Dt)
 		if err != nil {
 			return err
 		}
@@ -219,7 +239,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		printTracking(e.stderr, "predicted", pred, mode)
 	}
 
-	controls := res.Controls
+	controls := planned
 	series := []figure.Series{}
 	var executed []control.Pose
 	if job.truth != nil {
@@ -228,7 +248,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		if err != nil {
 			return err
 		}
-		olPoses, olVel, _, err := truth.Execute(tx0, res.Controls, plan.N, plan.Dt)
+		olPoses, olVel, _, err := truth.Execute(tx0, planned, plan.N, plan.Dt)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
