@@ -1,0 +1,223 @@
+// Command scale measures how the wheelgrad command line scales: wall time,
+// throughput (rows/s, runs/s, simulated seconds per second) and peak
+// resident memory of `identify`, `simulate` and `follow` for every model
+// against the size of the input, on synthetic logs from the models' own
+// generators. Each case runs the built command line in a child process, so
+// the peak is the whole process's (getrusage's maxrss), as a user sees it.
+//
+//	go run ./experiments/scale [-out DIR] [-quick] [-bin wheelgrad]
+//
+// It prints one table and writes scale.png (peak memory and wall time per
+// unit of work against size) into DIR.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wheelgrad/wheelgrad/figure"
+)
+
+func main() {
+	out := flag.String("out", "out/scale", "directory for the PNG and the generated inputs")
+	quick := flag.Bool("quick", false, "small sizes (the smoke test)")
+	bin := flag.String("bin", "", "wheelgrad binary (default: built from this module into -out)")
+	only := flag.String("only", "", "run only the cases whose \"model command\" contains this")
+	flag.Parse()
+	if _, err := run(os.Stdout, *out, *bin, *only, *quick); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+// scaleCase is one command of one model over a list of sizes.
+type scaleCase struct {
+	model, command string
+	unit           string // what a size counts: runs, rows, s (path seconds)
+	sizes, quick   []int
+	// prepare writes the input of one size into dir and returns the
+	// command's arguments.
+	prepare func(dir string, size int) ([]string, error)
+}
+
+// Result is one measured run.
+type Result struct {
+	Model, Command, Unit string
+	Size                 int
+	Wall                 time.Duration
+	PeakMB               float64
+}
+
+// PerSecond is the throughput: units of work per second of wall time.
+func (r Result) PerSecond() float64 { return float64(r.Size) / r.Wall.Seconds() }
+
+const (
+	mecanumParams = `{"model": "mecanum", "mu": [0.45, 0.62, 0.38, 0.55]}`
+	skidParams    = `{"model": "skidsteer", "a": [[-0.05, 0, 0], [0, 0.01, 0], [0, -0.1, 0]]}`
+	diffParams    = `{"model": "diffdrive", "c1": 0.4265, "c2": 0.006491, "alpha": 0.2315, "beta": 6.548, "gamma": 4.073, "mu": 0.1676}`
+	tireParams    = `{"model": "tire"}`
+)
+
+func cases() []scaleCase {
+	file := func(dir, name string, size int) string { return filepath.Join(dir, fmt.Sprintf("%s-%d.csv", name, size)) }
+	params := func(dir, name, body string) string {
+		p := filepath.Join(dir, name+".json")
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	follow := func(model, body string, extra ...string) func(string, int) ([]string, error) {
+		return func(dir string, size int) ([]string, error) {
+			return append([]string{"follow", "-model", model, "-params", params(dir, model, body), "-path", "figure8",
+				"-duration", strconv.Itoa(size), "-out", file(dir, model+"-follow", size)}, extra...), nil
+		}
+	}
+	return []scaleCase{
+		{"mecanum", "identify", "runs", []int{25, 50, 100, 200}, []int{2, 4}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "mecanum-runs", n)
+			_, err := mecanumRuns(f, n, 6, 7)
+			return []string{"identify", "-model", "mecanum", "-data", f, "-out", f + ".json"}, err
+		}},
+		{"mecanum", "identify", "rows", []int{100_000, 300_000, 1_000_000}, []int{3000, 6000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "mecanum-log", n)
+			return []string{"identify", "-model", "mecanum", "-data", f, "-out", f + ".json"}, mecanumLong(f, n, true, 8)
+		}},
+		{"mecanum", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "mecanum-controls", n)
+			return []string{"simulate", "-model", "mecanum", "-params", params(dir, "mecanum", mecanumParams), "-controls", f, "-out", f + ".out"}, mecanumLong(f, n, false, 9)
+		}},
+		{"mecanum", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("mecanum", mecanumParams, "-theta0", "0")},
+		{"diffdrive", "identify", "rows", []int{37_500, 300_000, 1_000_000}, []int{2000, 4000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "diffdrive-log", n)
+			return []string{"identify", "-model", "diffdrive", "-data", f, "-out", f + ".json"}, diffdriveLog(f, n, 10)
+		}},
+		{"diffdrive", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "diffdrive-controls", n)
+			return []string{"simulate", "-model", "diffdrive", "-params", params(dir, "diffdrive", diffParams), "-controls", f, "-out", f + ".out"}, diffdriveLog(f, n, 11)
+		}},
+		{"diffdrive", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("diffdrive", diffParams, "-theta0", "0.785398")},
+		{"skidsteer", "identify", "rows", []int{10_000, 100_000, 1_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "skidsteer-log", n)
+			return []string{"identify", "-model", "skidsteer", "-data", f, "-out", f + ".json"}, skidsteerLog(f, n, 12)
+		}},
+		{"skidsteer", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "skidsteer-controls", n)
+			return []string{"simulate", "-model", "skidsteer", "-params", params(dir, "skidsteer", skidParams), "-controls", f, "-out", f + ".out"}, skidsteerLog(f, n, 13)
+		}},
+		{"skidsteer", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("skidsteer", skidParams, "-theta0", "0.785398")},
+		{"tire", "identify", "rows", []int{10_000, 30_000, 100_000}, []int{500, 1000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "tire-log", n)
+			return []string{"identify", "-model", "tire", "-data", f, "-out", f + ".json"}, tireLog(f, n, 14)
+		}},
+		{"tire", "simulate", "rows", []int{10_000, 100_000, 1_000_000}, []int{500, 1000}, func(dir string, n int) ([]string, error) {
+			f := file(dir, "tire-controls", n)
+			return []string{"simulate", "-model", "tire", "-params", params(dir, "tire", tireParams), "-controls", f, "-out", f + ".out"}, tireLog(f, n, 15)
+		}},
+	}
+}
+
+// run measures every case (those matching only) and prints the table.
+func run(w io.Writer, dir, bin, only string, quick bool) ([]Result, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if bin == "" {
+		bin = filepath.Join(dir, "wheelgrad")
+		b, err := exec.Command("go", "build", "-o", bin, "github.com/wheelgrad/wheelgrad/cmd/wheelgrad").CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("building wheelgrad: %v: %s", err, b)
+		}
+	}
+	fmt.Fprintf(w, "%-10s %-9s %10s %-5s %10s %14s %12s\n", "model", "command", "size", "unit", "wall (s)", "per second", "peak RSS (MB)")
+	var all []Result
+	for _, c := range cases() {
+		if only != "" && !strings.Contains(c.model+" "+c.command+" "+c.unit, only) {
+			continue
+		}
+		sizes := c.sizes
+		if quick {
+			sizes = c.quick
+		}
+		for _, n := range sizes {
+			args, err := c.prepare(dir, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s %d: %w", c.model, c.command, n, err)
+			}
+			r, err := measure(bin, args)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s %d %s: %w", c.model, c.command, n, c.unit, err)
+			}
+			r.Model, r.Command, r.Unit, r.Size = c.model, c.command, c.unit, n
+			all = append(all, r)
+			fmt.Fprintf(w, "%-10s %-9s %10d %-5s %10.2f %14.4g %12.0f\n", r.Model, r.Command, r.Size, r.Unit, r.Wall.Seconds(), r.PerSecond(), r.PeakMB)
+			// the inputs of a size are not needed again
+			for _, a := range args {
+				if strings.HasPrefix(a, dir) && strings.Contains(a, ".csv") {
+					os.Remove(a)
+				}
+			}
+		}
+	}
+	if err := plot(filepath.Join(dir, "scale.png"), all); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "wrote %s\n", filepath.Join(dir, "scale.png"))
+	return all, nil
+}
+
+// measure runs the command line once and returns its wall time and peak
+// resident memory.
+func measure(bin string, args []string) (Result, error) {
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return Result{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return Result{}, errors.New("no resource usage from the child process")
+	}
+	return Result{Wall: wall, PeakMB: float64(ru.Maxrss) / 1024}, nil
+}
+
+// plot draws, per case, peak memory and wall time per unit of work against
+// the size as a fraction of the case's largest: linear scaling is a flat
+// time line and a memory line that rises at most proportionally.
+func plot(path string, rs []Result) error {
+	type key struct{ m, c, u string }
+	groups := map[key][]Result{}
+	var order []key
+	for _, r := range rs {
+		k := key{r.Model, r.Command, r.Unit}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var ss []figure.Series
+	for i, k := range order {
+		g := groups[k]
+		top := float64(g[len(g)-1].Size)
+		var x, y []float64
+		for _, r := range g {
+			x = append(x, float64(r.Size)/top)
+			y = append(y, r.PeakMB)
+		}
+		ss = append(ss, figure.Series{Name: fmt.Sprintf("%s %s (max %d %s)", k.m, k.c, g[len(g)-1].Size, k.u), X: x, Y: y,
+			Color: figure.Palette[i%len(figure.Palette)], Dashed: i >= len(figure.Palette)})
+	}
+	return figure.XY(path, "peak resident memory against input size", "size / largest size of the case", "peak RSS (MB)", false, ss)
+}
