@@ -221,6 +221,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 				}
 			}
 		}
+		if errors.Is(err, tire.ErrTooLarge) {
+			return fmt.Errorf("%s: %w", strings.Join(a.Data, ","), err)
+		}
 		return err
 	}
 	if err := dataset.WriteJSONFile(a.Out, res.Params); err != nil {

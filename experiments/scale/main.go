@@ -32,9 +32,10 @@ func main() {
 	out := flag.String("out", "out/scale", "directory for the PNG and the generated inputs")
 	quick := flag.Bool("quick", false, "small sizes (the smoke test)")
 	bin := flag.String("bin", "", "wheelgrad binary (default: built from this module into -out)")
-	only := flag.String("only", "", "run only the cases whose \"model command\" contains this")
+	only := flag.String("only", "", "run only the cases whose \"model command unit\" contains this")
+	maxSize := flag.Int("max", 0, "skip sizes above this (0: none)")
 	flag.Parse()
-	if _, err := run(os.Stdout, *out, *bin, *only, *quick); err != nil {
+	if _, err := run(os.Stdout, *out, *bin, *only, *maxSize, *quick); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -69,7 +70,9 @@ const (
 )
 
 func cases() []scaleCase {
-	file := func(dir, name string, size int) string { return filepath.Join(dir, fmt.Sprintf("%s-%d.csv", name, size)) }
+	file := func(dir, name string, size int) string {
+		return filepath.Join(dir, fmt.Sprintf("%s-%d.csv", name, size))
+	}
 	params := func(dir, name, body string) string {
 		p := filepath.Join(dir, name+".json")
 		os.WriteFile(p, []byte(body), 0o644)
@@ -126,7 +129,7 @@ func cases() []scaleCase {
 }
 
 // run measures every case (those matching only) and prints the table.
-func run(w io.Writer, dir, bin, only string, quick bool) ([]Result, error) {
+func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -148,6 +151,9 @@ func run(w io.Writer, dir, bin, only string, quick bool) ([]Result, error) {
 			sizes = c.quick
 		}
 		for _, n := range sizes {
+			if maxSize > 0 && n > maxSize {
+				continue
+			}
 			args, err := c.prepare(dir, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s %d: %w", c.model, c.command, n, err)
