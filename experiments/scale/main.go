@@ -55,12 +55,17 @@ type scaleCase struct {
 type Result struct {
 	Model, Command, Unit string
 	Size                 int
-	Wall                 time.Duration
+	Wall, CPU            time.Duration // CPU: user + system time of the process
 	PeakMB               float64
 }
 
 // PerSecond is the throughput: units of work per second of wall time.
 func (r Result) PerSecond() float64 { return float64(r.Size) / r.Wall.Seconds() }
+
+// PerCPUSecond is the throughput per second of CPU time, which a shared
+// machine's load disturbs less than the wall time (a command may use more
+// than one core: then it is below PerSecond).
+func (r Result) PerCPUSecond() float64 { return float64(r.Size) / r.CPU.Seconds() }
 
 const (
 	mecanumParams = `{"model": "mecanum", "mu": [0.45, 0.62, 0.38, 0.55]}`
@@ -140,7 +145,7 @@ func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result,
 			return nil, fmt.Errorf("building wheelgrad: %v: %s", err, b)
 		}
 	}
-	fmt.Fprintf(w, "%-10s %-9s %10s %-5s %10s %14s %12s\n", "model", "command", "size", "unit", "wall (s)", "per second", "peak RSS (MB)")
+	fmt.Fprintf(w, "%-10s %-9s %10s %-5s %9s %9s %12s %12s %13s\n", "model", "command", "size", "unit", "wall (s)", "CPU (s)", "per wall s", "per CPU s", "peak RSS (MB)")
 	var all []Result
 	for _, c := range cases() {
 		if only != "" && !strings.Contains(c.model+" "+c.command+" "+c.unit, only) {
@@ -164,7 +169,7 @@ func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result,
 			}
 			r.Model, r.Command, r.Unit, r.Size = c.model, c.command, c.unit, n
 			all = append(all, r)
-			fmt.Fprintf(w, "%-10s %-9s %10d %-5s %10.2f %14.4g %12.0f\n", r.Model, r.Command, r.Size, r.Unit, r.Wall.Seconds(), r.PerSecond(), r.PeakMB)
+			fmt.Fprintf(w, "%-10s %-9s %10d %-5s %9.2f %9.2f %12.4g %12.4g %13.0f\n", r.Model, r.Command, r.Size, r.Unit, r.Wall.Seconds(), r.CPU.Seconds(), r.PerSecond(), r.PerCPUSecond(), r.PeakMB)
 			// the inputs of a size are not needed again
 			for _, a := range args {
 				if strings.HasPrefix(a, dir) && strings.Contains(a, ".csv") {
@@ -196,7 +201,8 @@ func measure(bin string, args []string) (Result, error) {
 	if !ok {
 		return Result{}, errors.New("no resource usage from the child process")
 	}
-	return Result{Wall: wall, PeakMB: float64(ru.Maxrss) / 1024}, nil
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return Result{Wall: wall, CPU: cpu, PeakMB: float64(ru.Maxrss) / 1024}, nil
 }
 
 // plot draws, per case, peak memory and wall time per unit of work against

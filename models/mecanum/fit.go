@@ -44,16 +44,35 @@ type Config struct {
 	// and the spline term gets kinks where the closest point jumps.
 	SplineEvery int
 	Pose        PoseMode
+	// SplineWindow (s), when positive, restricts the spline term's closest
+	// point to the part of the path within SplineWindow of the sample's
+	// time (losses.Spline.ClosestWithin); 0 searches the whole run. A run
+	// no longer than the window is unaffected; on long runs that cross
+	// their own path the global search makes the fit's time grow with the
+	// square of the run's length, and matches a sample to another lap.
+	SplineWindow float64
 	// Prior, when positive, adds Prior·Σ_j (μ_j − PriorMu_j)²: a pull toward
 	// -init that fixes the directions the data leave undetermined.
 	Prior   float64
 	PriorMu [4]float64
 }
 
+// DefaultSplineWindow is DefaultConfig's SplineWindow: 10 s, longer than
+// the paper's runs (7 s), so that they keep the global closest point.
+const DefaultSplineWindow = 10
+
+// window is the spline search's half-width: +Inf for the whole run.
+func (c Config) window() float64 {
+	if c.SplineWindow > 0 {
+		return c.SplineWindow
+	}
+	return math.Inf(1)
+}
+
 // DefaultConfig is identify's loss: eq. 8 with the paper's weights, the
 // start pose estimated, and the marker term at weight 0.2.
 func DefaultConfig() Config {
-	return Config{Weights: losses.DefaultWeights(), Heading: 0.2, Pose: PoseFree, SplineEvery: 6}
+	return Config{Weights: losses.DefaultWeights(), Heading: 0.2, Pose: PoseFree, SplineEvery: 6, SplineWindow: DefaultSplineWindow}
 }
 
 // PaperConfig is the paper's loss exactly: eq. 8, start at the first camera
@@ -234,7 +253,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 					gpy += w2 * dy / dgt
 				}
 				if w1 != 0 {
-					c := s.spline.ClosestHint(px, py, s.tcam[k])
+					c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
 					L += w1 * c.Dist
 					if c.Dist > 0 {
 						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
