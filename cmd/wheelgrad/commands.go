@@ -31,6 +31,9 @@ func init() {
 				if err := checkModel("simulate", *model, ok); err != nil {
 					return err
 				}
+				if err := checkInputSize(a.Controls); err != nil {
+					return err
+				}
 				return h(e, a)
 			}
 		},
@@ -102,6 +105,9 @@ func init() {
 					a.Extra[k] = *v
 				}
 				a.Quiet, a.Verbose = *quiet, *verbose
+				if err := checkInputSize(a.Data...); err != nil {
+					return err
+				}
 				a.Prog = progressOn(e, *quiet, *verbose)
 				return h(e, a)
 			}
@@ -146,6 +152,9 @@ func init() {
 				}
 				h, ok := followHandlers[*model]
 				if err := checkModel("follow", *model, ok); err != nil {
+					return err
+				}
+				if err := checkInputSize(a.Path); err != nil {
 					return err
 				}
 				a.Prog = progressOn(e, *quiet, *verbose)

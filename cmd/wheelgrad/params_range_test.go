@@ -63,3 +63,30 @@ func TestParamRangesEveryModel(t *testing.T) {
 		}
 	}
 }
+
+// Logs above MaxInputBytes are refused before reading, naming the file (a
+// sparse file: no disk is used).
+func TestInputSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.csv")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxInputBytes + 1); err != nil {
+		t.Skip("no sparse files here:", err)
+	}
+	f.Close()
+	pf := filepath.Join(dir, "p.json")
+	os.WriteFile(pf, []byte(`{"mu": [0.5, 0.5, 0.5, 0.5]}`), 0o644)
+	for _, args := range [][]string{
+		{"identify", "-model", "mecanum", "-data", big},
+		{"simulate", "-model", "mecanum", "-params", pf, "-controls", big},
+		{"follow", "-model", "mecanum", "-params", pf, "-path", big},
+	} {
+		st, _, errOut := runCLI(args...)
+		if st != 1 || !strings.Contains(errOut, big) || !strings.Contains(errOut, "limit") {
+			t.Errorf("%s: status %d, %q", args[0], st, errOut)
+		}
+	}
+}
