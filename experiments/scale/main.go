@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,6 +58,10 @@ type Result struct {
 	Size                 int
 	Wall, CPU            time.Duration // CPU: user + system time of the process
 	PeakMB               float64
+	// Evaluations is the objective evaluations the command reported (0
+	// when it reports none): identify's time is evaluations × the time of
+	// one, and only the latter need be linear in the size.
+	Evaluations int
 }
 
 // PerSecond is the throughput: units of work per second of wall time.
@@ -145,7 +150,7 @@ func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result,
 			return nil, fmt.Errorf("building wheelgrad: %v: %s", err, b)
 		}
 	}
-	fmt.Fprintf(w, "%-10s %-9s %10s %-5s %9s %9s %12s %12s %13s\n", "model", "command", "size", "unit", "wall (s)", "CPU (s)", "per wall s", "per CPU s", "peak RSS (MB)")
+	fmt.Fprintf(w, "%-10s %-9s %10s %-5s %9s %9s %12s %12s %13s %6s\n", "model", "command", "size", "unit", "wall (s)", "CPU (s)", "per wall s", "per CPU s", "peak RSS (MB)", "evals")
 	var all []Result
 	for _, c := range cases() {
 		if only != "" && !strings.Contains(c.model+" "+c.command+" "+c.unit, only) {
@@ -169,7 +174,7 @@ func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result,
 			}
 			r.Model, r.Command, r.Unit, r.Size = c.model, c.command, c.unit, n
 			all = append(all, r)
-			fmt.Fprintf(w, "%-10s %-9s %10d %-5s %9.2f %9.2f %12.4g %12.4g %13.0f\n", r.Model, r.Command, r.Size, r.Unit, r.Wall.Seconds(), r.CPU.Seconds(), r.PerSecond(), r.PerCPUSecond(), r.PeakMB)
+			fmt.Fprintf(w, "%-10s %-9s %10d %-5s %9.2f %9.2f %12.4g %12.4g %13.0f %6d\n", r.Model, r.Command, r.Size, r.Unit, r.Wall.Seconds(), r.CPU.Seconds(), r.PerSecond(), r.PerCPUSecond(), r.PeakMB, r.Evaluations)
 			// the inputs of a size are not needed again
 			for _, a := range args {
 				if strings.HasPrefix(a, dir) && strings.Contains(a, ".csv") {
@@ -185,12 +190,15 @@ func run(w io.Writer, dir, bin, only string, maxSize int, quick bool) ([]Result,
 	return all, nil
 }
 
+// evaluations finds "N evaluations" in a command's report.
+var evaluations = regexp.MustCompile(`(\d+) evaluations`)
+
 // measure runs the command line once and returns its wall time and peak
 // resident memory.
 func measure(bin string, args []string) (Result, error) {
 	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
@@ -202,7 +210,11 @@ func measure(bin string, args []string) (Result, error) {
 		return Result{}, errors.New("no resource usage from the child process")
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return Result{Wall: wall, CPU: cpu, PeakMB: float64(ru.Maxrss) / 1024}, nil
+	r := Result{Wall: wall, CPU: cpu, PeakMB: float64(ru.Maxrss) / 1024}
+	if m := evaluations.FindSubmatch(append(stdout.Bytes(), stderr.Bytes()...)); m != nil {
+		r.Evaluations, _ = strconv.Atoi(string(m[1]))
+	}
+	return r, nil
 }
 
 // plot draws, per case, peak memory and wall time per unit of work against
