@@ -30,6 +30,9 @@ import (
 )
 
 func main() {
+	if spec := os.Getenv(genEnv); spec != "" {
+		os.Exit(genMain(spec))
+	}
 	out := flag.String("out", "out/scale", "directory for the PNG and the generated inputs")
 	quick := flag.Bool("quick", false, "small sizes (the smoke test)")
 	bin := flag.String("bin", "", "wheelgrad binary (default: built from this module into -out)")
@@ -79,6 +82,57 @@ const (
 	tireParams    = `{"model": "tire"}`
 )
 
+// genEnv makes this program (or its test binary) a generator: the inputs
+// are written by a child process, so that the measuring parent stays small.
+// Linux keeps a process's peak resident size across exec, and a child
+// started from a parent that had just generated a million-row log would
+// report the parent's peak as its own.
+const genEnv = "WHEELGRAD_SCALE_GEN"
+
+var generators = map[string]func(path string, n int, seed uint64) error{
+	"mecanum-runs":     func(p string, n int, s uint64) error { _, err := mecanumRuns(p, n, 6, s); return err },
+	"mecanum-log":      func(p string, n int, s uint64) error { return mecanumLong(p, n, true, s) },
+	"mecanum-controls": func(p string, n int, s uint64) error { return mecanumLong(p, n, false, s) },
+	"diffdrive":        diffdriveLog,
+	"skidsteer":        skidsteerLog,
+	"tire":             tireLog,
+}
+
+// genMain runs one generator: spec is "kind,path,n,seed".
+func genMain(spec string) int {
+	f := strings.Split(spec, ",")
+	if len(f) != 4 {
+		fmt.Fprintln(os.Stderr, "scale: bad generator spec", spec)
+		return 2
+	}
+	n, err1 := strconv.Atoi(f[2])
+	seed, err2 := strconv.ParseUint(f[3], 10, 64)
+	g := generators[f[0]]
+	if err1 != nil || err2 != nil || g == nil {
+		fmt.Fprintln(os.Stderr, "scale: bad generator spec", spec)
+		return 2
+	}
+	if err := g(f[1], n, seed); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		return 1
+	}
+	return 0
+}
+
+// generate writes an input in a child process (see genEnv).
+func generate(kind, path string, n int, seed uint64) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%s,%d,%d", genEnv, kind, path, n, seed))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("generating %s: %v: %s", path, err, b)
+	}
+	return nil
+}
+
 func cases() []scaleCase {
 	file := func(dir, name string, size int) string {
 		return filepath.Join(dir, fmt.Sprintf("%s-%d.csv", name, size))
@@ -94,47 +148,31 @@ func cases() []scaleCase {
 				"-duration", strconv.Itoa(size), "-out", file(dir, model+"-follow", size)}, extra...), nil
 		}
 	}
+	identify := func(model, kind string, seed uint64) func(string, int) ([]string, error) {
+		return func(dir string, n int) ([]string, error) {
+			f := file(dir, kind, n)
+			return []string{"identify", "-model", model, "-data", f, "-out", f + ".json"}, generate(kind, f, n, seed)
+		}
+	}
+	simulate := func(model, kind, body string, seed uint64) func(string, int) ([]string, error) {
+		return func(dir string, n int) ([]string, error) {
+			f := file(dir, kind+"-controls", n)
+			return []string{"simulate", "-model", model, "-params", params(dir, model, body), "-controls", f, "-out", f + ".out"}, generate(kind, f, n, seed)
+		}
+	}
 	return []scaleCase{
-		{"mecanum", "identify", "runs", []int{25, 50, 100, 200}, []int{2, 4}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "mecanum-runs", n)
-			_, err := mecanumRuns(f, n, 6, 7)
-			return []string{"identify", "-model", "mecanum", "-data", f, "-out", f + ".json"}, err
-		}},
-		{"mecanum", "identify", "rows", []int{100_000, 300_000, 1_000_000}, []int{3000, 6000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "mecanum-log", n)
-			return []string{"identify", "-model", "mecanum", "-data", f, "-out", f + ".json"}, mecanumLong(f, n, true, 8)
-		}},
-		{"mecanum", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "mecanum-controls", n)
-			return []string{"simulate", "-model", "mecanum", "-params", params(dir, "mecanum", mecanumParams), "-controls", f, "-out", f + ".out"}, mecanumLong(f, n, false, 9)
-		}},
+		{"mecanum", "identify", "runs", []int{25, 50, 100, 200}, []int{2, 4}, identify("mecanum", "mecanum-runs", 7)},
+		{"mecanum", "identify", "rows", []int{100_000, 300_000, 1_000_000}, []int{3000, 6000}, identify("mecanum", "mecanum-log", 8)},
+		{"mecanum", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, simulate("mecanum", "mecanum-controls", mecanumParams, 9)},
 		{"mecanum", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("mecanum", mecanumParams, "-theta0", "0")},
-		{"diffdrive", "identify", "rows", []int{37_500, 300_000, 1_000_000}, []int{2000, 4000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "diffdrive-log", n)
-			return []string{"identify", "-model", "diffdrive", "-data", f, "-out", f + ".json"}, diffdriveLog(f, n, 10)
-		}},
-		{"diffdrive", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "diffdrive-controls", n)
-			return []string{"simulate", "-model", "diffdrive", "-params", params(dir, "diffdrive", diffParams), "-controls", f, "-out", f + ".out"}, diffdriveLog(f, n, 11)
-		}},
+		{"diffdrive", "identify", "rows", []int{37_500, 300_000, 1_000_000}, []int{2000, 4000}, identify("diffdrive", "diffdrive", 10)},
+		{"diffdrive", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, simulate("diffdrive", "diffdrive", diffParams, 11)},
 		{"diffdrive", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("diffdrive", diffParams, "-theta0", "0.785398")},
-		{"skidsteer", "identify", "rows", []int{10_000, 100_000, 1_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "skidsteer-log", n)
-			return []string{"identify", "-model", "skidsteer", "-data", f, "-out", f + ".json"}, skidsteerLog(f, n, 12)
-		}},
-		{"skidsteer", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "skidsteer-controls", n)
-			return []string{"simulate", "-model", "skidsteer", "-params", params(dir, "skidsteer", skidParams), "-controls", f, "-out", f + ".out"}, skidsteerLog(f, n, 13)
-		}},
+		{"skidsteer", "identify", "rows", []int{10_000, 100_000, 1_000_000}, []int{1000, 2000}, identify("skidsteer", "skidsteer", 12)},
+		{"skidsteer", "simulate", "rows", []int{100_000, 1_000_000, 3_000_000}, []int{1000, 2000}, simulate("skidsteer", "skidsteer", skidParams, 13)},
 		{"skidsteer", "follow", "s", []int{100, 1000, 10000}, []int{10, 20}, follow("skidsteer", skidParams, "-theta0", "0.785398")},
-		{"tire", "identify", "rows", []int{10_000, 30_000, 100_000}, []int{500, 1000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "tire-log", n)
-			return []string{"identify", "-model", "tire", "-data", f, "-out", f + ".json"}, tireLog(f, n, 14)
-		}},
-		{"tire", "simulate", "rows", []int{10_000, 100_000, 1_000_000}, []int{500, 1000}, func(dir string, n int) ([]string, error) {
-			f := file(dir, "tire-controls", n)
-			return []string{"simulate", "-model", "tire", "-params", params(dir, "tire", tireParams), "-controls", f, "-out", f + ".out"}, tireLog(f, n, 15)
-		}},
+		{"tire", "identify", "rows", []int{10_000, 30_000, 100_000}, []int{500, 1000}, identify("tire", "tire", 14)},
+		{"tire", "simulate", "rows", []int{10_000, 100_000, 1_000_000}, []int{500, 1000}, simulate("tire", "tire", tireParams, 15)},
 	}
 }
 

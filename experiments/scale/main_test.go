@@ -8,6 +8,13 @@ import (
 	"testing"
 )
 
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(genEnv); spec != "" { // a generator child (see genEnv)
+		os.Exit(genMain(spec))
+	}
+	os.Exit(m.Run())
+}
+
 // TestQuick runs every case at its small sizes through the built command
 // line: each must succeed and report a positive time, throughput and peak,
 // and the PNG must be written.
