@@ -22,6 +22,11 @@ import (
 const (
 	ChunkSeconds     = 60
 	LookaheadSeconds = 10
+	// ChunkMaxIterations is L-BFGS-B's iteration limit per chunk (unless
+	// the settings give one): a whole plan's 3,000 spent on a 70-s chunk of
+	// a differential drive polish the plan below a millimetre for 6× the
+	// time (measured on a 300-s figure 8: planned RMS 0.3 mm either way).
+	ChunkMaxIterations = 500
 	// MaxSteps is the most integration steps `follow` plans (duration/dt):
 	// 10⁷ steps (11.6 h at 240 Hz) keep the predicted run near 1 GB.
 	MaxSteps = 10_000_000
@@ -65,6 +70,9 @@ type ChunkResult struct {
 func SynthesizeChunked(plan *Plan, every, horizon int, settings opt.Settings, progress func(done, total int)) (*ChunkResult, error) {
 	if every < 1 || horizon < every {
 		return nil, errors.New("control: a chunk must execute at least one segment and plan at least as many")
+	}
+	if settings.MaxIterations == 0 {
+		settings.MaxIterations = ChunkMaxIterations
 	}
 	start := time.Now()
 	total := plan.K
@@ -113,6 +121,9 @@ func SynthesizeChunked(plan *Plan, every, horizon int, settings opt.Settings, pr
 func SynthesizeRobotChunked(plan *RobotPlan, every, horizon int, settings opt.Settings, progress func(done, total int)) (*ChunkResult, error) {
 	if every < 1 || horizon < every {
 		return nil, errors.New("control: a chunk must execute at least one segment and plan at least as many")
+	}
+	if settings.MaxIterations == 0 {
+		settings.MaxIterations = ChunkMaxIterations
 	}
 	start := time.Now()
 	total := plan.K
