@@ -7,9 +7,11 @@ import (
 
 // MaxInputBytes bounds the CSV files one command reads (all -data files of
 // identify, the -controls of simulate, a follow -path file): logs are held
-// in memory, at about 3–6 bytes per byte of CSV across the models (measured
-// by experiments/scale), so 1 GiB of logs stays within a few GB rather than
-// exhausting the machine. Larger logs are refused up front, before reading.
+// in memory, at about 3–6 bytes per byte of CSV for the mecanum, diffdrive
+// and skidsteer commands (measured by experiments/scale; tire, which
+// integrates many steps per row, has its own step limits), so 1 GiB of logs
+// stays within a few GB rather than exhausting the machine. Larger logs are
+// refused up front, before reading.
 const MaxInputBytes = 1 << 30
 
 // checkInputSize refuses files whose total size is above MaxInputBytes,
