@@ -159,6 +159,7 @@ func writeControls(w io.Writer, c [][4]float64, n int, dt float64, start control
 // axis (−sin θ, cos θ) along the velocity) and backwards, coloured apart, so
 // the figure shows the reversal of figure8-reverse-right.
 func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series {
+	p, v = thinned(p, v)
 	var out []figure.Series
 	named := map[bool]bool{}
 	start := 0
@@ -187,18 +188,45 @@ func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series 
 	return out
 }
 
+// plotPoints bounds the points drawn of one trajectory: a 10,000-s path has
+// 2.4 million steps, which a figure cannot show and gonum/plot would hold
+// several times over.
+const plotPoints = 20000
+
+// stride is the step between plotted points of an n-point trajectory.
+func stride(n int) int { return max(1, (n+plotPoints-1)/plotPoints) }
+
+// thinned keeps every stride-th pose and velocity, and the last.
+func thinned(p []control.Pose, v [][2]float64) ([]control.Pose, [][2]float64) {
+	k := stride(len(p))
+	if k == 1 {
+		return p, v
+	}
+	var tp []control.Pose
+	var tv [][2]float64
+	for i := 0; i < len(p); i += k {
+		tp, tv = append(tp, p[i]), append(tv, v[i])
+	}
+	if (len(p)-1)%k != 0 {
+		tp, tv = append(tp, p[len(p)-1]), append(tv, v[len(v)-1])
+	}
+	return tp, tv
+}
+
 func xs(p []control.Pose) []float64 {
-	out := make([]float64, len(p))
-	for i := range p {
-		out[i] = p[i].X
+	k := stride(len(p))
+	out := make([]float64, 0, len(p)/k+1)
+	for i := 0; i < len(p); i += k {
+		out = append(out, p[i].X)
 	}
 	return out
 }
 
 func ys(p []control.Pose) []float64 {
-	out := make([]float64, len(p))
-	for i := range p {
-		out[i] = p[i].Y
+	k := stride(len(p))
+	out := make([]float64, 0, len(p)/k+1)
+	for i := 0; i < len(p); i += k {
+		out = append(out, p[i].Y)
 	}
 	return out
 }
