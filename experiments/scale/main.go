@@ -7,8 +7,9 @@
 //
 //	go run ./experiments/scale [-out DIR] [-quick] [-bin wheelgrad]
 //
-// It prints one table and writes scale.png (peak memory and wall time per
-// unit of work against size) into DIR.
+// It prints one table (wall and CPU time, throughput per wall and per CPU
+// second, peak RSS, and the objective evaluations a command reports) and
+// writes scale.png (peak memory against size, per case) into DIR.
 package main
 
 import (
@@ -255,9 +256,8 @@ func measure(bin string, args []string) (Result, error) {
 	return r, nil
 }
 
-// plot draws, per case, peak memory and wall time per unit of work against
-// the size as a fraction of the case's largest: linear scaling is a flat
-// time line and a memory line that rises at most proportionally.
+// plot draws, per case, the peak memory against the size as a fraction of
+// the case's largest: linear memory is a straight line.
 func plot(path string, rs []Result) error {
 	type key struct{ m, c, u string }
 	groups := map[key][]Result{}
