@@ -111,6 +111,9 @@ func ReadWaypoints(path string) (*Waypoints, error) {
 	if tab.Len() < 2 {
 		return nil, fmt.Errorf("%s: a path needs at least two waypoints, the file has %d", path, tab.Len())
 	}
+	if err := checkWaypointJumps(tab); err != nil {
+		return nil, err
+	}
 	t := tab.Col("t")
 	w := &Waypoints{file: path, t0: t[0], tend: t[len(t)-1]}
 	w.t = make([]float64, len(t))

@@ -211,7 +211,21 @@ func (s *Spline) Closest(px, py float64) Closest { return s.ClosestHint(px, py, 
 // that its distance prunes most of the hierarchy. The result is the global
 // closest point whatever the hint; NaN means no hint.
 func (s *Spline) ClosestHint(px, py, u float64) Closest {
+	return s.ClosestWithin(px, py, u, math.Inf(1))
+}
+
+// ClosestWithin is ClosestHint restricted to the part of the curve whose
+// parameter lies within w of u: the segments that overlap [u − w, u + w].
+// On a long curve that wanders back over itself, the global search of a
+// point far from the curve visits most of the hierarchy (a time quadratic
+// in the curve's length over a whole fit); the window keeps each search to
+// the segments near u. w = +Inf (or a NaN u) is the global search.
+func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
 	best := Closest{Dist: math.Inf(1)}
+	wlo, whi := math.Inf(-1), math.Inf(1)
+	if !math.IsNaN(u) && !math.IsInf(w, 1) {
+		wlo, whi = u-w, u+w
+	}
 	bestD2 := math.Inf(1)
 	hint := -1
 	if !math.IsNaN(u) {
@@ -222,7 +236,7 @@ func (s *Spline) ClosestHint(px, py, u float64) Closest {
 	var visit func(n int)
 	visit = func(n int) {
 		nd := &s.nodes[n]
-		if nd.b.dist2(px, py) >= bestD2 {
+		if nd.b.dist2(px, py) >= bestD2 || s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
 			return
 		}
 		if nd.left < 0 {

@@ -326,3 +326,47 @@ func TestSmooth(t *testing.T) {
 		t.Errorf("smoothed RMS error %v, noise 0.003", rms)
 	}
 }
+
+// ClosestWithin finds the closest point among the segments overlapping
+// [u − w, u + w] exactly as a brute-force scan of those segments (the
+// hierarchy prunes nothing it should keep), on a figure 8 driven three
+// times, whose laps pass over each other; w = +Inf is the global search.
+func TestClosestWithinWindow(t *testing.T) {
+	var u, x, y []float64
+	for i := range 241 {
+		s := 2 * math.Pi * float64(i) / 80
+		u, x, y = append(u, float64(i)), append(x, math.Sin(s)), append(y, math.Sin(s)*math.Cos(s)+0.001*float64(i))
+	}
+	s, err := NewSpline(u, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	otherLap := 0
+	for range 300 {
+		i := rng.IntN(len(u))
+		px, py := x[i]+0.3*rng.NormFloat64(), y[i]+0.3*rng.NormFloat64()
+		w := 5 + 30*rng.Float64()
+		c := s.ClosestWithin(px, py, u[i], w)
+		best := math.Inf(1)
+		for k := 0; k+1 < len(u); k++ {
+			if u[k+1] < u[i]-w || u[k] > u[i]+w {
+				continue
+			}
+			best = math.Min(best, s.refine(k, px, py).Dist)
+		}
+		if math.Abs(c.Dist-best) > 1e-13 || c.U < u[i]-w-1 || c.U > u[i]+w+1 {
+			t.Fatalf("u %v ± %v: distance %v at U = %v, brute force over the window %v", u[i], w, c.Dist, c.U, best)
+		}
+		g := s.ClosestWithin(px, py, u[i], math.Inf(1))
+		if g.Dist != s.Closest(px, py).Dist {
+			t.Fatalf("an infinite window is not the global search")
+		}
+		if math.Abs(g.U-u[i]) > w {
+			otherLap++
+		}
+	}
+	if otherLap < 10 {
+		t.Errorf("only %d queries whose global closest point lies outside the window: the test does not exercise it", otherLap)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,6 +53,9 @@ func init() {
 					return err
 				}
 				if err := e.declareFiles([]flagPath{{"params", a.Params}, {"controls", a.Controls}, {"poses", a.Poses}}, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
+					return err
+				}
+				if err := checkInputSize(a.Controls); err != nil {
 					return err
 				}
 				if err := inputMemory("simulating "+a.Controls, a.Controls); err != nil {
@@ -151,6 +153,9 @@ func init() {
 					a.Extra[k] = *v
 				}
 				a.Quiet, a.Verbose = *quiet, *verbose
+				if err := checkInputSize(a.Data...); err != nil {
+					return err
+				}
 				a.Prog = progressOn(e, *quiet, *verbose)
 				a.Diag = newDiag(e.stderr)
 				ins := []flagPath{{"init", a.Init}}
@@ -223,6 +228,9 @@ func init() {
 				ins := []flagPath{{"params", a.Params}, {"mpc", a.MPC}}
 				if a.Path != "figure8" && a.Path != "circle" {
 					ins = append(ins, flagPath{"path", a.Path})
+					if err := checkInputSize(a.Path); err != nil {
+						return err
+					}
 					if err := checkWaypointScale(a.Path); err != nil {
 						return err
 					}
@@ -230,13 +238,8 @@ func init() {
 				if err := e.declareFiles(ins, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
 					return err
 				}
-				dt := a.Dt
-				if *model == "diffdrive" {
-					dt = max(dt, 0.06) // it steps by its h, 0.06 s by default
-				}
-				if err := needMemory(fmt.Sprintf("following the path for -duration %g s in steps of %g s", a.Duration, dt), memBase+memPerStep*a.Duration/dt); err != nil {
-					return usagef("%v", err)
-				}
+				// Memory: long paths are planned in receding-horizon chunks
+				// (follow.go); the step limit there refuses the rest.
 				a.Prog = progressOn(e, *quiet, *verbose)
 				return h(e, a)
 			}

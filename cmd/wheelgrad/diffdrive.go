@@ -31,8 +31,8 @@ var diffdriveUnknown = []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
 // readDiffDriveParams reads a parameter file; keys it lacks keep the values
 // of def (l and h default to 0.55 and 0.06). A file for another model, a
 // key given twice or in another case, and (with needZeta) a missing key of ζ
-// are errors naming the key.
-func readDiffDriveParams(path string, def diffdrive.Params, needZeta bool) (diffdrive.Params, error) {
+// are errors naming the key; legal but unusual values are warnings.
+func readDiffDriveParams(e env, path string, def diffdrive.Params, needZeta bool) (diffdrive.Params, error) {
 	p := def
 	o := dataset.JSONOptions{Strict: true, Model: "diffdrive", Required: []string{"model"}}
 	if needZeta {
@@ -47,6 +47,7 @@ func readDiffDriveParams(path string, def diffdrive.Params, needZeta bool) (diff
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
+	warnParams(e, path, p.Warnings())
 	return p, nil
 }
 
@@ -189,7 +190,7 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return err
 	}
@@ -282,7 +283,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	init := diffdrive.Paper()
 	if a.Init != "" {
-		if init, err = readDiffDriveParams(a.Init, init, false); err != nil {
+		if init, err = readDiffDriveParams(e, a.Init, init, false); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,7 @@ func init() { followHandlers["mecanum"] = followMecanum }
 // followMecanum synthesises wheel commands for a path (Luo et al. §VII-B):
 // FORMATS.md `wheelgrad follow`.
 func followMecanum(e env, a FollowArgs) error {
-	params, err := readMecanumParams(a.Params, true)
+	params, err := readMecanumParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -29,9 +29,12 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
+	if err := control.CheckSteps(path.Name(), path.Duration(), a.Dt); err != nil {
+		return err
+	}
 	var truth *control.Mecanum
 	if a.MPC != "" {
-		tp, err := readMecanumParams(a.MPC, true)
+		tp, err := readMecanumParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}
@@ -47,32 +50,47 @@ func followMecanum(e env, a FollowArgs) error {
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	s, err := control.NewSynthesizer(plan)
-	if err != nil {
-		return err
+	var planned [][4]float64
+	if every, horizon, chunked := control.Chunks(plan.K, a.Rate); chunked {
+		res, err := control.SynthesizeChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
+			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
+		})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Wheels
+		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels in %d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s\n",
+			path.Name(), plan.K, res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
+	} else {
+		s, err := control.NewSynthesizer(plan)
+		if err != nil {
+			return err
+		}
+		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
+			return true
+		}})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
+			path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	}
-	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-		a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-		return true
-	}})
-	a.Prog.done()
-	if err != nil {
-		return err
-	}
-	poses, vel := model.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+	poses, vel := model.Execute(plan.Start, planned, plan.N, plan.Dt)
 	pred := control.Track(path, 0, plan.Dt, poses, vel)
-	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
-		path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	printTracking(e.stderr, "predicted", pred, mode)
 	if err := checkFollowed(pred, path, poses, a); err != nil {
 		return err
 	}
 
-	controls := res.Controls
+	controls := planned
 	series := []figure.Series{}
 	var executed []control.Pose
 	if truth != nil {
-		olPoses, olVel := truth.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+		olPoses, olVel := truth.Execute(plan.Start, planned, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
 		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
@@ -148,6 +166,7 @@ func writeControls(w io.Writer, c [][4]float64, n int, dt float64, start control
 // axis (−sin θ, cos θ) along the velocity) and backwards, coloured apart, so
 // the figure shows the reversal of figure8-reverse-right.
 func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series {
+	p, v = thinned(p, v)
 	var out []figure.Series
 	named := map[bool]bool{}
 	start := 0
@@ -176,18 +195,45 @@ func senseSeries(name string, p []control.Pose, v [][2]float64) []figure.Series 
 	return out
 }
 
+// plotPoints bounds the points drawn of one trajectory: a 10,000-s path has
+// 2.4 million steps, which a figure cannot show and gonum/plot would hold
+// several times over.
+const plotPoints = 20000
+
+// stride is the step between plotted points of an n-point trajectory.
+func stride(n int) int { return max(1, (n+plotPoints-1)/plotPoints) }
+
+// thinned keeps every stride-th pose and velocity, and the last.
+func thinned(p []control.Pose, v [][2]float64) ([]control.Pose, [][2]float64) {
+	k := stride(len(p))
+	if k == 1 {
+		return p, v
+	}
+	var tp []control.Pose
+	var tv [][2]float64
+	for i := 0; i < len(p); i += k {
+		tp, tv = append(tp, p[i]), append(tv, v[i])
+	}
+	if (len(p)-1)%k != 0 {
+		tp, tv = append(tp, p[len(p)-1]), append(tv, v[len(v)-1])
+	}
+	return tp, tv
+}
+
 func xs(p []control.Pose) []float64 {
-	out := make([]float64, len(p))
-	for i := range p {
-		out[i] = p[i].X
+	k := stride(len(p))
+	out := make([]float64, 0, len(p)/k+1)
+	for i := 0; i < len(p); i += k {
+		out = append(out, p[i].X)
 	}
 	return out
 }
 
 func ys(p []control.Pose) []float64 {
-	out := make([]float64, len(p))
-	for i := range p {
-		out[i] = p[i].Y
+	k := stride(len(p))
+	out := make([]float64, 0, len(p)/k+1)
+	for i := 0; i < len(p); i += k {
+		out = append(out, p[i].Y)
 	}
 	return out
 }

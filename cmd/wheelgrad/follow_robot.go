@@ -76,7 +76,7 @@ type robotJob struct {
 }
 
 func followDiffDrive(e env, a FollowArgs) error {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		job.planned = fmt.Sprintf("planned (friction surrogate, T = %.3g)", band)
 	}
 	if a.MPC != "" {
-		tp, err := readDiffDriveParams(a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+		tp, err := readDiffDriveParams(e, a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 }
 
 func followSkidSteer(e env, a FollowArgs) error {
-	p, err := readSkidsteerParams(a.Params, true)
+	p, err := readSkidsteerParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 	}
 	job := robotJob{model: "skidsteer", plan: r, exact: r, dt: a.Dt, columns: []string{"vc", "wc"}, pose: []string{"x", "y", "psi"}}
 	if a.MPC != "" {
-		tp, err := readSkidsteerParams(a.MPC, true)
+		tp, err := readSkidsteerParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}
@@ -162,6 +162,9 @@ func followSkidSteer(e env, a FollowArgs) error {
 func followRobot(e env, a FollowArgs, job robotJob) error {
 	path, mode, start, notes, err := followPath(a, job.exact.ForwardAxis)
 	if err != nil {
+		return err
+	}
+	if err := control.CheckSteps(path.Name(), path.Duration(), job.dt); err != nil {
 		return err
 	}
 	rate := a.Rate
@@ -183,31 +186,48 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	s, err := control.NewRobotSynthesizer(plan)
-	if err != nil {
-		return err
-	}
-	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-		a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-		return true
-	}})
-	a.Prog.done()
-	if err != nil {
-		return err
+	var planned [][]float64
+	var summary string
+	if every, horizon, chunked := control.Chunks(plan.K, rate); chunked {
+		res, err := control.SynthesizeRobotChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
+			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
+		})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		summary = fmt.Sprintf("%d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s",
+			res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
+	} else {
+		s, err := control.NewRobotSynthesizer(plan)
+		if err != nil {
+			return err
+		}
+		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
+			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
+			return true
+		}})
+		a.Prog.done()
+		if err != nil {
+			return err
+		}
+		planned = res.Controls
+		summary = fmt.Sprintf("%d iterations, %d evaluations, %s (%s)", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	}
 	x0, err := job.exact.StartState(plan.Start)
 	if err != nil {
 		return err
 	}
-	poses, vel, _, err := job.exact.Execute(x0, res.Controls, plan.N, plan.Dt)
+	poses, vel, _, err := job.exact.Execute(x0, planned, plan.N, plan.Dt)
 	if err != nil {
 		return err
 	}
 	pred := control.TrackRobot(job.exact, path, 0, plan.Dt, poses, vel)
-	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %d iterations, %d evaluations, %s (%s)\n",
-		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
+	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %s\n",
+		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, summary)
 	if job.planned != "" {
-		pp, pv, _, err := job.plan.Execute(x0, res.Controls, plan.N, plan.Dt)
+		pp, pv, _, err := job.plan.Execute(x0, planned, plan.N, plan.Dt)
 		if err != nil {
 			return err
 		}
@@ -220,7 +240,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		return err
 	}
 
-	controls := res.Controls
+	controls := planned
 	series := []figure.Series{}
 	var executed []control.Pose
 	if job.truth != nil {
@@ -229,7 +249,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		if err != nil {
 			return err
 		}
-		olPoses, olVel, _, err := truth.Execute(tx0, res.Controls, plan.N, plan.Dt)
+		olPoses, olVel, _, err := truth.Execute(tx0, planned, plan.N, plan.Dt)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}

@@ -28,7 +28,7 @@ func init() {
 }
 
 func simulateMecanum(e env, a SimulateArgs) error {
-	p, err := readMecanumParams(a.Params, true)
+	p, err := readMecanumParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	p := mecanum.DefaultParams()
 	if a.Init != "" {
 		var err error
-		if p, err = readMecanumParams(a.Init, false); err != nil {
+		if p, err = readMecanumParams(e, a.Init, false); err != nil {
 			return err
 		}
 		if p.Mu == nil {
@@ -555,15 +555,3 @@ func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *me
 	return figure.XY(stage, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
 }
 
-// readMecanumParams is mecanum.ReadParams after a check that the file is for
-// this model: another model's file is reported by its "model" key, not by
-// the first of its keys that mecanum does not know.
-func readMecanumParams(path string, needMu bool) (mecanum.Params, error) {
-	var m struct {
-		Model string `json:"model"`
-	}
-	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
-		return mecanum.Params{}, err
-	}
-	return mecanum.ReadParams(path, needMu)
-}

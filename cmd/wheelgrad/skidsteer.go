@@ -146,7 +146,7 @@ func (r skidRun) rowError(err error) error {
 // readSkidsteerParams reads a parameter file; with needA the slip matrix
 // "a" must be given (simulate, follow), else it defaults to zero (the
 // nominal model, identify's -init).
-func readSkidsteerParams(path string, needA bool) (skidsteer.Params, error) {
+func readSkidsteerParams(e env, path string, needA bool) (skidsteer.Params, error) {
 	var p skidsteer.Params
 	o := dataset.JSONOptions{Strict: true, Model: "skidsteer"}
 	if needA {
@@ -163,11 +163,12 @@ func readSkidsteerParams(path string, needA bool) (skidsteer.Params, error) {
 			return p, mapError(path, err)
 		}
 	}
+	warnParams(e, path, p.Warnings())
 	return p, nil
 }
 
 func simulateSkidsteer(e env, a SimulateArgs) error {
-	p, err := readSkidsteerParams(a.Params, true)
+	p, err := readSkidsteerParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -328,7 +329,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	var init skidsteer.Params
 	if a.Init != "" {
 		var err error
-		if init, err = readSkidsteerParams(a.Init, false); err != nil {
+		if init, err = readSkidsteerParams(e, a.Init, false); err != nil {
 			return err
 		}
 		cfg.A0 = init.Coeffs()

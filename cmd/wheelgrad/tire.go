@@ -115,7 +115,7 @@ func tireRowError(r tireRun, err error) error {
 	return fmt.Errorf("%s: %w", r.tab.File, err)
 }
 
-func readTireParams(path string) (tire.Params, error) {
+func readTireParams(e env, path string) (tire.Params, error) {
 	p := tire.Jackal()
 	if path == "" {
 		return p, nil
@@ -126,11 +126,12 @@ func readTireParams(path string) (tire.Params, error) {
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
+	warnParams(e, path, p.Warnings())
 	return p, nil
 }
 
 func simulateTire(e env, a SimulateArgs) error {
-	p, err := readTireParams(a.Params)
+	p, err := readTireParams(e, a.Params)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if a.Method != "" && a.Method != "lbfgsb" {
 		return usagef("-model tire identifies with lbfgsb only (got -method %s)", a.Method)
 	}
-	p, err := readTireParams(a.Init)
+	p, err := readTireParams(e, a.Init)
 	if err != nil {
 		return err
 	}
@@ -282,6 +283,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 					return tireRowError(r, perr)
 				}
 			}
+		}
+		if errors.Is(err, tire.ErrTooLarge) {
+			return fmt.Errorf("%s: %w", strings.Join(a.Data, ","), err)
 		}
 		return err
 	}

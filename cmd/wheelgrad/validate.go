@@ -224,7 +224,7 @@ func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readSkidsteerParams(a.Params, true)
+	p, err := readSkidsteerParams(e, a.Params, true)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readDiffDriveParams(a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateTire(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readTireParams(a.Params)
+	p, err := readTireParams(e, a.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,25 @@ func (p Params) Validate() error {
 	return nil
 }
 
+// Warnings lists values that are legal but unusual (likely a unit or typing
+// mistake), each as "key: why"; Validate has passed.
+func (p Params) Warnings() []string {
+	var w []string
+	if p.C2*100 >= 1 {
+		w = append(w, fmt.Sprintf("c2: %g makes the mixing factor 1 − c2·|uf| of eq. 21 negative before |uf| = 100 (the joystick's range)", p.C2))
+	}
+	if p.H > 0.5 {
+		w = append(w, fmt.Sprintf("h: a step of %g s is coarse for the motor dynamics (milliseconds given as seconds?)", p.H))
+	}
+	if p.L > 5 || p.L < 0.05 {
+		w = append(w, fmt.Sprintf("l: an axle of %g m (millimetres given as metres?)", p.L))
+	}
+	if p.Mu*p.H > 10 {
+		w = append(w, fmt.Sprintf("mu: a friction acceleration of %g m/s² stops any wheel within one step", p.Mu))
+	}
+	return w
+}
+
 // SpectralRadius is the largest eigenvalue modulus of the frictionless motor
 // matrix [[1, h], [−βh, 1 − γh]] of eq. 3.
 func (p Params) SpectralRadius() float64 {

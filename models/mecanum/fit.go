@@ -44,16 +44,35 @@ type Config struct {
 	// and the spline term gets kinks where the closest point jumps.
 	SplineEvery int
 	Pose        PoseMode
+	// SplineWindow (s), when positive, restricts the spline term's closest
+	// point to the part of the path within SplineWindow of the sample's
+	// time (losses.Spline.ClosestWithin); 0 searches the whole run. A run
+	// no longer than the window is unaffected; on long runs that cross
+	// their own path the global search makes the fit's time grow with the
+	// square of the run's length, and matches a sample to another lap.
+	SplineWindow float64
 	// Prior, when positive, adds Prior·Σ_j (μ_j − PriorMu_j)²: a pull toward
 	// -init that fixes the directions the data leave undetermined.
 	Prior   float64
 	PriorMu [4]float64
 }
 
+// DefaultSplineWindow is DefaultConfig's SplineWindow: 10 s, longer than
+// the paper's runs (7 s), so that they keep the global closest point.
+const DefaultSplineWindow = 10
+
+// window is the spline search's half-width: +Inf for the whole run.
+func (c Config) window() float64 {
+	if c.SplineWindow > 0 {
+		return c.SplineWindow
+	}
+	return math.Inf(1)
+}
+
 // DefaultConfig is identify's loss: eq. 8 with the paper's weights, the
 // start pose estimated, and the marker term at weight 0.2.
 func DefaultConfig() Config {
-	return Config{Weights: losses.DefaultWeights(), Heading: 0.2, Pose: PoseFree, SplineEvery: 6}
+	return Config{Weights: losses.DefaultWeights(), Heading: 0.2, Pose: PoseFree, SplineEvery: 6, SplineWindow: DefaultSplineWindow}
 }
 
 // PaperConfig is the paper's loss exactly: eq. 8, start at the first camera
@@ -198,9 +217,11 @@ func (f *Fit) Eval(x, grad []float64) (float64, error) {
 }
 
 // jacRow receives, for each camera row counted in the loss, the residual
-// vectors of position and marker and their derivatives with respect to x
-// (dense, len Dim), for the identifiability analysis.
-type jacRow func(run, k int, r [4]float64, d [4][]float64)
+// vectors of position and marker (x, y, qx, qy) and their derivatives with
+// respect to μ and to the run's own start pose (x0, y0, θ0; zero without
+// PoseFree), for the identifiability analysis: the Jacobian's nonzero
+// blocks, never a dense row of length Dim.
+type jacRow func(run, k int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64)
 
 func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 	B := f.P.BMatrix()
@@ -210,12 +231,6 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 	nb := len(f.segs)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
 	var L float64
-	var d [4][]float64
-	if jac != nil {
-		for c := range d {
-			d[c] = make([]float64, len(x))
-		}
-	}
 	for si := range f.segs {
 		s := &f.segs[si]
 		p0 := f.pose(x, si)
@@ -237,7 +252,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 					gpy += w2 * dy / dgt
 				}
 				if w1 != 0 {
-					c := s.spline.ClosestHint(px, py, s.tcam[k])
+					c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
 					L += w1 * c.Dist
 					if c.Dist > 0 {
 						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
@@ -273,21 +288,20 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 				}
 				if jac != nil {
 					r := [4]float64{dx, dy, qx - s.qx[k], qy - s.qy[k]}
-					for c := range d {
-						clear(d[c])
-					}
+					var d [4][4]float64
+					var dp [4][3]float64
 					for j := range 4 {
 						d[0][j], d[1][j] = J[0][j], J[1][j]
 						d[2][j] = J[0][j] - f.ell*cs*J[2][j]
 						d[3][j] = J[1][j] - f.ell*sn*J[2][j]
 					}
 					if free {
-						d[0][4+si], d[1][4+nb+si] = 1, 1
-						d[2][4+si], d[3][4+nb+si] = 1, 1
-						d[0][4+2*nb+si], d[1][4+2*nb+si] = -(py - p0[1]), px-p0[0]
-						d[2][4+2*nb+si], d[3][4+2*nb+si] = -(py-p0[1])-f.ell*cs, px-p0[0]-f.ell*sn
+						dp[0][0], dp[1][1] = 1, 1
+						dp[2][0], dp[3][1] = 1, 1
+						dp[0][2], dp[1][2] = -(py - p0[1]), px-p0[0]
+						dp[2][2], dp[3][2] = -(py-p0[1])-f.ell*cs, px-p0[0]-f.ell*sn
 					}
-					jac(si, k, r, d)
+					jac(si, k, r, d, dp)
 				}
 			}
 			if ci < len(s.cam) && s.cam[ci] == i {

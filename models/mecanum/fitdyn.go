@@ -153,7 +153,7 @@ func (d *DynFit) Eval(x, grad []float64) (float64, error) {
 			}
 			s := &f.segs[d.seg[k]]
 			j := d.sample[k]
-			c := s.spline.ClosestHint(px, py, s.tcam[j])
+			c := s.spline.ClosestWithin(px, py, s.tcam[j], f.Cfg.window())
 			d.lu[4*K+k], d.lu[5*K+k] = c.X, c.Y
 			if d.implicitMode {
 				d.lu[6*K+k], d.lu[7*K+k] = px, py

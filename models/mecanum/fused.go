@@ -180,7 +180,7 @@ func (gf *GraphFit) refreshFused(x []float64) error {
 			if j < 0 {
 				return
 			}
-			c := s.spline.ClosestHint(px, py, s.tcam[k])
+			c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
 			cd.c[j], cd.c[K+j] = c.X, c.Y
 			if implicit {
 				cd.p[j], cd.p[K+j] = px, py

@@ -205,7 +205,7 @@ func (gf *GraphFit) refresh(x []float64) error {
 		s := &f.segs[si]
 		f.rollCamera(x, si, func(k int, px, py, th float64) {
 			m := si*gf.t + s.cam[k]
-			c := s.spline.ClosestHint(px, py, s.tcam[k])
+			c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
 			gf.sd.Set(m, px, py, c)
 			sn, cs := math.Sincos(th)
 			if px == s.gx[k] && py == s.gy[k] {

@@ -185,13 +185,31 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 }
 
 // Identifiability describes which parameter combinations the data
-// determine, from the singular value decomposition of the Jacobian of the
+// determine: the Gauss–Newton picture of the fit, from the Jacobian of the
 // predicted camera positions (and marker points) with respect to x at the
-// optimum: the Gauss–Newton picture of the fit.
+// optimum. With PoseFree the Jacobian is block-structured (each run's rows
+// touch μ and that run's own start pose), so it is never formed: each run's
+// rows are reduced by a streaming QR with the pose columns first, which
+// leaves R_pp (3×3, the start pose) and R_μμ (4×4, what the run says about
+// μ once its start pose is estimated); the stacked R_μμ of every run (and
+// the prior's rows) give the singular values and directions in μ. That is
+// the SVD of the Schur complement S = A − B·D⁻¹·Bᵀ of the normal matrix
+// computed without forming it (no squared condition number), in memory
+// that does not grow with the number of runs or rows, and the μ standard
+// deviations are the same as from the SVD of the whole Jacobian.
 type Identifiability struct {
-	Singular   []float64   // singular values, largest first
-	Directions [][]float64 // the matching right singular vectors (in x)
-	Determined []bool      // σ_i above the rank threshold 1e-8·σ_max
+	// Singular and Directions are the singular values (largest first) and
+	// right singular vectors (in μ) of the μ part once the start poses are
+	// estimated; without PoseFree, of the whole Jacobian.
+	Singular   []float64
+	Directions [][]float64
+	Determined []bool // σ_i above the rank threshold 1e-8·σ_max
+	// Poses and PosesDetermined count the start-pose directions (3 per run
+	// with PoseFree) and those the data determine (σ of the run's R_pp
+	// above 1e-8 times the largest σ of any block); PoseSingular is the
+	// smallest and largest of those σ.
+	Poses, PosesDetermined int
+	PoseSingular           [2]float64
 	// Noise is the RMS residual per coordinate, s; the standard deviation
 	// of x along direction i is s/σ_i.
 	Noise float64
@@ -240,74 +258,138 @@ func (id Identifiability) Undetermined() [][4]float64 {
 	return out
 }
 
-// Identifiability analyses the fit at x.
+// Identifiability analyses the fit at x (see the type).
 func (f *Fit) Identifiability(x []float64) Identifiability {
 	return f.IdentifiabilityHeld(x, [4]bool{})
 }
 
-// IdentifiabilityHeld analyses the fit at x with the held μ_j known (their
-// Jacobian columns left out; their MuStd is 0 and the directions are zero
-// there).
+// IdentifiabilityHeld analyses the fit at x with the held μ_j known: their
+// columns are left out of the μ block (after the start poses are
+// eliminated run by run, the information of a subset of μ is the same
+// subset of the block's columns), their MuStd is 0 and the directions are
+// zero there.
 func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
-	n := len(x)
-	var keep []int
-	for i := range n {
-		if i >= 4 || !held[i] {
-			keep = append(keep, i)
+	free := f.Cfg.Pose == PoseFree
+	nc := 2
+	if f.Cfg.Heading != 0 {
+		nc = 4
+	}
+	var ss float64
+	m := 0
+	// Per run: rows [pose (3) | μ (4)], or [μ] without PoseFree.
+	ncol := 4
+	if free {
+		ncol = 7
+	}
+	runQR := newStreamQR(ncol)
+	muQR := newStreamQR(4)
+	var poseR []*mat.Dense
+	row := make([]float64, ncol)
+	flush := func() {
+		R := runQR.R()
+		runQR.reset()
+		if !free {
+			for i := range 4 {
+				muQR.add(R.RawRowView(i))
+			}
+			return
+		}
+		poseR = append(poseR, mat.DenseCopyOf(R.Slice(0, 3, 0, 3)))
+		for i := 3; i < 7; i++ {
+			muQR.add(R.RawRowView(i)[3:7])
 		}
 	}
-	var rows [][]float64
-	var ss float64
-	marker := f.Cfg.Heading != 0
-	f.eval(x, nil, func(_, _ int, r [4]float64, d [4][]float64) {
-		nc := 2
-		if marker {
-			nc = 4
+	last := -1
+	f.eval(x, nil, func(run, _ int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+		if run != last && last >= 0 {
+			flush()
 		}
+		last = run
 		for c := range nc {
-			row := make([]float64, len(keep))
-			for j, i := range keep {
-				row[j] = d[c][i]
+			if free {
+				copy(row[:3], dpose[c][:])
+				copy(row[3:], dmu[c][:])
+			} else {
+				copy(row, dmu[c][:])
 			}
-			rows = append(rows, row)
+			runQR.add(row)
 			ss += r[c] * r[c]
+			m++
 		}
 	})
-	m := len(rows)
+	if last >= 0 {
+		flush()
+	}
 	if f.Cfg.Prior > 0 {
-		for j, i := range keep {
-			if i < 4 {
-				row := make([]float64, len(keep))
-				row[j] = math.Sqrt(f.Cfg.Prior)
-				rows = append(rows, row)
-			}
+		for j := range 4 {
+			var pr [4]float64
+			pr[j] = math.Sqrt(f.Cfg.Prior)
+			muQR.add(pr[:])
 		}
 	}
-	J := mat.NewDense(len(rows), len(keep), nil)
-	for i, r := range rows {
-		J.SetRow(i, r)
+	id := Identifiability{}
+	var keep []int // the μ_j not held
+	for j := range 4 {
+		if !held[j] {
+			keep = append(keep, j)
+		}
 	}
 	var svd mat.SVD
-	id := Identifiability{}
-	if !svd.Factorize(J, mat.SVDThin) {
-		return id
-	}
-	id.Singular = svd.Values(nil)
 	var V mat.Dense
-	svd.VTo(&V)
+	smax := 0.0
+	if len(keep) > 0 {
+		R := muQR.R()
+		rows, _ := R.Dims()
+		Rk := mat.NewDense(rows, len(keep), nil)
+		for jj, j := range keep {
+			for i := range rows {
+				Rk.Set(i, jj, R.At(i, j))
+			}
+		}
+		if !svd.Factorize(Rk, mat.SVDThin) {
+			return id
+		}
+		id.Singular = svd.Values(nil)
+		smax = id.Singular[0]
+		svd.VTo(&V)
+	}
+	poseSing := make([][]float64, len(poseR))
+	for i, R := range poseR {
+		var ps mat.SVD
+		if !ps.Factorize(R, mat.SVDNone) {
+			return Identifiability{}
+		}
+		poseSing[i] = ps.Values(nil)
+		smax = math.Max(smax, poseSing[i][0])
+	}
 	rank := 0
 	for i, s := range id.Singular {
-		d := make([]float64, n)
-		for j, k := range keep {
-			d[k] = V.At(j, i)
+		d := make([]float64, 4)
+		for jj, j := range keep {
+			d[j] = V.At(jj, i)
 		}
 		id.Directions = append(id.Directions, d)
-		det := s > 1e-8*id.Singular[0]
+		det := s > 1e-8*smax
 		id.Determined = append(id.Determined, det)
 		if det {
 			rank++
 		}
 	}
+	id.PoseSingular = [2]float64{math.Inf(1), 0}
+	for _, ps := range poseSing {
+		for _, s := range ps {
+			id.Poses++
+			if s > 1e-8*smax {
+				id.PosesDetermined++
+			}
+			id.PoseSingular[0] = math.Min(id.PoseSingular[0], s)
+			id.PoseSingular[1] = math.Max(id.PoseSingular[1], s)
+		}
+	}
+	if id.Poses == 0 {
+		id.PoseSingular = [2]float64{}
+	}
+	rank += id.PosesDetermined
 	if dof := m - rank; dof > 0 {
 		id.Noise = math.Sqrt(ss / float64(dof))
 	}
@@ -324,6 +406,50 @@ func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
 	return id
 }
 
+// streamQR holds the R factor of a growing stack of rows with c columns in
+// bounded memory: rows are buffered and the buffer is reduced to its c×c
+// R (Householder QR) whenever it fills.
+type streamQR struct {
+	c, n int
+	buf  *mat.Dense
+}
+
+const streamQRChunk = 256
+
+func newStreamQR(c int) *streamQR {
+	return &streamQR{c: c, buf: mat.NewDense(c+streamQRChunk, c, nil)}
+}
+
+func (q *streamQR) add(row []float64) {
+	if q.n == q.c+streamQRChunk {
+		q.compress()
+	}
+	q.buf.SetRow(q.n, row)
+	q.n++
+}
+
+func (q *streamQR) compress() {
+	var qr mat.QR
+	qr.Factorize(q.buf) // zero rows past n change nothing
+	var R mat.Dense
+	qr.RTo(&R)
+	q.buf.Zero()
+	q.buf.Slice(0, q.c, 0, q.c).(*mat.Dense).Copy(R.Slice(0, q.c, 0, q.c))
+	q.n = q.c
+}
+
+// R returns the c×c upper-triangular factor of the rows so far (Rᵀ·R is
+// the sum of their outer products).
+func (q *streamQR) R() *mat.Dense {
+	q.compress()
+	return mat.DenseCopyOf(q.buf.Slice(0, q.c, 0, q.c))
+}
+
+func (q *streamQR) reset() {
+	q.buf.Zero()
+	q.n = 0
+}
+
 // String reports the analysis in a few lines.
 func (id Identifiability) String() string {
 	nd := 0
@@ -332,8 +458,15 @@ func (id Identifiability) String() string {
 			nd++
 		}
 	}
-	s := fmt.Sprintf("identifiability: %d of %d parameter directions determined by the data (singular values %.3g … %.3g)\n",
+	if len(id.Singular) == 0 {
+		return "identifiability: the analysis failed (singular value decomposition did not converge)\n"
+	}
+	s := fmt.Sprintf("identifiability: %d of %d μ directions determined by the data (singular values %.3g … %.3g)\n",
 		nd, len(id.Singular), id.Singular[0], id.Singular[len(id.Singular)-1])
+	if id.Poses > 0 {
+		s += fmt.Sprintf("  start poses: %d of %d directions determined (singular values %.3g … %.3g)\n",
+			id.PosesDetermined, id.Poses, id.PoseSingular[1], id.PoseSingular[0])
+	}
 	s += fmt.Sprintf("  μ standard deviation within the determined part: %.4f %.4f %.4f %.4f (residual RMS %.2g m)\n",
 		id.MuStd[0], id.MuStd[1], id.MuStd[2], id.MuStd[3], id.Noise)
 	s += "  (Gauss–Newton, as if camera errors were independent; over repeated noise the spread measured 1.4–2× larger)\n"
@@ -360,42 +493,54 @@ func (f *Fit) StartPoseStd(mu [4]float64, sigmaPos, sigmaTheta float64) ([4]floa
 	g := &Fit{P: f.P, Cfg: cfg, segs: f.segs, ell: f.ell}
 	x := g.X0(mu)
 	nb := len(f.segs)
-	var rows [][]float64
 	nc := 2
 	if cfg.Heading != 0 {
 		nc = 4
 	}
-	g.eval(x, nil, func(_, _ int, _ [4]float64, d [4][]float64) {
+	// J_pose is block-diagonal by run, so S = (J_μᵀJ_μ)⁻¹·[J_μ,iᵀJ_pose,i]_i
+	// needs A = J_μᵀJ_μ (4×4) and B_i = J_μ,iᵀJ_pose,i (4×3 per run): memory
+	// linear in the runs, no dense Jacobian.
+	A := mat.NewSymDense(4, nil)
+	B := make([]*mat.Dense, nb)
+	for i := range B {
+		B[i] = mat.NewDense(4, 3, nil)
+	}
+	rows := 0
+	g.eval(x, nil, func(run, _ int, _ [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
 		for c := range nc {
-			rows = append(rows, append([]float64(nil), d[c]...))
+			for a := range 4 {
+				for b := a; b < 4; b++ {
+					A.SetSym(a, b, A.At(a, b)+dmu[c][a]*dmu[c][b])
+				}
+				for k := range 3 {
+					B[run].Set(a, k, B[run].At(a, k)+dmu[c][a]*dpose[c][k])
+				}
+			}
+			rows++
 		}
 	})
-	if len(rows) < 4 {
-		return out, fmt.Errorf("mecanum: %d residuals", len(rows))
+	if rows < 4 {
+		return out, fmt.Errorf("mecanum: %d residuals", rows)
 	}
-	Jmu := mat.NewDense(len(rows), 4, nil)
-	Jp := mat.NewDense(len(rows), 3*nb, nil)
-	for i, r := range rows {
-		for j := range 4 {
-			Jmu.Set(i, j, r[j])
-		}
-		for j := range 3 * nb {
-			Jp.Set(i, j, r[4+j])
-		}
+	var ch mat.Cholesky
+	if !ch.Factorize(A) {
+		return out, fmt.Errorf("mecanum: the μ block of the Jacobian is singular (some μ_j undetermined)")
 	}
+	var v [4]float64
 	var S mat.Dense
-	if err := S.Solve(Jmu, Jp); err != nil { // least squares: −S is dμ/dpose
-		return out, err
-	}
-	for j := range 4 {
-		var v float64
-		for i := range nb {
-			for c, s := range []float64{sigmaPos, sigmaPos, sigmaTheta} {
-				e := S.At(j, c*nb+i) * s
-				v += e * e
+	for i := range nb {
+		if err := ch.SolveTo(&S, B[i]); err != nil { // −S is dμ/dpose of run i
+			return out, err
+		}
+		for j := range 4 {
+			for c, sg := range []float64{sigmaPos, sigmaPos, sigmaTheta} {
+				e := S.At(j, c) * sg
+				v[j] += e * e
 			}
 		}
-		out[j] = math.Sqrt(v)
+	}
+	for j := range 4 {
+		out[j] = math.Sqrt(v[j])
 	}
 	return out, nil
 }

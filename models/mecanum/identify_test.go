@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -237,6 +239,125 @@ func TestIdentifyLongLogContinuation(t *testing.T) {
 		t.Logf("whole log %v: μ = %.4f, residual %.3g m, %d windows", whole, res.Mu, res.Ident.Noise, len(res.Windows))
 		if !whole && (worst > 0.02 || len(res.Windows) != 3 || res.Ident.Noise > 2*f.CameraNoise()) {
 			t.Errorf("continuation: μ = %v (worst error %.3g), residual %.3g m, windows %v", res.Mu, worst, res.Ident.Noise, res.Windows)
+		}
+	}
+}
+
+// denseIdentifiability is the analysis the block version replaced: the SVD
+// of the whole Jacobian (rows × Dim), kept as the test reference. It returns
+// the μ standard deviations within the determined subspace and the rank.
+// Held μ_j get a zero column (a zero singular value, and no part in the
+// determined directions).
+func denseIdentifiability(f *Fit, x []float64, held [4]bool) (muStd [4]float64, rank int) {
+	n := len(x)
+	nb := f.Runs()
+	free := f.Cfg.Pose == PoseFree
+	nc := 2
+	if f.Cfg.Heading != 0 {
+		nc = 4
+	}
+	var rows [][]float64
+	var ss float64
+	f.eval(x, nil, func(run, _ int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+		for c := range nc {
+			row := make([]float64, n)
+			copy(row, dmu[c][:])
+			for j := range 4 {
+				if held[j] {
+					row[j] = 0
+				}
+			}
+			if free {
+				row[4+run], row[4+nb+run], row[4+2*nb+run] = dpose[c][0], dpose[c][1], dpose[c][2]
+			}
+			rows = append(rows, row)
+			ss += r[c] * r[c]
+		}
+	})
+	m := len(rows)
+	if f.Cfg.Prior > 0 {
+		for j := range 4 {
+			if !held[j] {
+				row := make([]float64, n)
+				row[j] = math.Sqrt(f.Cfg.Prior)
+				rows = append(rows, row)
+			}
+		}
+	}
+	J := mat.NewDense(len(rows), n, nil)
+	for i, r := range rows {
+		J.SetRow(i, r)
+	}
+	var svd mat.SVD
+	if !svd.Factorize(J, mat.SVDThin) {
+		panic("svd")
+	}
+	sv := svd.Values(nil)
+	var V mat.Dense
+	svd.VTo(&V)
+	for _, s := range sv {
+		if s > 1e-8*sv[0] {
+			rank++
+		}
+	}
+	noise := math.Sqrt(ss / float64(m-rank))
+	for j := range 4 {
+		var v float64
+		for i, s := range sv[:rank] {
+			d := V.At(j, i) * noise / s
+			v += d * d
+		}
+		muStd[j] = math.Sqrt(v)
+	}
+	return muStd, rank
+}
+
+// The block analysis (streaming QR per run, no dense Jacobian) gives the μ
+// standard deviations and the rank of the SVD of the whole Jacobian, with
+// free and fixed start poses, with a prior, and with one command (one
+// undetermined direction); each run's 1,680 rows pass through the streaming
+// QR's 256-row buffer several times.
+func TestIdentifiabilityBlocksMatchDense(t *testing.T) {
+	cmds := [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}, {3, -7, 5, 9}}
+	var runs []Run
+	for i, c := range cmds {
+		r, _ := paperRun(c, uint64(40+i), [3]float64{0.1 * float64(i), 0, 0.5 * float64(i)})
+		runs = append(runs, r)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		runs []Run
+		held [4]bool
+	}{
+		{"free", DefaultConfig(), runs, [4]bool{}},
+		{"fixed", PaperConfig(), runs, [4]bool{}},
+		{"prior", func() Config { c := DefaultConfig(); c.Prior = 0.3; return c }(), runs, [4]bool{}},
+		{"one command", DefaultConfig(), runs[:1], [4]bool{}},
+		{"mu1 held", DefaultConfig(), runs, [4]bool{true}},
+		{"mu2, mu4 held, fixed poses", PaperConfig(), runs, [4]bool{false, true, false, true}},
+		{"one command, mu1 held", DefaultConfig(), runs[:1], [4]bool{true}},
+	} {
+		f, err := NewFit(testParams(), tc.runs, tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := f.X0([4]float64{0.55, 0.72, 0.79, 0.93})
+		id := f.IdentifiabilityHeld(x, tc.held)
+		std, rank := denseIdentifiability(f, x, tc.held)
+		got := id.PosesDetermined
+		for _, d := range id.Determined {
+			if d {
+				got++
+			}
+		}
+		if got != rank {
+			t.Errorf("%s: rank %d, dense SVD %d\n%v", tc.name, got, rank, id)
+		}
+		for j := range 4 {
+			if math.Abs(id.MuStd[j]-std[j]) > 1e-8*std[j]+1e-12 {
+				t.Errorf("%s: μ_%d std %.12g, dense SVD %.12g", tc.name, j+1, id.MuStd[j], std[j])
+			}
 		}
 	}
 }

@@ -60,51 +60,117 @@ var Commands = []string{"w1", "w2", "w3", "w4"}
 // speeds changing along n move the robot not at all.
 var NullVector = [4]float64{1, 1, -1, -1}
 
-// Validate checks the parameters for physical sense.
+// ParamError is a parameter out of its physical range; Key is the JSON key.
+type ParamError struct {
+	Key string
+	Msg string
+}
+
+func (e *ParamError) Error() string { return fmt.Sprintf("key %q: %s", e.Key, e.Msg) }
+
+func paramErr(key, format string, a ...any) error {
+	return &ParamError{Key: key, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Validate checks the parameters for physical sense: M, g, r, Ts, lab
+// positive and finite, every μ_j ≥ 0, and the friction factor of eq. 3,
+// 1 − μ_j·M·g·r/(4·Ts), positive for every μ_j and for mu_bounds' upper end
+// (at or below zero the model's wheel stops or turns against its command).
+// Errors are *ParamError, naming the key.
 func (p Params) Validate() error {
 	if p.Model != "" && p.Model != "mecanum" {
-		return fmt.Errorf("model %q is not mecanum", p.Model)
+		return paramErr("model", "%q is not mecanum", p.Model)
 	}
 	if p.Friction == nil && len(p.Mu) != 4 {
-		return fmt.Errorf("mu has %d values, want 4", len(p.Mu))
+		return paramErr("mu", "%d values, want 4", len(p.Mu))
 	}
 	if p.Mu != nil && len(p.Mu) != 4 {
-		return fmt.Errorf("mu has %d values, want 4", len(p.Mu))
-	}
-	for j, m := range p.Mu {
-		if math.IsNaN(m) || math.IsInf(m, 0) {
-			return fmt.Errorf("mu[%d] = %v is not finite", j, m)
-		}
+		return paramErr("mu", "%d values, want 4", len(p.Mu))
 	}
 	for _, c := range []struct {
 		name string
 		v    float64
 	}{{"M", p.M}, {"g", p.G}, {"r", p.R}, {"Ts", p.Ts}, {"lab", p.Lab}} {
 		if !(c.v > 0) || math.IsInf(c.v, 0) {
-			return fmt.Errorf("%s = %v must be positive and finite", c.name, c.v)
+			return paramErr(c.name, "%v must be positive and finite", c.v)
+		}
+	}
+	K := p.K()
+	if math.IsInf(K, 0) {
+		return paramErr("Ts", "%v: the friction gain M·g·r/(4·Ts) overflows", p.Ts)
+	}
+	for j, m := range p.Mu {
+		if math.IsNaN(m) || math.IsInf(m, 0) {
+			return paramErr("mu", "mu[%d] = %v is not finite", j, m)
+		}
+		if m < 0 {
+			return paramErr("mu", "mu[%d] = %v: a friction coefficient must be ≥ 0", j, m)
+		}
+		if f := 1 - m*K; !(f > 0) {
+			return paramErr("mu", "mu[%d] = %v: the friction factor 1 − μ·M·g·r/(4·Ts) = %.4g is not positive (the wheel would stop or turn against its command); μ must stay below 4·Ts/(M·g·r) = %.4g", j, m, f, 1/K)
 		}
 	}
 	if p.MuBounds != nil {
 		if len(p.MuBounds) != 2 || !(p.MuBounds[0] < p.MuBounds[1]) ||
 			math.IsInf(p.MuBounds[0], 0) || math.IsInf(p.MuBounds[1], 0) {
-			return fmt.Errorf("mu_bounds %v must be two finite numbers lo < hi", p.MuBounds)
+			return paramErr("mu_bounds", "%v must be two finite numbers lo < hi", p.MuBounds)
+		}
+		if p.MuBounds[0] < 0 {
+			return paramErr("mu_bounds", "lower bound %v: μ must be ≥ 0", p.MuBounds[0])
+		}
+		if f := 1 - p.MuBounds[1]*K; !(f > 0) {
+			return paramErr("mu_bounds", "upper bound %v: the friction factor 1 − μ·M·g·r/(4·Ts) = %.4g is not positive there; keep it below 4·Ts/(M·g·r) = %.4g", p.MuBounds[1], f, 1/K)
 		}
 	}
 	if p.Friction != nil {
 		if err := p.Friction.Validate(); err != nil {
-			return fmt.Errorf("friction_net: %w", err)
+			return paramErr("friction_net", "%v", err)
 		}
 	}
 	return nil
 }
 
+// Warnings lists values that are legal but unusual (likely a unit or typing
+// mistake), each as "key: why"; Validate has passed.
+func (p Params) Warnings() []string {
+	var w []string
+	K := p.K()
+	for j, m := range p.Mu {
+		if f := 1 - m*K; f < 0.05 {
+			w = append(w, fmt.Sprintf("mu: mu[%d] = %g leaves a friction factor 1 − μ·M·g·r/(4·Ts) of %.3g: the wheel nearly stops", j, m, f))
+		}
+	}
+	if p.G < 9.7 || p.G > 9.9 {
+		w = append(w, fmt.Sprintf("g: %g m/s² is not the Earth's gravity (9.78–9.83)", p.G))
+	}
+	if p.M > 1000 {
+		w = append(w, fmt.Sprintf("M: %g kg is heavy for a Mecanum robot (grams given as kilograms?)", p.M))
+	}
+	if p.R > 1 {
+		w = append(w, fmt.Sprintf("r: a wheel radius of %g m (millimetres given as metres?)", p.R))
+	}
+	if p.Lab > 10 {
+		w = append(w, fmt.Sprintf("lab: l_a + l_b = %g m (millimetres given as metres?)", p.Lab))
+	}
+	if p.R > 0 && p.Lab < p.R/10 {
+		w = append(w, fmt.Sprintf("lab: l_a + l_b = %g m is tiny beside the wheel radius %g m", p.Lab, p.R))
+	}
+	return w
+}
+
 // Bounds returns identify's box for each μ_j: mu_bounds when given, else
-// [0, 2] (§VII-A).
+// [0, 2] (§VII-A), its upper end lowered where needed so that the friction
+// factor 1 − μ·K stays at least 0.01 (with the paper's constants K = 0.49
+// and 2 is kept).
 func (p Params) Bounds() (lo, hi float64) {
 	if len(p.MuBounds) == 2 {
 		return p.MuBounds[0], p.MuBounds[1]
 	}
-	return 0, 2
+	hi = 2
+	if K := p.K(); K > 0 && 2*K > 0.99 {
+		hi = 0.99 / K
+	}
+	return 0, hi
 }
 
 // ReadParams reads a parameter file: keys it lacks keep their defaults
@@ -125,6 +191,10 @@ func ReadParams(path string, needMu bool) (Params, error) {
 		p.Mu = DefaultParams().Mu
 	}
 	if err := p.Validate(); err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			return Params{}, &dataset.JSONError{File: path, Key: pe.Key, Err: errors.New(pe.Msg)}
+		}
 		return Params{}, &dataset.JSONError{File: path, Err: err}
 	}
 	if p.CommandMap != nil {

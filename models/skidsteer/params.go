@@ -54,7 +54,28 @@ func (p Params) Validate() error {
 			return fmt.Errorf("a%d%d = %g is out of range [-10, 10]", i/3+1, i%3+1, v)
 		}
 	}
+	// At straight driving forward = (1 + a11)·vc and in place yaw rate =
+	// (1 + a32)·wc: at or below zero the robot moves against its command.
+	if 1+p.A[0][0] <= 0 {
+		return fmt.Errorf("a11 = %g: the forward speed (1 + a11)·vc would oppose the command (want a11 > −1)", p.A[0][0])
+	}
+	if 1+p.A[2][1] <= 0 {
+		return fmt.Errorf("a32 = %g: the yaw rate (1 + a32)·wc would oppose the command (want a32 > −1)", p.A[2][1])
+	}
 	return nil
+}
+
+// Warnings lists coefficients that are legal but unusual, each as "key:
+// why"; Validate has passed. Slip of more than 100 % of the command (a
+// linear coefficient beyond ±1) is seldom seen on real ground.
+func (p Params) Warnings() []string {
+	var w []string
+	for i, v := range p.Coeffs() {
+		if i%3 != 2 && math.Abs(v) > 1 {
+			w = append(w, fmt.Sprintf("a: a%d%d = %g is a slip of more than 100 %% of the command", i/3+1, i%3+1, v))
+		}
+	}
+	return w
 }
 
 // Coeffs returns a11, a12, a13, a21, …, a33.

@@ -60,6 +60,9 @@ type sample struct {
 	x, y, psi float64
 }
 
+// ErrTooLarge is identify's refusal of logs above MaxIdentifySteps.
+var ErrTooLarge = errors.New("logs too large")
+
 func newFit(p Params, runs []*Run, free []int, nShards int) (*fit, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("tire: no runs")
@@ -72,6 +75,10 @@ func newFit(p Params, runs []*Run, free []int, nShards int) (*fit, error) {
 		}
 		f.plans = append(f.plans, pl)
 		f.T = max(f.T, pl.steps, 1)
+	}
+	if n := float64(len(runs)) * float64(f.T); n > MaxIdentifySteps {
+		return nil, fmt.Errorf("%w: identify holds %d run(s) × %d integration steps of dt = %g s (the longest run) at once: %.3g, above the limit of %.0e (about 1 GB); identify on shorter runs (a traj column or several files) or a larger dt",
+			ErrTooLarge, len(runs), f.T, p.Dt, n, float64(MaxIdentifySteps))
 	}
 	nShards = max(1, min(nShards, len(runs)))
 	for s := range nShards {

@@ -104,6 +104,35 @@ func (p Params) Validate() error {
 	return nil
 }
 
+// Warnings lists values that are legal but unusual, each as "key: why";
+// Validate has passed.
+func (p Params) Warnings() []string {
+	var w []string
+	if p.Tyre == "dugoff" {
+		for _, c := range []struct {
+			k string
+			v float64
+		}{{"Kx", p.Kx}, {"Ky", p.Ky}} {
+			if ks := p.MaxStiffness() / 0.9; c.v > ks {
+				w = append(w, fmt.Sprintf("%s: %g exceeds the stiffness %.4g that a step of dt = %g s keeps stable near rest (2·veps·m/(4·dt)): the rollout oscillates; use a smaller dt", c.k, c.v, ks, p.Dt))
+			}
+		}
+		if p.Mu > 2 {
+			w = append(w, fmt.Sprintf("mu: %g is more grip than any tyre on any ground (about 1.2 at most)", p.Mu))
+		}
+	}
+	if p.G < 9.7 || p.G > 9.9 {
+		w = append(w, fmt.Sprintf("g: %g m/s² is not the Earth's gravity (9.78–9.83)", p.G))
+	}
+	if p.M > 5000 {
+		w = append(w, fmt.Sprintf("m: %g kg (grams given as kilograms?)", p.M))
+	}
+	if p.R > 2 || p.W > 10 || p.L1 > 10 || p.L2 > 10 {
+		w = append(w, fmt.Sprintf("R: R = %g, W = %g, l1 = %g, l2 = %g m: millimetres given as metres?", p.R, p.W, p.L1, p.L2))
+	}
+	return w
+}
+
 // free returns the identified parameters of the tyre law, in the order of
 // the step model's Params.
 func (p Params) free() []float64 {

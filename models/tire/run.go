@@ -28,6 +28,15 @@ func (e *RowError) Error() string {
 	return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg)
 }
 
+// MaxSteps bounds the integration steps of one run (its duration over dt):
+// 10⁹ steps are about 90 s of rollout at 11.6 million steps per second.
+const MaxSteps = 1_000_000_000
+
+// MaxIdentifySteps bounds what identify holds at once: runs (lanes) times
+// the longest run's steps, about 170 bytes each (states, inputs, outputs and
+// their adjoints): 5·10⁶ lane-steps are near 1 GB.
+const MaxIdentifySteps = 5_000_000
+
 // plan is how a run maps onto integration steps of dt: row i is the state
 // at step index at[i] (before the step that row's wheel speeds start), and
 // step k is driven by the wheel speeds of the last row with at[row] ≤ k.
@@ -40,6 +49,9 @@ func (r *Run) plan(dt float64) (plan, error) {
 	n := len(r.T)
 	if n == 0 {
 		return plan{}, &RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
+	}
+	if steps := (r.T[n-1] - r.T[0]) / dt; !(steps <= MaxSteps) {
+		return plan{}, &RowError{Row: n - 1, Column: "t", Msg: fmt.Sprintf("the run lasts %.6g s: %.3g integration steps of dt = %g s, above the limit of %.0e (about 90 s of computing per rollout); use a larger dt or split the log", r.T[n-1]-r.T[0], steps, dt, float64(MaxSteps))}
 	}
 	pl := plan{at: make([]int, n)}
 	for i, t := range r.T {
@@ -88,6 +100,11 @@ func (r *Run) inputs(pl plan, u []float64, j, B, T int) {
 	}
 }
 
+// SimulateChunk is the number of integration steps Simulate holds at once:
+// a long run is rolled chunk by chunk, each from the last chunk's final
+// state, so memory does not grow with the run (about 60 bytes per row).
+const SimulateChunk = 1 << 16
+
 // Simulate rolls p's model over the run and returns the state at every
 // row's time: x, y, psi, u, v, r.
 func Simulate(p Params, r *Run) ([][6]float64, error) {
@@ -100,16 +117,35 @@ func Simulate(p Params, r *Run) ([][6]float64, error) {
 	}
 	m := p.Body()
 	T := max(pl.steps, 1)
-	u := make([]float64, T*2)
-	r.inputs(pl, u, 0, 1, T)
+	chunk := min(T, SimulateChunk)
+	sim := m.NewSim(1, chunk)
+	u := make([]float64, chunk*2)
 	x0 := r.Initial(p)
-	sim := m.NewSim(1, T)
-	if _, err := sim.Forward(p.free(), p.settings(), x0[:], u, nil); err != nil {
-		return nil, err
-	}
+	x := x0[:]
 	out := make([][6]float64, len(r.T))
-	for i, k := range pl.at {
-		copy(out[i][:], sim.State(k))
+	in, next := 0, 0 // row driving the current step; next row to output
+	for k0 := 0; k0 < T; k0 += chunk {
+		n := min(chunk, T-k0)
+		if n < chunk {
+			sim, u = m.NewSim(1, n), u[:2*n]
+		}
+		for k := range n {
+			for in+1 < len(r.T) && pl.at[in+1] <= k0+k {
+				in++
+			}
+			u[2*k], u[2*k+1] = r.WL[in], r.WR[in]
+		}
+		if _, err := sim.Forward(p.free(), p.settings(), x, u, nil); err != nil {
+			return nil, err
+		}
+		for next < len(r.T) && pl.at[next] < k0+n {
+			copy(out[next][:], sim.State(pl.at[next]-k0))
+			next++
+		}
+		x = append(x[:0:0], sim.Final()...)
+	}
+	for ; next < len(r.T); next++ { // rows at the final step
+		copy(out[next][:], x)
 	}
 	return out, nil
 }

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+)
+
+// warnParams prints a model's warnings about legal but unusual parameter
+// values (each "key: why") to stderr, one line each, naming the file.
+func warnParams(e env, path string, warnings []string) {
+	for _, w := range warnings {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			fmt.Fprintf(e.stderr, "wheelgrad: warning: %s: %s\n", path, w)
+			continue
+		}
+		fmt.Fprintf(e.stderr, "wheelgrad: warning: %s, key %q: %s\n", path, key, why)
+	}
+}
+
+// readMecanumParams is mecanum.ReadParams with its warnings printed, after
+// a check that the file is for this model: another model's file is
+// reported by its "model" key, not by the first of its keys that mecanum
+// does not know.
+func readMecanumParams(e env, path string, needMu bool) (mecanum.Params, error) {
+	var m struct {
+		Model string `json:"model"`
+	}
+	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
+		return mecanum.Params{}, err
+	}
+	p, err := mecanum.ReadParams(path, needMu)
+	if err != nil {
+		return p, err
+	}
+	warnParams(e, path, p.Warnings())
+	return p, nil
+}
