@@ -554,4 +554,3 @@ func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *me
 	}
 	return figure.XY(stage, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
 }
-
