@@ -29,7 +29,7 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := control.CheckSteps(path.Name(), path.Duration(), a.Dt); err != nil {
+	if err := checkFollowSteps(a, path, a.Dt); err != nil {
 		return err
 	}
 	var truth *control.Mecanum

@@ -59,3 +59,14 @@ func checkFollowed(t control.Tracking, path control.Path, poses []control.Pose, 
 	return fmt.Errorf("the predicted robot travels %.3g m of the path's %.3g m, %.3g m RMS from where it should be: it does not follow the path; the command bounds (-wmax/-umax/-vmax) may leave it too little speed for -duration %g s; no controls written",
 		moved, ref, t.OnTimeRMS, a.Duration)
 }
+
+// checkFollowSteps refuses a plan of more than control.MaxSteps steps before
+// any work: a usage error when the flags set the duration (a built-in path,
+// or -duration given), else a failure naming the waypoint file.
+func checkFollowSteps(a FollowArgs, path control.Path, dt float64) error {
+	err := control.CheckSteps(path.Name(), path.Duration(), dt)
+	if err != nil && (a.Path == "circle" || a.Path == "figure8" || a.Set["duration"]) {
+		return usagef("%v", err)
+	}
+	return err
+}

@@ -164,7 +164,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	if err != nil {
 		return err
 	}
-	if err := control.CheckSteps(path.Name(), path.Duration(), job.dt); err != nil {
+	if err := checkFollowSteps(a, path, job.dt); err != nil {
 		return err
 	}
 	rate := a.Rate

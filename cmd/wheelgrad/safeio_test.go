@@ -291,7 +291,7 @@ func TestFollowPositionedErrors(t *testing.T) {
 		t.Errorf("1e300 waypoints: %d %q", st, errOut)
 	}
 	st, _, errOut = runCLI("follow", "-params", params, "-path", "circle", "-duration", "1e12")
-	if st != exitUsage || !strings.Contains(errOut, "needs about") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+	if st != exitUsage || !strings.Contains(errOut, "above follow's limit") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 		t.Errorf("-duration 1e12: %d %q", st, errOut)
 	}
 	st, _, errOut = runCLI("follow", "-params", params, "-path", "circle", "-wmax", "1e-300")
