@@ -182,14 +182,13 @@ func showBytes(b float64) string {
 }
 
 // Up-front memory estimates (bytes), measured with /usr/bin/time: Mecanum
-// identify of a 125-s log (3.2 MB of CSV) peaked at 36 MB, 11× the file;
-// follow of the circle at 9,600 and 38,400 steps at 53 and 102 MB, 1.6 kB
-// per step. Both are doubled for the models not measured.
+// identify of a 125-s log (3.2 MB of CSV) peaked at 36 MB, 11× the file,
+// doubled for the models not measured. (follow is bounded by
+// control.MaxSteps and plans long paths in chunks.)
 const (
 	memBase      = 50 << 20
-	memPerByte   = 24   // per byte of input CSV
-	memPerStep   = 4096 // per integration step of follow
-	memPerOutRow = 120  // per row of a CSV rendered in memory
+	memPerByte   = 24  // per byte of input CSV
+	memPerOutRow = 120 // per row of a CSV rendered in memory
 )
 
 // inputMemory estimates the memory of reading and fitting files.
