@@ -457,7 +457,12 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 			nd++
 		}
 	}
-	s.Notes = append(s.Notes, fmt.Sprintf("identifiability: %d of %d parameter directions determined by the data (singular values %.3g … %.3g)", nd, len(id.Singular), id.Singular[0], id.Singular[len(id.Singular)-1]))
+	if len(id.Singular) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("identifiability: %d of %d μ directions determined by the data (singular values %.3g … %.3g, the start poses eliminated)", nd, len(id.Singular), id.Singular[0], id.Singular[len(id.Singular)-1]))
+	}
+	if id.Poses > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("start poses: %d of %d directions determined (singular values %.3g … %.3g)", id.PosesDetermined, id.Poses, id.PoseSingular[1], id.PoseSingular[0]))
+	}
 	for _, u := range id.Undetermined() {
 		s.Notes = append(s.Notes, fmt.Sprintf("NOT determined: μ + t·(%.4f, %.4f, %.4f, %.4f) predicts the same trajectories for every t", u[0], u[1], u[2], u[3]))
 	}
