@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "simulate",
-		usage:   "simulate -model M -params P.json -controls C.csv [-out T.csv]",
+		usage:   "simulate -model M -params P.json -controls C.csv [-poses CAM.csv] [-offset S|auto] [-out T.csv] [-plot F.png]",
 		summary: "Forward rollout of the exact (non-smoothed) model; writes the trajectory CSV to stdout or -out.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
