@@ -413,3 +413,18 @@ func (p *EnergyPlanner) RobotRadiusOrDefault() float64 {
 	q := p.defaults()
 	return q.RobotRadius
 }
+
+// Path returns the x and y of a plan at every Euler step of its segments
+// (SubSteps per segment), for figures.
+func (p *EnergyPlanner) Path(plan *EnergyPlan) (xs, ys []float64) {
+	ps := plan.Poses[0]
+	xs, ys = []float64{ps.X}, []float64{ps.Y}
+	n := p.Steps()
+	for k, w := range plan.Wc {
+		for range n {
+			ps = skidsteer.Step(p.A[:], ps, plan.Vc, w, plan.Dt[k]/float64(n))
+			xs, ys = append(xs, ps.X), append(ys, ps.Y)
+		}
+	}
+	return
+}

@@ -251,20 +251,6 @@ func writePlan(w io.Writer, m terra.Model, p *control.EnergyPlanner, plan *contr
 	return cw.Flush()
 }
 
-// planPath returns the path of a plan at every Euler step, for figures.
-func planPath(p *control.EnergyPlanner, plan *control.EnergyPlan) (xs, ys []float64) {
-	ps := plan.Poses[0]
-	xs, ys = []float64{ps.X}, []float64{ps.Y}
-	n := p.Steps()
-	for k, w := range plan.Wc {
-		for range n {
-			ps = skidsteer.Step(p.A[:], ps, plan.Vc, w, plan.Dt[k]/float64(n))
-			xs, ys = append(xs, ps.X), append(ys, ps.Y)
-		}
-	}
-	return
-}
-
 func plotPlan(path string, p *control.EnergyPlanner, plans []*control.EnergyPlan, goal [2]float64) error {
 	if len(plans) == 0 {
 		return errors.New("plan: nothing to plot")
@@ -287,7 +273,7 @@ func plotPlan(path string, p *control.EnergyPlanner, plans []*control.EnergyPlan
 		if i > 0 && pl == plans[0] {
 			continue
 		}
-		x, y := planPath(p, pl)
+		x, y := p.Path(pl)
 		ss = append(ss, figure.Series{Name: fmt.Sprintf("%s (%.0f J)", names[min(i, 1)], pl.Energy), X: x, Y: y,
 			Color: figure.Palette[[]int{0, 2}[min(i, 1)]], Dashed: i == 0 && len(plans) > 1})
 	}

@@ -104,15 +104,8 @@ func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) (
 	}
 	ids := tab.TextCol("traj")
 	var runs []skidRun
-	n := tab.Len()
-	for i := 0; i < n; {
-		j := i + 1
-		for ids != nil && j < n && ids[j] == ids[i] {
-			j++
-		}
-		if ids == nil {
-			j = n
-		}
+	for _, rr := range trajRuns(tab) {
+		i, j := rr[0], rr[1]
 		cut := func(c []float64) []float64 {
 			if c == nil {
 				return nil
@@ -128,7 +121,6 @@ func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) (
 			return nil, r.rowError(err)
 		}
 		runs = append(runs, r)
-		i = j
 	}
 	return runs, nil
 }

@@ -57,19 +57,6 @@ func execute(plan *control.EnergyPlan, tr terra.Model, robotRadius float64) (exe
 	return e, nil
 }
 
-func pathOf(p *control.EnergyPlanner, plan *control.EnergyPlan) (xs, ys []float64) {
-	ps := plan.Poses[0]
-	xs, ys = []float64{ps.X}, []float64{ps.Y}
-	n := p.Steps()
-	for k, w := range plan.Wc {
-		for range n {
-			ps = skidsteer.Step(p.A[:], ps, plan.Vc, w, plan.Dt[k]/float64(n))
-			xs, ys = append(xs, ps.X), append(ys, ps.Y)
-		}
-	}
-	return
-}
-
 type scenario struct {
 	fig, title string
 	kin        string     // the kinematics the plan uses
@@ -153,8 +140,8 @@ func scenarios(w io.Writer, dir string, nn map[string]*nets) error {
 		if s.fig == "" {
 			continue
 		}
-		px, py := pathOf(p, ref)
-		sx, sy := pathOf(p, plan)
+		px, py := p.Path(ref)
+		sx, sy := p.Path(plan)
 		ss := conesSeries()
 		ss = append(ss,
 			figure.Series{Name: fmt.Sprintf("SBMPO plan (%.0f J)", plan.Energy), X: sx, Y: sy, Color: figure.Palette[3], Dashed: true},
