@@ -110,15 +110,6 @@ func commandGaps(t []float64, isCmd func(int) bool) (rows, prev []int, med float
 	return rows, prev, med
 }
 
-// runHeld marks the command rows of a run that starts at row0 of tab (nil
-// for a synchronous log: every row has commands).
-func runHeld(tab *dataset.Table, row0 int) func(int) bool {
-	if tab == nil || !tab.AnyHeld() {
-		return nil
-	}
-	return func(i int) bool { return !tab.Held(row0 + i) }
-}
-
 // gapMessage says what a gap at row k (after command row p) is and what to
 // do about it.
 func gapMessage(t []float64, k, p int, med float64, canSplit bool) string {

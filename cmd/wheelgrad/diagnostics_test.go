@@ -469,7 +469,7 @@ func TestDiagTire(t *testing.T) {
 	truth := tire.Jackal()
 	logPath := filepath.Join(dir, "log.csv")
 	writeTireLog(t, logPath, truth, []int{2})
-	tab, err := dataset.ReadFile(logPath, tireSpec())
+	tab, err := dataset.ReadFile(logPath, tire.LogSpec())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,47 +24,14 @@ func init() {
 		usage: "diffdrive: weight c_ω of the angular-velocity error in the L1 loss (Park et al. eq. 22)", model: "diffdrive"})
 }
 
-// diffdriveUnknown are the keys of ζ (FORMATS.md), which have no default
-// outside identify's -init.
-var diffdriveUnknown = []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
-
-// readDiffDriveParams reads a parameter file; keys it lacks keep the values
-// of def (l and h default to 0.55 and 0.06). A file for another model, a
-// key given twice or in another case, and (with needZeta) a missing key of ζ
-// are errors naming the key; legal but unusual values are warnings.
-func readDiffDriveParams(e env, path string, def diffdrive.Params, needZeta bool) (diffdrive.Params, error) {
-	p := def
-	o := dataset.JSONOptions{Strict: true, Model: "diffdrive", Required: []string{"model"}}
-	if needZeta {
-		o.Required = append(o.Required, diffdriveUnknown...)
-	}
-	if err := dataset.ReadJSON(path, &p, o); err != nil {
+// readDiffDriveParams is diffdrive.ReadParams with its warnings printed.
+func readDiffDriveParams(e env, path string, needZeta bool) (diffdrive.Params, error) {
+	p, warnings, err := diffdrive.ReadParams(path, needZeta)
+	if err != nil {
 		return p, err
 	}
-	if p.Model != "diffdrive" {
-		return p, fmt.Errorf("%s: key \"model\": %q, want \"diffdrive\"", path, p.Model)
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("%s: %w", path, err)
-	}
-	warnParams(e, path, p.Warnings())
+	warnParams(e, path, warnings)
 	return p, nil
-}
-
-// checkUniform checks that t advances by h on every row (FORMATS.md: logs
-// are sampled uniformly at h) and names the first row that breaks it.
-func checkUniform(tab *dataset.Table, h float64) error {
-	t := tab.Col("t")
-	ids := tab.TextCol("traj")
-	for k := 1; k < len(t); k++ {
-		if ids != nil && ids[k] != ids[k-1] {
-			continue // a new run
-		}
-		if dt := t[k] - t[k-1]; math.Abs(dt-h) > 1e-3*h {
-			return tab.Errorf(k, "t", "time step %g s from the previous row, but the model's h is %g s (the log must be sampled uniformly at h)", dt, h)
-		}
-	}
-	return nil
 }
 
 // hSource says where h came from, for messages about the time step.
@@ -84,58 +51,23 @@ func hSource(initPath string, p diffdrive.Params) string {
 // calibration takes one uniform log; bridge takes the rows as consecutive
 // steps of h).
 func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, initPath, gaps string) (calibrate.Log, error) {
-	t := tab.Col("t")
-	lg := calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
-	h := p.H
-	med := medianStep(t)
-	if med > 0 && math.Abs(med-h) > 0.2*h {
-		for k := 1; k < len(t); k++ {
-			if dt := t[k] - t[k-1]; math.Abs(dt-h) > 0.2*h {
-				return lg, tab.Errorf(k, "t", "time step %g s from the previous row (the log's median step is %g s), but the model steps by %s", dt, med, hSource(initPath, p))
-			}
-		}
+	r := calibrate.RunsFromTable(tab)[0] // one run: no traj here
+	if err := calibrate.CheckStep(r, p.H, hSource(initPath, p)); err != nil {
+		return r.Log(), err
 	}
-	if _, err := checkGaps(d, gaps, t, nil, false, tableRowErr(tab, 0)); err != nil {
+	if _, err := checkGaps(d, gaps, r.T, nil, false, tableRowErr(tab, 0)); err != nil {
+		return r.Log(), err
+	}
+	if rows, _ := gapRows(r.T); len(rows) > 0 { // bridged: the rows as consecutive steps
+		return r.Log(), nil
+	}
+	lg, worst, err := calibrate.Resample(r, p.H, hSource(initPath, p))
+	if err != nil || worst <= 1e-3*p.H {
 		return lg, err
 	}
-	if rows, _ := gapRows(t); len(rows) > 0 { // bridged: the rows as consecutive steps
-		return lg, nil
-	}
-	worst := 0.0
-	for k := 1; k < len(t); k++ {
-		dt := t[k] - t[k-1]
-		if math.Abs(dt-h) > 0.2*h {
-			return lg, tab.Errorf(k, "t", "time step %g s from the previous row, but the model steps by %s (the log must be sampled uniformly at h, jitter up to 20 %% is resampled)", dt, hSource(initPath, p))
-		}
-		worst = max(worst, math.Abs(dt-h))
-	}
-	if worst <= 1e-3*h {
-		return lg, nil
-	}
-	n := int(math.Floor((t[len(t)-1]-t[0])/h+1e-9)) + 1
-	out := calibrate.Log{UF: make([]float64, n), UL: make([]float64, n), VR: make([]float64, n), VL: make([]float64, n)}
-	j := 0
-	for k := range n {
-		tk := t[0] + float64(k)*h
-		for j+1 < len(t) && t[j+1] <= tk {
-			j++
-		}
-		out.UF[k], out.UL[k] = lg.UF[j], lg.UL[j]
-		a := 0.0
-		if j+1 < len(t) {
-			a = (tk - t[j]) / (t[j+1] - t[j])
-		}
-		lerp := func(v []float64) float64 {
-			if j+1 >= len(v) {
-				return v[j]
-			}
-			return v[j] + a*(v[j+1]-v[j])
-		}
-		out.VR[k], out.VL[k] = lerp(lg.VR), lerp(lg.VL)
-	}
 	fmt.Fprintf(e.stderr, "note: %s: steps jitter by up to %.3g ms around h = %g s: resampled %d rows onto a uniform grid of %d (commands held, speeds interpolated)\n",
-		tab.File, 1e3*worst, h, len(t), n)
-	return out, nil
+		tab.File, 1e3*worst, p.H, len(r.T), len(lg.UF))
+	return lg, nil
 }
 
 // diffdriveChecks refuses a log without motion, compares it with the -init
@@ -190,23 +122,19 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 }
 
 func simulateDiffDrive(e env, a SimulateArgs) error {
-	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
-	tab, err := readLog(e, a.source(), dataset.Spec{Time: "t", Group: "traj", Columns: []dataset.Column{
-		{Name: "t"}, {Name: "uf"}, {Name: "ul"},
-		{Name: "vr", Optional: true, Sparse: true}, {Name: "vl", Optional: true, Sparse: true},
-		{Name: "traj", Optional: true, Text: true}}}, []string{"uf", "ul"}, nil, nil)
+	src := a.source()
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{Speeds: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return err
 	}
-	if tab, err = diffDriveGrid(tab, false); err != nil {
+	if err := calibrate.CheckUniform(runs, p.H); err != nil {
 		return err
 	}
-	if err := checkUniform(tab, p.H); err != nil {
-		return err
-	}
+	tab := runs[0].Table
 	if tab.Has("vr") != tab.Has("vl") {
 		return tab.Errorf(0, "", "the initial state needs both vr and vl columns")
 	}
@@ -214,26 +142,26 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	ids := tab.TextCol("traj")
 	var cols [6][]float64
 	paramsPath := a.Params
-	for _, rr := range trajRuns(tab) {
-		a, b := rr[0], rr[1]
+	for _, r := range runs {
+		a, b := r.Row, r.Row+len(r.T)
 		// each run starts at rest, or from the wheel speeds of its first row
 		var s0 diffdrive.State
-		if tab.Has("vr") {
-			vr, vl := tab.Col("vr")[a], tab.Col("vl")[a]
+		if r.VR != nil {
+			vr, vl := r.VR[0], r.VL[0]
 			if math.IsNaN(vr) != math.IsNaN(vl) {
-				return tab.Errorf(a, "vr", "the first row gives one of vr, vl but not the other")
+				return r.Errorf(0, "vr", "the first row gives one of vr, vl but not the other")
 			}
 			if !math.IsNaN(vr) {
 				s0.SdR, s0.SdL = vr, vl
 			}
 		}
-		tr, err := p.Simulate(s0, tab.Col("uf")[a:b], tab.Col("ul")[a:b])
+		tr, err := p.Simulate(s0, r.UF, r.UL)
 		if err != nil {
 			return err
 		}
 		for k := range tr.VR { // checked before the first byte is written
 			if v := tr.VR[k] + tr.VL[k] + tr.V[k] + tr.W[k]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return tab.Errorf(a+k, "", "the simulated speeds are not finite from this row on: the commands, or the parameters of %s, are out of scale", paramsPath)
+				return r.Errorf(k, "", "the simulated speeds are not finite from this row on: the commands, or the parameters of %s, are out of scale", paramsPath)
 			}
 		}
 		for i, c := range [][]float64{t[a:b], tr.VR, tr.VL, tr.V, tr.W} {
@@ -253,26 +181,6 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 	})
 }
 
-// trajRuns returns the [first, end) rows of each run (consecutive rows of
-// one traj id), or the whole table as one run.
-func trajRuns(tab *dataset.Table) [][2]int {
-	ids := tab.TextCol("traj")
-	n := tab.Len()
-	var out [][2]int
-	for i := 0; i < n; {
-		j := i + 1
-		for ids != nil && j < n && ids[j] == ids[i] {
-			j++
-		}
-		if ids == nil {
-			j = n
-		}
-		out = append(out, [2]int{i, j})
-		i = j
-	}
-	return out
-}
-
 func identifyDiffDrive(e env, a IdentifyArgs) error {
 	cw, err := strconv.ParseFloat(a.Extra["cw"], 64)
 	if err != nil || !(cw >= 0) || math.IsInf(cw, 0) {
@@ -283,7 +191,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	init := diffdrive.Paper()
 	if a.Init != "" {
-		if init, err = readDiffDriveParams(e, a.Init, init, false); err != nil {
+		if init, err = readDiffDriveParams(e, a.Init, false); err != nil {
 			return err
 		}
 	}
@@ -291,15 +199,12 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	tab, err := readLog(e, a.sources(offset)[0], dataset.Spec{Time: "t", Group: "traj", Columns: []dataset.Column{
-		{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr", Sparse: true}, {Name: "vl", Sparse: true},
-		{Name: "traj", Optional: true, Text: true}}}, []string{"uf", "ul"}, nil, nil)
+	src := a.sources(offset)[0]
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Speeds: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return err
 	}
-	if tab, err = diffDriveGrid(tab, true); err != nil {
-		return err
-	}
+	tab := runs[0].Table
 	d := a.Diag
 	names := []string{"c1", "c2", "alpha", "beta", "gamma", "mu"}
 	heldSet, err := fixedSet(names, a.Fix, a.Free)
@@ -317,12 +222,12 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	var lg calibrate.Log
 	if tab.Has("traj") {
 		// Several runs: each must be uniform at h (no resampling across runs).
-		if err := checkUniform(tab, init.H); err != nil {
+		if err := calibrate.CheckUniform(runs, init.H); err != nil {
 			return err
 		}
 		lg = calibrate.Log{UF: tab.Col("uf"), UL: tab.Col("ul"), VR: tab.Col("vr"), VL: tab.Col("vl")}
-		for _, r := range trajRuns(tab) {
-			lg.Runs = append(lg.Runs, r[0])
+		for _, r := range runs {
+			lg.Runs = append(lg.Runs, r.Row)
 		}
 	} else if lg, err = diffdriveUniform(e, d, tab, init, a.Init, a.Gaps); err != nil {
 		return err
@@ -422,67 +327,4 @@ func methodName(m string) string {
 		return "lbfgsb"
 	}
 	return m
-}
-
-// diffDriveGrid turns an asynchronous diffdrive log (wheel-speed samples on
-// rows of their own, or from -poses) into the model's uniform grid: the rows
-// that carry commands, with vr, vl interpolated linearly in time between the
-// nearest samples; grid rows outside the samples' time span are dropped. A
-// log without sensor-only rows is returned as it is, where need (identify)
-// asks for vr, vl on every row.
-func diffDriveGrid(tab *dataset.Table, need bool) (*dataset.Table, error) {
-	vr, vl := tab.Col("vr"), tab.Col("vl")
-	if !tab.AnyHeld() {
-		if need {
-			for i := range vr {
-				for _, c := range []struct {
-					n string
-					v []float64
-				}{{"vr", vr}, {"vl", vl}} {
-					if math.IsNaN(c.v[i]) {
-						return nil, tab.Errorf(i, c.n, "empty cell: the wheel speeds are needed on every row of a synchronous log (or put them on rows of their own, without commands)")
-					}
-				}
-			}
-		}
-		return tab, nil
-	}
-	if vr == nil || vl == nil {
-		return tab, nil
-	}
-	t := tab.Col("t")
-	keep := make([]bool, len(t))
-	nr, nl := make([]float64, len(t)), make([]float64, len(t))
-	for _, rr := range trajRuns(tab) {
-		var st []int // sample rows of the run
-		for i := rr[0]; i < rr[1]; i++ {
-			if math.IsNaN(vr[i]) != math.IsNaN(vl[i]) {
-				c := "vr"
-				if math.IsNaN(vl[i]) {
-					c = "vl"
-				}
-				return nil, tab.Errorf(i, c, "empty cell: vr and vl go together")
-			}
-			if !math.IsNaN(vr[i]) {
-				st = append(st, i)
-			}
-		}
-		if len(st) < 2 {
-			return nil, tab.Errorf(rr[0], "vr", "%d wheel-speed samples in the run: at least 2 are needed to interpolate them onto the command rows", len(st))
-		}
-		k := 0
-		for i := rr[0]; i < rr[1]; i++ {
-			if tab.Held(i) || t[i] < t[st[0]] || t[i] > t[st[len(st)-1]] {
-				continue
-			}
-			for k+1 < len(st)-1 && t[st[k+1]] <= t[i] {
-				k++
-			}
-			a, b := st[k], st[k+1]
-			w := (t[i] - t[a]) / (t[b] - t[a])
-			nr[i], nl[i] = vr[a]+w*(vr[b]-vr[a]), vl[a]+w*(vl[b]-vl[a])
-			keep[i] = true
-		}
-	}
-	return tab.Select(keep, map[string][]float64{"vr": nr, "vl": nl}), nil
 }

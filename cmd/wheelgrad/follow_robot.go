@@ -12,7 +12,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -76,7 +75,7 @@ type robotJob struct {
 }
 
 func followDiffDrive(e env, a FollowArgs) error {
-	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, true)
 	if err != nil {
 		return err
 	}
@@ -106,7 +105,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		job.planned = fmt.Sprintf("planned (friction surrogate, T = %.3g)", band)
 	}
 	if a.MPC != "" {
-		tp, err := readDiffDriveParams(e, a.MPC, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+		tp, err := readDiffDriveParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}

@@ -99,7 +99,7 @@ func inspectMecanum(e env, a IdentifyArgs, params, channels string, top int) err
 	p := mecanum.DefaultParams()
 	if params != "" {
 		var err error
-		if p, err = mecanum.ReadParams(params, false); err != nil {
+		if p, _, err = mecanum.ReadParams(params, false); err != nil {
 			return err
 		}
 	}

@@ -41,14 +41,11 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		src.Offset = on.Offset
 		fmt.Fprintf(e.stderr, "%s: offset %+.4f s added to the pose times (motion onset)\n", a.Controls, on.Offset)
 	}
-	t, err := readLog(e, src, mecanum.LogSpec(false), mecanum.Commands, []string{"theta"}, p.CommandMap)
+	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Poses: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return err
 	}
-	runs, err := mecanum.RunsFromTable(t)
-	if err != nil {
-		return err
-	}
+	t := runs[0].Table
 	hasTraj := t.Has("traj")
 	// The whole rollout is computed and checked before the first byte is
 	// written: a late overflow must not leave a truncated CSV.
@@ -110,14 +107,11 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 	var runs []mecanum.Run
 	for _, src := range srcs {
 		f := src.Path
-		t, err := readLog(e, src, mecanum.LogSpec(true), mecanum.Commands, []string{"theta"}, m)
+		rs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{NeedPose: true, Map: m, Poses: src.Poses, Offset: src.Offset, Note: e.stderr})
 		if err != nil {
 			return nil, err
 		}
-		rs, err := mecanum.RunsFromTable(t)
-		if err != nil {
-			return nil, err
-		}
+		t := rs[0].Table
 		d.timeUnits(f, t.Col("t"))
 		for i := range rs {
 			switch {
@@ -127,7 +121,7 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 				rs[i].ID = filepath.Base(f) + ":" + rs[i].ID
 			}
 			r := rs[i]
-			pieces, err := checkGaps(d, gaps, r.T, runHeld(r.Table, r.Row), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
+			pieces, err := checkGaps(d, gaps, r.T, r.Commands(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			if err != nil {
 				return nil, err
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
@@ -21,21 +20,12 @@ func warnParams(e env, path string, warnings []string) {
 	}
 }
 
-// readMecanumParams is mecanum.ReadParams with its warnings printed, after
-// a check that the file is for this model: another model's file is
-// reported by its "model" key, not by the first of its keys that mecanum
-// does not know.
+// readMecanumParams is mecanum.ReadParams with its warnings printed.
 func readMecanumParams(e env, path string, needMu bool) (mecanum.Params, error) {
-	var m struct {
-		Model string `json:"model"`
-	}
-	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
-		return mecanum.Params{}, err
-	}
-	p, err := mecanum.ReadParams(path, needMu)
+	p, warnings, err := mecanum.ReadParams(path, needMu)
 	if err != nil {
 		return p, err
 	}
-	warnParams(e, path, p.Warnings())
+	warnParams(e, path, warnings)
 	return p, nil
 }

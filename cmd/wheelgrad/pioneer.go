@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -24,74 +23,25 @@ func init() {
 		extraFlag{"form", "", "pioneer: physical or experimental, when -init does not say (default experimental)", "pioneer"})
 }
 
-func pioneerSpec() dataset.Spec {
-	return dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "v_ref"}, {Name: "w_ref"},
-		{Name: "v", Optional: true, Sparse: true}, {Name: "w", Optional: true, Sparse: true},
-		{Name: "traj", Optional: true, Text: true}}, Time: "t", Group: "traj"}
-}
-
-// pioneerRun is a run with where it came from, for positioned errors.
-type pioneerRun struct {
-	*pioneer.Run
-	tab *dataset.Table
-	row int
-	id  string
-}
-
-func (r pioneerRun) errorf(err error) error {
-	var re *pioneer.RowError
-	if errors.As(err, &re) {
-		return r.tab.Errorf(r.row+re.Row, re.Column, "%s", re.Msg)
-	}
-	return fmt.Errorf("%s: %w", r.tab.File, err)
-}
-
-func readPioneerLog(path string, needMeasured bool) ([]pioneerRun, *dataset.Table, error) {
-	tab, err := dataset.ReadFile(path, pioneerSpec())
+// readPioneerLog reads a log split into runs by traj (pioneer.ReadLog),
+// with the table it came from.
+func readPioneerLog(path string, needMeasured bool) ([]*pioneer.Run, *dataset.Table, error) {
+	rs, err := pioneer.ReadLog(path, pioneer.LogOptions{NeedMeasured: needMeasured})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, c := range [][2]string{{"v", "w"}, {"w", "v"}} {
-		if tab.Has(c[0]) && !tab.Has(c[1]) {
-			return nil, nil, tab.Errorf(0, c[1], "missing column %q (v and w go together)", c[1])
-		}
+	if len(rs) == 0 {
+		return nil, nil, &dataset.ParseError{File: path, Err: dataset.ErrNoRows}
 	}
-	if needMeasured && !tab.Has("v") {
-		return nil, nil, tab.Errorf(0, "v", "missing columns \"v\", \"w\": identify needs the measured velocities")
+	runs := make([]*pioneer.Run, len(rs))
+	for i := range rs {
+		runs[i] = &rs[i]
 	}
-	if tab.Has("v") {
-		v, w := tab.Col("v"), tab.Col("w")
-		for k := range v {
-			if math.IsNaN(v[k]) != math.IsNaN(w[k]) {
-				col := "v"
-				if math.IsNaN(w[k]) {
-					col = "w"
-				}
-				return nil, nil, tab.Errorf(k, col, "empty cell: v and w go together on a row")
-			}
-		}
-	}
-	ids := tab.TextCol("traj")
-	var runs []pioneerRun
-	for _, rr := range trajRuns(tab) {
-		i, j := rr[0], rr[1]
-		cut := func(c string) []float64 {
-			if !tab.Has(c) {
-				return nil
-			}
-			return tab.Col(c)[i:j]
-		}
-		r := pioneerRun{Run: &pioneer.Run{T: cut("t"), Vref: cut("v_ref"), Wref: cut("w_ref"), V: cut("v"), W: cut("w")}, tab: tab, row: i}
-		if ids != nil {
-			r.id = ids[i]
-		}
-		runs = append(runs, r)
-	}
-	return runs, tab, nil
+	return runs, rs[0].Table, nil
 }
 
 func simulatePioneer(e env, a SimulateArgs) error {
-	p, err := pioneer.ReadParams(a.Params)
+	p, _, err := pioneer.ReadParams(a.Params)
 	if err != nil {
 		return err
 	}
@@ -102,9 +52,9 @@ func simulatePioneer(e env, a SimulateArgs) error {
 	type pred struct{ v, w []float64 }
 	var preds []pred
 	for _, r := range runs {
-		v, w, err := pioneer.Simulate(p, r.Run)
+		v, w, err := pioneer.Simulate(p, r)
 		if err != nil {
-			return r.errorf(err)
+			return r.Err(err)
 		}
 		preds = append(preds, pred{v, w})
 	}
@@ -122,7 +72,7 @@ func simulatePioneer(e env, a SimulateArgs) error {
 			for k := range r.T {
 				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(preds[i].v[k]), dataset.Num(preds[i].w[k])}
 				if hasTraj {
-					row = append(row, dataset.Text(r.id))
+					row = append(row, dataset.Text(r.ID))
 				}
 				if err := cw.WriteRow(row...); err != nil {
 					return err
@@ -144,7 +94,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	var p pioneer.Params
 	if a.Init != "" {
 		var err error
-		if p, err = pioneer.ReadParams(a.Init); err != nil {
+		if p, _, err = pioneer.ReadParams(a.Init); err != nil {
 			return err
 		}
 		if form != "" && form != p.Form {
@@ -156,7 +106,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 		}
 		p = pioneer.Default(form)
 	}
-	var runs []pioneerRun
+	var runs []*pioneer.Run
 	var plain []*pioneer.Run
 	for _, path := range a.Data {
 		rs, _, err := readPioneerLog(path, true)
@@ -165,13 +115,13 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 		}
 		for _, r := range rs {
 			if err := r.Check(p.Ts); err != nil {
-				return r.errorf(err)
+				return r.Err(err)
 			}
 		}
 		runs = append(runs, rs...)
 	}
 	for _, r := range runs {
-		plain = append(plain, r.Run)
+		plain = append(plain, r)
 	}
 	res, err := pioneer.Identify(p, plain, pioneer.IdentifyOptions{Progress: func(s string) { a.Prog.printf("%s", s) }})
 	a.Prog.done()
@@ -202,9 +152,9 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	}
 	if a.Plot != "" {
 		r := runs[0]
-		v, _, err := pioneer.Simulate(res.Params, r.Run)
+		v, _, err := pioneer.Simulate(res.Params, r)
 		if err != nil {
-			return r.errorf(err)
+			return r.Err(err)
 		}
 		var mt, mv []float64
 		for k := range r.T {
@@ -225,7 +175,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 // validatePioneer predicts the measured v, w of every run from its
 // references (the exact model, as simulate) for `wheelgrad validate`.
 func validatePioneer(e env, a ValidateArgs) ([]channel, error) {
-	p, err := pioneer.ReadParams(a.Params)
+	p, _, err := pioneer.ReadParams(a.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -237,12 +187,12 @@ func validatePioneer(e env, a ValidateArgs) ([]channel, error) {
 			return nil, err
 		}
 		for _, r := range runs {
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(tab, r.row)); err != nil {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(tab, r.Row)); err != nil {
 				return nil, err
 			}
-			v, w, err := pioneer.Simulate(p, r.Run)
+			v, w, err := pioneer.Simulate(p, r)
 			if err != nil {
-				return nil, r.errorf(err)
+				return nil, r.Err(err)
 			}
 			for k := range r.T {
 				chs[0].add(run, r.T[k], r.V[k], v[k])

@@ -42,7 +42,7 @@ func TestPioneerIdentifySimulate(t *testing.T) {
 	if !strings.Contains(stdout, "fitted: vmax, acc_v") || !strings.Contains(stdout, "delay: v") {
 		t.Errorf("summary: %q", stdout)
 	}
-	p, err := pioneer.ReadParams(out)
+	p, _, err := pioneer.ReadParams(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,137 +23,20 @@ func init() {
 	identifyMethods["skidsteer"] = []string{"ipem", "ekf", "batch"}
 }
 
-// skidsteerSpec is the log of FORMATS.md with the additions of the README:
-// a traj column splitting runs, and the wheel-speed form wl, wr (rad/s)
-// instead of vc, wc.
-func skidsteerSpec(wheels bool) (dataset.Spec, []string) {
-	cmds := []string{"vc", "wc"}
-	if wheels {
-		cmds = []string{"wl", "wr"}
-	}
-	return dataset.Spec{
-		Columns: []dataset.Column{
-			{Name: "t"}, {Name: cmds[0]}, {Name: cmds[1]},
-			{Name: "x", Optional: true, Sparse: true},
-			{Name: "y", Optional: true, Sparse: true},
-			{Name: "psi", Optional: true, Sparse: true},
-			{Name: "traj", Optional: true, Text: true},
-		},
-		Time:  "t",
-		Group: "traj",
-	}, cmds
+// readSkidsteerLog reads a log or controls CSV split into runs by traj
+// (skidsteer.ReadLog); p gives the command map and, for a wheel-speed log,
+// r and track.
+func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) ([]skidsteer.Run, error) {
+	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: params, Poses: src.Poses, Offset: src.Offset, Note: e.stderr})
 }
 
-// skidRun is one run of a skid-steer log with where it came from.
-type skidRun struct {
-	*skidsteer.Log
-	tab *dataset.Table
-	row int    // first row in tab
-	id  string // traj value, "" without
-}
-
-// wheelForm reports whether a log gives wheel speeds wl, wr rather than vc, wc.
-func wheelForm(path string) (bool, error) {
-	h, err := dataset.ReadHeader(path)
-	if err != nil {
-		return false, err
-	}
-	return !slices.Contains(h, "vc") && slices.Contains(h, "wl"), nil
-}
-
-// readSkidsteerLog reads and checks a log or controls CSV, split into runs
-// by traj. p gives the command map and, for a wheel-speed log, r and track.
-func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) ([]skidRun, error) {
-	wheels, err := wheelForm(src.Path)
-	if err != nil {
-		return nil, err
-	}
-	if p.CommandMap != nil {
-		wheels = false // the map gives vc, wc
-	}
-	if wheels && !(p.R > 0 && p.Track > 0) {
-		if params == "" {
-			return nil, fmt.Errorf("%s: the log gives wheel speeds wl, wr: give the wheel radius r and track width track in a parameter file", src.Path)
-		}
-		return nil, fmt.Errorf("%s: the log %s gives wheel speeds wl, wr: the parameters need r (wheel radius) and track (track width)", params, src.Path)
-	}
-	spec, cmds := skidsteerSpec(wheels)
-	tab, err := readLog(e, src, spec, cmds, []string{"psi"}, p.CommandMap)
-	if err != nil {
-		return nil, err
-	}
-	has := []bool{tab.Has("x"), tab.Has("y"), tab.Has("psi")}
-	if has[0] || has[1] || has[2] {
-		for i, c := range []string{"x", "y", "psi"} {
-			if !has[i] {
-				return nil, &dataset.ParseError{File: src.Path, Line: tab.Line[0] - 1, Column: c,
-					Err: fmt.Errorf("%w (x, y and psi go together)", dataset.ErrMissingColumn)}
-			}
-		}
-	}
-	vc, wc := tab.Col(cmds[0]), tab.Col(cmds[1])
-	if wheels {
-		wl, wr := vc, wc
-		vc, wc = make([]float64, len(wl)), make([]float64, len(wl))
-		for i := range wl {
-			vc[i] = p.R * (wl[i] + wr[i]) / 2
-			wc[i] = p.R * (wr[i] - wl[i]) / p.Track
-		}
-	}
-	ids := tab.TextCol("traj")
-	var runs []skidRun
-	for _, rr := range trajRuns(tab) {
-		i, j := rr[0], rr[1]
-		cut := func(c []float64) []float64 {
-			if c == nil {
-				return nil
-			}
-			return c[i:j]
-		}
-		l, err := skidsteer.NewLog(tab.Col("t")[i:j], vc[i:j], wc[i:j], cut(tab.Col("x")), cut(tab.Col("y")), cut(tab.Col("psi")))
-		r := skidRun{Log: l, tab: tab, row: i}
-		if ids != nil {
-			r.id = ids[i]
-		}
-		if err != nil {
-			return nil, r.rowError(err)
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
-}
-
-// rowError names the file, line and column of a run's row error.
-func (r skidRun) rowError(err error) error {
-	var re *skidsteer.RowError
-	if errors.As(err, &re) {
-		col := re.Column
-		return r.tab.Errorf(r.row+re.Row, col, "%s", re.Msg)
-	}
-	return fmt.Errorf("%s: %w", r.tab.File, err)
-}
-
-// readSkidsteerParams reads a parameter file; with needA the slip matrix
-// "a" must be given (simulate, follow), else it defaults to zero (the
-// nominal model, identify's -init).
+// readSkidsteerParams is skidsteer.ReadParams with its warnings printed.
 func readSkidsteerParams(e env, path string, needA bool) (skidsteer.Params, error) {
-	var p skidsteer.Params
-	o := dataset.JSONOptions{Strict: true, Model: "skidsteer"}
-	if needA {
-		o.Required = []string{"a"}
-	}
-	if err := dataset.ReadJSON(path, &p, o); err != nil {
+	p, warnings, err := skidsteer.ReadParams(path, needA)
+	if err != nil {
 		return p, err
 	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("%s: %w", path, err)
-	}
-	if p.CommandMap != nil {
-		if err := p.CommandMap.Check([]string{"vc", "wc"}); err != nil {
-			return p, mapError(path, err)
-		}
-	}
-	warnParams(e, path, p.Warnings())
+	warnParams(e, path, warnings)
 	return p, nil
 }
 
@@ -173,16 +54,16 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 	for i, r := range runs {
 		tr, err := simulateSkidsteerLog(p, r.Log)
 		if err != nil {
-			return r.rowError(err)
+			return r.Err(err)
 		}
 		for k, q := range tr { // checked before the first byte is written
 			if math.IsNaN(q.X+q.Y+q.Psi) || math.IsInf(q.X+q.Y+q.Psi, 0) {
-				return r.tab.Errorf(r.row+k, "", "the simulated pose is not finite from this row on: the commands, or the slip coefficients of %s, are out of scale", a.Params)
+				return r.Errorf(k, "", "the simulated pose is not finite from this row on: the commands, or the slip coefficients of %s, are out of scale", a.Params)
 			}
 		}
 		trajs[i] = tr
 	}
-	hasTraj := runs[0].tab.Has("traj")
+	hasTraj := runs[0].Table.Has("traj")
 	write := func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		head := []string{"t", "x", "y", "psi"}
@@ -194,7 +75,7 @@ func simulateSkidsteer(e env, a SimulateArgs) error {
 			for k, q := range trajs[i] {
 				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(q.X), dataset.Num(q.Y), dataset.Num(q.Psi)}
 				if hasTraj {
-					row = append(row, dataset.Text(r.id))
+					row = append(row, dataset.Text(r.ID))
 				}
 				cw.WriteRow(row...)
 			}
@@ -232,9 +113,9 @@ func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pos
 
 // skidsteerPieces applies the -gaps policy to a log: the log itself, or
 // its pieces between gaps (each a log of its own).
-func skidsteerPieces(d *diag, policy string, r skidRun) ([]*skidsteer.Log, error) {
+func skidsteerPieces(d *diag, policy string, r skidsteer.Run) ([]*skidsteer.Log, error) {
 	l := r.Log
-	pieces, err := checkGaps(d, policy, l.T, runHeld(r.tab, r.row), true, tableRowErr(r.tab, r.row))
+	pieces, err := checkGaps(d, policy, l.T, r.Commands(), true, tableRowErr(r.Table, r.Row))
 	if err != nil || pieces == nil {
 		return []*skidsteer.Log{l}, err
 	}
@@ -243,12 +124,12 @@ func skidsteerPieces(d *diag, policy string, r skidRun) ([]*skidsteer.Log, error
 		a, b := pc[0], pc[1]
 		q := &skidsteer.Log{T: l.T[a:b], Vc: l.Vc[a:b], Wc: l.Wc[a:b], Pose: l.Pose[a:b], HasPose: l.HasPose[a:b]}
 		if len(q.PoseRows()) < 2 {
-			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", r.tab.File, r.tab.Line[r.row+a])
+			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", r.Table.File, r.Table.Line[r.Row+a])
 			continue
 		}
 		out = append(out, q)
 	}
-	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", r.tab.File, len(pieces)-1, len(out))
+	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", r.Table.File, len(pieces)-1, len(out))
 	return out, nil
 }
 
@@ -345,7 +226,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		for _, r := range runs {
 			if len(r.PoseRows()) < 2 {
 				_, err := r.Intervals(1, 400)
-				return r.rowError(err)
+				return r.Err(err)
 			}
 			d.timeUnits(src.Path, r.T)
 			pieces, err := skidsteerPieces(d, a.Gaps, r)
@@ -355,7 +236,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 			for _, q := range pieces {
 				iv, err := q.Intervals(1, 400)
 				if err != nil {
-					return r.rowError(err)
+					return r.Err(err)
 				}
 				logs, ivs = append(logs, q), append(ivs, iv)
 			}

@@ -83,8 +83,7 @@ func TestSkidsteerIdentifyAndSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := skidsteerSpec(false)
-	logTab, _ := dataset.ReadFile(logPath, spec)
+	logTab, _ := dataset.ReadFile(logPath, skidsteer.LogSpec(false))
 	if sim.Len() != logTab.Len() {
 		t.Fatalf("simulate wrote %d rows for %d", sim.Len(), logTab.Len())
 	}

@@ -29,104 +29,33 @@ func init() {
 		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"})
 }
 
-func tireSpec() dataset.Spec {
-	cols := []dataset.Column{{Name: "t"}, {Name: "wl"}, {Name: "wr"}}
-	for _, c := range []string{"x", "y", "psi", "u", "v", "r"} {
-		cols = append(cols, dataset.Column{Name: c, Optional: true, Sparse: true})
-	}
-	cols = append(cols, dataset.Column{Name: "traj", Optional: true, Text: true})
-	return dataset.Spec{Columns: cols, Time: "t", Group: "traj"}
-}
-
-// tireRun is a run with where it came from, for positioned errors.
-type tireRun struct {
-	*tire.Run
-	tab *dataset.Table
-	row int // first row in tab
-	id  string
-}
-
-func readTireLog(e env, src logSource) ([]tireRun, *dataset.Table, error) {
-	tab, err := readLog(e, src, tireSpec(), []string{"wl", "wr"}, []string{"psi"}, nil)
+// readTireLog reads a log split into runs by traj (tire.ReadLog).
+func readTireLog(e env, src logSource) ([]*tire.Run, *dataset.Table, error) {
+	rs, err := tire.ReadLog(src.Path, tire.LogOptions{Poses: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, group := range [][]string{{"x", "y", "psi"}, {"u", "v", "r"}} {
-		n := 0
-		for _, c := range group {
-			if tab.Has(c) {
-				n++
-			}
-		}
-		if n > 0 && n < 3 {
-			for _, c := range group {
-				if !tab.Has(c) {
-					return nil, nil, tab.Errorf(0, c, "missing column %q (%s go together)", c, strings.Join(group, ", "))
-				}
-			}
-		}
+	if len(rs) == 0 {
+		return nil, nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
 	}
-	ids := tab.TextCol("traj")
-	var runs []tireRun
-	for _, rr := range trajRuns(tab) {
-		i, j := rr[0], rr[1]
-		cut := func(c string) []float64 {
-			if !tab.Has(c) {
-				return nil
-			}
-			return tab.Col(c)[i:j]
-		}
-		r := &tire.Run{T: cut("t"), WL: cut("wl"), WR: cut("wr"), X: cut("x"), Y: cut("y"), Psi: cut("psi"), U: cut("u"), V: cut("v"), R: cut("r")}
-		for k := i; k < j; k++ {
-			for _, group := range [][]string{{"x", "y", "psi"}, {"u", "v", "r"}} {
-				if !tab.Has(group[0]) {
-					continue
-				}
-				nan := 0
-				for _, c := range group {
-					if math.IsNaN(tab.Col(c)[k]) {
-						nan++
-					}
-				}
-				if nan > 0 && nan < 3 {
-					for _, c := range group {
-						if math.IsNaN(tab.Col(c)[k]) {
-							return nil, nil, tab.Errorf(k, c, "empty cell: %s go together on a row", strings.Join(group, ", "))
-						}
-					}
-				}
-			}
-		}
-		tr := tireRun{Run: r, tab: tab, row: i}
-		if ids != nil {
-			tr.id = ids[i]
-		}
-		runs = append(runs, tr)
+	runs := make([]*tire.Run, len(rs))
+	for i := range rs {
+		runs[i] = &rs[i]
 	}
-	return runs, tab, nil
+	return runs, rs[0].Table, nil
 }
 
-// tireRowError names the file, line and column of a run's row error.
-func tireRowError(r tireRun, err error) error {
-	var re *tire.RowError
-	if errors.As(err, &re) {
-		return r.tab.Errorf(r.row+re.Row, re.Column, "%s", re.Msg)
-	}
-	return fmt.Errorf("%s: %w", r.tab.File, err)
-}
-
+// readTireParams is tire.ReadParams with its warnings printed; no file
+// gives the defaults (tire.Jackal).
 func readTireParams(e env, path string) (tire.Params, error) {
-	p := tire.Jackal()
 	if path == "" {
-		return p, nil
+		return tire.Jackal(), nil
 	}
-	if err := dataset.ReadJSON(path, &p, dataset.JSONOptions{Strict: true, Model: "tire"}); err != nil {
+	p, warnings, err := tire.ReadParams(path)
+	if err != nil {
 		return p, err
 	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("%s: %w", path, err)
-	}
-	warnParams(e, path, p.Warnings())
+	warnParams(e, path, warnings)
 	return p, nil
 }
 
@@ -142,9 +71,9 @@ func simulateTire(e env, a SimulateArgs) error {
 	hasTraj := tab.Has("traj")
 	var states [][][6]float64
 	for _, r := range runs {
-		s, err := tire.Simulate(p, r.Run)
+		s, err := tire.Simulate(p, r)
 		if err != nil {
-			return tireRowError(r, err)
+			return r.Err(err)
 		}
 		states = append(states, s)
 	}
@@ -164,7 +93,7 @@ func simulateTire(e env, a SimulateArgs) error {
 					row = append(row, dataset.Num(v))
 				}
 				if hasTraj {
-					row = append(row, dataset.Text(r.id))
+					row = append(row, dataset.Text(r.ID))
 				}
 				if err := cw.WriteRow(row...); err != nil {
 					return err
@@ -199,7 +128,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		return err
 	}
 	d := a.Diag
-	var runs []tireRun
+	var runs []*tire.Run
 	for _, src := range a.sources(offset) {
 		path := src.Path
 		rs, tab, err := readTireLog(e, src)
@@ -208,7 +137,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		d.timeUnits(path, tab.Col("t"))
 		for _, r := range rs {
-			pieces, err := checkGaps(d, a.Gaps, r.T, runHeld(tab, r.row), true, tableRowErr(tab, r.row))
+			pieces, err := checkGaps(d, a.Gaps, r.T, r.Commands(), true, tableRowErr(tab, r.Row))
 			if err != nil {
 				return err
 			}
@@ -223,15 +152,14 @@ func identifyTire(e env, a IdentifyArgs) error {
 					}
 					return v[pc[0]:pc[1]]
 				}
-				q := r
-				q.Run = &tire.Run{T: cut(r.T), WL: cut(r.WL), WR: cut(r.WR), X: cut(r.X), Y: cut(r.Y), Psi: cut(r.Psi), U: cut(r.U), V: cut(r.V), R: cut(r.R)}
-				q.row = r.row + pc[0]
+				q := &tire.Run{T: cut(r.T), WL: cut(r.WL), WR: cut(r.WR), X: cut(r.X), Y: cut(r.Y), Psi: cut(r.Psi), U: cut(r.U), V: cut(r.V), R: cut(r.R),
+					Origin: dataset.Origin{Table: r.Table, Row: r.Row + pc[0], ID: r.ID}}
 				if pi > 0 {
-					q.id = fmt.Sprintf("%s#%d", r.id, pi+1)
+					q.ID = fmt.Sprintf("%s#%d", r.ID, pi+1)
 				}
 				runs = append(runs, q)
 			}
-			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", path, r.id, len(pieces)-1, len(pieces))
+			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", path, r.ID, len(pieces)-1, len(pieces))
 		}
 	}
 	if err := tireChecks(d, runs, p, a.Data); err != nil {
@@ -242,7 +170,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 	}
 	var plain []*tire.Run
 	for _, r := range runs {
-		plain = append(plain, r.Run)
+		plain = append(plain, r)
 	}
 	def := []string{"mu", "Kx", "Ky"}
 	if p.Tyre == "pacejka" {
@@ -276,11 +204,11 @@ func identifyTire(e env, a IdentifyArgs) error {
 	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Free: free, Settings: a.Fit.apply(opt.Settings{})})
 	if err != nil {
 		err = failureHint(err)
-		var re *tire.RowError
+		var re *dataset.RowError
 		if errors.As(err, &re) {
 			for _, r := range runs { // name the first run whose plan fails
-				if _, perr := tire.Simulate(p, r.Run); perr != nil {
-					return tireRowError(r, perr)
+				if _, perr := tire.Simulate(p, r); perr != nil {
+					return r.Err(perr)
 				}
 			}
 		}
@@ -346,7 +274,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 
 // tireChecks refuses logs without motion and compares the measured motion
 // with the -init model's prediction (units).
-func tireChecks(d *diag, runs []tireRun, p tire.Params, files []string) error {
+func tireChecks(d *diag, runs []*tire.Run, p tire.Params, files []string) error {
 	file := strings.Join(files, ",")
 	var wmax, md, mt, pd, pt float64
 	for _, r := range runs {
@@ -362,7 +290,7 @@ func tireChecks(d *diag, runs []tireRun, p tire.Params, files []string) error {
 		}
 		a, b := chord(r.T, r.X, r.Y, r.Psi, rows, 0.5)
 		md, mt = md+a, mt+b
-		if st, err := tire.Simulate(p, r.Run); err == nil {
+		if st, err := tire.Simulate(p, r); err == nil {
 			x, y, psi := make([]float64, len(st)), make([]float64, len(st)), make([]float64, len(st))
 			for k := range st {
 				x[k], y[k], psi[k] = st[k][0], st[k][1], st[k][2]
@@ -386,7 +314,7 @@ func tireChecks(d *diag, runs []tireRun, p tire.Params, files []string) error {
 	return nil
 }
 
-func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch float64) error {
+func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []*tire.Run, batch float64) error {
 	var xs, mus []float64
 	var last tire.Params = p
 	w := e.stdout
@@ -397,12 +325,12 @@ func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch floa
 	var total time.Duration
 	n := 0
 	for ri, r := range runs {
-		bs, err := tire.Online(p, r.Run, batch, func(b tire.Batch) {
+		bs, err := tire.Online(p, r, batch, func(b tire.Batch) {
 			a.Prog.printf("run %d: batch at %.1f s: μ = %.4f", ri+1, b.Start, b.Mu)
 		})
 		a.Prog.done()
 		if err != nil {
-			return tireRowError(r, err)
+			return r.Err(err)
 		}
 		for _, b := range bs {
 			if !a.Quiet {
@@ -433,12 +361,12 @@ func onlineTire(e env, a IdentifyArgs, p tire.Params, runs []tireRun, batch floa
 }
 
 // plotTirePaths draws the measured poses and the identified model's paths.
-func plotTirePaths(path string, p tire.Params, runs []tireRun) error {
+func plotTirePaths(path string, p tire.Params, runs []*tire.Run) error {
 	var ss []figure.Series
 	for i, r := range runs {
-		st, err := tire.Simulate(p, r.Run)
+		st, err := tire.Simulate(p, r)
 		if err != nil {
-			return tireRowError(r, err)
+			return r.Err(err)
 		}
 		var mx, my, px, py []float64
 		for k := range r.T {

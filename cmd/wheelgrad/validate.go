@@ -199,7 +199,7 @@ func plotChannels(path, title string, chs []channel) error {
 }
 
 func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
-	p, err := mecanum.ReadParams(a.Params, true)
+	p, _, err := mecanum.ReadParams(a.Params, true)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 		}
 		for _, r := range runs {
 			if len(r.PoseRows()) == 0 {
-				return nil, r.tab.Errorf(r.row, "x", "validate needs measured poses x, y, psi")
+				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
 			}
 			pieces, err := skidsteerPieces(a.Diag, a.Gaps, r)
 			if err != nil {
@@ -246,7 +246,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 			for _, q := range pieces {
 				tr, err := simulateSkidsteerLog(p, q)
 				if err != nil {
-					return nil, r.rowError(err)
+					return nil, r.Err(err)
 				}
 				for _, k := range q.PoseRows() {
 					chs[0].add(run, q.T[k], q.Pose[k].X, tr[k].X)
@@ -261,7 +261,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 }
 
 func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
-	p, err := readDiffDriveParams(e, a.Params, diffdrive.Params{L: diffdrive.DefaultL, H: diffdrive.DefaultH}, true)
+	p, err := readDiffDriveParams(e, a.Params, true)
 	if err != nil {
 		return nil, err
 	}
@@ -304,14 +304,14 @@ func validateTire(e env, a ValidateArgs) ([]channel, error) {
 		}
 		for _, r := range rs {
 			if r.X == nil {
-				return nil, tab.Errorf(r.row, "x", "validate needs measured poses x, y, psi")
+				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
 			}
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, runHeld(tab, r.row), false, tableRowErr(tab, r.row)); err != nil {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, r.Commands(), false, tableRowErr(tab, r.Row)); err != nil {
 				return nil, err
 			}
-			st, err := tire.Simulate(p, r.Run)
+			st, err := tire.Simulate(p, r)
 			if err != nil {
-				return nil, tireRowError(r, err)
+				return nil, r.Err(err)
 			}
 			for k := range r.T {
 				chs[0].add(run, r.T[k], r.X[k], st[k][0])

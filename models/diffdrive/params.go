@@ -3,6 +3,8 @@ package diffdrive
 import (
 	"fmt"
 	"math"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Params are the constants of the model, with the JSON keys of FORMATS.md.
@@ -128,4 +130,28 @@ func (p Params) Steady() SteadyCoords {
 // α = A·β, γ = G·β/μ.
 func FromSteady(s SteadyCoords, l, h float64) Params {
 	return Params{Model: "diffdrive", C1: s.C1, C2: s.C2, Alpha: s.A * s.Beta, Beta: s.Beta, Gamma: s.G * s.Beta / s.Mu, Mu: s.Mu, L: l, H: h}
+}
+
+// ReadParams reads a parameter file strictly over the defaults of Paper:
+// the "model" key is required, and with needZeta (simulate, validate,
+// follow) so is every key of ζ (ZetaNames), which identify's start may
+// leave to the paper's values. A file for another model, an unknown key, a
+// key given twice or in another case are errors naming the key; the result
+// is validated. warnings are legal but unusual values, each "key: why".
+func ReadParams(path string, needZeta bool) (p Params, warnings []string, err error) {
+	p = Paper()
+	o := dataset.JSONOptions{Strict: true, Model: "diffdrive", Required: []string{"model"}}
+	if needZeta {
+		o.Required = append(o.Required, ZetaNames[:]...)
+	}
+	if err := dataset.ReadJSON(path, &p, o); err != nil {
+		return p, nil, err
+	}
+	if p.Model != "diffdrive" {
+		return p, nil, fmt.Errorf("%s: key \"model\": %q, want \"diffdrive\"", path, p.Model)
+	}
+	if err := p.Validate(); err != nil {
+		return p, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, p.Warnings(), nil
 }

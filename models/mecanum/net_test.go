@@ -142,7 +142,7 @@ func TestParamsWithFrictionNet(t *testing.T) {
 	if err := dataset.WriteJSONFile(path, p); err != nil {
 		t.Fatal(err)
 	}
-	q, err := ReadParams(path, true)
+	q, _, err := ReadParams(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,9 +176,25 @@ func (p Params) Bounds() (lo, hi float64) {
 // ReadParams reads a parameter file: keys it lacks keep their defaults
 // (FORMATS.md), unknown keys are errors, and the result is validated. With
 // needMu (simulate) the file must give mu or friction_net; otherwise (identify's
-// -init) a missing mu starts from the default. Errors name the file (and the
-// line and column of a syntax error).
-func ReadParams(path string, needMu bool) (Params, error) {
+// -init) a missing mu starts from the default. Another model's file is
+// reported by its "model" key, not by the first of its keys this model does
+// not know. Errors name the file (and the line and column of a syntax
+// error). warnings are legal but unusual values, each "key: why".
+func ReadParams(path string, needMu bool) (p Params, warnings []string, err error) {
+	p, err = readParams(path, needMu)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, p.Warnings(), nil
+}
+
+func readParams(path string, needMu bool) (Params, error) {
+	var m struct {
+		Model string `json:"model"`
+	}
+	if err := dataset.ReadJSON(path, &m, dataset.JSONOptions{Model: "mecanum"}); err != nil {
+		return Params{}, err
+	}
 	p := DefaultParams()
 	p.Mu = nil
 	if err := dataset.ReadJSONFile(path, &p, true); err != nil {

@@ -33,7 +33,7 @@ func TestParamRanges(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadParams(path, true)
+		_, _, err := ReadParams(path, true)
 		if err == nil {
 			t.Errorf("%s: accepted", tc.json)
 			continue
@@ -56,7 +56,7 @@ func TestParamRanges(t *testing.T) {
 		if err := os.WriteFile(path, []byte(tc.json), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := ReadParams(path, true)
+		p, _, err := ReadParams(path, true)
 		if err != nil {
 			t.Errorf("%s: %v", tc.json, err)
 			continue

@@ -1,9 +1,7 @@
 package mecanum
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
@@ -12,14 +10,13 @@ import (
 // hold from the row's time to the next row's, and ground-truth poses on some
 // rows (e.g. a 60 Hz camera), NaN elsewhere.
 type Run struct {
-	ID          string
 	T           []float64    // row times, strictly increasing
 	W           [][4]float64 // commanded wheel speeds ω_s (rad/s) per row
 	X, Y, Theta []float64    // ground-truth pose per row, NaN where none; nil if the log has none
-	// Table and Row locate the run's rows in a file for error messages
-	// (Table nil for synthetic runs): row i is Table row Row+i.
-	Table *dataset.Table
-	Row   int
+	// Origin names the run (ID, the traj value) and locates its rows in a
+	// file for error messages (Table nil for synthetic runs): row i is
+	// Table row Row+i.
+	dataset.Origin
 }
 
 // Len is the number of rows.
@@ -133,7 +130,7 @@ func RunsFromTable(t *dataset.Table) ([]Run, error) {
 		if ids == nil {
 			j = n
 		}
-		r := Run{Table: t, Row: i, T: tc[i:j], W: make([][4]float64, j-i)}
+		r := Run{Origin: dataset.Origin{Table: t, Row: i}, T: tc[i:j], W: make([][4]float64, j-i)}
 		if ids != nil {
 			r.ID = ids[i]
 		}
@@ -159,17 +156,4 @@ func RunsFromTable(t *dataset.Table) ([]Run, error) {
 		i = j
 	}
 	return runs, nil
-}
-
-// Errorf returns an error about row i of the run naming its file, line and
-// column when the run came from a file.
-func (r *Run) Errorf(i int, column, format string, args ...any) error {
-	if r.Table != nil {
-		return r.Table.Errorf(r.Row+i, column, format, args...)
-	}
-	msg := fmt.Sprintf(format, args...)
-	if r.ID != "" {
-		return fmt.Errorf("run %q, row %d: %s", r.ID, i, msg)
-	}
-	return fmt.Errorf("row %d: %s", i, strings.TrimSpace(msg))
 }

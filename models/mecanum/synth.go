@@ -3,6 +3,8 @@ package mecanum
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // SynthSpec describes a synthetic log like the paper's (§VII-A): commands at
@@ -34,7 +36,7 @@ func Synthesize(p Params, spec SynthSpec) (run Run, truth [3][]float64) {
 		every = 4
 	}
 	n := int(math.Round(spec.Duration*rate)) + 1
-	run = Run{ID: spec.ID, T: make([]float64, n), W: make([][4]float64, n)}
+	run = Run{Origin: dataset.Origin{ID: spec.ID}, T: make([]float64, n), W: make([][4]float64, n)}
 	for i := range n {
 		run.T[i] = float64(i) / rate
 		run.W[i] = spec.Command

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/opt"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // IdentifyOptions tune Identify; zero values select the defaults.
@@ -132,7 +134,7 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 			return nil, fmt.Errorf("run %d: %w", i+1, err)
 		}
 		if r.V == nil {
-			return nil, fmt.Errorf("run %d: %w", i+1, &RowError{0, "v", "identify needs the measured velocities v, w"})
+			return nil, fmt.Errorf("run %d: %w", i+1, &dataset.RowError{Row: 0, Column: "v", Msg: "identify needs the measured velocities v, w"})
 		}
 		for k := 1; k < len(r.T); k++ {
 			if v, w, wt := r.measured(k); wt > 0 {

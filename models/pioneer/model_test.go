@@ -353,9 +353,9 @@ func TestRunCheck(t *testing.T) {
 		want string
 	}{
 		{&Run{}, "no rows"},
-		{&Run{T: []float64{0, 0.1, 0.1}, Vref: []float64{0, 0, 0}, Wref: []float64{0, 0, 0}}, "row 2, column t: time 0.1 does not increase"},
-		{&Run{T: []float64{0, 0.1, 0.5}, Vref: []float64{0, 0, 0}, Wref: []float64{0, 0, 0}}, "row 2, column t: 0.4 s after"},
-		{&Run{T: []float64{0, 0.1}, Vref: []float64{0, math.NaN()}, Wref: []float64{0, 0}}, "row 1, column v_ref"},
+		{&Run{T: []float64{0, 0.1, 0.1}, Vref: []float64{0, 0, 0}, Wref: []float64{0, 0, 0}}, "row 2, column \"t\": time 0.1 does not increase"},
+		{&Run{T: []float64{0, 0.1, 0.5}, Vref: []float64{0, 0, 0}, Wref: []float64{0, 0, 0}}, "row 2, column \"t\": 0.4 s after"},
+		{&Run{T: []float64{0, 0.1}, Vref: []float64{0, math.NaN()}, Wref: []float64{0, 0}}, "row 1, column \"v_ref\""},
 	} {
 		err := c.r.Check(0.1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

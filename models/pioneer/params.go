@@ -120,12 +120,16 @@ var (
 // file's keys override them. A missing or unknown form, a key of the other
 // form, an unknown key or a value out of range is an error naming the file,
 // the line and the key.
-func ReadParams(path string) (Params, error) {
+//
+// warnings are legal but unusual values, each "key: why", as the other
+// models report them; this model has none so far (nil).
+func ReadParams(path string) (p Params, warnings []string, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Params{}, err
+		return Params{}, nil, err
 	}
-	return DecodeParams(b, path)
+	p, err = DecodeParams(b, path)
+	return p, nil, err
 }
 
 // DecodeParams is ReadParams on bytes already read.

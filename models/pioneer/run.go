@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Run is one log run, one row per 100-ms sample: the references sent at
@@ -14,17 +16,9 @@ import (
 type Run struct {
 	T, Vref, Wref []float64
 	V, W          []float64 // nil: no measurements
-}
-
-// RowError is a problem with one row of a run, for positioned errors.
-type RowError struct {
-	Row    int
-	Column string
-	Msg    string
-}
-
-func (e *RowError) Error() string {
-	return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg)
+	// Origin locates the run's rows in the file it was read from (zero
+	// for a run built in code), for errors naming the file and line.
+	dataset.Origin
 }
 
 // Check refuses runs the models cannot take: no rows, non-finite or
@@ -34,7 +28,7 @@ func (e *RowError) Error() string {
 func (r *Run) Check(Ts float64) error {
 	n := len(r.T)
 	if n == 0 {
-		return &RowError{0, "t", "the run has no rows"}
+		return &dataset.RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
 	}
 	for _, c := range []struct {
 		name string
@@ -45,27 +39,27 @@ func (r *Run) Check(Ts float64) error {
 			continue
 		}
 		if len(c.v) != n {
-			return &RowError{0, c.name, fmt.Sprintf("%d values for %d rows", len(c.v), n)}
+			return &dataset.RowError{Row: 0, Column: c.name, Msg: fmt.Sprintf("%d values for %d rows", len(c.v), n)}
 		}
 		for i, x := range c.v {
 			if math.IsInf(x, 0) || (!c.opt && math.IsNaN(x)) {
-				return &RowError{i, c.name, fmt.Sprintf("%v is not a finite number", x)}
+				return &dataset.RowError{Row: i, Column: c.name, Msg: fmt.Sprintf("%v is not a finite number", x)}
 			}
 		}
 	}
 	for i, t := range r.T {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return &RowError{i, "t", fmt.Sprintf("%v is not a finite time", t)}
+			return &dataset.RowError{Row: i, Column: "t", Msg: fmt.Sprintf("%v is not a finite time", t)}
 		}
 		if i == 0 {
 			continue
 		}
 		dt := t - r.T[i-1]
 		if !(dt > 0) {
-			return &RowError{i, "t", fmt.Sprintf("time %g does not increase (previous row %g)", t, r.T[i-1])}
+			return &dataset.RowError{Row: i, Column: "t", Msg: fmt.Sprintf("time %g does not increase (previous row %g)", t, r.T[i-1])}
 		}
 		if dt < 0.5*Ts || dt > 1.5*Ts {
-			return &RowError{i, "t", fmt.Sprintf("%g s after the previous row: the models are discrete at Ts = %g s (rows must be one sample apart, ±50 %%)", dt, Ts)}
+			return &dataset.RowError{Row: i, Column: "t", Msg: fmt.Sprintf("%g s after the previous row: the models are discrete at Ts = %g s (rows must be one sample apart, ±50 %%)", dt, Ts)}
 		}
 	}
 	return nil

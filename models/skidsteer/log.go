@@ -3,20 +3,9 @@ package skidsteer
 import (
 	"fmt"
 	"math"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
-
-// RowError is bad input found in a log row (0-based Row, the column as named
-// by FORMATS.md). The command line turns it into an error naming the file and
-// line.
-type RowError struct {
-	Row    int
-	Column string
-	Msg    string
-}
-
-func (e *RowError) Error() string {
-	return fmt.Sprintf("row %d, column %q: %s", e.Row, e.Column, e.Msg)
-}
 
 // Log is a FORMATS.md skidsteer log: commands vc, wc holding from T[i] to
 // T[i+1], and a pose where HasPose[i] (e.g. 10-Hz visual odometry).
@@ -36,7 +25,7 @@ const maxSpeed = 100
 func NewLog(t, vc, wc, x, y, psi []float64) (*Log, error) {
 	n := len(t)
 	if n == 0 {
-		return nil, &RowError{Row: 0, Column: "t", Msg: "no rows"}
+		return nil, &dataset.RowError{Row: 0, Column: "t", Msg: "no rows"}
 	}
 	if len(vc) != n || len(wc) != n {
 		return nil, fmt.Errorf("skidsteer: %d times, %d vc, %d wc", n, len(vc), len(wc))
@@ -48,17 +37,17 @@ func NewLog(t, vc, wc, x, y, psi []float64) (*Log, error) {
 	l := &Log{T: t, Vc: vc, Wc: wc, Pose: make([]Pose, n), HasPose: make([]bool, n)}
 	for i := range n {
 		if math.IsNaN(t[i]) || math.IsInf(t[i], 0) {
-			return nil, &RowError{i, "t", "time is not finite"}
+			return nil, &dataset.RowError{Row: i, Column: "t", Msg: "time is not finite"}
 		}
 		if i > 0 && !(t[i] > t[i-1]) {
-			return nil, &RowError{i, "t", "time not strictly increasing"}
+			return nil, &dataset.RowError{Row: i, Column: "t", Msg: "time not strictly increasing"}
 		}
 		for _, c := range []struct {
 			name string
 			v    float64
 		}{{"vc", vc[i]}, {"wc", wc[i]}} {
 			if math.IsNaN(c.v) || math.IsInf(c.v, 0) || math.Abs(c.v) > maxSpeed {
-				return nil, &RowError{i, c.name, fmt.Sprintf("command %g is not finite or beyond ±%d", c.v, maxSpeed)}
+				return nil, &dataset.RowError{Row: i, Column: c.name, Msg: fmt.Sprintf("command %g is not finite or beyond ±%d", c.v, maxSpeed)}
 			}
 		}
 		if !hasPoseCols {
@@ -74,10 +63,10 @@ func NewLog(t, vc, wc, x, y, psi []float64) (*Log, error) {
 			nan  bool
 		}{{"x", x[i], nanX}, {"y", y[i], nanY}, {"psi", psi[i], nanP}} {
 			if c.nan {
-				return nil, &RowError{i, c.name, "pose is incomplete: x, y and psi must be all present or all empty"}
+				return nil, &dataset.RowError{Row: i, Column: c.name, Msg: "pose is incomplete: x, y and psi must be all present or all empty"}
 			}
 			if math.IsInf(c.v, 0) {
-				return nil, &RowError{i, c.name, "not finite"}
+				return nil, &dataset.RowError{Row: i, Column: c.name, Msg: "not finite"}
 			}
 		}
 		l.Pose[i] = Pose{x[i], y[i], psi[i]}
@@ -118,7 +107,7 @@ func (l *Log) Intervals(span, maxSteps int) (*Intervals, error) {
 	}
 	rows := l.PoseRows()
 	if len(rows) < span+1 {
-		return nil, &RowError{Row: len(l.T) - 1, Column: "x", Msg: fmt.Sprintf("the log has %d pose rows; calibration needs at least %d", len(rows), span+1)}
+		return nil, &dataset.RowError{Row: len(l.T) - 1, Column: "x", Msg: fmt.Sprintf("the log has %d pose rows; calibration needs at least %d", len(rows), span+1)}
 	}
 	nw := (len(rows) - 1) / span
 	steps := 0
@@ -128,7 +117,7 @@ func (l *Log) Intervals(span, maxSteps int) (*Intervals, error) {
 	if maxSteps > 0 && steps > maxSteps {
 		for k := range nw {
 			if rows[(k+1)*span]-rows[k*span] > maxSteps {
-				return nil, &RowError{Row: rows[(k+1)*span], Column: "x", Msg: fmt.Sprintf("%d command rows since the previous pose (row %d); at most %d are integrated per interval", rows[(k+1)*span]-rows[k*span], rows[k*span], maxSteps)}
+				return nil, &dataset.RowError{Row: rows[(k+1)*span], Column: "x", Msg: fmt.Sprintf("%d command rows since the previous pose (row %d); at most %d are integrated per interval", rows[(k+1)*span]-rows[k*span], rows[k*span], maxSteps)}
 			}
 		}
 	}

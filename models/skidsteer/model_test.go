@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 var asphalt = Table2[0].A[:]
@@ -244,7 +246,7 @@ func TestNewLogErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := NewLog(c.t, c.vc, c.wc, c.x, c.y, c.psi)
-		re, ok := err.(*RowError)
+		re, ok := err.(*dataset.RowError)
 		if !ok || re.Row != c.row || re.Column != c.col {
 			t.Errorf("%s: error %v, want row %d column %s", c.name, err, c.row, c.col)
 		}

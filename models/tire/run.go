@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Run is one run of a log (FORMATS.md model "tire"): row times, the
@@ -15,17 +17,9 @@ type Run struct {
 	T, WL, WR []float64
 	X, Y, Psi []float64
 	U, V, R   []float64
-}
-
-// RowError is a problem with one row of a run, for positioned errors.
-type RowError struct {
-	Row    int
-	Column string
-	Msg    string
-}
-
-func (e *RowError) Error() string {
-	return fmt.Sprintf("row %d, column %s: %s", e.Row, e.Column, e.Msg)
+	// Origin locates the run's rows in the file it was read from (zero
+	// for a run built in code), for errors naming the file and line.
+	dataset.Origin
 }
 
 // MaxSteps bounds the integration steps of one run (its duration over dt):
@@ -48,16 +42,16 @@ type plan struct {
 func (r *Run) plan(dt float64) (plan, error) {
 	n := len(r.T)
 	if n == 0 {
-		return plan{}, &RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
+		return plan{}, &dataset.RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
 	}
 	if steps := (r.T[n-1] - r.T[0]) / dt; !(steps <= MaxSteps) {
-		return plan{}, &RowError{Row: n - 1, Column: "t", Msg: fmt.Sprintf("the run lasts %.6g s: %.3g integration steps of dt = %g s, above the limit of %.0e (about 90 s of computing per rollout); use a larger dt or split the log", r.T[n-1]-r.T[0], steps, dt, float64(MaxSteps))}
+		return plan{}, &dataset.RowError{Row: n - 1, Column: "t", Msg: fmt.Sprintf("the run lasts %.6g s: %.3g integration steps of dt = %g s, above the limit of %.0e (about 90 s of computing per rollout); use a larger dt or split the log", r.T[n-1]-r.T[0], steps, dt, float64(MaxSteps))}
 	}
 	pl := plan{at: make([]int, n)}
 	for i, t := range r.T {
 		k := int(math.Round((t - r.T[0]) / dt))
 		if i > 0 && k <= pl.at[i-1] {
-			return plan{}, &RowError{Row: i, Column: "t", Msg: fmt.Sprintf("%g s after the previous row, less than one integration step dt = %g s", t-r.T[i-1], dt)}
+			return plan{}, &dataset.RowError{Row: i, Column: "t", Msg: fmt.Sprintf("%g s after the previous row, less than one integration step dt = %g s", t-r.T[i-1], dt)}
 		}
 		pl.at[i] = k
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Simulate rolls a long run in chunks of SimulateChunk steps: every row's
@@ -49,7 +51,7 @@ func TestSizeLimits(t *testing.T) {
 	p := Jackal()
 	p.Dt = 1e-9
 	r := &Run{T: []float64{0, 10}, WL: []float64{1, 1}, WR: []float64{1, 1}}
-	var re *RowError
+	var re *dataset.RowError
 	if _, err := Simulate(p, r); !errors.As(err, &re) || re.Row != 1 || re.Column != "t" {
 		t.Errorf("10 s at dt = 1e-9: %v", err)
 	}
