@@ -30,6 +30,14 @@
 // commands, and an offset shifts the sensor clock. ReadStreams returns the
 // two streams unmerged, for estimating that offset.
 //
+// Each model package reads its own log through ReadLog (its LogSpec, its
+// RunsFromTable, its ReadLog): Table.Runs splits a table into runs by its
+// group column, a model reports a bad row of a run as a *RowError, and the
+// run's Origin (its table and first row) turns that into a *ParseError
+// naming the file, the line and the column; Origin.Commands tells a run's
+// command rows from its sensor rows, for a caller's gap policy. MapFor drops
+// a command map for a file that already gives the model's own commands.
+//
 // Writing goes through Writer (or WriteCSV for all-numeric tables), which
 // formats floats so that they read back bit for bit, and WriteFileAtomic,
 // which never leaves a partial file that looks complete, replaces the target

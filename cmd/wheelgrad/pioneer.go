@@ -107,7 +107,6 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 		p = pioneer.Default(form)
 	}
 	var runs []*pioneer.Run
-	var plain []*pioneer.Run
 	for _, path := range a.Data {
 		rs, _, err := readPioneerLog(path, true)
 		if err != nil {
@@ -120,10 +119,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 		}
 		runs = append(runs, rs...)
 	}
-	for _, r := range runs {
-		plain = append(plain, r)
-	}
-	res, err := pioneer.Identify(p, plain, pioneer.IdentifyOptions{Progress: func(s string) { a.Prog.printf("%s", s) }})
+	res, err := pioneer.Identify(p, runs, pioneer.IdentifyOptions{Progress: func(s string) { a.Prog.printf("%s", s) }})
 	a.Prog.done()
 	if err != nil {
 		return err

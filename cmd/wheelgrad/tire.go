@@ -168,10 +168,6 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if online {
 		return onlineTire(e, a, p, runs, batch)
 	}
-	var plain []*tire.Run
-	for _, r := range runs {
-		plain = append(plain, r)
-	}
 	def := []string{"mu", "Kx", "Ky"}
 	if p.Tyre == "pacejka" {
 		def = tire.ParamNames(p.Tyre)[:8]
@@ -201,7 +197,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 			}
 		}
 	}
-	res, err := tire.Identify(p, plain, tire.IdentifyOptions{Free: free, Settings: a.Fit.apply(opt.Settings{})})
+	res, err := tire.Identify(p, runs, tire.IdentifyOptions{Free: free, Settings: a.Fit.apply(opt.Settings{})})
 	if err != nil {
 		err = failureHint(err)
 		var re *dataset.RowError

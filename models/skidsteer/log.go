@@ -21,7 +21,8 @@ const maxSpeed = 100
 
 // NewLog checks and assembles a log. x, y, psi may be nil (no poses); a NaN
 // marks a row without a pose, and a row must have all three or none. Times
-// must be finite and strictly increasing.
+// must be finite and strictly increasing. A bad row is a *dataset.RowError
+// (Run.Err names its file and line).
 func NewLog(t, vc, wc, x, y, psi []float64) (*Log, error) {
 	n := len(t)
 	if n == 0 {
