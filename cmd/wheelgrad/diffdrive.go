@@ -51,7 +51,11 @@ func hSource(initPath string, p diffdrive.Params) string {
 // calibration takes one uniform log; bridge takes the rows as consecutive
 // steps of h).
 func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, initPath, gaps string) (calibrate.Log, error) {
-	r := calibrate.RunsFromTable(tab)[0] // one run: no traj here
+	runs, err := calibrate.RunsFromTable(tab)
+	if err != nil {
+		return calibrate.Log{}, err
+	}
+	r := runs[0] // one run: no traj here
 	if err := calibrate.CheckStep(r, p.H, hSource(initPath, p)); err != nil {
 		return r.Log(), err
 	}
@@ -127,7 +131,7 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 		return err
 	}
 	src := a.source()
-	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{Speeds: src.Poses, Offset: src.Offset, Note: e.stderr})
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return err
 	}
@@ -135,9 +139,6 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 		return err
 	}
 	tab := runs[0].Table
-	if tab.Has("vr") != tab.Has("vl") {
-		return tab.Errorf(0, "", "the initial state needs both vr and vl columns")
-	}
 	t := tab.Col("t")
 	ids := tab.TextCol("traj")
 	var cols [6][]float64
@@ -200,7 +201,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return err
 	}
 	src := a.sources(offset)[0]
-	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Speeds: src.Poses, Offset: src.Offset, Note: e.stderr})
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // fits the four friction coefficients (Luo et al. eq. 8), and Simulate
 // predicts the path from the first (noisy) camera pose.
 func Example() {
-	runs, err := mecanum.ReadLog("testdata/commands.csv", mecanum.LogOptions{NeedPose: true, Poses: "testdata/camera.csv"})
+	runs, err := mecanum.ReadLog("testdata/commands.csv", mecanum.LogOptions{NeedPose: true, Sensors: "testdata/camera.csv"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,9 +15,9 @@ type LogOptions struct {
 	// logged channels that give w1..w4; nil for none. A file that has
 	// w1..w4 itself (e.g. follow's output) is read without it.
 	Map *dataset.CommandMap
-	// Poses is a separate camera file (t, x, y, theta or theta_deg)
-	// merged into the log by time; "" for none.
-	Poses string
+	// Sensors is a separate camera file (t, x, y, theta or theta_deg)
+	// merged into the log by time (the command line's -poses); "" for none.
+	Sensors string
 	// Offset (s) is added to the camera times before they are merged
 	// (EstimateOnset estimates it).
 	Offset float64
@@ -27,14 +27,14 @@ type LogOptions struct {
 }
 
 // ReadLog reads a log or controls CSV split into runs by traj
-// (RunsFromTable): sensor-only rows hold the previous command, a Poses
+// (RunsFromTable): sensor-only rows hold the previous command, a Sensors
 // file is merged by time, theta may come as theta_deg, the command map
 // gives w1..w4. Every error names the file, line and column. Gaps in the
 // command stream are not judged here: each run's Origin.Commands tells its
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Poses, Offset: o.Offset, Note: o.Note})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestReadLogStreams(t *testing.T) {
 	cmds := writeFile(t, "cmd.csv", "t,p1,p2,p3,p4\n0,10,20,30,40\n0.1,10,20,30,40\n0.2,0,0,0,0\n")
 	cam := writeFile(t, "cam.csv", "t,x,y,theta_deg\n5.05,0,0,0\n5.15,0.01,0,90\n")
 	m := &dataset.CommandMap{Columns: []string{"p3", "p4", "p2", "p1"}, Scale: []float64{0.1, -0.1, -0.1, 0.1}}
-	runs, err := ReadLog(cmds, LogOptions{NeedPose: true, Map: m, Poses: cam, Offset: -5})
+	runs, err := ReadLog(cmds, LogOptions{NeedPose: true, Map: m, Sensors: cam, Offset: -5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestReadLogStreams(t *testing.T) {
 	}
 	// a partial camera pose is an error naming the camera file's line
 	bad := writeFile(t, "bad.csv", "t,x,y,theta\n0.05,0,,0\n")
-	if _, err := ReadLog(cmds, LogOptions{NeedPose: true, Map: m, Poses: bad}); err == nil || !strings.Contains(err.Error(), bad+`: line 2, column "y"`) {
+	if _, err := ReadLog(cmds, LogOptions{NeedPose: true, Map: m, Sensors: bad}); err == nil || !strings.Contains(err.Error(), bad+`: line 2, column "y"`) {
 		t.Errorf("partial camera pose: err = %v", err)
 	}
 }

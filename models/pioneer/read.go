@@ -70,12 +70,12 @@ type LogOptions struct {
 	// NeedMeasured requires the measured velocities v, w (identify,
 	// validate).
 	NeedMeasured bool
-	// Measured is a separate file of measurements (t, v, w) merged into
+	// Sensors is a separate file of measurements (t, v, w) merged into
 	// the log by time; "" for none. With it, or an Offset, the log is read
 	// with the asynchronous-stream rules of dataset.ReadLog (rows without
 	// references hold the previous ones); else as one synchronous table,
 	// every row one sample with both references.
-	Measured string
+	Sensors string
 	// Offset (s) is added to the measurement times before they are merged.
 	Offset float64
 	// Note receives one-line notes (rows ignored before the first
@@ -88,10 +88,10 @@ type LogOptions struct {
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	var tab *dataset.Table
 	var err error
-	if o.Measured == "" && o.Offset == 0 {
+	if o.Sensors == "" && o.Offset == 0 {
 		tab, err = dataset.ReadFile(path, LogSpec())
 	} else {
-		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Measured, Offset: o.Offset, Note: o.Note})
+		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	}
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func TestReadLog(t *testing.T) {
 func TestReadLogMeasuredStream(t *testing.T) {
 	refs := writeFile(t, "refs.csv", "t,v_ref,w_ref\n0,0.1,0\n0.1,0.2,0\n0.2,0.3,0\n")
 	meas := writeFile(t, "meas.csv", "t,v,w\n1.05,0.01,0\n1.15,0.02,0\n")
-	runs, err := ReadLog(refs, LogOptions{Measured: meas, Offset: -1})
+	runs, err := ReadLog(refs, LogOptions{Sensors: meas, Offset: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // terrain disturbances and drifting odometry). ReadLog merges the poses by
 // time; IPEM calibrates the slip coefficients; Simulate predicts.
 func Example() {
-	runs, err := skidsteer.ReadLog("testdata/commands.csv", skidsteer.LogOptions{Poses: "testdata/vo.csv"})
+	runs, err := skidsteer.ReadLog("testdata/commands.csv", skidsteer.LogOptions{Sensors: "testdata/vo.csv"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -104,9 +104,9 @@ type LogOptions struct {
 	Params Params
 	// ParamsFile names the file Params came from, for messages ("" none).
 	ParamsFile string
-	// Poses is a separate sensor file (t, x, y, psi) merged into the log by
-	// time; "" for none.
-	Poses string
+	// Sensors is a separate file of poses (t, x, y, psi or psi_deg) merged
+	// into the log by time (the command line's -poses); "" for none.
+	Sensors string
 	// Offset (s) is added to the sensor times before they are merged.
 	Offset float64
 	// Note receives one-line notes (rows ignored before the first
@@ -115,7 +115,7 @@ type LogOptions struct {
 }
 
 // ReadLog reads and checks a log or controls CSV split into runs by traj:
-// sensor-only rows hold the previous command, a Poses file is merged by
+// sensor-only rows hold the previous command, a Sensors file is merged by
 // time, psi may come as psi_deg, the parameters' command map gives vc, wc
 // (unless the file has vc, wc itself), a log of wheel speeds wl, wr (without
 // vc) is converted with r and track. Every error names the file, line and
@@ -139,7 +139,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		cmds = WheelCommands
 	}
 	tab, err := dataset.ReadLog(path, LogSpec(wheels), dataset.LogOptions{Commands: cmds, Angles: []string{"psi"},
-		Map: dataset.MapFor(path, m, cmds), Sensors: o.Poses, Offset: o.Offset, Note: o.Note})
+		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	if err != nil {
 		return nil, err
 	}

@@ -90,9 +90,9 @@ func RunsFromTable(tab *dataset.Table) ([]Run, error) {
 // LogOptions say how ReadLog reads a recording (the asynchronous-stream
 // rules of dataset.ReadLog).
 type LogOptions struct {
-	// Poses is a separate sensor file (t and x, y, psi and/or u, v, r)
-	// merged into the log by time; "" for none.
-	Poses string
+	// Sensors is a separate sensor file (t and x, y, psi and/or u, v, r)
+	// merged into the log by time (the command line's -poses); "" for none.
+	Sensors string
 	// Offset (s) is added to the sensor times before they are merged.
 	Offset float64
 	// Note receives one-line notes (rows ignored before the first
@@ -101,13 +101,13 @@ type LogOptions struct {
 }
 
 // ReadLog reads and checks a log split into runs by traj: sensor-only rows
-// hold the previous wheel speeds, a Poses file is merged by time, psi may
+// hold the previous wheel speeds, a Sensors file is merged by time, psi may
 // come as psi_deg. Every error names the file, line and column. Gaps in the
 // command stream are not judged here: each run's Origin.Commands tells its
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Angles: []string{"psi"},
-		Sensors: o.Poses, Offset: o.Offset, Note: o.Note})
+		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	if err != nil {
 		return nil, err
 	}

@@ -37,8 +37,11 @@ func (r Run) Log() Log {
 }
 
 // RunsFromTable splits a table read with LogSpec (and put on the command
-// rows by Grid) into runs, by traj, else one run.
-func RunsFromTable(tab *dataset.Table) []Run {
+// rows by Grid) into runs, by traj, else one run. vr and vl go together.
+func RunsFromTable(tab *dataset.Table) ([]Run, error) {
+	if tab.Has("vr") != tab.Has("vl") {
+		return nil, tab.Errorf(0, "", "the initial state needs both vr and vl columns")
+	}
 	ids := tab.TextCol("traj")
 	var runs []Run
 	for _, rr := range tab.Runs("traj") {
@@ -55,7 +58,7 @@ func RunsFromTable(tab *dataset.Table) []Run {
 		}
 		runs = append(runs, r)
 	}
-	return runs
+	return runs, nil
 }
 
 // Grid turns an asynchronous diffdrive log (wheel-speed samples on rows of
@@ -126,9 +129,9 @@ func Grid(tab *dataset.Table, need bool) (*dataset.Table, error) {
 type LogOptions struct {
 	// NeedSpeeds requires the wheel speeds vr, vl (identify).
 	NeedSpeeds bool
-	// Speeds is a separate sensor file (t, vr, vl) merged into the log by
-	// time; "" for none.
-	Speeds string
+	// Sensors is a separate file of wheel speeds (t, vr, vl) merged into
+	// the log by time (the command line's -poses); "" for none.
+	Sensors string
 	// Offset (s) is added to the sensor times before they are merged.
 	Offset float64
 	// Note receives one-line notes (rows ignored before the first
@@ -137,12 +140,12 @@ type LogOptions struct {
 }
 
 // ReadLog reads a log split into runs by traj: sensor-only rows and a
-// Speeds file are merged by time and the wheel speeds interpolated onto the
+// Sensors file are merged by time and the wheel speeds interpolated onto the
 // command rows (Grid). Every error names the file, line and column. The
 // time step is not judged here: CheckUniform and Resample do that against
 // the model's h, and gaps are the caller's policy (Origin.Commands).
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Speeds, Offset: o.Offset, Note: o.Note})
+	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +155,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 	if tab.Len() == 0 {
 		return nil, &dataset.ParseError{File: path, Err: fmt.Errorf("%w: no row with commands lies within the time span of the wheel-speed samples", dataset.ErrNoRows)}
 	}
-	return RunsFromTable(tab), nil
+	return RunsFromTable(tab)
 }
 
 // CheckUniform checks that t advances by h on every row of every run

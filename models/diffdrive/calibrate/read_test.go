@@ -35,6 +35,10 @@ func TestReadLogGrid(t *testing.T) {
 	if _, err := ReadLog(sync, LogOptions{NeedSpeeds: true}); err == nil || !strings.Contains(err.Error(), `line 3, column "vr": empty cell`) {
 		t.Errorf("synchronous log with an empty speed: err = %v", err)
 	}
+	half := writeFile(t, "half.csv", "t,uf,ul,vr\n0,1,0,0\n0.06,1,0,0\n")
+	if _, err := ReadLog(half, LogOptions{}); err == nil || !strings.Contains(err.Error(), "needs both vr and vl") {
+		t.Errorf("vr without vl: err = %v", err)
+	}
 }
 
 func TestUniform(t *testing.T) {
