@@ -34,7 +34,7 @@
 // RunsFromTable, its ReadLog): Table.Runs splits a table into runs by its
 // group column, a model reports a bad row of a run as a *RowError, and the
 // run's Origin (its table and first row) turns that into a *ParseError
-// naming the file, the line and the column; Origin.Commands tells a run's
+// naming the file, the line and the column; Origin.CommandRows tells a run's
 // command rows from its sensor rows, for a caller's gap policy. MapFor drops
 // a command map for a file that already gives the model's own commands.
 //

@@ -67,10 +67,10 @@ func (o Origin) Err(err error) error {
 	return fmt.Errorf("%s: %w", o.Table.File, err)
 }
 
-// Commands tells the rows of the run that carry commands (not held from a
+// CommandRows tells the rows of the run that carry commands (not held from a
 // previous row by HoldCommands), for finding gaps in the command stream;
 // nil when every row does (a synchronous log, or a run from no file).
-func (o Origin) Commands() func(i int) bool {
+func (o Origin) CommandRows() func(i int) bool {
 	if o.Table == nil || !o.Table.AnyHeld() {
 		return nil
 	}

@@ -46,7 +46,7 @@ func TestOriginErr(t *testing.T) {
 	if got := (Origin{ID: "x"}).Errorf(2, "t", "bad "); got.Error() != `run "x", row 2: bad` {
 		t.Errorf("synthetic Errorf = %q", got)
 	}
-	if o.Commands() != nil {
+	if o.CommandRows() != nil {
 		t.Error("Commands of a synchronous log is not nil")
 	}
 }
@@ -60,7 +60,7 @@ func TestOriginCommands(t *testing.T) {
 	if _, err := HoldCommands(tab, []string{"w"}, ""); err != nil {
 		t.Fatal(err)
 	}
-	isCmd := Origin{Table: tab}.Commands()
+	isCmd := Origin{Table: tab}.CommandRows()
 	if isCmd == nil {
 		t.Fatal("Commands is nil for a log with a sensor-only row")
 	}
@@ -69,7 +69,7 @@ func TestOriginCommands(t *testing.T) {
 			t.Errorf("row %d: Commands = %v, want %v", i, isCmd(i), want)
 		}
 	}
-	if isCmd := (Origin{Table: tab, Row: 1}).Commands(); isCmd(0) {
+	if isCmd := (Origin{Table: tab, Row: 1}).CommandRows(); isCmd(0) {
 		t.Error("a run from row 1: its row 0 (the sensor row) counted as a command row")
 	}
 }

@@ -121,7 +121,7 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 				rs[i].ID = filepath.Base(f) + ":" + rs[i].ID
 			}
 			r := rs[i]
-			pieces, err := checkGaps(d, gaps, r.T, r.Commands(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
+			pieces, err := checkGaps(d, gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			if err != nil {
 				return nil, err
 			}

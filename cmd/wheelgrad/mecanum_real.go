@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
@@ -44,46 +43,18 @@ func mecanumSourcesLag(e env, a IdentifyArgs, p mecanum.Params, rep io.Writer, l
 
 // mecanumOnset estimates the offset of one log from its first run.
 func mecanumOnset(src logSource, p mecanum.Params, lag bool) (mecanum.Onset, error) {
-	o := dataset.LogOptions{Commands: mecanum.Commands, Angles: []string{"theta"}, Map: p.CommandMap, Sensors: src.Poses}
-	c, s, err := dataset.ReadStreams(src.Path, mecanum.LogSpec(true), o)
+	st, err := mecanum.ReadStreams(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses})
 	if err != nil {
 		return mecanum.Onset{}, err
 	}
-	firstRun := func(t *dataset.Table) int {
-		ids := t.TextCol("traj")
-		n := t.Len()
-		if ids == nil || n == 0 {
-			return n
-		}
-		k := 1
-		for k < n && ids[k] == ids[0] {
-			k++
-		}
-		return k
-	}
-	nc, ns := firstRun(c), firstRun(s)
-	if ids := c.TextCol("traj"); ids != nil && s.TextCol("traj") != nil && nc > 0 && ns > 0 && s.TextCol("traj")[0] != ids[0] {
-		return mecanum.Onset{}, s.Errorf(0, "traj", "the first run of the poses is %q, of the commands %q", s.TextCol("traj")[0], ids[0])
-	}
-	var w [][4]float64
-	for i := range nc {
-		w = append(w, [4]float64{c.Col("w1")[i], c.Col("w2")[i], c.Col("w3")[i], c.Col("w4")[i]})
-	}
-	var ct, st, sx, sy, sth []float64
-	ct = c.Col("t")[:nc]
-	for i := range ns {
-		if x := s.Col("x")[i]; !math.IsNaN(x) {
-			st, sx, sy, sth = append(st, s.Col("t")[i]), append(sx, x), append(sy, s.Col("y")[i]), append(sth, s.Col("theta")[i])
-		}
-	}
-	if len(ct) == 0 {
+	if len(st.CmdT) == 0 {
 		return mecanum.Onset{}, fmt.Errorf("%s: -offset auto: no command rows", src.Path)
 	}
 	estimate := mecanum.EstimateOnset
 	if !lag {
 		estimate = mecanum.EstimateOnsetNoLag
 	}
-	on, err := estimate(p, ct, w, st, sx, sy, sth)
+	on, err := estimate(p, st.CmdT, st.W, st.CamT, st.X, st.Y, st.Theta)
 	if err != nil {
 		file := src.Path
 		if src.Poses != "" {

@@ -115,7 +115,7 @@ func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pos
 // its pieces between gaps (each a log of its own).
 func skidsteerPieces(d *diag, policy string, r skidsteer.Run) ([]*skidsteer.Log, error) {
 	l := r.Log
-	pieces, err := checkGaps(d, policy, l.T, r.Commands(), true, tableRowErr(r.Table, r.Row))
+	pieces, err := checkGaps(d, policy, l.T, r.CommandRows(), true, tableRowErr(r.Table, r.Row))
 	if err != nil || pieces == nil {
 		return []*skidsteer.Log{l}, err
 	}

@@ -137,7 +137,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		d.timeUnits(path, tab.Col("t"))
 		for _, r := range rs {
-			pieces, err := checkGaps(d, a.Gaps, r.T, r.Commands(), true, tableRowErr(tab, r.Row))
+			pieces, err := checkGaps(d, a.Gaps, r.T, r.CommandRows(), true, tableRowErr(tab, r.Row))
 			if err != nil {
 				return err
 			}

@@ -306,7 +306,7 @@ func validateTire(e env, a ValidateArgs) ([]channel, error) {
 			if r.X == nil {
 				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
 			}
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, r.Commands(), false, tableRowErr(tab, r.Row)); err != nil {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, r.CommandRows(), false, tableRowErr(tab, r.Row)); err != nil {
 				return nil, err
 			}
 			st, err := tire.Simulate(p, r)

@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"io"
+	"math"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
@@ -30,7 +31,7 @@ type LogOptions struct {
 // (RunsFromTable): sensor-only rows hold the previous command, a Sensors
 // file is merged by time, theta may come as theta_deg, the command map
 // gives w1..w4. Every error names the file, line and column. Gaps in the
-// command stream are not judged here: each run's Origin.Commands tells its
+// command stream are not judged here: each run's Origin.CommandRows tells its
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
@@ -39,4 +40,48 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		return nil, err
 	}
 	return RunsFromTable(tab)
+}
+
+// Streams is the first run of a log's two streams, each on its own clock,
+// for EstimateOnset: the command rows' times and wheel speeds, and the
+// camera's times and poses (the rows with a pose).
+type Streams struct {
+	CmdT        []float64
+	W           [][4]float64
+	CamT        []float64
+	X, Y, Theta []float64
+}
+
+// ReadStreams reads a log as ReadLog does (o.Map, o.Sensors; o.Offset is
+// not applied: it is what the streams are read to estimate) but returns the
+// first run of each stream unmerged. The two first runs must be of one
+// traj; an error names the file, line and column.
+func ReadStreams(path string, o LogOptions) (Streams, error) {
+	c, s, err := dataset.ReadStreams(path, LogSpec(true), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors})
+	if err != nil {
+		return Streams{}, err
+	}
+	firstRun := func(t *dataset.Table) int {
+		if t.Len() == 0 {
+			return 0
+		}
+		return t.Runs("traj")[0][1]
+	}
+	nc, ns := firstRun(c), firstRun(s)
+	if ids, sids := c.TextCol("traj"), s.TextCol("traj"); ids != nil && sids != nil && nc > 0 && ns > 0 && sids[0] != ids[0] {
+		return Streams{}, s.Errorf(0, "traj", "the first run of the poses is %q, of the commands %q", sids[0], ids[0])
+	}
+	var st Streams
+	st.CmdT = c.Col("t")[:nc]
+	for i := range nc {
+		st.W = append(st.W, [4]float64{c.Col("w1")[i], c.Col("w2")[i], c.Col("w3")[i], c.Col("w4")[i]})
+	}
+	for i := range ns {
+		if x := s.Col("x")[i]; !math.IsNaN(x) {
+			st.CamT, st.X = append(st.CamT, s.Col("t")[i]), append(st.X, x)
+			st.Y, st.Theta = append(st.Y, s.Col("y")[i]), append(st.Theta, s.Col("theta")[i])
+		}
+	}
+	return st, nil
 }

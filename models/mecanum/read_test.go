@@ -39,7 +39,7 @@ func TestReadLogStreams(t *testing.T) {
 	if k := r.Camera()[1]; math.Abs(r.Theta[k]-math.Pi/2) > 1e-12 || math.Abs(r.T[k]-0.15) > 1e-12 {
 		t.Errorf("camera row at t = %v, θ = %v; want 0.15, π/2", r.T[k], r.Theta[k])
 	}
-	if isCmd := r.Commands(); isCmd == nil || isCmd(1) || !isCmd(2) {
+	if isCmd := r.CommandRows(); isCmd == nil || isCmd(1) || !isCmd(2) {
 		t.Error("Commands does not tell the camera rows from the command rows")
 	}
 	// a partial camera pose is an error naming the camera file's line
@@ -61,5 +61,28 @@ func TestReadParamsWarnings(t *testing.T) {
 	other := writeFile(t, "o.json", `{"model": "skidsteer", "a": [[0,0,0],[0,0,0],[0,0,0]]}`)
 	if _, _, err := ReadParams(other, false); err == nil || !strings.Contains(err.Error(), "model") || strings.Contains(err.Error(), `"a"`) {
 		t.Errorf("another model's file: err = %v, want it reported by its model key", err)
+	}
+}
+
+func TestReadStreams(t *testing.T) {
+	st, err := ReadStreams("testdata/commands.csv", LogOptions{Sensors: "testdata/camera.csv", Offset: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.CmdT) != 1921 || len(st.W) != 1921 || len(st.CamT) != 481 || len(st.Theta) != 481 {
+		t.Fatalf("%d command rows, %d camera rows; want 1921, 481", len(st.CmdT), len(st.CamT))
+	}
+	if st.CamT[0] != 0 || math.Abs(st.Theta[1]-0.03*math.Pi/180) > 1e-12 {
+		t.Errorf("camera not on its own clock or theta_deg not converted: t0 %v, θ1 %v", st.CamT[0], st.Theta[1])
+	}
+	cmds := writeFile(t, "cmd.csv", "t,w1,w2,w3,w4,traj\n0,1,1,1,1,a\n0.1,1,1,1,1,a\n0,2,2,2,2,b\n")
+	cam := writeFile(t, "cam.csv", "t,x,y,theta,traj\n0,0,0,0,b\n")
+	if _, err := ReadStreams(cmds, LogOptions{Sensors: cam}); err == nil || !strings.Contains(err.Error(), `the first run of the poses is "b", of the commands "a"`) {
+		t.Errorf("first runs of two trajs: err = %v", err)
+	}
+	cam = writeFile(t, "cam.csv", "t,x,y,theta,traj\n0,0,0,0,a\n0.05,0,0,0,a\n0,1,1,1,b\n")
+	st, err = ReadStreams(cmds, LogOptions{Sensors: cam})
+	if err != nil || len(st.CmdT) != 2 || len(st.CamT) != 2 {
+		t.Errorf("first run of each stream: %+v, %v", st, err)
 	}
 }

@@ -67,7 +67,7 @@ func TestReadLogMeasuredStream(t *testing.T) {
 			t.Fatalf("t = %v, want %v", r.T, want)
 		}
 	}
-	if r.Vref[1] != 0.1 || r.V[1] != 0.01 || !math.IsNaN(r.V[2]) || r.Commands() == nil || r.Commands()(1) {
+	if r.Vref[1] != 0.1 || r.V[1] != 0.01 || !math.IsNaN(r.V[2]) || r.CommandRows() == nil || r.CommandRows()(1) {
 		t.Errorf("merged run %+v", r)
 	}
 }

@@ -120,7 +120,7 @@ type LogOptions struct {
 // (unless the file has vc, wc itself), a log of wheel speeds wl, wr (without
 // vc) is converted with r and track. Every error names the file, line and
 // column. Gaps in the command stream are not judged here: each run's
-// Origin.Commands tells its command rows, for the caller's policy.
+// Origin.CommandRows tells its command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	h, err := dataset.ReadHeader(path)
 	if err != nil {

@@ -103,7 +103,7 @@ type LogOptions struct {
 // ReadLog reads and checks a log split into runs by traj: sensor-only rows
 // hold the previous wheel speeds, a Sensors file is merged by time, psi may
 // come as psi_deg. Every error names the file, line and column. Gaps in the
-// command stream are not judged here: each run's Origin.Commands tells its
+// command stream are not judged here: each run's Origin.CommandRows tells its
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Angles: []string{"psi"},

@@ -143,7 +143,7 @@ type LogOptions struct {
 // Sensors file are merged by time and the wheel speeds interpolated onto the
 // command rows (Grid). Every error names the file, line and column. The
 // time step is not judged here: CheckUniform and Resample do that against
-// the model's h, and gaps are the caller's policy (Origin.Commands).
+// the model's h, and gaps are the caller's policy (Origin.CommandRows).
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
 	if err != nil {
