@@ -22,4 +22,7 @@
 //
 // The calibration driver that couples this model with the velocity loss and
 // the optimiser is the subpackage calibrate.
+//
+// ReadParams reads the parameter file with its warnings; the logs are read
+// by calibrate.ReadLog.
 package diffdrive

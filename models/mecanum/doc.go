@@ -52,4 +52,11 @@
 //     jitter, dead time, spin-up of eq. 2, command-dependent friction).
 //   - Synthesize: synthetic logs like the paper's (240 Hz controls, 60 Hz
 //     camera with Gaussian noise), for tests and experiments.
+//
+// Logs are read by ReadLog (LogSpec, RunsFromTable): commands w1..w4 or the
+// logged channels of the parameter file's command map, camera poses on the
+// same rows or merged by time from a file of their own (theta or
+// theta_deg), runs split by traj; ReadStreams returns the two streams
+// unmerged for EstimateOnset; ReadParams reads the parameter file with its
+// warnings. Every error names the file, the line and the column.
 package mecanum

@@ -31,4 +31,9 @@
 // delay is not differentiable at all: it shifts the reference sequence, and
 // Identify finds it by a small search. The lags, the PI, the motor and the
 // wheel dynamics are smooth and never approximated.
+//
+// Logs are read by ReadLog (LogSpec, RunsFromTable): one row per sample with
+// the references v_ref, w_ref and the measured v, w, runs split by traj;
+// ReadParams reads the parameter file of either form. Every error names the
+// file, the line and the column.
 package pioneer

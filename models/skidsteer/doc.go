@@ -36,4 +36,10 @@
 //   - a generator of the paper's diagnostic trajectory (§4) with
 //     visual-odometry noise, and the 2-s along-track / cross-track prediction
 //     errors of Figs. 12–14.
+//
+// Logs are read by ReadLog (LogSpec, RunsFromTable): the commands vc, wc or
+// the wheel speeds wl, wr, poses on the same rows or merged by time from a
+// file of their own, the parameter file's command map, runs split by traj;
+// ReadParams reads the parameter file with its warnings. Every error names
+// the file, the line and the column.
 package skidsteer

@@ -20,4 +20,10 @@
 // Identify fits μ, Kx, Ky (Dugoff) or px, py (Pacejka) to motion-capture
 // poses of one or more runs by L-BFGS-B through the generated gradient;
 // Online re-estimates μ alone over successive batches (§III-C).
+//
+// Logs are read by ReadLog (LogSpec, RunsFromTable): wheel speeds wl, wr,
+// motion-capture poses and body velocities on the same rows or merged by
+// time from a file of their own, runs split by traj; ReadParams reads the
+// parameter file over the Jackal defaults. Every error names the file, the
+// line and the column.
 package tire
