@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -63,4 +64,18 @@ func Median5(dst, x []float64) {
 		slices.Sort(win)
 		dst[i] = win[r]
 	}
+}
+
+// MedianStep is the median of t's steps (NaN with fewer than two rows): the
+// nominal sampling period of a log, robust to jitter and to a few gaps.
+func MedianStep(t []float64) float64 {
+	if len(t) < 2 {
+		return math.NaN()
+	}
+	d := make([]float64, len(t)-1)
+	for k := 1; k < len(t); k++ {
+		d[k-1] = t[k] - t[k-1]
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
 }

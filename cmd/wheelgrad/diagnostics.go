@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -54,19 +53,6 @@ const (
 	gapsSplit  = "split"  // a gap ends the run; the next row starts a new one
 	gapsBridge = "bridge" // hold the last command across the gap (on purpose)
 )
-
-// medianStep is the median of t's steps (NaN with fewer than two rows).
-func medianStep(t []float64) float64 {
-	if len(t) < 2 {
-		return math.NaN()
-	}
-	d := make([]float64, len(t)-1)
-	for k := 1; k < len(t); k++ {
-		d[k-1] = t[k] - t[k-1]
-	}
-	sort.Float64s(d)
-	return d[len(d)/2]
-}
 
 // gapRows returns the rows k ≥ 1 whose step from row k−1 exceeds gapFactor
 // times the median step, and the median step.
@@ -154,7 +140,7 @@ func checkGaps(d *diag, policy string, t []float64, isCmd func(int) bool, canSpl
 
 // timeUnits warns about a time column that steps like milliseconds.
 func (d *diag) timeUnits(file string, t []float64) {
-	if med := medianStep(t); med > 0.5 {
+	if med := dataset.MedianStep(t); med > 0.5 {
 		d.warnf("%s: t steps by a median %.4g s between rows: is t in milliseconds? (FORMATS.md: seconds; a robot log steps by milliseconds)", file, med)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 )
@@ -177,7 +176,7 @@ func CheckUniform(runs []Run, h float64) error {
 // differs from the model's. hSource says where h came from, for the
 // message (e.g. "h = 0.06 s, the default").
 func CheckStep(r Run, h float64, hSource string) error {
-	med := medianStep(r.T)
+	med := dataset.MedianStep(r.T)
 	if med > 0 && math.Abs(med-h) > 0.2*h {
 		for k := 1; k < len(r.T); k++ {
 			if dt := r.T[k] - r.T[k-1]; math.Abs(dt-h) > 0.2*h {
@@ -229,18 +228,4 @@ func Resample(r Run, h float64, hSource string) (lg Log, worst float64, err erro
 		out.VR[k], out.VL[k] = lerp(lg.VR), lerp(lg.VL)
 	}
 	return out, worst, nil
-}
-
-// medianStep is the median of the run's time steps (NaN for fewer than
-// two rows).
-func medianStep(t []float64) float64 {
-	if len(t) < 2 {
-		return math.NaN()
-	}
-	d := make([]float64, len(t)-1)
-	for k := 1; k < len(t); k++ {
-		d[k-1] = t[k] - t[k-1]
-	}
-	sort.Float64s(d)
-	return d[len(d)/2]
 }
