@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -82,6 +83,7 @@ func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
 	if equal {
 		equalAxes(p)
 	}
+	finiteAxes(p)
 	w, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, Format(path))
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -184,6 +186,7 @@ func Panels(path, title string, cols int, ps []Panel) error {
 		if i == 0 && title != "" {
 			p.Title.Text = title + "\n" + q.Title
 		}
+		finiteAxes(p)
 		grid[i/cols][i%cols] = p
 	}
 	w, h := vg.Length(cols)*5*vg.Inch, vg.Length(rows)*2.4*vg.Inch
@@ -210,6 +213,27 @@ func Panels(path, title string, cols int, ps []Panel) error {
 		_, err := c.WriteTo(out)
 		return err
 	})
+}
+
+// finiteAxes gives every axis a finite range of positive width before
+// drawing. A plot with no data keeps gonum/plot's empty range (Min = +Inf,
+// Max = −Inf), and equalAxes turns that into NaN; gonum/plot's default tick
+// marker then never finishes (issue 28: a skid-steer -plot ran for 13
+// minutes at 100 % CPU). A constant series gets a unit-width (or 5 %) range,
+// and a range too wide to subdivide in float64 is narrowed to ±1e300.
+func finiteAxes(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		lo, hi := a.Min, a.Max
+		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) && math.IsInf(hi, 0) || lo > hi {
+			lo, hi = 0, 1
+		}
+		lo, hi = math.Max(lo, -1e300), math.Min(hi, 1e300)
+		if !(hi-lo > 1e-12*math.Max(math.Abs(lo), math.Abs(hi))) || hi == lo {
+			c, d := (lo+hi)/2, math.Max(1, 0.05*math.Abs(lo+hi)/2)
+			lo, hi = c-d, c+d
+		}
+		a.Min, a.Max = lo, hi
+	}
 }
 
 // equalAxes widens the shorter axis so one metre is as long on both.
