@@ -111,6 +111,27 @@ func simulateSkidsteerLog(p skidsteer.Params, l *skidsteer.Log) ([]skidsteer.Pos
 	return out, nil
 }
 
+// predictionLine is the summary's 2-s prediction figure, or why there is
+// none: a window shorter than the horizon has no 2-s prediction, and the
+// RMS of none is not 0 (issue 28: 1.95-s windows printed "0.0000 m").
+func predictionLine(logs []*skidsteer.Log, nom, calib []skidsteer.TrackError) string {
+	if len(calib) == 0 {
+		return "2-s prediction error: n/a (" + longestRun(logs) + ")"
+	}
+	return fmt.Sprintf("2-s prediction error (RMS): nominal %.4f m, calibrated %.4f m (%d predictions)", skidsteer.RMS(nom), skidsteer.RMS(calib), len(calib))
+}
+
+// longestRun says that no run spans the 2-s horizon, and the longest's span.
+func longestRun(logs []*skidsteer.Log) string {
+	longest := 0.0
+	for _, l := range logs {
+		if rows := l.PoseRows(); len(rows) > 1 {
+			longest = math.Max(longest, l.T[rows[len(rows)-1]]-l.T[rows[0]])
+		}
+	}
+	return fmt.Sprintf("no run's poses span 2 s; the longest spans %.3g s", longest)
+}
+
 // skidsteerPieces applies the -gaps policy to a log: the log itself, or
 // its pieces between gaps (each a log of its own).
 func skidsteerPieces(d *diag, policy string, r skidsteer.Run) ([]*skidsteer.Log, error) {
@@ -353,7 +374,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	sm := summary{Model: "skidsteer", Method: note,
 		Data:   fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
 		Params: ps, Iterations: iters, Evaluations: evals, Elapsed: elapsed, Status: status,
-		Fit: []string{fmt.Sprintf("2-s prediction error (RMS): nominal %.4f m, calibrated %.4f m", skidsteer.RMS(nom), rms)},
+		Fit: []string{predictionLine(logs, nom, calib)},
 	}
 	sm.print(reportWriter(e, a), d)
 	if a.Fit.settled(optRes) { // unconverged: reported by Fit.check, exit 3
@@ -367,6 +388,9 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	}
 	if err := e.writeParams(a.Out, out, fit); err != nil {
 		return err
+	}
+	if a.Plot != "" && len(calib) == 0 {
+		return fmt.Errorf("-plot %s: no 2-s prediction to plot (%s); nothing written: run without -plot for the parameters", a.Plot, longestRun(logs))
 	}
 	if a.Plot != "" {
 		stage, err := e.stagePath(a.Plot)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,5 +142,49 @@ func TestSkidsteerBadInput(t *testing.T) {
 	}
 	if st, _, errOut := runCLI("identify", "-model", "skidsteer", "-data", "x.csv", "-method", "newton"); st != 2 {
 		t.Errorf("unknown method: status %d, stderr %q", st, errOut)
+	}
+}
+
+// TestSkidsteerShortRunsNoPrediction: runs shorter than the 2-s horizon
+// have no 2-s prediction; the summary says so (it printed "nominal 0.0000
+// m, calibrated 0.0000 m" for 1.95-s windows), and -plot, having nothing to
+// draw, is an error that writes nothing.
+func TestSkidsteerShortRunsNoPrediction(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(writeSkidsteerLog(t, dir, 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var sb strings.Builder
+	sb.WriteString(lines[0] + ",traj\n")
+	for _, l := range lines[1:] {
+		tt, err := strconv.ParseFloat(strings.SplitN(l, ",", 2)[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sb, "%s,%d\n", l, int(tt/1.5)) // runs of 1.5 s
+	}
+	short := filepath.Join(dir, "short.csv")
+	if err := os.WriteFile(short, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "p.json")
+	st, stdout, errOut := runCLI("identify", "-model", "skidsteer", "-data", short, "-out", out)
+	if st != 0 {
+		t.Fatalf("identify: status %d, stderr %q", st, errOut)
+	}
+	if !strings.Contains(stdout, "2-s prediction error: n/a (no run's poses span 2 s") || strings.Contains(stdout, "0.0000 m") {
+		t.Errorf("summary %q", stdout)
+	}
+	out2, png := filepath.Join(dir, "p2.json"), filepath.Join(dir, "e.png")
+	st, _, errOut = runCLI("identify", "-model", "skidsteer", "-data", short, "-out", out2, "-plot", png)
+	if st != 1 || !strings.Contains(errOut, "no 2-s prediction to plot") {
+		t.Errorf("identify -plot: status %d, stderr %q", st, errOut)
+	}
+	for _, p := range []string{out2, png} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written after a failed -plot", p)
+		}
 	}
 }

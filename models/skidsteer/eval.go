@@ -46,10 +46,11 @@ func PredictionErrors(l *Log, a []float64, horizon, every float64) []TrackError 
 	return out
 }
 
-// RMS returns the root mean square of the error distances.
+// RMS returns the root mean square of the error distances; NaN when there
+// are none (no run as long as the horizon), never 0 for "nothing".
 func RMS(e []TrackError) float64 {
 	if len(e) == 0 {
-		return 0
+		return math.NaN()
 	}
 	s := 0.0
 	for _, v := range e {
