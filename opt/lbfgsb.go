@@ -97,6 +97,11 @@ func (m LBFGSB) Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	if mem <= 0 {
 		mem = 10
 	}
+	// The workspace grows as M² (the 2M×2M middle matrix): cap M where more
+	// pairs cannot help, at the dimension (n independent pairs already fix a
+	// quadratic's Hessian), but never below the default (issue 26: M = 1e6
+	// died of memory on a 4-parameter problem).
+	mem = min(mem, max(len(x), 10))
 	return newLBState(lo, hi, mem).run(p.Objective, x, s.withDefaults())
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -978,4 +979,22 @@ func BenchmarkLBFGSBIteration(b *testing.B) {
 	b.ReportMetric(float64(el.Nanoseconds())/float64(iters), "ns/iter")
 	b.ReportMetric(float64(objTime.Nanoseconds())/float64(iters), "obj-ns/iter")
 	b.ReportMetric(float64(evals)/float64(iters), "evals/iter")
+}
+
+// TestLBFGSBMemoryCapped: a correction-pair count far beyond the dimension
+// is capped (its 2M×2M workspace would need terabytes) and the run is the
+// same as with the default.
+func TestLBFGSBMemoryCapped(t *testing.T) {
+	pr := Problem{Objective: tfRosenbrock, Lower: lbFill(4, -2), Upper: lbFill(4, 2)}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	big := lbMustMinimize(t, LBFGSB{M: 1_000_000}, pr, lbAlternating(4), Settings{})
+	runtime.ReadMemStats(&after)
+	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<20 {
+		t.Errorf("M = 1e6 on 4 parameters allocated %d MB", a>>20)
+	}
+	def := lbMustMinimize(t, LBFGSB{}, pr, lbAlternating(4), Settings{})
+	if big.F != def.F || big.Iterations != def.Iterations {
+		t.Errorf("M = 1e6: F %g after %d iterations; default M: F %g after %d", big.F, big.Iterations, def.F, def.Iterations)
+	}
 }
