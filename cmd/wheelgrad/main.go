@@ -29,9 +29,15 @@ func main() {
 		}
 		os.Exit(128 + 2)
 	}()
+	signalsReady()
 	limitMemory()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// signalsReady runs once the SIGINT/SIGTERM handler is installed; a test
+// replaces it to know when a signal will be handled by main (the Go runtime
+// catches SIGINT from its start, so /proc's SigCgt cannot tell).
+var signalsReady = func() {}
 
 // env is what a subcommand writes to.
 type env struct {

@@ -3,11 +3,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,6 +22,9 @@ func TestHelperMain(t *testing.T) {
 		i++
 	}
 	os.Args = append([]string{"wheelgrad"}, os.Args[i+1:]...)
+	if ready := os.Getenv("WHEELGRAD_HELPER_READY"); ready != "" {
+		signalsReady = func() { os.WriteFile(ready, nil, 0o644) }
+	}
 	main()
 }
 
@@ -34,7 +35,8 @@ func TestSignalRemovesStagedFiles(t *testing.T) {
 	params := writeFile(t, dir, "p.json", followParams)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperMain$", "--", "follow", "-params", params, "-path", "figure8",
 		"-out", filepath.Join(dir, "c.csv"), "-plot", filepath.Join(dir, "f.png"), "-quiet")
-	cmd.Env = append(os.Environ(), "WHEELGRAD_HELPER_MAIN=1")
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd.Env = append(os.Environ(), "WHEELGRAD_HELPER_MAIN=1", "WHEELGRAD_HELPER_READY="+ready)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -43,7 +45,7 @@ func TestSignalRemovesStagedFiles(t *testing.T) {
 	// Interrupt during the synthesis (about 4 s here); the staged files
 	// appear only when outputs are written, and a signal then removes them
 	// too (dataset.TestRemoveTempFiles).
-	waitForHandler(cmd.Process.Pid)
+	waitForHandler(t, ready)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
@@ -56,24 +58,19 @@ func TestSignalRemovesStagedFiles(t *testing.T) {
 	}
 }
 
-// waitForHandler waits until process pid catches SIGINT (Linux: the SigCgt
-// mask of /proc/PID/status), or half a second elsewhere.
-func waitForHandler(pid int) {
-	deadline := time.Now().Add(20 * time.Second)
+// waitForHandler waits until main has installed its signal handler (the
+// helper writes the file ready then), and a little into the work. (The
+// SigCgt mask of /proc/PID/status cannot tell: the Go runtime catches
+// SIGINT from its start, before main's handler exists; under load the test
+// then killed the process by the runtime's default action.)
+func waitForHandler(t *testing.T, ready string) {
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			time.Sleep(500 * time.Millisecond)
+		if _, err := os.Stat(ready); err == nil {
+			time.Sleep(50 * time.Millisecond) // into the work
 			return
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if mask, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-				if m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && m&(1<<(int(syscall.SIGINT)-1)) != 0 {
-					time.Sleep(50 * time.Millisecond) // into the work
-					return
-				}
-			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	t.Fatal("the helper process never installed its signal handler")
 }
