@@ -28,7 +28,11 @@
 // (MergeSensors), NAME_deg columns are converted and unwrapped
 // (DegreesToRadians), a CommandMap maps logged channels to the model's
 // commands, and an offset shifts the sensor clock. ReadStreams returns the
-// two streams unmerged, for estimating that offset.
+// two streams unmerged, for estimating that offset. A ColumnMap (columns.go)
+// reads a recording whose columns are named, scaled or expressed otherwise
+// (ros_time in ns, yaw from a quaternion, rpm): one implementation, applied
+// through LogOptions.Columns by every model's reader, with row filters and a
+// time range.
 //
 // Each model package reads its own log through ReadLog (its LogSpec, its
 // RunsFromTable, its ReadLog): Table.Runs splits a table into runs by its

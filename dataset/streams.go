@@ -400,6 +400,10 @@ type LogOptions struct {
 	Offset float64
 	// Note receives one-line notes (rows ignored before the first command).
 	Note io.Writer
+	// Columns, when not nil, computes the Spec's columns from differently
+	// named, scaled or expressed logged ones, filters rows and cuts a time
+	// range (ColumnMap); it applies to the log and the Sensors file alike.
+	Columns *ColumnMap
 }
 
 // ReadLog reads a log with the asynchronous-stream rules of LogOptions and
@@ -608,7 +612,13 @@ func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
 		}
 	}
 	read := func(file string, cols []Column) (*Table, error) {
-		t, err := ReadFile(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+		var t *Table
+		var err error
+		if o.Columns != nil {
+			t, err = o.Columns.read(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+		} else {
+			t, err = ReadFile(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -638,6 +648,17 @@ func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
 	if o.Sensors != "" {
 		if s, err = read(o.Sensors, senCols); err != nil {
 			return nil, nil, err
+		}
+	}
+	if o.Columns != nil && spec.Time != "" && t.Len() > 0 {
+		lo, hi := o.Columns.window(t.Col(spec.Time)[0])
+		if err := cut(t, spec.Time, lo, hi); err != nil {
+			return nil, nil, err
+		}
+		if s != nil {
+			if err := cut(s, spec.Time, lo-o.Offset, hi-o.Offset); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	return t, s, nil

@@ -25,6 +25,10 @@ type LogOptions struct {
 	// Note receives one-line notes (rows ignored before the first
 	// command); nil for none.
 	Note io.Writer
+	// Columns, when not nil, computes the log's columns from differently
+	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
+	// renames), filters rows and cuts a time range: dataset.ColumnMap.
+	Columns *dataset.ColumnMap
 }
 
 // ReadLog reads a log or controls CSV split into runs by traj
@@ -35,7 +39,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +62,7 @@ type Streams struct {
 // traj; an error names the file, line and column.
 func ReadStreams(path string, o LogOptions) (Streams, error) {
 	c, s, err := dataset.ReadStreams(path, LogSpec(true), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Columns: o.Columns})
 	if err != nil {
 		return Streams{}, err
 	}

@@ -81,6 +81,10 @@ type LogOptions struct {
 	// Note receives one-line notes (rows ignored before the first
 	// reference); nil for none.
 	Note io.Writer
+	// Columns, when not nil, computes the log's columns from differently
+	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
+	// renames), filters rows and cuts a time range: dataset.ColumnMap.
+	Columns *dataset.ColumnMap
 }
 
 // ReadLog reads a log split into runs by traj (RunsFromTable). Every error
@@ -89,9 +93,9 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 	var tab *dataset.Table
 	var err error
 	if o.Sensors == "" && o.Offset == 0 {
-		tab, err = dataset.ReadFile(path, LogSpec())
+		tab, err = dataset.ReadMapped(path, LogSpec(), o.Columns)
 	} else {
-		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
+		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
 	}
 	if err != nil {
 		return nil, err

@@ -112,6 +112,10 @@ type LogOptions struct {
 	// Note receives one-line notes (rows ignored before the first
 	// command); nil for none.
 	Note io.Writer
+	// Columns, when not nil, computes the log's columns from differently
+	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
+	// renames), filters rows and cuts a time range: dataset.ColumnMap.
+	Columns *dataset.ColumnMap
 }
 
 // ReadLog reads and checks a log or controls CSV split into runs by traj:
@@ -122,7 +126,7 @@ type LogOptions struct {
 // column. Gaps in the command stream are not judged here: each run's
 // Origin.CommandRows tells its command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	h, err := dataset.ReadHeader(path)
+	h, err := dataset.ReadHeaderMapped(path, o.Columns)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +143,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		cmds = WheelCommands
 	}
 	tab, err := dataset.ReadLog(path, LogSpec(wheels), dataset.LogOptions{Commands: cmds, Angles: []string{"psi"},
-		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
+		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
 	if err != nil {
 		return nil, err
 	}

@@ -120,3 +120,38 @@ func TestReadParams(t *testing.T) {
 		t.Errorf("bad command map: err = %v", err)
 	}
 }
+
+// A raw ROS export (the Warthog of DRIVE: ros_time in ns, wheel speeds and an
+// ICP pose with a quaternion, an all-zero first row) is read through a column
+// map, with a row filter, without a script.
+func TestReadLogColumnMapRawExport(t *testing.T) {
+	m, err := dataset.ParseColumnMap("t=ros_time:ns,wl=meas_left_vel,wr=meas_right_vel,x=icp_pos_x,y=icp_pos_y,psi=quat(icp_quat_x,icp_quat_y,icp_quat_z,icp_quat_w)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Where = []dataset.Filter{{Column: "ros_time", Op: ">", Value: "0"}}
+	runs, err := ReadLog("../../dataset/testdata/warthog-raw.csv", LogOptions{Params: Params{R: 0.3, Track: 1.08}, Columns: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || len(runs[0].T) != 50 || runs[0].Row != 0 {
+		t.Fatalf("runs: %d, first of %d rows", len(runs), len(runs[0].T))
+	}
+	r := runs[0]
+	// Line 44 (row 41): vc = r(wl+wr)/2
+	// and wc = r(wr−wl)/track from the logged meas_left_vel, meas_right_vel.
+	wl, wr := -0.31852258848896514, -0.06544984694978735
+	if math.Abs(r.Vc[41]-0.3*(wl+wr)/2) > 1e-12 || math.Abs(r.Wc[41]-0.3*(wr-wl)/1.08) > 1e-12 {
+		t.Errorf("row 41: vc %v, wc %v", r.Vc[41], r.Wc[41])
+	}
+	if math.Abs(r.T[1]-r.T[0]-0.0504573) > 1e-6 {
+		t.Errorf("time step %.7f s, want 0.0504573", r.T[1]-r.T[0])
+	}
+	if len(r.PoseRows()) != 50 || math.Abs(r.Pose[0].Psi-0.648032366525074) > 1e-12 {
+		t.Errorf("poses: %d rows, psi0 %.15f", len(r.PoseRows()), r.Pose[0].Psi)
+	}
+	// A bad value names the logged column it came from.
+	if err := r.Err(&dataset.RowError{Row: 3, Column: "wl", Msg: "bad"}); err == nil || !strings.Contains(err.Error(), `line 6, column "meas_left_vel"`) {
+		t.Errorf("Err = %v", err)
+	}
+}

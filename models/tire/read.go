@@ -98,6 +98,10 @@ type LogOptions struct {
 	// Note receives one-line notes (rows ignored before the first
 	// command); nil for none.
 	Note io.Writer
+	// Columns, when not nil, computes the log's columns from differently
+	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
+	// renames), filters rows and cuts a time range: dataset.ColumnMap.
+	Columns *dataset.ColumnMap
 }
 
 // ReadLog reads and checks a log split into runs by traj: sensor-only rows
@@ -107,7 +111,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Angles: []string{"psi"},
-		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
+		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
 	if err != nil {
 		return nil, err
 	}

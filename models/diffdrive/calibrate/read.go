@@ -136,6 +136,10 @@ type LogOptions struct {
 	// Note receives one-line notes (rows ignored before the first
 	// command); nil for none.
 	Note io.Writer
+	// Columns, when not nil, computes the log's columns from differently
+	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
+	// renames), filters rows and cuts a time range: dataset.ColumnMap.
+	Columns *dataset.ColumnMap
 }
 
 // ReadLog reads a log split into runs by traj: sensor-only rows and a
@@ -144,7 +148,7 @@ type LogOptions struct {
 // time step is not judged here: CheckUniform and Resample do that against
 // the model's h, and gaps are the caller's policy (Origin.CommandRows).
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note})
+	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
 	if err != nil {
 		return nil, err
 	}
