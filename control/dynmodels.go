@@ -18,6 +18,8 @@ import (
 // pin each to its model package's native step to 1e-12. Their generated
 // kernels are in *_gen.go (DYN_UPDATE=1 go test -run Generated ./control/).
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // DiffDrivePose is the Park–Lee–Kuipers differential drive (FORMATS.md model
 // diffdrive: eqs. 3–5 per wheel, joystick eqs. 20–21) extended with a
 // unicycle pose integrated from its body velocities (eq. 19) by explicit

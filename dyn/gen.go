@@ -3,9 +3,13 @@ package dyn
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -259,11 +263,17 @@ func (g *gen) adjointCore(b *bytes.Buffer, nextSrc func(k int) string, nextGuard
 // GenerateFile writes Generate's output to path when update is true;
 // otherwise it compares the file with a fresh generation and returns an
 // error if they differ (the package test that keeps a generated kernel up
-// to date calls it).
+// to date calls it). The header gains a "source:" line naming the file of
+// path's directory that declares the package-level variable varName (the
+// definition), when there is one.
 func GenerateFile(m *Model, pkg, varName, typeName, path string, update bool) error {
 	src, err := Generate(m, pkg, varName, typeName)
 	if err != nil {
 		return err
+	}
+	if def := definitionFile(filepath.Dir(path), varName); def != "" {
+		line := fmt.Sprintf("\n// source: %s (var %s)\n\npackage ", def, varName)
+		src = bytes.Replace(src, []byte("\n\npackage "), []byte(line), 1)
 	}
 	if update {
 		return os.WriteFile(path, src, 0o644)
@@ -676,4 +686,36 @@ func branch(cond, yes, no string) string {
 		return fmt.Sprintf("if !(%s) {\n%s}\n", cond, no)
 	}
 	return fmt.Sprintf("if %s {\n%s} else {\n%s}\n", cond, yes, no)
+}
+
+// definitionFile is the name of the Go file in dir, neither a test nor
+// generated, that declares the package-level variable name; "" if none does.
+func definitionFile(dir, name string) string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return ""
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil || ast.IsGenerated(file) {
+			continue
+		}
+		for _, d := range file.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				for _, id := range spec.(*ast.ValueSpec).Names {
+					if id.Name == name {
+						return filepath.Base(f)
+					}
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -2,6 +2,8 @@ package main
 
 import "github.com/wheelgrad/wheelgrad/dyn"
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // Robot is a user's own model, written once in the step language: a
 // first-order velocity lag (gain k, time constant tau) against Coulomb
 // friction of level c (the exact Kikuuwe clamp: a robot slower than the

@@ -83,6 +83,8 @@ func defineStep(name string, smooth, smoothAbs, loss bool) *dyn.Model {
 	})
 }
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // StepModel is the exact model (eqs. 3–5, 20–21) in the step language:
 // states sdR, sddR, sdL, sddL (outputs: the same after the step); inputs
 // uf, ul; settings h, l (l is unused: v, ω of eq. 19 follow from the

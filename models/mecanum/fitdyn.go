@@ -7,6 +7,8 @@ import (
 	"github.com/wheelgrad/wheelgrad/losses"
 )
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // cameraLoss is the identification loss at one camera sample, in the step
 // language: the pose predicted for the sample's row comes in as the state,
 // the sample and the spline's closest point as inputs, and the step's cost

@@ -2,6 +2,8 @@ package mecanum
 
 import "github.com/wheelgrad/wheelgrad/dyn"
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // Model is the Mecanum robot's step written once in the step language of
 // package dyn (Luo, Boularias, Aanjaneya §IV): the wheel speeds under
 // friction of eq. 3, ω_j = ω_s,j·(1 − μ_j·M·g·r/(4·Ts)), the body velocity

@@ -49,6 +49,8 @@ func slopeLimit(s, x, acc, dec, dt, T dyn.X) dyn.X {
 	return s.Add(clampT(x.Sub(s), down.Neg(), up, T))
 }
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // PhysicalStep is the physical model of §2.1 and §3.1 (Fig. 7), one step of
 // the micro-controller's internal loop h (5 ms by default: Ts/h steps per
 // 100-ms sample). Per step, in SI units:

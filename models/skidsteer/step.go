@@ -6,6 +6,8 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // Model is the slip-enhanced kinematics of Ordonez et al. §2.2 written once
 // in the step language of package dyn: the actual body velocities of eq. 2,
 // v_y = v_c + δv_y (forward), v_x = δv_x (lateral, to the robot's left),

@@ -121,6 +121,8 @@ func defineBody(tyre string) *dyn.Model {
 	})
 }
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // Body models, one per tyre law: states x, y, psi, u, v, r; inputs the
 // measured wheel speeds wl, wr (rad/s); settings m, Izz, R, W, l1, l2, g,
 // veps, vroll, dt.

@@ -4,6 +4,8 @@ package testmodels
 
 import "github.com/wheelgrad/wheelgrad/dyn"
 
+//go:generate env DYN_UPDATE=1 go test -count=1 -run TestGenerated .
+
 // Kitchen uses every op of the step language once or more, on a state that
 // stays in the ops' domains (logs of positive values, sqrt of positive
 // values, Where shielding a sqrt of a negative value and a division by zero).
