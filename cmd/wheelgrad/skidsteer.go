@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"strings"
@@ -160,7 +161,7 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 	file := strings.Join(files, ",")
 	var md, mt, pd, pt, vmax, wmax float64
 	for _, l := range logs {
-		vmax, wmax = max(vmax, maxAbs(l.Vc)), max(wmax, maxAbs(l.Wc))
+		vmax, wmax = max(vmax, fit.MaxAbs(l.Vc)), max(wmax, fit.MaxAbs(l.Wc))
 		rows := l.PoseRows()
 		nom, err := skidsteer.Simulate(skidsteer.Params{}, l.Pose[rows[0]], l.T[rows[0]:], l.Vc[rows[0]:], l.Wc[rows[0]:])
 		if err != nil {
@@ -173,15 +174,15 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 			q := nom[k-rows[0]]
 			nx[k], ny[k], npsi[k] = q.X, q.Y, q.Psi
 		}
-		a, b := chord(l.T, x, y, psi, rows, 0.5)
-		c, e := chord(l.T, nx, ny, npsi, rows, 0.5)
+		a, b := fit.Chord(l.T, x, y, psi, rows, 0.5)
+		c, e := fit.Chord(l.T, nx, ny, npsi, rows, 0.5)
 		md, mt, pd, pt = md+a, mt+b, pd+c, pt+e
 	}
 	if vmax < 1e-9 && wmax < 1e-9 {
-		return noMotion(file, "every command vc, wc is zero")
+		return fit.NoMotion(file, "every command vc, wc is zero")
 	}
 	if md < 1e-3 && mt < 1e-3 {
-		return noMotion(file, "the poses x, y, psi do not move")
+		return fit.NoMotion(file, "the poses x, y, psi do not move")
 	}
 	if vmax > 5 {
 		d.warnf("%s: |vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", file, vmax)
@@ -189,13 +190,13 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 	if wmax > 10 {
 		d.warnf("%s: |wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", file, wmax)
 	}
-	d.scale(file, "distance travelled", md, pd,
+	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m), or vc too small?",
-		"is vc in mm/s or cm/s instead of m/s, t in ms instead of s, or x, y in km?")
+		"is vc in mm/s or cm/s instead of m/s, t in ms instead of s, or x, y in km?")...)
 	if pt > 0.5 {
-		d.scale(file, "heading change", mt, pt,
+		d.add(fit.Scale(file, "heading change", mt, pt,
 			"is psi in degrees? (FORMATS.md: radians)",
-			"is wc in deg/s instead of rad/s, or t in ms?")
+			"is wc in deg/s instead of rad/s, or t in ms?")...)
 	} else {
 		var s float64
 		n := 0
@@ -249,7 +250,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				_, err := r.Intervals(1, 400)
 				return r.Err(err)
 			}
-			d.timeUnits(src.Path, r.T)
+			d.add(fit.TimeUnits(src.Path, r.T)...)
 			pieces, err := skidsteerPieces(d, a.Gaps, r)
 			if err != nil {
 				return err
@@ -318,7 +319,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				}
 			}
 		}
-		res, err := m.Minimize(prob, x0, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
+		res, err := m.Minimize(prob, x0, a.Fit.Apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("%s iteration %d: loss %.6g", method, it.Iter, it.F)
 			return true
 		}}))
@@ -347,13 +348,13 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		return fmt.Errorf("skidsteer %s: the calibration is out of range, %v (the log's units or scale?); no parameters written", method, err)
 	}
 	sd := cal.Std()
-	var ps []param
+	var ps []fit.Param
 	for k, name := range skidsteer.CoeffNames {
 		v := sd[k]
 		if held[name] {
 			v = 0
 		}
-		ps = append(ps, param{Name: name, Value: cal.A[k], Std: v, Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[name]})
+		ps = append(ps, fit.Param{Name: name, Value: cal.A[k], Std: v, Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[name]})
 	}
 	var nom, calib []skidsteer.TrackError
 	for _, l := range logs {
@@ -367,26 +368,26 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		for _, k := range rows {
 			x[k], y[k] = l.Pose[k].X, l.Pose[k].Y
 		}
-		noise += poseNoise(x, y, rows) / float64(len(logs))
+		noise += fit.PoseNoise(x, y, rows) / float64(len(logs))
 	}
 	rms := skidsteer.RMS(calib)
-	d.residuals("2-s prediction", rms, noise, 0.05, "m")
+	d.add(fit.ResidualNoise("2-s prediction", rms, noise, 0.05, "m")...)
 	sm := summary{Model: "skidsteer", Method: note,
 		Data:   fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
 		Params: ps, Iterations: iters, Evaluations: evals, Elapsed: elapsed, Status: status,
 		Fit: []string{predictionLine(logs, nom, calib)},
 	}
 	sm.print(reportWriter(e, a), d)
-	if a.Fit.settled(optRes) { // unconverged: reported by Fit.check, exit 3
-		if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+	if a.Fit.Settled(optRes) { // unconverged: reported by Fit.check, exit 3
+		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err
 		}
 	}
-	var fit *fitStatus
+	var st *fit.Status
 	if optRes != nil {
-		fit = newFitStatus(method, optRes)
+		st = fit.NewStatus(method, optRes)
 	}
-	if err := e.writeParams(a.Out, out, fit); err != nil {
+	if err := e.writeParams(a.Out, out, st); err != nil {
 		return err
 	}
 	if a.Plot != "" && len(calib) == 0 {
@@ -402,7 +403,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		}
 	}
 	if optRes != nil {
-		return a.Fit.check(e, "skidsteer identify ("+method+")", optRes)
+		return checkFit(e, a.Fit, "skidsteer identify ("+method+")", optRes)
 	}
 	return nil
 }
