@@ -96,6 +96,32 @@ func PoseNoise(x, y []float64, rows []int) float64 {
 	return madScale * median(dev) / math.Sqrt(6)
 }
 
+// AngleNoise estimates the noise (rad) of heading samples at rows as
+// PoseNoise does, from second differences wrapped to (−π, π]: robust to an
+// outlier, a wrap-around or a steady turn. A heading logged in degrees
+// shows as a scatter of tenths of a radian or more. NaN with fewer than
+// three samples.
+func AngleNoise(th []float64, rows []int) float64 {
+	if len(rows) < 3 {
+		return math.NaN()
+	}
+	d := make([]float64, 0, len(rows)-2)
+	for i := 2; i < len(rows); i++ {
+		v := th[rows[i]] - 2*th[rows[i-1]] + th[rows[i-2]]
+		if v -= 2 * math.Pi * math.Round(v/(2*math.Pi)); !math.IsNaN(v) {
+			d = append(d, v)
+		}
+	}
+	m := median(d)
+	for i, v := range d {
+		d[i] = math.Abs(v - m)
+	}
+	if len(d) == 0 {
+		return math.NaN()
+	}
+	return madScale * median(d) / math.Sqrt(6)
+}
+
 // median of v (v is reordered); NaN when empty.
 func median(v []float64) float64 {
 	n := len(v)

@@ -110,3 +110,28 @@ func TestChordScaleUnits(t *testing.T) {
 		t.Errorf("NoMotion: %v", err)
 	}
 }
+
+// AngleNoise recovers white heading noise through a wrap-around and an
+// outlier; a heading in degrees scatters by far more than 0.1.
+func TestAngleNoise(t *testing.T) {
+	const sigma = 0.005
+	rng := rand.New(rand.NewPCG(3, 4))
+	var th, deg []float64
+	var rows []int
+	for k := range 600 {
+		a := math.Remainder(0.02*float64(k)+sigma*rng.NormFloat64(), 2*math.Pi) // turns and wraps
+		th = append(th, a)
+		deg = append(deg, a*180/math.Pi)
+		rows = append(rows, k)
+	}
+	th[200] += 1
+	if got := AngleNoise(th, rows); math.Abs(got/sigma-1) > 0.2 {
+		t.Errorf("AngleNoise %.4g rad, want %.4g within 20 %%", got, sigma)
+	}
+	if got := AngleNoise(deg, rows); got < 0.1 {
+		t.Errorf("degrees: AngleNoise %.4g, want > 0.1", got)
+	}
+	if v := AngleNoise(th, rows[:2]); !math.IsNaN(v) {
+		t.Errorf("two samples: %g", v)
+	}
+}

@@ -237,25 +237,21 @@ func mecanumCorrelation(f *mecanum.Fit, runs []mecanum.Run, x []float64) (infl, 
 	return infl, rms, noise
 }
 
-// headingNoise estimates the heading noise (rad) of the camera samples from
-// their second differences, averaged over the runs.
+// headingNoise estimates the heading noise (rad) of the camera samples
+// (fit.AngleNoise), averaged over the runs; 0 when no run has three.
 func headingNoise(runs []mecanum.Run) float64 {
 	var s float64
 	n := 0
 	for i := range runs {
-		r := &runs[i]
-		cam := r.Camera()
-		for k := 2; k < len(cam); k++ {
-			d := r.Theta[cam[k]] - 2*r.Theta[cam[k-1]] + r.Theta[cam[k-2]]
-			d -= 2 * math.Pi * math.Round(d/(2*math.Pi))
-			s += d * d
+		if v := fit.AngleNoise(runs[i].Theta, runs[i].Camera()); !math.IsNaN(v) {
+			s += v
 			n++
 		}
 	}
 	if n == 0 {
 		return 0
 	}
-	return math.Sqrt(s / float64(n) / 6)
+	return s / float64(n)
 }
 
 func identifyMecanum(e env, a IdentifyArgs) error {

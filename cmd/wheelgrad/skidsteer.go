@@ -201,16 +201,17 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 		var s float64
 		n := 0
 		for _, l := range logs {
-			rows := l.PoseRows()
-			for k := 2; k < len(rows); k++ {
-				e := l.Pose[rows[k]].Psi - 2*l.Pose[rows[k-1]].Psi + l.Pose[rows[k-2]].Psi
-				e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
-				s += e * e
+			psi := make([]float64, len(l.T))
+			for k, q := range l.Pose {
+				psi[k] = q.Psi
+			}
+			if v := fit.AngleNoise(psi, l.PoseRows()); !math.IsNaN(v) {
+				s += v
 				n++
 			}
 		}
-		if n > 0 && math.Sqrt(s/float64(n)/6) > 0.1 {
-			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, math.Sqrt(s/float64(n)/6))
+		if n > 0 && s/float64(n) > 0.1 {
+			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, s/float64(n))
 		}
 	}
 	return nil
