@@ -83,7 +83,7 @@ func Identifiability(names []string, jtj mat.Symmetric) (Ident, error) {
 	lmax := lam[n-1]
 	out := Ident{Std: make([]float64, n), Eigen: lam}
 	inNull := make([]bool, n)
-	var ss = make([]float64, n)
+	ss := make([]float64, n)
 	for k := range n {
 		if lmax > 0 && lam[k] > NullTol*lmax {
 			for i := range n {
@@ -93,26 +93,16 @@ func Identifiability(names []string, jtj mat.Symmetric) (Ident, error) {
 			continue
 		}
 		c := make([]float64, n)
-		var nrm float64
-		big := 0
 		for i := range n {
 			c[i] = d[i] * q.At(i, k)
-			nrm += c[i] * c[i]
-			if math.Abs(c[i]) > math.Abs(c[big]) {
-				big = i
-			}
 		}
-		nrm = math.Sqrt(nrm)
-		if c[big] < 0 {
-			nrm = -nrm
-		}
-		for i := range n {
-			c[i] /= nrm
-			if math.Abs(c[i]) > 1e-6 {
+		dir := NewDirection(names, c)
+		for i, v := range dir.Coef {
+			if math.Abs(v) > 1e-6 {
 				inNull[i] = true
 			}
 		}
-		out.Null = append(out.Null, Direction{Coef: c, Text: combination(names, c)})
+		out.Null = append(out.Null, dir)
 	}
 	for i := range n {
 		out.Std[i] = math.Sqrt(ss[i])
@@ -121,6 +111,29 @@ func Identifiability(names []string, jtj mat.Symmetric) (Ident, error) {
 		}
 	}
 	return out, nil
+}
+
+// NewDirection is the direction c over the parameters called names,
+// scaled to unit length with its largest entry positive, and named.
+func NewDirection(names []string, c []float64) Direction {
+	u := make([]float64, len(c))
+	var nrm float64
+	big := 0
+	for i, v := range c {
+		nrm += v * v
+		if math.Abs(v) > math.Abs(c[big]) {
+			big = i
+		}
+	}
+	if nrm = math.Sqrt(nrm); len(c) > 0 && c[big] < 0 {
+		nrm = -nrm
+	}
+	for i, v := range c {
+		if nrm != 0 {
+			u[i] = v / nrm
+		}
+	}
+	return Direction{Coef: u, Text: combination(names, u)}
 }
 
 // combination writes Σ c_i·name_i, leaving out |c_i| < 1e-3.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 )
 
 // Residual is the one residual figure of a fit, with what it measures
@@ -15,9 +16,13 @@ type Residual struct {
 
 // Report is the outcome of one identification, whatever the model.
 type Report struct {
-	Model    string
-	Params   []Param
-	Residual Residual
+	Model string
+	// What was fitted and how, as a summary names them: Data e.g. "3
+	// run(s), 5040 rows", Method e.g. "lbfgsb (analytic)" (the optimiser's
+	// own name is Status.Method).
+	Data, Method string
+	Params       []Param
+	Residual     Residual
 	// Status is the optimiser's; nil for a fit that is not an optimiser's
 	// (a filter, a closed form).
 	Status   *Status
@@ -25,6 +30,13 @@ type Report struct {
 	// Null are the parameter combinations the data do not determine (from
 	// Identifiability, where the model provides JᵀJ).
 	Null []Direction
+	// Evaluations of the objective (0: not counted) and the wall time.
+	Evaluations int
+	Elapsed     time.Duration
+	// Lines about the fit (loss, residuals, prediction errors, how σ was
+	// obtained) and the model's own notes (identifiability, ...), as text
+	// for a summary.
+	Lines, Notes []string
 }
 
 type jsonParam struct {

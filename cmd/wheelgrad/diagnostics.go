@@ -24,8 +24,8 @@ import (
 //     nothing moved;
 //   - after the fit: a fit.Param per parameter (its verdict is never
 //     "determined" when σ is wider than the bound range), fit.OnBound,
-//     fit.ResidualNoise, and printSummary, the one summary block of every
-//     identify;
+//     fit.ResidualNoise, and printSummary of the fit.Report, the one
+//     summary block of every identify;
 //   - fit.CheckDetermined: undetermined parameters are refused (exit 1)
 //     unless -allow-undetermined.
 //
@@ -72,39 +72,28 @@ func checkGaps(d *diag, policy string, t []float64, isCmd func(int) bool, canSpl
 	return pieces, err
 }
 
-// summary is the block every identify prints (FORMATS.md addition): what
-// was fitted, how, the parameters with σ where known, the fit, warnings.
-type summary struct {
-	Model, Method string
-	Data          string // e.g. "3 runs, 5040 rows"
-	Params        []fit.Param
-	Iterations    int
-	Evaluations   int
-	Elapsed       time.Duration
-	Status        string
-	Fit           []string // lines about the fit (loss, residual RMS, prediction errors)
-	Notes         []string // the model's own extra lines (identifiability, ...)
-}
-
-func (s summary) print(w io.Writer, d *diag) {
-	fmt.Fprintf(w, "%s identify: %s\n", s.Model, s.Data)
-	it := ""
-	if s.Iterations > 0 {
-		it = fmt.Sprintf(", %d iterations", s.Iterations)
+// printSummary prints the block every identify prints (FORMATS.md
+// addition) from the fit's report: what was fitted, how, the parameters
+// with σ where known, the fit, and the count of its warnings (those found
+// so far).
+func printSummary(w io.Writer, r fit.Report) {
+	fmt.Fprintf(w, "%s identify: %s\n", r.Model, r.Data)
+	it, st := "", ""
+	if r.Status != nil {
+		if r.Status.Iterations > 0 {
+			it = fmt.Sprintf(", %d iterations", r.Status.Iterations)
+		}
+		st = ", " + r.Status.Reason
 	}
-	if s.Evaluations > 0 {
-		it += fmt.Sprintf(", %d evaluations", s.Evaluations)
+	if r.Evaluations > 0 {
+		it += fmt.Sprintf(", %d evaluations", r.Evaluations)
 	}
-	st := ""
-	if s.Status != "" {
-		st = ", " + s.Status
-	}
-	fmt.Fprintf(w, "  method %s%s, %s%s\n", s.Method, it, s.Elapsed.Round(time.Millisecond), st)
+	fmt.Fprintf(w, "  method %s%s, %s%s\n", r.Method, it, r.Elapsed.Round(time.Millisecond), st)
 	width := 0
-	for _, p := range s.Params {
+	for _, p := range r.Params {
 		width = max(width, len([]rune(p.Name)))
 	}
-	for _, p := range s.Params {
+	for _, p := range r.Params {
 		pad := strings.Repeat(" ", width-len([]rune(p.Name)))
 		sd := "σ unknown"
 		if !math.IsNaN(p.Std) {
@@ -116,13 +105,13 @@ func (s summary) print(w io.Writer, d *diag) {
 		}
 		fmt.Fprintf(w, "  %s%s = %11.5g %s%s\n", p.Name, pad, p.Value, sd, v)
 	}
-	for _, l := range s.Fit {
+	for _, l := range r.Lines {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	for _, l := range s.Notes {
+	for _, l := range r.Notes {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	if n := len(d.warns); n > 0 {
+	if n := len(r.Warnings); n > 0 {
 		fmt.Fprintf(w, "  %d warning(s) (on stderr): check the log's units and gaps before trusting these numbers\n", n)
 	} else {
 		fmt.Fprintf(w, "  no warnings\n")

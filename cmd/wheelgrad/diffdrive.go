@@ -261,7 +261,8 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	z0, z := init.Zeta(), res.Params.Zeta()
 	var ps []fit.Param
 	for i, n := range names {
-		ps = append(ps, fit.Param{Name: n, Value: z[i], Std: math.NaN(), Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[i], Undetermined: undet[n] && !held[i]})
+		ps = append(ps, fit.Param{Name: n, Value: z[i], Std: math.NaN(), StdReason: "not computed for this model (Park's calibration gives no covariance)",
+			Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[i], Undetermined: undet[n] && !held[i]})
 		if r := z[i] / z0[i]; z0[i] > 0 && (r > 4 || r < 0.25) {
 			d.warnf("%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r)
 		}
@@ -270,21 +271,22 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if a.Method != "" {
 		mode = a.Method
 	}
-	status := ""
-	if n := len(res.Stages); n > 0 {
-		status = res.Stages[n-1].Status.String()
-	}
-	sm := summary{Model: "diffdrive", Method: mode,
-		Data:   fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
-		Params: ps, Iterations: res.Iterations, Evaluations: res.Evaluations, Elapsed: res.Runtime, Status: status,
-		Fit: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
-	}
-	sm.print(reportWriter(e, a), d)
+	// The status of the last stage (the exact loss) is the fit's, with the
+	// iterations of every stage.
 	var lastStage *opt.Result
+	rep := fit.Report{Model: "diffdrive", Method: mode,
+		Data:     fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
+		Params:   ps,
+		Warnings: d.warns, Evaluations: res.Evaluations, Elapsed: res.Runtime,
+		Lines: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
+	}
 	if n := len(res.Stages); n > 0 {
 		lastStage = res.Stages[n-1]
+		rep.Status = fit.NewStatus(methodName(a.Method), lastStage)
+		rep.Status.Iterations = res.Iterations
 	}
-	if a.Fit.Settled(lastStage) { // unconverged: reported by Fit.check, exit 3
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(lastStage) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2")); err != nil {
 			return err
 		}
@@ -311,17 +313,13 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	// The status of the last stage (the exact loss) is the fit's.
-	if len(res.Stages) == 0 {
+	if lastStage == nil {
 		return fmt.Errorf("%s: calibration ran no optimiser stage", a.Data[0])
 	}
-	last := res.Stages[len(res.Stages)-1]
-	st := fit.NewStatus(methodName(a.Method), last)
-	st.Iterations = res.Iterations
-	if err := e.writeParams(a.Out, res.Params, st); err != nil {
+	if err := e.writeParams(a.Out, res.Params, rep.Status); err != nil {
 		return err
 	}
-	return checkFit(e, a.Fit, "diffdrive identify", last)
+	return checkFit(e, a.Fit, "diffdrive identify", lastStage)
 }
 
 func methodName(m string) string {

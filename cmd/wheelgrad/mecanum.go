@@ -406,12 +406,14 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		d.warnf("mecanum identify: the residual (%.3g m RMS) is %.0f× the camera noise the log shows (%.2g m): the fit is probably a wrong local optimum, or the model or the units (mm? degrees? rpm?) do not match the log",
 			res.Ident.Noise, res.Ident.Noise/cn, cn)
 	}
-	s := summary{
+	s := fit.Report{
 		Model: "mecanum", Method: fmt.Sprintf("%s (%s)", method, grad),
-		Data:   fmt.Sprintf("%d run(s), %d parameters (μ and %s start poses)", f.Runs(), f.Dim(), cmpOr(a.Extra["pose"], "free")),
-		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations,
-		Elapsed: res.Wall, Status: res.Opt.Status.String(),
-		Fit: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
+		Data:        fmt.Sprintf("%d run(s), %d parameters (μ and %s start poses)", f.Runs(), f.Dim(), cmpOr(a.Extra["pose"], "free")),
+		Params:      ps,
+		Residual:    fit.Residual{Name: "camera position", Unit: "m", RMS: rms},
+		Status:      fit.NewStatus(method, res.Opt),
+		Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Wall,
+		Lines: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
 			sigmaNote},
 	}
 	if len(res.Windows) > 0 {
@@ -436,6 +438,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	for _, u := range id.Undetermined() {
 		s.Notes = append(s.Notes, fmt.Sprintf("NOT determined: μ + t·(%.4f, %.4f, %.4f, %.4f) predicts the same trajectories for every t", u[0], u[1], u[2], u[3]))
+		s.Null = append(s.Null, fit.NewDirection(mecanumNames, u[:]))
 	}
 	all := true
 	for _, q := range ps {
@@ -444,8 +447,9 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	if all {
 		s.Notes = append(s.Notes, "every μ_j is determined")
 	}
-	s.print(reportWriter(e, a), d)
-	if a.Fit.Settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
+	s.Warnings = d.warns
+	printSummary(reportWriter(e, a), s)
+	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior")); err != nil {
 			return err
 		}
@@ -455,7 +459,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	if err := e.writeParams(a.Out, out, fit.NewStatus(method, res.Opt)); err != nil {
+	if err := e.writeParams(a.Out, out, s.Status); err != nil {
 		return err
 	}
 	return checkFit(e, a.Fit, "mecanum identify ("+method+")", res.Opt)

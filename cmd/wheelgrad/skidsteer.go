@@ -279,7 +279,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	start := time.Now()
 	var cal *skidsteer.Calibration
 	var note string
-	iters, evals, status := 0, 0, ""
+	evals := 0
 	var optRes *opt.Result // batch methods
 	switch method {
 	case "ekf":
@@ -333,7 +333,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 			return err
 		}
 		note = fmt.Sprintf("batch %s over %d intervals", method, len(iv.Z))
-		iters, evals, status = res.Iterations, res.FuncEvaluations, res.Status.String()
+		evals = res.FuncEvaluations
 	}
 	elapsed := time.Since(start)
 	out := cal.Params()
@@ -373,22 +373,23 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	}
 	rms := skidsteer.RMS(calib)
 	d.add(fit.ResidualNoise("2-s prediction", rms, noise, 0.05, "m")...)
-	sm := summary{Model: "skidsteer", Method: note,
-		Data:   fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
-		Params: ps, Iterations: iters, Evaluations: evals, Elapsed: elapsed, Status: status,
-		Fit: []string{predictionLine(logs, nom, calib)},
+	rep := fit.Report{Model: "skidsteer", Method: note,
+		Data:     fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
+		Params:   ps,
+		Residual: fit.Residual{Name: "2-s prediction", Unit: "m", RMS: rms},
+		Warnings: d.warns, Evaluations: evals, Elapsed: elapsed,
+		Lines: []string{predictionLine(logs, nom, calib)},
 	}
-	sm.print(reportWriter(e, a), d)
-	if a.Fit.Settled(optRes) { // unconverged: reported by Fit.check, exit 3
+	if optRes != nil {
+		rep.Status = fit.NewStatus(method, optRes)
+	}
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(optRes) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err
 		}
 	}
-	var st *fit.Status
-	if optRes != nil {
-		st = fit.NewStatus(method, optRes)
-	}
-	if err := e.writeParams(a.Out, out, st); err != nil {
+	if err := e.writeParams(a.Out, out, rep.Status); err != nil {
 		return err
 	}
 	if a.Plot != "" && len(calib) == 0 {

@@ -243,18 +243,21 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if nn > 0 {
 		d.add(fit.ResidualNoise("pose position", res.PoseRMS, noise/float64(nn), 0.02, "m")...)
 	}
-	sm := summary{Model: "tire", Method: "lbfgsb (" + p.Tyre + " tyres)",
-		Data:   fmt.Sprintf("%d run(s), %d pose samples", len(runs), res.Samples),
-		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime, Status: res.Opt.Status.String(),
-		Fit: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
+	rep := fit.Report{Model: "tire", Method: "lbfgsb (" + p.Tyre + " tyres)",
+		Data:     fmt.Sprintf("%d run(s), %d pose samples", len(runs), res.Samples),
+		Params:   ps,
+		Residual: fit.Residual{Name: "pose position", Unit: "m", RMS: res.PoseRMS},
+		Status:   fit.NewStatus("lbfgsb", res.Opt),
+		Warnings: d.warns, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime,
+		Lines: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
 	}
-	sm.print(reportWriter(e, a), d)
-	if a.Fit.Settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err
 		}
 	}
-	if err := e.writeParams(a.Out, res.Params, fit.NewStatus("lbfgsb", res.Opt)); err != nil {
+	if err := e.writeParams(a.Out, res.Params, rep.Status); err != nil {
 		return err
 	}
 	if a.Plot != "" {
