@@ -96,7 +96,7 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 			"are vr, vl in km/h or the joystick commands on another scale than the paper's ±100? (or -init's start values far from this robot)")...)
 	}
 	if m := fit.MaxAbs(lg.VR, lg.VL); m > 5 {
-		d.warnf("%s: wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", file, m)
+		d.add(fit.Warnf(file, "wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", m))
 	}
 	// Wheel accelerations: the 99th percentile of |Δv|/h (spikes and
 	// hang-ups stay below it) above 20 m/s² is no wheelchair or mobile
@@ -108,7 +108,7 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 	if len(acc) > 0 {
 		sort.Float64s(acc)
 		if a99 := acc[len(acc)*99/100]; a99 > 20 {
-			d.warnf("%s: wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", file, a99, init.H)
+			d.add(fit.Warnf(file, "wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", a99, init.H))
 		}
 	}
 	undetermined = map[string]bool{}

@@ -141,12 +141,12 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 					q.ID = fmt.Sprintf("%s#%d", r.ID, pi+1)
 				}
 				if len(q.Camera()) < 3 {
-					d.warnf("%s: the piece of run %q from line %d has fewer than three camera poses after the gap split: left out", f, r.ID, t.Line[q.Row])
+					d.add(fit.Warnf(f, "the piece of run %q from line %d has fewer than three camera poses after the gap split: left out", r.ID, t.Line[q.Row]))
 					continue
 				}
 				runs = append(runs, q)
 			}
-			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", f, r.ID, len(pieces)-1, len(pieces))
+			d.add(fit.Warnf(f, "run %q split at %d time gap(s) into %d runs (-gaps split)", r.ID, len(pieces)-1, len(pieces)))
 		}
 	}
 	return runs, nil
@@ -183,7 +183,7 @@ func mecanumChecks(d *diag, runs []mecanum.Run, p mecanum.Params, files []string
 		return fit.NoMotion(file, "the camera poses x, y, theta do not move")
 	}
 	if wmax > 200 {
-		d.warnf("%s: commanded wheel speeds reach %.4g rad/s: are w1..w4 in rpm or deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "commanded wheel speeds reach %.4g rad/s: are w1..w4 in rpm or deg/s? (FORMATS.md: rad/s)", wmax))
 	}
 	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m), or w1..w4 too small?",
@@ -193,7 +193,7 @@ func mecanumChecks(d *diag, runs []mecanum.Run, p mecanum.Params, files []string
 			"is theta in degrees? (FORMATS.md: radians)",
 			"are w1..w4 in rpm or deg/s instead of rad/s, or t in ms?")...)
 	} else if hn := headingNoise(runs); hn > 0.1 {
-		d.warnf("%s: theta scatters by %.3g rad from sample to sample: is theta in degrees? (FORMATS.md: radians)", file, hn)
+		d.add(fit.Warnf(file, "theta scatters by %.3g rad from sample to sample: is theta in degrees? (FORMATS.md: radians)", hn))
 	}
 	return nil
 }

@@ -146,12 +146,12 @@ func skidsteerPieces(d *diag, policy string, r skidsteer.Run) ([]*skidsteer.Log,
 		a, b := pc[0], pc[1]
 		q := &skidsteer.Log{T: l.T[a:b], Vc: l.Vc[a:b], Wc: l.Wc[a:b], Pose: l.Pose[a:b], HasPose: l.HasPose[a:b]}
 		if len(q.PoseRows()) < 2 {
-			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", r.Table.File, r.Table.Line[r.Row+a])
+			d.add(fit.Warnf(r.Table.File, "the piece from line %d has fewer than two poses after the gap split: left out", r.Table.Line[r.Row+a]))
 			continue
 		}
 		out = append(out, q)
 	}
-	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", r.Table.File, len(pieces)-1, len(out))
+	d.add(fit.Warnf(r.Table.File, "split at %d time gap(s) into %d runs (-gaps split)", len(pieces)-1, len(out)))
 	return out, nil
 }
 
@@ -185,10 +185,10 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 		return fit.NoMotion(file, "the poses x, y, psi do not move")
 	}
 	if vmax > 5 {
-		d.warnf("%s: |vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", file, vmax)
+		d.add(fit.Warnf(file, "|vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", vmax))
 	}
 	if wmax > 10 {
-		d.warnf("%s: |wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "|wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", wmax))
 	}
 	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m), or vc too small?",
@@ -211,7 +211,7 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 			}
 		}
 		if n > 0 && s/float64(n) > 0.1 {
-			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, s/float64(n))
+			d.add(fit.Warnf(file, "psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", s/float64(n)))
 		}
 	}
 	return nil

@@ -160,7 +160,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 				}
 				runs = append(runs, q)
 			}
-			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", path, r.ID, len(pieces)-1, len(pieces))
+			d.add(fit.Warnf(path, "run %q split at %d time gap(s) into %d runs (-gaps split)", r.ID, len(pieces)-1, len(pieces)))
 		}
 	}
 	if err := tireChecks(d, runs, p, a.Data); err != nil {
@@ -303,7 +303,7 @@ func tireChecks(d *diag, runs []*tire.Run, p tire.Params, files []string) error 
 		return fit.NoMotion(file, "every wheel speed wl, wr is zero")
 	}
 	if wmax > 200 {
-		d.warnf("%s: wheel speeds reach %.4g rad/s: are wl, wr in rpm or deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "wheel speeds reach %.4g rad/s: are wl, wr in rpm or deg/s? (FORMATS.md: rad/s)", wmax))
 	}
 	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m)?",
