@@ -14,18 +14,22 @@
 //     HeldSet turns fix/free lists into the held set.
 //   - Gaps: CommandGaps finds the rows after a time gap in a run's command
 //     stream, ApplyGaps applies a GapPolicy (error, split, bridge).
-//   - TimeUnits, Scale, Chord, PoseNoise (a MAD estimate, robust to
-//     outliers), ResidualNoise, MaxAbs, NoMotion: units, scale and motion.
+//   - TimeUnits, Scale, Chord, PoseNoise and AngleNoise (MAD estimates from
+//     second differences, robust to outliers), ResidualNoise, MaxAbs,
+//     NoMotion: units, scale, noise and motion.
 //   - CorrelationInflation: Gauss–Newton σ assumes independent residuals; a
 //     trajectory's residuals are correlated in time, and σ grows by
 //     sqrt((1+ρ)/(1−ρ)) for a lag-1 autocorrelation ρ.
-//   - Identifiability: σ per parameter and the null directions of JᵀJ.
+//   - Identifiability: σ per parameter and the null directions of JᵀJ;
+//     NewDirection names a direction a model found itself.
 //   - Status and Settings: an optimiser's opt.Result as a parameter file
 //     records it, and the judgement converged / accepted / unconverged /
 //     failed.
 //   - Channel: NRMSE and fit % = 100·(1 − ‖y − ŷ‖/‖y − mean(y)‖) as
 //     MATLAB's compare reports them, and the RMS error.
-//   - Report: all of it for one fit, with Report.JSON.
+//   - Report: all of it for one fit (and what a summary says besides: the
+//     data, the method, evaluations, time, the model's own lines), with
+//     Report.JSON.
 //
 // Nothing here prints: warnings are Warning values that a face (the command
 // line, a notebook, a fleet pipeline) presents. Messages name the command

@@ -95,3 +95,16 @@ func TestIdentifiabilityNullDirection(t *testing.T) {
 		t.Errorf("NaN: %v", err)
 	}
 }
+
+func TestNewDirection(t *testing.T) {
+	d := NewDirection([]string{"mu1", "mu2", "mu3"}, []float64{-3, 4, 0})
+	if d.Coef[0] != -0.6 || d.Coef[1] != 0.8 || d.Coef[2] != 0 || d.Text != "−0.6·mu1 + 0.8·mu2" {
+		t.Errorf("%+v, want (−0.6, 0.8, 0): unit length, the largest entry positive", d)
+	}
+	if d := NewDirection([]string{"a", "b"}, []float64{1, -2}); d.Coef[1] <= 0 || math.Abs(d.Coef[0]+1/math.Sqrt(5)) > 1e-15 {
+		t.Errorf("sign: %+v, want the largest entry made positive", d)
+	}
+	if d := NewDirection([]string{"a"}, []float64{0}); d.Coef[0] != 0 || d.Text != "" {
+		t.Errorf("zero: %+v", d)
+	}
+}
