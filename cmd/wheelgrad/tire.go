@@ -217,7 +217,11 @@ func identifyTire(e env, a IdentifyArgs) error {
 	var ps []fit.Param
 	for k, n := range res.Free {
 		lo, hi := tire.Bounds(p.Tyre, n)
-		ps = append(ps, fit.Param{Name: n, Value: res.Value[k], Std: res.Std[k], Lower: lo, Upper: hi, Undetermined: math.IsNaN(res.Std[k])})
+		q := fit.Param{Name: n, Value: res.Value[k], Std: res.Std[k], Lower: lo, Upper: hi, Undetermined: math.IsNaN(res.Std[k])}
+		if q.Undetermined {
+			q.StdReason = "no Gauss–Newton σ: JᵀJ is singular (or there are fewer pose samples than parameters)"
+		}
+		ps = append(ps, q)
 	}
 	for _, warn := range res.Warnings {
 		d.warnf("%s", warn)
