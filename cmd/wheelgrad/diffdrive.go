@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"sort"
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/opt"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/wheelgrad/wheelgrad/fit"
 	"image/color"
 	"io"
 	"math"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )

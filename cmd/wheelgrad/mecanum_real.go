@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )

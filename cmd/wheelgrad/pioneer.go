@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/pioneer"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
