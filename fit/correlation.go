@@ -18,18 +18,22 @@ import "math"
 //
 // infl is 1 when ρ ≤ 0 or there are no residuals, and at most the square
 // root of the samples per series (n/len(series)): a series counts as at
-// least one independent sample. ρ is capped at 0.9999.
+// least one independent sample. ρ is capped at 0.9999. NaN entries
+// (missing samples) are left out, with the products they take part in.
 func CorrelationInflation(series [][]float64) (infl, rho float64) {
 	var num, den float64
 	n := 0
 	for _, s := range series {
 		for k, e := range s {
+			if math.IsNaN(e) {
+				continue
+			}
 			den += e * e
-			if k > 0 {
+			n++
+			if k > 0 && !math.IsNaN(s[k-1]) {
 				num += e * s[k-1]
 			}
 		}
-		n += len(s)
 	}
 	if n == 0 || den == 0 {
 		return 1, 0
@@ -43,16 +47,18 @@ func CorrelationInflation(series [][]float64) (infl, rho float64) {
 	return min(infl, math.Sqrt(float64(n)/float64(len(series)))), rho
 }
 
-// RMS is the root mean square over every value of the series; NaN when
-// there are none.
+// RMS is the root mean square over every value of the series that is not
+// NaN; NaN when there are none.
 func RMS(series ...[]float64) float64 {
 	var ss float64
 	n := 0
 	for _, s := range series {
 		for _, e := range s {
-			ss += e * e
+			if !math.IsNaN(e) {
+				ss += e * e
+				n++
+			}
 		}
-		n += len(s)
 	}
 	if n == 0 {
 		return math.NaN()

@@ -75,7 +75,11 @@ func TestCorrelationInflationAR1(t *testing.T) {
 	if infl, _ := CorrelationInflation(nil); infl != 1 {
 		t.Errorf("no residuals: %g", infl)
 	}
-	if r := RMS([]float64{3}, []float64{4, 0}); math.Abs(r-math.Sqrt(25.0/3)) > 1e-15 {
+	// a missing sample breaks the lag-1 products around it
+	if infl, r := CorrelationInflation([][]float64{{1, math.NaN(), 1, 1}}); math.Abs(r-1.0/3) > 1e-15 || math.Abs(infl-math.Sqrt(2)) > 1e-12 {
+		t.Errorf("with NaN: ρ̂ %g, inflation %g; want 1/3 and min(√2, √3)", r, infl)
+	}
+	if r := RMS([]float64{3, math.NaN()}, []float64{4, 0}); math.Abs(r-math.Sqrt(25.0/3)) > 1e-15 {
 		t.Errorf("RMS %g", r)
 	}
 }
