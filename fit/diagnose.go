@@ -165,3 +165,32 @@ func MaxAbs(v ...[]float64) float64 {
 func NoMotion(file, what string) error {
 	return fmt.Errorf("%s: %s: nothing in the log excites the model, so no parameter can be identified (the start values would come back unchanged)", file, what)
 }
+
+// PoseOutliers returns the rows (of rows) whose position lies more than k
+// standard deviations from the midpoint of its neighbours, e = p[i] −
+// (p[i−1] + p[i+1])/2, whose standard deviation is sqrt(3/2)·σ for white
+// noise σ (PoseNoise, which one outlier does not move). A single outlier A
+// shows as e = A at its row and −A/2 at each neighbour: only the largest of
+// three adjacent deviations is returned. For normal noise a sample is a
+// false alarm with probability e^(−k²/2) (the Rayleigh tail of the 2-D
+// deviation): 1.5·10⁻⁸ for k = 6. None when σ is not positive.
+func PoseOutliers(x, y []float64, rows []int, k float64) []int {
+	sigma := PoseNoise(x, y, rows)
+	if !(sigma > 0) {
+		return nil
+	}
+	lim := k * math.Sqrt(1.5) * sigma
+	n := len(rows)
+	dev := make([]float64, n)
+	for i := 1; i < n-1; i++ {
+		a, b, c := rows[i-1], rows[i], rows[i+1]
+		dev[i] = math.Hypot(x[b]-(x[a]+x[c])/2, y[b]-(y[a]+y[c])/2)
+	}
+	var out []int
+	for i := 1; i < n-1; i++ {
+		if dev[i] > lim && dev[i] >= dev[i-1] && dev[i] >= dev[i+1] {
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}

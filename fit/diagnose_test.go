@@ -135,3 +135,21 @@ func TestAngleNoise(t *testing.T) {
 		t.Errorf("two samples: %g", v)
 	}
 }
+
+// Two planted outliers are found, and nothing else on 600 samples of
+// normal noise.
+func TestPoseOutliers(t *testing.T) {
+	const sigma = 0.003
+	_, x, y, rows := noisyCircle(sigma, 9)
+	if got := PoseOutliers(x, y, rows, 6); len(got) != 0 {
+		t.Errorf("clean log: outliers at %v", got)
+	}
+	x[100] += 0.05
+	y[400] -= 0.03
+	if got := PoseOutliers(x, y, rows, 6); len(got) != 2 || got[0] != 100 || got[1] != 400 {
+		t.Errorf("outliers at %v, want [100 400]", got)
+	}
+	if got := PoseOutliers(x, y, rows[:2], 6); got != nil {
+		t.Errorf("two samples: %v", got)
+	}
+}

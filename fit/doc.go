@@ -15,8 +15,9 @@
 //   - Gaps: CommandGaps finds the rows after a time gap in a run's command
 //     stream, ApplyGaps applies a GapPolicy (error, split, bridge).
 //   - TimeUnits, Scale, Chord, PoseNoise and AngleNoise (MAD estimates from
-//     second differences, robust to outliers), ResidualNoise, MaxAbs,
-//     NoMotion: units, scale, noise and motion.
+//     second differences, robust to outliers), PoseOutliers,
+//     ResidualNoise, MaxAbs, NoMotion: units, scale, noise, outliers and
+//     motion.
 //   - CorrelationInflation: Gauss–Newton σ assumes independent residuals; a
 //     trajectory's residuals are correlated in time, and σ grows by
 //     sqrt((1+ρ)/(1−ρ)) for a lag-1 autocorrelation ρ.

@@ -9,7 +9,9 @@ import (
 
 // Param is one identified parameter. Std is its standard deviation: NaN
 // when it cannot be computed (StdReason says why), +Inf when the data do
-// not determine it at all. Lower and Upper are its bounds, ±Inf for none.
+// not determine it at all. Lower and Upper are its bounds, ±Inf for none
+// (an empty range, such as the zero value's, counts as none for the
+// verdict).
 type Param struct {
 	Name, Unit   string
 	Value        float64
