@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -712,81 +711,5 @@ func TestDiagValidateOtherModels(t *testing.T) {
 	st, rep, errOut = runCLI("validate", "-model", "diffdrive", "-params", paper, "-data", dd, "-plot", filepath.Join(dir, "dd.svg"))
 	if st != 0 || fitOf(t, rep, "v") < 80 {
 		t.Errorf("diffdrive: status %d, report %q, stderr %q", st, rep, errOut)
-	}
-}
-
-// The wording never says "determined" for σ wider than the bound range;
-// a parameter on its bound warns; -fix / -free parse.
-func TestDiagVerdicts(t *testing.T) {
-	for _, c := range []struct {
-		p    param
-		want string
-	}{
-		{param{Name: "mu1", Value: 0.5, Std: 0.001, Lo: 0, Hi: 2}, "determined"},
-		{param{Name: "mu1", Value: 0.5, Std: 0.2, Lo: 0, Hi: 2}, "poorly determined"},
-		{param{Name: "mu1", Value: 1.99, Std: 290, Lo: 0, Hi: 2}, "NOT determined by these logs (σ spans the bound range)"},
-		{param{Name: "mu1", Value: 0.5, Std: math.NaN(), Lo: 0, Hi: 2, Undetermined: true}, "NOT determined by these logs"},
-		{param{Name: "a32", Value: -0.25, Std: 0.01, Lo: math.Inf(-1), Hi: math.Inf(1)}, "determined"},
-		{param{Name: "a13", Value: 0.01, Std: 0.4, Lo: math.Inf(-1), Hi: math.Inf(1)}, "NOT determined by these logs"},
-		{param{Name: "c1", Value: 0.4, Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: true}, "fixed at -init"},
-	} {
-		if got := c.p.verdict(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
-		}
-	}
-	var b strings.Builder
-	d := newDiag(&b)
-	d.onBound([]param{{Name: "mu3", Value: 2, Lo: 0, Hi: 2}, {Name: "mu2", Value: 1, Lo: 0, Hi: 2}})
-	if len(d.warns) != 1 || !strings.Contains(b.String(), "mu3 ended on its upper bound 2") {
-		t.Errorf("onBound: %q", b.String())
-	}
-	if err := checkDetermined(d, []param{{Name: "mu1", Value: 1, Std: 5, Lo: 0, Hi: 2}}, false, ""); err == nil || !strings.Contains(err.Error(), "-fix mu1") {
-		t.Errorf("checkDetermined: %v", err)
-	}
-	names := []string{"a", "b", "c"}
-	if h, err := fixedSet(names, "a,c", ""); err != nil || !h["a"] || h["b"] || !h["c"] {
-		t.Errorf("-fix a,c: %v %v", h, err)
-	}
-	if h, err := fixedSet(names, "", "b"); err != nil || !h["a"] || h["b"] || !h["c"] {
-		t.Errorf("-free b: %v %v", h, err)
-	}
-	for _, bad := range [][2]string{{"x", ""}, {"a", "b"}, {"a,b,c", ""}} {
-		if _, err := fixedSet(names, bad[0], bad[1]); err == nil {
-			t.Errorf("-fix %q -free %q: no error", bad[0], bad[1])
-		}
-	}
-}
-
-// In an asynchronous log the gap is in the command stream: sensor rows
-// inside it do not bridge it, and sensor rows after the last command are
-// no gap (the last command holds).
-func TestCommandGapsAsynchronous(t *testing.T) {
-	var tt []float64
-	var cmd []bool
-	for k := 0; k < 100; k++ { // commands every 4 ms, a camera row every 16 ms
-		tc := 0.004 * float64(k)
-		if k >= 50 && k < 60 {
-			tc = -1 // 40 ms without commands
-		}
-		if tc >= 0 {
-			tt, cmd = append(tt, tc), append(cmd, true)
-		}
-		if k%4 == 1 {
-			tt, cmd = append(tt, 0.004*float64(k)+0.001), append(cmd, false)
-		}
-	}
-	for k := 1; k <= 10; k++ { // camera rows after the commands end
-		tt, cmd = append(tt, tt[len(tt)-1]+0.016), append(cmd, false)
-	}
-	rows, prev, med := commandGaps(tt, func(i int) bool { return cmd[i] })
-	if len(rows) != 1 || math.Abs(tt[rows[0]]-0.24) > 1e-12 || math.Abs(tt[prev[0]]-0.196) > 1e-12 || math.Abs(med-0.004) > 1e-12 {
-		t.Fatalf("gaps at %v after %v (median %g); want one, from t = 0.196 to 0.24, median 0.004", rows, prev, med)
-	}
-	if all, _, _ := commandGaps(tt, nil); len(all) != 0 {
-		t.Errorf("every row as a command row: gaps %v, want none (the sensor rows fill the stretch)", all)
-	}
-	pieces, err := checkGaps(newDiag(io.Discard), gapsSplit, tt, func(i int) bool { return cmd[i] }, true, nil)
-	if err != nil || len(pieces) != 2 || pieces[0][1] != prev[0]+1 || pieces[1][0] != rows[0] {
-		t.Errorf("split: %v, %v; want [0, %d) and [%d, %d)", pieces, err, prev[0]+1, rows[0], len(tt))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/opt"
@@ -62,7 +63,7 @@ func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, in
 	if _, err := checkGaps(d, gaps, r.T, nil, false, tableRowErr(tab, 0)); err != nil {
 		return r.Log(), err
 	}
-	if rows, _ := gapRows(r.T); len(rows) > 0 { // bridged: the rows as consecutive steps
+	if rows, _ := fit.GapRows(r.T); len(rows) > 0 { // bridged: the rows as consecutive steps
 		return r.Log(), nil
 	}
 	lg, worst, err := calibrate.Resample(r, p.H, hSource(initPath, p))
@@ -78,11 +79,11 @@ func diffdriveUniform(e env, d *diag, tab *dataset.Table, p diffdrive.Params, in
 // model's prediction (units), and names the parameters the commands cannot
 // excite.
 func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Params) (undetermined map[string]bool, err error) {
-	if maxAbs(lg.UF, lg.UL) < 1e-12 {
-		return nil, noMotion(file, "every joystick command uf, ul is zero")
+	if fit.MaxAbs(lg.UF, lg.UL) < 1e-12 {
+		return nil, fit.NoMotion(file, "every joystick command uf, ul is zero")
 	}
-	if maxAbs(lg.VR, lg.VL) < 1e-6 {
-		return nil, noMotion(file, "the measured wheel speeds vr, vl are zero throughout")
+	if fit.MaxAbs(lg.VR, lg.VL) < 1e-6 {
+		return nil, fit.NoMotion(file, "the measured wheel speeds vr, vl are zero throughout")
 	}
 	if tr, err := init.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL); err == nil {
 		var mv, pv float64
@@ -90,12 +91,12 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 			mv += lg.VR[k]*lg.VR[k] + lg.VL[k]*lg.VL[k]
 			pv += tr.VR[k]*tr.VR[k] + tr.VL[k]*tr.VL[k]
 		}
-		d.scale(file, "wheel speed (RMS)", math.Sqrt(mv), math.Sqrt(pv),
+		d.add(fit.Scale(file, "wheel speed (RMS)", math.Sqrt(mv), math.Sqrt(pv),
 			"are vr, vl wheel angular speeds in rad/s (FORMATS.md: m/s at the wheel rim), or in mm/s? (or -init's start values far from this robot)",
-			"are vr, vl in km/h or the joystick commands on another scale than the paper's ±100? (or -init's start values far from this robot)")
+			"are vr, vl in km/h or the joystick commands on another scale than the paper's ±100? (or -init's start values far from this robot)")...)
 	}
-	if m := maxAbs(lg.VR, lg.VL); m > 5 {
-		d.warnf("%s: wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", file, m)
+	if m := fit.MaxAbs(lg.VR, lg.VL); m > 5 {
+		d.add(fit.Warnf(file, "wheel speeds reach %.3g m/s: are vr, vl in rad/s or mm/s? (FORMATS.md: m/s)", m))
 	}
 	// Wheel accelerations: the 99th percentile of |Δv|/h (spikes and
 	// hang-ups stay below it) above 20 m/s² is no wheelchair or mobile
@@ -107,11 +108,11 @@ func diffdriveChecks(d *diag, file string, lg calibrate.Log, init diffdrive.Para
 	if len(acc) > 0 {
 		sort.Float64s(acc)
 		if a99 := acc[len(acc)*99/100]; a99 > 20 {
-			d.warnf("%s: wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", file, a99, init.H)
+			d.add(fit.Warnf(file, "wheel accelerations reach %.3g m/s² (99th percentile): are vr, vl in rad/s or mm/s, or is h (%g s) wrong?", a99, init.H))
 		}
 	}
 	undetermined = map[string]bool{}
-	if maxAbs(lg.UL) < 1e-12 {
+	if fit.MaxAbs(lg.UL) < 1e-12 {
 		undetermined["c1"], undetermined["c2"] = true, true // V_R = V_L = uf: no turning command
 	} else {
 		both := false
@@ -219,7 +220,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if held != [6]bool{} && a.Method != "" && a.Method != "lbfgsb" {
 		return usagef("-fix/-free need -method lbfgsb for diffdrive")
 	}
-	d.timeUnits(a.Data[0], tab.Col("t"))
+	d.add(fit.TimeUnits(a.Data[0], tab.Col("t"))...)
 	var lg calibrate.Log
 	if tab.Has("traj") {
 		// Several runs: each must be uniform at h (no resampling across runs).
@@ -237,7 +238,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	o := calibrate.Options{CW: cw, Held: held, Settings: a.Fit.apply(opt.Settings{}), Progress: func(stage int, it opt.Iteration) {
+	o := calibrate.Options{CW: cw, Held: held, Settings: a.Fit.Apply(opt.Settings{}), Progress: func(stage int, it opt.Iteration) {
 		a.Prog.printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(1e6))
 	}}
 	switch a.Method {
@@ -258,9 +259,10 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return fmt.Errorf("%s: %w", a.Data[0], failureHint(err))
 	}
 	z0, z := init.Zeta(), res.Params.Zeta()
-	var ps []param
+	var ps []fit.Param
 	for i, n := range names {
-		ps = append(ps, param{Name: n, Value: z[i], Std: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[i], Undetermined: undet[n] && !held[i]})
+		ps = append(ps, fit.Param{Name: n, Value: z[i], Std: math.NaN(), StdReason: "not computed for this model (Park's calibration gives no covariance)",
+			Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[i], Undetermined: undet[n] && !held[i]})
 		if r := z[i] / z0[i]; z0[i] > 0 && (r > 4 || r < 0.25) {
 			d.warnf("%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r)
 		}
@@ -269,22 +271,23 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	if a.Method != "" {
 		mode = a.Method
 	}
-	status := ""
-	if n := len(res.Stages); n > 0 {
-		status = res.Stages[n-1].Status.String()
-	}
-	sm := summary{Model: "diffdrive", Method: mode,
-		Data:   fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
-		Params: ps, Iterations: res.Iterations, Evaluations: res.Evaluations, Elapsed: res.Runtime, Status: status,
-		Fit: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
-	}
-	sm.print(reportWriter(e, a), d)
+	// The status of the last stage (the exact loss) is the fit's, with the
+	// iterations of every stage.
 	var lastStage *opt.Result
+	rep := fit.Report{Model: "diffdrive", Method: mode,
+		Data:     fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
+		Params:   ps,
+		Warnings: d.warns, Evaluations: res.Evaluations, Elapsed: res.Runtime,
+		Lines: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
+	}
 	if n := len(res.Stages); n > 0 {
 		lastStage = res.Stages[n-1]
+		rep.Status = fit.NewStatus(methodName(a.Method), lastStage)
+		rep.Status.Iterations = res.Iterations
 	}
-	if a.Fit.settled(lastStage) { // unconverged: reported by Fit.check, exit 3
-		if err := checkDetermined(d, ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2"); err != nil {
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(lastStage) { // unconverged: reported by checkFit, exit 3
+		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2")); err != nil {
 			return err
 		}
 	}
@@ -295,12 +298,12 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		if err != nil {
 			return err
 		}
-		chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+		chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
 		t0 := tab.Col("t")[0]
 		for k := range lg.VR {
 			t := t0 + float64(k)*init.H
-			chs[0].add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
-			chs[1].add(0, t, (lg.VR[k]-lg.VL[k])/res.Params.L, tr.W[k])
+			chs[0].Add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+			chs[1].Add(0, t, (lg.VR[k]-lg.VL[k])/res.Params.L, tr.W[k])
 		}
 		stage, err := e.stagePath(a.Plot)
 		if err != nil {
@@ -310,17 +313,13 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	// The status of the last stage (the exact loss) is the fit's.
-	if len(res.Stages) == 0 {
+	if lastStage == nil {
 		return fmt.Errorf("%s: calibration ran no optimiser stage", a.Data[0])
 	}
-	last := res.Stages[len(res.Stages)-1]
-	fit := newFitStatus(methodName(a.Method), last)
-	fit.Iterations = res.Iterations
-	if err := e.writeParams(a.Out, res.Params, fit); err != nil {
+	if err := e.writeParams(a.Out, res.Params, rep.Status); err != nil {
 		return err
 	}
-	return a.Fit.check(e, "diffdrive identify", last)
+	return checkFit(e, a.Fit, "diffdrive identify", lastStage)
 }
 
 func methodName(m string) string {

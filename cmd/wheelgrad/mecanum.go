@@ -11,6 +11,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -112,7 +113,7 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 			return nil, err
 		}
 		t := rs[0].Table
-		d.timeUnits(f, t.Col("t"))
+		d.add(fit.TimeUnits(f, t.Col("t"))...)
 		for i := range rs {
 			switch {
 			case len(srcs) > 1 && rs[i].ID == "":
@@ -140,12 +141,12 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 					q.ID = fmt.Sprintf("%s#%d", r.ID, pi+1)
 				}
 				if len(q.Camera()) < 3 {
-					d.warnf("%s: the piece of run %q from line %d has fewer than three camera poses after the gap split: left out", f, r.ID, t.Line[q.Row])
+					d.add(fit.Warnf(f, "the piece of run %q from line %d has fewer than three camera poses after the gap split: left out", r.ID, t.Line[q.Row]))
 					continue
 				}
 				runs = append(runs, q)
 			}
-			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", f, r.ID, len(pieces)-1, len(pieces))
+			d.add(fit.Warnf(f, "run %q split at %d time gap(s) into %d runs (-gaps split)", r.ID, len(pieces)-1, len(pieces)))
 		}
 	}
 	return runs, nil
@@ -170,29 +171,29 @@ func mecanumChecks(d *diag, runs []mecanum.Run, p mecanum.Params, files []string
 			continue
 		}
 		x, y, th := mecanum.Simulate(free, r)
-		a, b := chord(r.T, r.X, r.Y, r.Theta, cam, 0.5)
-		c, e := chord(r.T, x, y, th, cam, 0.5)
+		a, b := fit.Chord(r.T, r.X, r.Y, r.Theta, cam, 0.5)
+		c, e := fit.Chord(r.T, x, y, th, cam, 0.5)
 		md, mt, pd, pt = md+a, mt+b, pd+c, pt+e
 	}
 	file := strings.Join(files, ",")
 	if wmax < 1e-9 {
-		return noMotion(file, "every commanded wheel speed w1..w4 is zero")
+		return fit.NoMotion(file, "every commanded wheel speed w1..w4 is zero")
 	}
 	if cams >= 2 && md < 1e-3 && mt < 1e-3 {
-		return noMotion(file, "the camera poses x, y, theta do not move")
+		return fit.NoMotion(file, "the camera poses x, y, theta do not move")
 	}
 	if wmax > 200 {
-		d.warnf("%s: commanded wheel speeds reach %.4g rad/s: are w1..w4 in rpm or deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "commanded wheel speeds reach %.4g rad/s: are w1..w4 in rpm or deg/s? (FORMATS.md: rad/s)", wmax))
 	}
-	d.scale(file, "distance travelled", md, pd,
+	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m), or w1..w4 too small?",
-		"are w1..w4 in rpm or deg/s instead of rad/s, t in ms instead of s, or x, y in km?")
+		"are w1..w4 in rpm or deg/s instead of rad/s, t in ms instead of s, or x, y in km?")...)
 	if pt > 0.5 {
-		d.scale(file, "heading change", mt, pt,
+		d.add(fit.Scale(file, "heading change", mt, pt,
 			"is theta in degrees? (FORMATS.md: radians)",
-			"are w1..w4 in rpm or deg/s instead of rad/s, or t in ms?")
+			"are w1..w4 in rpm or deg/s instead of rad/s, or t in ms?")...)
 	} else if hn := headingNoise(runs); hn > 0.1 {
-		d.warnf("%s: theta scatters by %.3g rad from sample to sample: is theta in degrees? (FORMATS.md: radians)", file, hn)
+		d.add(fit.Warnf(file, "theta scatters by %.3g rad from sample to sample: is theta in degrees? (FORMATS.md: radians)", hn))
 	}
 	return nil
 }
@@ -200,45 +201,31 @@ func mecanumChecks(d *diag, runs []mecanum.Run, p mecanum.Params, files []string
 var mecanumNames = []string{"mu1", "mu2", "mu3", "mu4"}
 
 // mecanumCorrelation is the inflation of Gauss–Newton σ for residuals
-// correlated in time: sqrt((1+ρ)/(1−ρ)) for the lag-1 autocorrelation ρ of
-// the camera residuals (the effective number of independent samples is
-// n(1−ρ)/(1+ρ)), capped at the square root of the samples per run. With
-// -pose fixed, an error in the first camera pose bends the whole predicted
-// path, so its residuals are one slow drift and the plain σ is tens of
-// times too small.
+// correlated in time (fit.CorrelationInflation over each run's x and y
+// camera residuals), their RMS and the camera noise (fit.PoseNoise,
+// averaged over the runs). With -pose fixed, an error in the first camera
+// pose bends the whole predicted path, so its residuals are one slow drift
+// and the plain σ is tens of times too small.
 func mecanumCorrelation(f *mecanum.Fit, runs []mecanum.Run, x []float64) (infl, rms, noise float64) {
-	var num, den, ss float64
-	n := 0
+	var series [][]float64
 	var noises []float64
 	for i := range runs {
 		r := &runs[i]
 		px, py, _ := f.Predict(x, i)
 		cam := r.Camera()
-		for c := range 2 {
-			mv, pv := r.X, px
-			if c == 1 {
-				mv, pv = r.Y, py
-			}
-			prev := math.NaN()
-			for _, k := range cam {
-				e := pv[k] - mv[k]
-				ss += e * e
-				n++
-				den += e * e
-				if !math.IsNaN(prev) {
-					num += e * prev
-				}
-				prev = e
-			}
+		ex, ey := make([]float64, len(cam)), make([]float64, len(cam))
+		for j, k := range cam {
+			ex[j], ey[j] = px[k]-r.X[k], py[k]-r.Y[k]
 		}
-		if v := poseNoise(r.X, r.Y, cam); !math.IsNaN(v) {
+		series = append(series, ex, ey)
+		if v := fit.PoseNoise(r.X, r.Y, cam); !math.IsNaN(v) {
 			noises = append(noises, v)
 		}
 	}
-	if n == 0 || den == 0 {
+	if rms = fit.RMS(series...); !(rms > 0) {
 		return 1, 0, math.NaN()
 	}
-	rms = math.Sqrt(ss / float64(n))
+	infl, _ = fit.CorrelationInflation(series)
 	noise = math.NaN()
 	if len(noises) > 0 {
 		noise = 0
@@ -247,34 +234,24 @@ func mecanumCorrelation(f *mecanum.Fit, runs []mecanum.Run, x []float64) (infl, 
 		}
 		noise /= float64(len(noises))
 	}
-	rho := num / den
-	if rho <= 0 {
-		return 1, rms, noise
-	}
-	rho = min(rho, 0.9999)
-	infl = math.Sqrt((1 + rho) / (1 - rho))
-	return min(infl, math.Sqrt(float64(n)/float64(2*len(runs)))), rms, noise
+	return infl, rms, noise
 }
 
-// headingNoise estimates the heading noise (rad) of the camera samples from
-// their second differences, averaged over the runs.
+// headingNoise estimates the heading noise (rad) of the camera samples
+// (fit.AngleNoise), averaged over the runs; 0 when no run has three.
 func headingNoise(runs []mecanum.Run) float64 {
 	var s float64
 	n := 0
 	for i := range runs {
-		r := &runs[i]
-		cam := r.Camera()
-		for k := 2; k < len(cam); k++ {
-			d := r.Theta[cam[k]] - 2*r.Theta[cam[k-1]] + r.Theta[cam[k-2]]
-			d -= 2 * math.Pi * math.Round(d/(2*math.Pi))
-			s += d * d
+		if v := fit.AngleNoise(runs[i].Theta, runs[i].Camera()); !math.IsNaN(v) {
+			s += v
 			n++
 		}
 	}
 	if n == 0 {
 		return 0
 	}
-	return math.Sqrt(s / float64(n) / 6)
+	return s / float64(n)
 }
 
 func identifyMecanum(e env, a IdentifyArgs) error {
@@ -369,7 +346,7 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	res, err := mecanum.Identify(f, mecanum.IdentifyOptions{
 		Method: method, Autodiff: autodiff, Init: init, Seed: 1, Held: hold,
-		Settings: a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
+		Settings: a.Fit.Apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("identify %s: iteration %d, loss %.6g", method, it.Iter, it.F)
 			return true
 		}}),
@@ -416,12 +393,12 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 			sigmaNote += fmt.Sprintf(", combined with the spread the fixed start poses' noise causes (σ ≈ %.2g m, %.2g rad, from the samples' scatter)", noise, sth)
 		}
 	}
-	var ps []param
+	var ps []fit.Param
 	for j, n := range mecanumNames {
 		sd := math.Hypot(infl*res.Ident.MuStd[j], poseStd[j])
-		ps = append(ps, param{Name: n, Value: res.Mu[j], Std: sd, Lo: lo, Hi: hi, Fixed: hold[j], Undetermined: undet[j] && !hold[j]})
+		ps = append(ps, fit.Param{Name: n, Value: res.Mu[j], Std: sd, Lower: lo, Upper: hi, Held: hold[j], Undetermined: undet[j] && !hold[j]})
 	}
-	d.onBound(ps)
+	d.add(fit.OnBound(ps)...)
 	// The residual against the camera noise the log itself shows: far above
 	// it, the answer is a wrong optimum or the model (or the units) do not
 	// match, whatever the optimiser says.
@@ -429,12 +406,14 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		d.warnf("mecanum identify: the residual (%.3g m RMS) is %.0f× the camera noise the log shows (%.2g m): the fit is probably a wrong local optimum, or the model or the units (mm? degrees? rpm?) do not match the log",
 			res.Ident.Noise, res.Ident.Noise/cn, cn)
 	}
-	s := summary{
+	s := fit.Report{
 		Model: "mecanum", Method: fmt.Sprintf("%s (%s)", method, grad),
-		Data:   fmt.Sprintf("%d run(s), %d parameters (μ and %s start poses)", f.Runs(), f.Dim(), cmpOr(a.Extra["pose"], "free")),
-		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations,
-		Elapsed: res.Wall, Status: res.Opt.Status.String(),
-		Fit: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
+		Data:        fmt.Sprintf("%d run(s), %d parameters (μ and %s start poses)", f.Runs(), f.Dim(), cmpOr(a.Extra["pose"], "free")),
+		Params:      ps,
+		Residual:    fit.Residual{Name: "camera position", Unit: "m", RMS: rms},
+		Status:      fit.NewStatus(method, res.Opt),
+		Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Wall,
+		Lines: []string{fmt.Sprintf("loss %.6g, camera position residual RMS %.3g m", res.Opt.F, rms),
 			sigmaNote},
 	}
 	if len(res.Windows) > 0 {
@@ -459,17 +438,19 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 	}
 	for _, u := range id.Undetermined() {
 		s.Notes = append(s.Notes, fmt.Sprintf("NOT determined: μ + t·(%.4f, %.4f, %.4f, %.4f) predicts the same trajectories for every t", u[0], u[1], u[2], u[3]))
+		s.Null = append(s.Null, fit.NewDirection(mecanumNames, u[:]))
 	}
 	all := true
 	for _, q := range ps {
-		all = all && (q.Fixed || q.verdict() == "determined")
+		all = all && (q.Held || q.Verdict() == fit.Determined)
 	}
 	if all {
 		s.Notes = append(s.Notes, "every μ_j is determined")
 	}
-	s.print(reportWriter(e, a), d)
-	if a.Fit.settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
-		if err := checkDetermined(d, ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior"); err != nil {
+	s.Warnings = d.warns
+	printSummary(reportWriter(e, a), s)
+	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
+		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior")); err != nil {
 			return err
 		}
 	}
@@ -478,10 +459,10 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	if err := e.writeParams(a.Out, out, newFitStatus(method, res.Opt)); err != nil {
+	if err := e.writeParams(a.Out, out, s.Status); err != nil {
 		return err
 	}
-	return a.Fit.check(e, "mecanum identify ("+method+")", res.Opt)
+	return checkFit(e, a.Fit, "mecanum identify ("+method+")", res.Opt)
 }
 
 // residualWarnFactor is how far above the camera noise a fit's residual

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -76,7 +77,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		a.Prog.printf("identify %s: iteration %d, loss %.6g", stage, it.Iter, it.F)
 	}
 	var x []float64
-	var fit *mecanum.NetFit
+	var nf *mecanum.NetFit
 	var optRes *opt.Result // the constant-μ fit's (the network's stages report their own)
 	if net {
 		r, err := mecanum.TrainNet(p, runs, mecanum.NetOptions{Init: init, Seed: 1, Progress: prog, Decays: mecanumDecays()})
@@ -84,7 +85,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		if err != nil {
 			return err
 		}
-		if fit, err = mecanum.NewNetFit(p, runs, mecanum.NetHidden, r.Decay); err != nil {
+		if nf, err = mecanum.NewNetFit(p, runs, mecanum.NetHidden, r.Decay); err != nil {
 			return err
 		}
 		x = r.X
@@ -102,12 +103,12 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		}
 		fmt.Fprintf(rep, "  constant μ over the same runs for comparison: %.4f %.4f %.4f %.4f\n", r.ConstMu[0], r.ConstMu[1], r.ConstMu[2], r.ConstMu[3])
 	} else {
-		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }}))
+		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, a.Fit.Apply(opt.Settings{Callback: func(it opt.Iteration) bool { prog("squared loss", it); return true }}))
 		a.Prog.done()
 		if err != nil {
 			return err
 		}
-		fit, x, optRes = f, r.X, r.Opt
+		nf, x, optRes = f, r.X, r.Opt
 		out.Mu, out.Friction = mu[:], nil
 		fmt.Fprintf(rep, "mecanum identify: %d run(s), squared position and marker errors, μ and free start poses: %d L-BFGS-B iterations, %d evaluations, %s, %v\n",
 			len(runs), r.Opt.Iterations, r.Opt.FuncEvaluations, time.Since(start).Round(time.Millisecond), r.Opt.Status)
@@ -115,7 +116,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 	}
 	var ss float64
 	for i := range runs {
-		e := fit.RMS(x, i)
+		e := nf.RMS(x, i)
 		ss += e * e
 	}
 	fmt.Fprintf(rep, "  position RMS over the runs' camera samples: %.4f m\n", math.Sqrt(ss/float64(len(runs))))
@@ -127,7 +128,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 			for _, k := range r.Camera() {
 				gx, gy = append(gx, r.X[k]), append(gy, r.Y[k])
 			}
-			px, py := fit.Predict(x, i)
+			px, py := nf.Predict(x, i)
 			name := func(s string) string {
 				if i == 0 {
 					return s
@@ -149,10 +150,10 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 	if optRes == nil {
 		return e.writeParams(a.Out, out, nil)
 	}
-	if err := e.writeParams(a.Out, out, newFitStatus("lbfgsb", optRes)); err != nil {
+	if err := e.writeParams(a.Out, out, fit.NewStatus("lbfgsb", optRes)); err != nil {
 		return err
 	}
-	return a.Fit.check(e, "mecanum identify (squared loss)", optRes)
+	return checkFit(e, a.Fit, "mecanum identify (squared loss)", optRes)
 }
 
 func mecanumDecays() []float64 { return []float64{0.1, 1, 10} }

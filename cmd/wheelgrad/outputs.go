@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"io/fs"
 	"os"
@@ -297,14 +298,14 @@ func (s *outputSet) explain(msg string) string {
 }
 
 // writeParams writes a parameter file (path "-": stdout) with the record of
-// the fit that produced it under dataset.FitKey when fit is non-nil. A value
+// the fit that produced it under dataset.FitKey when st is non-nil. A value
 // JSON cannot hold (NaN, ±Inf) is a failure of the computation, reported
 // as such, not as a problem of the file.
 //
 // Parameters with a Validate method are validated first: a fit that its own
 // simulate would refuse (out of the model's range) is a failure, never a
 // file.
-func (e env) writeParams(path string, params any, fit *fitStatus) error {
+func (e env) writeParams(path string, params any, st *fit.Status) error {
 	if v, ok := params.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
 			return fmt.Errorf("the fit gives parameters out of the model's range, %v (the log's units or scale?); no parameters written", err)
@@ -314,12 +315,12 @@ func (e env) writeParams(path string, params any, fit *fitStatus) error {
 	if err != nil {
 		return fmt.Errorf("the computed parameters cannot be written (%v): the fit failed", err)
 	}
-	if fit != nil {
+	if st != nil {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(b, &m); err != nil {
 			return err
 		}
-		rec, err := json.Marshal(fit)
+		rec, err := json.Marshal(st)
 		if err != nil {
 			return fmt.Errorf("the fit's record cannot be written (%v)", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/pioneer"
 )
 
@@ -170,12 +171,12 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 
 // validatePioneer predicts the measured v, w of every run from its
 // references (the exact model, as simulate) for `wheelgrad validate`.
-func validatePioneer(e env, a ValidateArgs) ([]channel, error) {
+func validatePioneer(e env, a ValidateArgs) ([]fit.Channel, error) {
 	p, _, err := pioneer.ReadParams(a.Params)
 	if err != nil {
 		return nil, err
 	}
-	chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
 	run := 0
 	for _, path := range a.Data {
 		runs, tab, err := readPioneerLog(path, true)
@@ -191,8 +192,8 @@ func validatePioneer(e env, a ValidateArgs) ([]channel, error) {
 				return nil, r.Err(err)
 			}
 			for k := range r.T {
-				chs[0].add(run, r.T[k], r.V[k], v[k])
-				chs[1].add(run, r.T[k], r.W[k], w[k])
+				chs[0].Add(run, r.T[k], r.V[k], v[k])
+				chs[1].Add(run, r.T[k], r.W[k], w[k])
 			}
 			run++
 		}

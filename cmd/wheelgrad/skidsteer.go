@@ -9,6 +9,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -145,12 +146,12 @@ func skidsteerPieces(d *diag, policy string, r skidsteer.Run) ([]*skidsteer.Log,
 		a, b := pc[0], pc[1]
 		q := &skidsteer.Log{T: l.T[a:b], Vc: l.Vc[a:b], Wc: l.Wc[a:b], Pose: l.Pose[a:b], HasPose: l.HasPose[a:b]}
 		if len(q.PoseRows()) < 2 {
-			d.warnf("%s: the piece from line %d has fewer than two poses after the gap split: left out", r.Table.File, r.Table.Line[r.Row+a])
+			d.add(fit.Warnf(r.Table.File, "the piece from line %d has fewer than two poses after the gap split: left out", r.Table.Line[r.Row+a]))
 			continue
 		}
 		out = append(out, q)
 	}
-	d.warnf("%s: split at %d time gap(s) into %d runs (-gaps split)", r.Table.File, len(pieces)-1, len(out))
+	d.add(fit.Warnf(r.Table.File, "split at %d time gap(s) into %d runs (-gaps split)", len(pieces)-1, len(out)))
 	return out, nil
 }
 
@@ -160,7 +161,7 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 	file := strings.Join(files, ",")
 	var md, mt, pd, pt, vmax, wmax float64
 	for _, l := range logs {
-		vmax, wmax = max(vmax, maxAbs(l.Vc)), max(wmax, maxAbs(l.Wc))
+		vmax, wmax = max(vmax, fit.MaxAbs(l.Vc)), max(wmax, fit.MaxAbs(l.Wc))
 		rows := l.PoseRows()
 		nom, err := skidsteer.Simulate(skidsteer.Params{}, l.Pose[rows[0]], l.T[rows[0]:], l.Vc[rows[0]:], l.Wc[rows[0]:])
 		if err != nil {
@@ -173,43 +174,44 @@ func skidsteerChecks(d *diag, logs []*skidsteer.Log, files []string) error {
 			q := nom[k-rows[0]]
 			nx[k], ny[k], npsi[k] = q.X, q.Y, q.Psi
 		}
-		a, b := chord(l.T, x, y, psi, rows, 0.5)
-		c, e := chord(l.T, nx, ny, npsi, rows, 0.5)
+		a, b := fit.Chord(l.T, x, y, psi, rows, 0.5)
+		c, e := fit.Chord(l.T, nx, ny, npsi, rows, 0.5)
 		md, mt, pd, pt = md+a, mt+b, pd+c, pt+e
 	}
 	if vmax < 1e-9 && wmax < 1e-9 {
-		return noMotion(file, "every command vc, wc is zero")
+		return fit.NoMotion(file, "every command vc, wc is zero")
 	}
 	if md < 1e-3 && mt < 1e-3 {
-		return noMotion(file, "the poses x, y, psi do not move")
+		return fit.NoMotion(file, "the poses x, y, psi do not move")
 	}
 	if vmax > 5 {
-		d.warnf("%s: |vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", file, vmax)
+		d.add(fit.Warnf(file, "|vc| reaches %.4g m/s: is vc in mm/s or cm/s? (FORMATS.md: m/s)", vmax))
 	}
 	if wmax > 10 {
-		d.warnf("%s: |wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "|wc| reaches %.4g rad/s: is wc in deg/s? (FORMATS.md: rad/s)", wmax))
 	}
-	d.scale(file, "distance travelled", md, pd,
+	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m), or vc too small?",
-		"is vc in mm/s or cm/s instead of m/s, t in ms instead of s, or x, y in km?")
+		"is vc in mm/s or cm/s instead of m/s, t in ms instead of s, or x, y in km?")...)
 	if pt > 0.5 {
-		d.scale(file, "heading change", mt, pt,
+		d.add(fit.Scale(file, "heading change", mt, pt,
 			"is psi in degrees? (FORMATS.md: radians)",
-			"is wc in deg/s instead of rad/s, or t in ms?")
+			"is wc in deg/s instead of rad/s, or t in ms?")...)
 	} else {
 		var s float64
 		n := 0
 		for _, l := range logs {
-			rows := l.PoseRows()
-			for k := 2; k < len(rows); k++ {
-				e := l.Pose[rows[k]].Psi - 2*l.Pose[rows[k-1]].Psi + l.Pose[rows[k-2]].Psi
-				e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
-				s += e * e
+			psi := make([]float64, len(l.T))
+			for k, q := range l.Pose {
+				psi[k] = q.Psi
+			}
+			if v := fit.AngleNoise(psi, l.PoseRows()); !math.IsNaN(v) {
+				s += v
 				n++
 			}
 		}
-		if n > 0 && math.Sqrt(s/float64(n)/6) > 0.1 {
-			d.warnf("%s: psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", file, math.Sqrt(s/float64(n)/6))
+		if n > 0 && s/float64(n) > 0.1 {
+			d.add(fit.Warnf(file, "psi scatters by %.3g rad from sample to sample: is psi in degrees? (FORMATS.md: radians)", s/float64(n)))
 		}
 	}
 	return nil
@@ -249,7 +251,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				_, err := r.Intervals(1, 400)
 				return r.Err(err)
 			}
-			d.timeUnits(src.Path, r.T)
+			d.add(fit.TimeUnits(src.Path, r.T)...)
 			pieces, err := skidsteerPieces(d, a.Gaps, r)
 			if err != nil {
 				return err
@@ -277,7 +279,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	start := time.Now()
 	var cal *skidsteer.Calibration
 	var note string
-	iters, evals, status := 0, 0, ""
+	evals := 0
 	var optRes *opt.Result // batch methods
 	switch method {
 	case "ekf":
@@ -318,7 +320,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				}
 			}
 		}
-		res, err := m.Minimize(prob, x0, a.Fit.apply(opt.Settings{Callback: func(it opt.Iteration) bool {
+		res, err := m.Minimize(prob, x0, a.Fit.Apply(opt.Settings{Callback: func(it opt.Iteration) bool {
 			a.Prog.printf("%s iteration %d: loss %.6g", method, it.Iter, it.F)
 			return true
 		}}))
@@ -331,7 +333,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 			return err
 		}
 		note = fmt.Sprintf("batch %s over %d intervals", method, len(iv.Z))
-		iters, evals, status = res.Iterations, res.FuncEvaluations, res.Status.String()
+		evals = res.FuncEvaluations
 	}
 	elapsed := time.Since(start)
 	out := cal.Params()
@@ -347,13 +349,13 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		return fmt.Errorf("skidsteer %s: the calibration is out of range, %v (the log's units or scale?); no parameters written", method, err)
 	}
 	sd := cal.Std()
-	var ps []param
+	var ps []fit.Param
 	for k, name := range skidsteer.CoeffNames {
 		v := sd[k]
 		if held[name] {
 			v = 0
 		}
-		ps = append(ps, param{Name: name, Value: cal.A[k], Std: v, Lo: math.Inf(-1), Hi: math.Inf(1), Fixed: held[name]})
+		ps = append(ps, fit.Param{Name: name, Value: cal.A[k], Std: v, Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[name]})
 	}
 	var nom, calib []skidsteer.TrackError
 	for _, l := range logs {
@@ -367,26 +369,27 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		for _, k := range rows {
 			x[k], y[k] = l.Pose[k].X, l.Pose[k].Y
 		}
-		noise += poseNoise(x, y, rows) / float64(len(logs))
+		noise += fit.PoseNoise(x, y, rows) / float64(len(logs))
 	}
 	rms := skidsteer.RMS(calib)
-	d.residuals("2-s prediction", rms, noise, 0.05, "m")
-	sm := summary{Model: "skidsteer", Method: note,
-		Data:   fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
-		Params: ps, Iterations: iters, Evaluations: evals, Elapsed: elapsed, Status: status,
-		Fit: []string{predictionLine(logs, nom, calib)},
+	d.add(fit.ResidualNoise("2-s prediction", rms, noise, 0.05, "m")...)
+	rep := fit.Report{Model: "skidsteer", Method: note,
+		Data:     fmt.Sprintf("%d run(s), %d pose intervals", len(logs), len(iv.Z)),
+		Params:   ps,
+		Residual: fit.Residual{Name: "2-s prediction", Unit: "m", RMS: rms},
+		Warnings: d.warns, Evaluations: evals, Elapsed: elapsed,
+		Lines: []string{predictionLine(logs, nom, calib)},
 	}
-	sm.print(reportWriter(e, a), d)
-	if a.Fit.settled(optRes) { // unconverged: reported by Fit.check, exit 3
-		if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+	if optRes != nil {
+		rep.Status = fit.NewStatus(method, optRes)
+	}
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(optRes) { // unconverged: reported by checkFit, exit 3
+		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err
 		}
 	}
-	var fit *fitStatus
-	if optRes != nil {
-		fit = newFitStatus(method, optRes)
-	}
-	if err := e.writeParams(a.Out, out, fit); err != nil {
+	if err := e.writeParams(a.Out, out, rep.Status); err != nil {
 		return err
 	}
 	if a.Plot != "" && len(calib) == 0 {
@@ -402,7 +405,7 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 		}
 	}
 	if optRes != nil {
-		return a.Fit.check(e, "skidsteer identify ("+method+")", optRes)
+		return checkFit(e, a.Fit, "skidsteer identify ("+method+")", optRes)
 	}
 	return nil
 }

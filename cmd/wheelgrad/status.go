@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -26,82 +27,22 @@ const (
 // without converging. The command's outputs are written (the parameter file
 // records the status) and the exit status is exitUnconverged, unless
 // -allow-unconverged, which makes it a warning.
-type unconvergedError struct{ msg string }
-
-func (u unconvergedError) Error() string { return u.msg }
-
-// fitStatus is the "fit" object a parameter file records about the run that
-// produced it (README "Contract additions": optional, additive).
-type fitStatus struct {
-	Method     string  `json:"method"`
-	Status     string  `json:"status"` // converged, stalled, iteration limit, evaluation limit, failed
-	Converged  bool    `json:"converged"`
-	Iterations int     `json:"iterations"`
-	Loss       float64 `json:"loss"`
-	Reason     string  `json:"reason,omitempty"` // opt's own words (e.g. "function converged")
-}
-
-// newFitStatus summarises an optimiser result.
-func newFitStatus(method string, r *opt.Result) *fitStatus {
-	fs := &fitStatus{Method: method, Status: r.Status.Kind(), Converged: r.Status.Converged(), Iterations: r.Iterations, Loss: r.F, Reason: r.Status.String()}
-	if math.IsInf(fs.Loss, 0) || math.IsNaN(fs.Loss) {
-		fs.Loss = 0
-	}
-	return fs
-}
+type unconvergedError = fit.UnconvergedError
 
 // fitSettings are the optimiser flags every identify shares: -maxiter,
-// -tol and -allow-unconverged.
-type fitSettings struct {
-	MaxIter          int     // 0: the method's default
-	Tol              float64 // relative loss reduction per iteration for convergence; 0: the model's default
-	AllowUnconverged bool
-}
+// -tol and -allow-unconverged (fit.Settings: Apply, Settled, Check).
+type fitSettings = fit.Settings
 
-// settled reports whether the fit ended where its identifiability can be
-// judged: converged, or not an optimiser's (r nil: a filter). An
-// unconverged fit is reported as such (check: exit 3, or a warning with
-// -allow-unconverged) rather than refused as undetermined: σ away from the
-// optimum says little, and the summary still prints each verdict.
-func (f fitSettings) settled(r *opt.Result) bool {
-	return r == nil || r.Status.Converged()
-}
-
-// apply sets the limits of s from the flags.
-func (f fitSettings) apply(s opt.Settings) opt.Settings {
-	if f.MaxIter > 0 {
-		s.MaxIterations = f.MaxIter
+// checkFit turns an optimiser's status into the command's outcome
+// (fit.Settings.Check): nil when it converged; a warning (printed) and nil
+// with -allow-unconverged; else an unconvergedError (exit 3, outputs
+// written), or an error (exit 1, nothing written) for a run that failed.
+func checkFit(e env, f fitSettings, what string, r *opt.Result) error {
+	ws, err := f.Check(what, r)
+	for _, w := range ws {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	if f.Tol > 0 {
-		s.FunctionTol = f.Tol
-	}
-	return s
-}
-
-// check turns an optimiser's status into the command's outcome: nil when it
-// converged; a warning (printed) and nil with -allow-unconverged; else an
-// unconvergedError (exit 3, outputs written). A run that failed — no
-// iteration completed, the start values returned — is an error (exit 1,
-// nothing written) unless -allow-unconverged: the start may already have been
-// the optimum of a loss with kinks, or the gradient may be wrong, and only
-// the user can tell.
-func (f fitSettings) check(e env, what string, r *opt.Result) error {
-	switch {
-	case r.Status.Converged():
-		return nil
-	case r.Status.Kind() == "failed" && !f.AllowUnconverged:
-		return fmt.Errorf("%s failed after %d iterations (%s): the start values were not improved (already optimal, or a gradient inconsistent with the loss); no parameters written (-allow-unconverged writes them)", what, r.Iterations, r.Status)
-	}
-	msg := fmt.Sprintf("%s did not converge: %s after %d iterations (loss %.6g)", what, r.Status, r.Iterations, r.F)
-	hint := "raise -maxiter or loosen -tol, or pass -allow-unconverged to accept it"
-	if r.Status == opt.Stalled {
-		hint = "no step lowered the loss further (a kink or rounding); pass -allow-unconverged to accept it"
-	}
-	if f.AllowUnconverged {
-		fmt.Fprintf(e.stderr, "warning: %s; accepted (-allow-unconverged)\n", msg)
-		return nil
-	}
-	return unconvergedError{msg + "; the parameters are written with their status: " + hint}
+	return err
 }
 
 // runHandler runs a command, turning a panic into one line (a runtime error

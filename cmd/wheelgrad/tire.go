@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"io"
 	"math"
 	"strconv"
@@ -135,7 +136,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 		if err != nil {
 			return err
 		}
-		d.timeUnits(path, tab.Col("t"))
+		d.add(fit.TimeUnits(path, tab.Col("t"))...)
 		for _, r := range rs {
 			pieces, err := checkGaps(d, a.Gaps, r.T, r.CommandRows(), true, tableRowErr(tab, r.Row))
 			if err != nil {
@@ -159,7 +160,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 				}
 				runs = append(runs, q)
 			}
-			d.warnf("%s: run %q split at %d time gap(s) into %d runs (-gaps split)", path, r.ID, len(pieces)-1, len(pieces))
+			d.add(fit.Warnf(path, "run %q split at %d time gap(s) into %d runs (-gaps split)", r.ID, len(pieces)-1, len(pieces)))
 		}
 	}
 	if err := tireChecks(d, runs, p, a.Data); err != nil {
@@ -197,7 +198,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 			}
 		}
 	}
-	res, err := tire.Identify(p, runs, tire.IdentifyOptions{Free: free, Settings: a.Fit.apply(opt.Settings{})})
+	res, err := tire.Identify(p, runs, tire.IdentifyOptions{Free: free, Settings: a.Fit.Apply(opt.Settings{})})
 	if err != nil {
 		err = failureHint(err)
 		var re *dataset.RowError
@@ -213,15 +214,19 @@ func identifyTire(e env, a IdentifyArgs) error {
 		}
 		return err
 	}
-	var ps []param
+	var ps []fit.Param
 	for k, n := range res.Free {
 		lo, hi := tire.Bounds(p.Tyre, n)
-		ps = append(ps, param{Name: n, Value: res.Value[k], Std: res.Std[k], Lo: lo, Hi: hi, Undetermined: math.IsNaN(res.Std[k])})
+		q := fit.Param{Name: n, Value: res.Value[k], Std: res.Std[k], Lower: lo, Upper: hi, Undetermined: math.IsNaN(res.Std[k])}
+		if q.Undetermined {
+			q.StdReason = "no Gauss–Newton σ: JᵀJ is singular (or there are fewer pose samples than parameters)"
+		}
+		ps = append(ps, q)
 	}
 	for _, warn := range res.Warnings {
 		d.warnf("%s", warn)
 	}
-	d.onBound(ps)
+	d.add(fit.OnBound(ps)...)
 	var noise float64
 	nn := 0
 	for _, r := range runs {
@@ -234,26 +239,29 @@ func identifyTire(e env, a IdentifyArgs) error {
 				rows = append(rows, k)
 			}
 		}
-		if v := poseNoise(r.X, r.Y, rows); !math.IsNaN(v) {
+		if v := fit.PoseNoise(r.X, r.Y, rows); !math.IsNaN(v) {
 			noise += v
 			nn++
 		}
 	}
 	if nn > 0 {
-		d.residuals("pose position", res.PoseRMS, noise/float64(nn), 0.02, "m")
+		d.add(fit.ResidualNoise("pose position", res.PoseRMS, noise/float64(nn), 0.02, "m")...)
 	}
-	sm := summary{Model: "tire", Method: "lbfgsb (" + p.Tyre + " tyres)",
-		Data:   fmt.Sprintf("%d run(s), %d pose samples", len(runs), res.Samples),
-		Params: ps, Iterations: res.Opt.Iterations, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime, Status: res.Opt.Status.String(),
-		Fit: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
+	rep := fit.Report{Model: "tire", Method: "lbfgsb (" + p.Tyre + " tyres)",
+		Data:     fmt.Sprintf("%d run(s), %d pose samples", len(runs), res.Samples),
+		Params:   ps,
+		Residual: fit.Residual{Name: "pose position", Unit: "m", RMS: res.PoseRMS},
+		Status:   fit.NewStatus("lbfgsb", res.Opt),
+		Warnings: d.warns, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime,
+		Lines: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
 	}
-	sm.print(reportWriter(e, a), d)
-	if a.Fit.settled(res.Opt) { // unconverged: reported by Fit.check, exit 3
-		if err := checkDetermined(d, ps, a.AllowUndetermined, ""); err != nil {
+	printSummary(reportWriter(e, a), rep)
+	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
+		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err
 		}
 	}
-	if err := e.writeParams(a.Out, res.Params, newFitStatus("lbfgsb", res.Opt)); err != nil {
+	if err := e.writeParams(a.Out, res.Params, rep.Status); err != nil {
 		return err
 	}
 	if a.Plot != "" {
@@ -265,7 +273,7 @@ func identifyTire(e env, a IdentifyArgs) error {
 			return err
 		}
 	}
-	return a.Fit.check(e, "tire identify", res.Opt)
+	return checkFit(e, a.Fit, "tire identify", res.Opt)
 }
 
 // tireChecks refuses logs without motion and compares the measured motion
@@ -274,7 +282,7 @@ func tireChecks(d *diag, runs []*tire.Run, p tire.Params, files []string) error 
 	file := strings.Join(files, ",")
 	var wmax, md, mt, pd, pt float64
 	for _, r := range runs {
-		wmax = max(wmax, maxAbs(r.WL, r.WR))
+		wmax = max(wmax, fit.MaxAbs(r.WL, r.WR))
 		if r.X == nil {
 			continue
 		}
@@ -284,28 +292,28 @@ func tireChecks(d *diag, runs []*tire.Run, p tire.Params, files []string) error 
 				rows = append(rows, k)
 			}
 		}
-		a, b := chord(r.T, r.X, r.Y, r.Psi, rows, 0.5)
+		a, b := fit.Chord(r.T, r.X, r.Y, r.Psi, rows, 0.5)
 		md, mt = md+a, mt+b
 		if st, err := tire.Simulate(p, r); err == nil {
 			x, y, psi := make([]float64, len(st)), make([]float64, len(st)), make([]float64, len(st))
 			for k := range st {
 				x[k], y[k], psi[k] = st[k][0], st[k][1], st[k][2]
 			}
-			c, e := chord(r.T, x, y, psi, rows, 0.5)
+			c, e := fit.Chord(r.T, x, y, psi, rows, 0.5)
 			pd, pt = pd+c, pt+e
 		}
 	}
 	if wmax < 1e-9 {
-		return noMotion(file, "every wheel speed wl, wr is zero")
+		return fit.NoMotion(file, "every wheel speed wl, wr is zero")
 	}
 	if wmax > 200 {
-		d.warnf("%s: wheel speeds reach %.4g rad/s: are wl, wr in rpm or deg/s? (FORMATS.md: rad/s)", file, wmax)
+		d.add(fit.Warnf(file, "wheel speeds reach %.4g rad/s: are wl, wr in rpm or deg/s? (FORMATS.md: rad/s)", wmax))
 	}
-	d.scale(file, "distance travelled", md, pd,
+	d.add(fit.Scale(file, "distance travelled", md, pd,
 		"are x, y in mm or cm (FORMATS.md: m)?",
-		"are wl, wr in rpm or deg/s instead of rad/s, or t in ms?")
+		"are wl, wr in rpm or deg/s instead of rad/s, or t in ms?")...)
 	if pt > 0.5 {
-		d.scale(file, "heading change", mt, pt, "is psi in degrees? (FORMATS.md: radians)", "are wl, wr in rpm or deg/s, or t in ms?")
+		d.add(fit.Scale(file, "heading change", mt, pt, "is psi in degrees? (FORMATS.md: radians)", "are wl, wr in rpm or deg/s, or t in ms?")...)
 	}
 	return nil
 }

@@ -3,9 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"image/color"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -20,12 +20,8 @@ import (
 // log, as MATLAB's compare reports it. Each output channel (pose
 // coordinates, or wheel speeds) is simulated from the log's first state with
 // the model's own rollout (as `simulate` does), and compared with what was
-// measured on the rows that carry a measurement:
-//
-//	NRMSE = ‖y − ŷ‖ / ‖y − mean(y)‖,   fit = 100·(1 − NRMSE) %
-//
-// (100 % is a perfect prediction, 0 % no better than the mean, negative
-// worse). Heading residuals are wrapped to (−π, π].
+// measured on the rows that carry a measurement (fit.Channel: NRMSE, fit %
+// = 100·(1 − NRMSE), RMS; heading residuals wrapped to (−π, π]).
 
 // ValidateArgs are the parsed flags of `wheelgrad validate`.
 type ValidateArgs struct {
@@ -36,57 +32,7 @@ type ValidateArgs struct {
 	Diag   *diag
 }
 
-// channel is one measured output and its prediction.
-type channel struct {
-	Name, Unit string
-	Angle      bool
-	T          []float64 // times of the measured samples
-	Meas, Pred []float64
-	Run        []int // run index of each sample (for colours)
-}
-
-func (c *channel) add(run int, t, meas, pred float64) {
-	if math.IsNaN(meas) {
-		return
-	}
-	c.T, c.Meas, c.Pred, c.Run = append(c.T, t), append(c.Meas, meas), append(c.Pred, pred), append(c.Run, run)
-}
-
-func (c *channel) residual(k int) float64 {
-	e := c.Meas[k] - c.Pred[k]
-	if c.Angle {
-		e -= 2 * math.Pi * math.Round(e/(2*math.Pi))
-	}
-	return e
-}
-
-// fit returns MATLAB compare's NRMSE fit (%), the NRMSE and the RMS error.
-func (c *channel) fit() (fit, nrmse, rms float64) {
-	n := len(c.Meas)
-	if n == 0 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	var mean float64
-	for _, v := range c.Meas {
-		mean += v
-	}
-	mean /= float64(n)
-	var se, sv float64
-	for k := range c.Meas {
-		e := c.residual(k)
-		se += e * e
-		d := c.Meas[k] - mean
-		sv += d * d
-	}
-	rms = math.Sqrt(se / float64(n))
-	nrmse = math.Sqrt(se) / math.Sqrt(sv)
-	if sv == 0 {
-		nrmse = math.Inf(1)
-	}
-	return 100 * (1 - nrmse), nrmse, rms
-}
-
-var validateHandlers = map[string]func(env, ValidateArgs) ([]channel, error){}
+var validateHandlers = map[string]func(env, ValidateArgs) ([]fit.Channel, error){}
 
 func init() {
 	validateHandlers["mecanum"] = validateMecanum
@@ -149,12 +95,12 @@ func init() {
 	})
 }
 
-func report(w io.Writer, model string, a ValidateArgs, chs []channel) {
+func report(w io.Writer, model string, a ValidateArgs, chs []fit.Channel) {
 	fmt.Fprintf(w, "%s validate: %s on %s (simulated from each run's first state)\n", model, a.Params, strings.Join(a.Data, ","))
 	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
 	for i := range chs {
 		c := &chs[i]
-		f, n, r := c.fit()
+		f, n, r := c.Fit()
 		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
 	}
 	if n := len(a.Diag.warns); n > 0 {
@@ -164,7 +110,7 @@ func report(w io.Writer, model string, a ValidateArgs, chs []channel) {
 
 // plotChannels draws each output against time (measured samples as points
 // above the model line, one colour per run) beside its residual.
-func plotChannels(path, title string, chs []channel) error {
+func plotChannels(path, title string, chs []fit.Channel) error {
 	var ps []figure.Panel
 	for i := range chs {
 		c := &chs[i]
@@ -177,7 +123,7 @@ func plotChannels(path, title string, chs []channel) error {
 			var t, m, p, e []float64
 			for k := range c.T {
 				if c.Run[k] == r {
-					t, m, p, e = append(t, c.T[k]), append(m, c.Meas[k]), append(p, c.Pred[k]), append(e, c.residual(k))
+					t, m, p, e = append(t, c.T[k]), append(m, c.Meas[k]), append(p, c.Pred[k]), append(e, c.Residual(k))
 				}
 			}
 			col := figure.Palette[r%len(figure.Palette)]
@@ -190,7 +136,7 @@ func plotChannels(path, title string, chs []channel) error {
 				figure.Series{Name: pn, X: t, Y: p, Color: color.Black, Width: 1})
 			res = append(res, figure.Series{X: t, Y: e, Points: true, Color: col, Size: 1.2})
 		}
-		f, _, _ := c.fit()
+		f, _, _ := c.Fit()
 		ps = append(ps,
 			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
@@ -198,7 +144,7 @@ func plotChannels(path, title string, chs []channel) error {
 	return figure.Panels(path, title, 2, ps)
 }
 
-func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
+func validateMecanum(e env, a ValidateArgs) ([]fit.Channel, error) {
 	p, _, err := mecanum.ReadParams(a.Params, true)
 	if err != nil {
 		return nil, err
@@ -207,7 +153,7 @@ func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "theta", Unit: "rad", Angle: true}}
+	chs := []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "theta", Unit: "rad", Angle: true}}
 	for i := range runs {
 		r := &runs[i]
 		if r.X == nil {
@@ -215,20 +161,20 @@ func validateMecanum(e env, a ValidateArgs) ([]channel, error) {
 		}
 		x, y, th := mecanum.Simulate(p, r)
 		for k := range r.T {
-			chs[0].add(i, r.T[k], r.X[k], x[k])
-			chs[1].add(i, r.T[k], r.Y[k], y[k])
-			chs[2].add(i, r.T[k], r.Theta[k], th[k])
+			chs[0].Add(i, r.T[k], r.X[k], x[k])
+			chs[1].Add(i, r.T[k], r.Y[k], y[k])
+			chs[2].Add(i, r.T[k], r.Theta[k], th[k])
 		}
 	}
 	return chs, nil
 }
 
-func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
+func validateSkidsteer(e env, a ValidateArgs) ([]fit.Channel, error) {
 	p, err := readSkidsteerParams(e, a.Params, true)
 	if err != nil {
 		return nil, err
 	}
-	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
+	chs := []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
 	for _, src := range plainSources(a.Data) {
 		runs, err := readSkidsteerLog(e, src, p, a.Params)
@@ -249,9 +195,9 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 					return nil, r.Err(err)
 				}
 				for _, k := range q.PoseRows() {
-					chs[0].add(run, q.T[k], q.Pose[k].X, tr[k].X)
-					chs[1].add(run, q.T[k], q.Pose[k].Y, tr[k].Y)
-					chs[2].add(run, q.T[k], q.Pose[k].Psi, tr[k].Psi)
+					chs[0].Add(run, q.T[k], q.Pose[k].X, tr[k].X)
+					chs[1].Add(run, q.T[k], q.Pose[k].Y, tr[k].Y)
+					chs[2].Add(run, q.T[k], q.Pose[k].Psi, tr[k].Psi)
 				}
 				run++
 			}
@@ -260,12 +206,12 @@ func validateSkidsteer(e env, a ValidateArgs) ([]channel, error) {
 	return chs, nil
 }
 
-func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
+func validateDiffDrive(e env, a ValidateArgs) ([]fit.Channel, error) {
 	p, err := readDiffDriveParams(e, a.Params, true)
 	if err != nil {
 		return nil, err
 	}
-	chs := []channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
 	for run, path := range a.Data {
 		tab, err := dataset.ReadFile(path, dataset.Spec{Time: "t", Columns: []dataset.Column{
 			{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}})
@@ -283,19 +229,19 @@ func validateDiffDrive(e env, a ValidateArgs) ([]channel, error) {
 		t0 := tab.Col("t")[0]
 		for k := range lg.VR {
 			t := t0 + float64(k)*p.H
-			chs[0].add(run, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
-			chs[1].add(run, t, (lg.VR[k]-lg.VL[k])/p.L, tr.W[k])
+			chs[0].Add(run, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+			chs[1].Add(run, t, (lg.VR[k]-lg.VL[k])/p.L, tr.W[k])
 		}
 	}
 	return chs, nil
 }
 
-func validateTire(e env, a ValidateArgs) ([]channel, error) {
+func validateTire(e env, a ValidateArgs) ([]fit.Channel, error) {
 	p, err := readTireParams(e, a.Params)
 	if err != nil {
 		return nil, err
 	}
-	chs := []channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
+	chs := []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
 	for _, src := range plainSources(a.Data) {
 		rs, tab, err := readTireLog(e, src)
@@ -314,9 +260,9 @@ func validateTire(e env, a ValidateArgs) ([]channel, error) {
 				return nil, r.Err(err)
 			}
 			for k := range r.T {
-				chs[0].add(run, r.T[k], r.X[k], st[k][0])
-				chs[1].add(run, r.T[k], r.Y[k], st[k][1])
-				chs[2].add(run, r.T[k], r.Psi[k], st[k][2])
+				chs[0].Add(run, r.T[k], r.X[k], st[k][0])
+				chs[1].Add(run, r.T[k], r.Y[k], st[k][1])
+				chs[2].Add(run, r.T[k], r.Psi[k], st[k][2])
 			}
 			run++
 		}

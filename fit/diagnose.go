@@ -1,0 +1,196 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+)
+
+// TimeUnits warns about a time column that steps like milliseconds (a
+// median step over 0.5 s).
+func TimeUnits(file string, t []float64) []Warning {
+	if med := dataset.MedianStep(t); med > 0.5 {
+		return []Warning{Warnf(file, "t steps by a median %.4g s between rows: is t in milliseconds? (FORMATS.md: seconds; a robot log steps by milliseconds)", med)}
+	}
+	return nil
+}
+
+// Scale compares a measured amount of motion with what the commands
+// predict under the nominal model (ratio measured/predicted). Friction and
+// slip make the ratio somewhat below 1; beyond [1/5, 3] the units are
+// probably wrong. big and small say what probably is.
+func Scale(file, what string, measured, predicted float64, big, small string) []Warning {
+	if !(predicted > 1e-9) || !(measured >= 0) {
+		return nil
+	}
+	r := measured / predicted
+	switch {
+	case r > 3:
+		return []Warning{Warnf(file, "the measured %s is %.3g× what the commands predict: %s", what, r, big)}
+	case r < 0.2:
+		return []Warning{Warnf(file, "the measured %s is %.3g× what the commands predict: %s", what, r, small)}
+	}
+	return nil
+}
+
+// Chord sums the distances and heading changes between pose samples at
+// rows at least minDt apart (the camera noise then adds little). th may be
+// nil (no heading). A heading step is unwrapped by 2π only when that leaves
+// less than half a radian: a log in degrees keeps its large steps.
+func Chord(t, x, y, th []float64, rows []int, minDt float64) (dist, turn float64) {
+	if len(rows) == 0 {
+		return 0, 0
+	}
+	last := rows[0]
+	for _, k := range rows[1:] {
+		if t[k]-t[last] < minDt {
+			continue
+		}
+		dist += math.Hypot(x[k]-x[last], y[k]-y[last])
+		if th != nil {
+			dth := th[k] - th[last]
+			if w := dth - 2*math.Pi*math.Round(dth/(2*math.Pi)); math.Abs(dth) > math.Pi && math.Abs(w) < 0.5 {
+				dth = w
+			}
+			turn += math.Abs(dth)
+		}
+		last = k
+	}
+	return dist, turn
+}
+
+// madScale turns a median absolute deviation into the standard deviation
+// of a normal distribution: 1/Φ⁻¹(3/4).
+const madScale = 1.482602218505602
+
+// PoseNoise estimates the position noise (m) of the samples at rows from
+// their second differences Δ = p[k] − 2p[k−1] + p[k−2], which on a smooth
+// path are white noise of variance 6σ². It is robust: σ_Δ is the median
+// absolute deviation of the Δ of each coordinate from their median (times
+// 1.4826, exact for normal noise), so one outlier or a jump does not
+// dominate, and a steady curvature does not count as noise. NaN with fewer
+// than three samples.
+func PoseNoise(x, y []float64, rows []int) float64 {
+	if len(rows) < 3 {
+		return math.NaN()
+	}
+	dev := make([]float64, 0, 2*(len(rows)-2))
+	for _, p := range [][]float64{x, y} {
+		d := make([]float64, 0, len(rows)-2)
+		for i := 2; i < len(rows); i++ {
+			a, b, c := rows[i-2], rows[i-1], rows[i]
+			if v := p[c] - 2*p[b] + p[a]; !math.IsNaN(v) {
+				d = append(d, v)
+			}
+		}
+		m := median(d)
+		for _, v := range d {
+			dev = append(dev, math.Abs(v-m))
+		}
+	}
+	if len(dev) == 0 {
+		return math.NaN()
+	}
+	return madScale * median(dev) / math.Sqrt(6)
+}
+
+// AngleNoise estimates the noise (rad) of heading samples at rows as
+// PoseNoise does, from second differences wrapped to (−π, π]: robust to an
+// outlier, a wrap-around or a steady turn. A heading logged in degrees
+// shows as a scatter of tenths of a radian or more. NaN with fewer than
+// three samples.
+func AngleNoise(th []float64, rows []int) float64 {
+	if len(rows) < 3 {
+		return math.NaN()
+	}
+	d := make([]float64, 0, len(rows)-2)
+	for i := 2; i < len(rows); i++ {
+		v := th[rows[i]] - 2*th[rows[i-1]] + th[rows[i-2]]
+		if v -= 2 * math.Pi * math.Round(v/(2*math.Pi)); !math.IsNaN(v) {
+			d = append(d, v)
+		}
+	}
+	m := median(d)
+	for i, v := range d {
+		d[i] = math.Abs(v - m)
+	}
+	if len(d) == 0 {
+		return math.NaN()
+	}
+	return madScale * median(d) / math.Sqrt(6)
+}
+
+// median of v (v is reordered); NaN when empty.
+func median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// ResidualNoise warns when a fit's residual RMS is over 10× the
+// measurement noise (and above floor, in the same unit): the model does not
+// explain the log.
+func ResidualNoise(what string, rms, noise, floor float64, unit string) []Warning {
+	if rms > 10*noise && rms > floor {
+		return []Warning{Warnf("", "the %s residual RMS %.3g %s is %.0f× the measurement noise (≈%.2g %s, from the samples' scatter): the model does not explain these logs — wrong units, a time gap, a wrong constant in -init, or motion the model lacks?",
+			what, rms, unit, rms/noise, noise, unit)}
+	}
+	return nil
+}
+
+// MaxAbs is the largest |v| over the values that are not NaN.
+func MaxAbs(v ...[]float64) float64 {
+	m := 0.0
+	for _, c := range v {
+		for _, x := range c {
+			if !math.IsNaN(x) {
+				m = max(m, math.Abs(x))
+			}
+		}
+	}
+	return m
+}
+
+// NoMotion is the error of a log in which nothing moves (what says which
+// columns): no parameter can be identified from it, and the start values
+// would come back unchanged as if calibrated.
+func NoMotion(file, what string) error {
+	return fmt.Errorf("%s: %s: nothing in the log excites the model, so no parameter can be identified (the start values would come back unchanged)", file, what)
+}
+
+// PoseOutliers returns the rows (of rows) whose position lies more than k
+// standard deviations from the midpoint of its neighbours, e = p[i] −
+// (p[i−1] + p[i+1])/2, whose standard deviation is sqrt(3/2)·σ for white
+// noise σ (PoseNoise, which one outlier does not move). A single outlier A
+// shows as e = A at its row and −A/2 at each neighbour: only the largest of
+// three adjacent deviations is returned. For normal noise a sample is a
+// false alarm with probability e^(−k²/2) (the Rayleigh tail of the 2-D
+// deviation): 1.5·10⁻⁸ for k = 6. None when σ is not positive.
+func PoseOutliers(x, y []float64, rows []int, k float64) []int {
+	sigma := PoseNoise(x, y, rows)
+	if !(sigma > 0) {
+		return nil
+	}
+	lim := k * math.Sqrt(1.5) * sigma
+	n := len(rows)
+	dev := make([]float64, n)
+	for i := 1; i < n-1; i++ {
+		a, b, c := rows[i-1], rows[i], rows[i+1]
+		dev[i] = math.Hypot(x[b]-(x[a]+x[c])/2, y[b]-(y[a]+y[c])/2)
+	}
+	var out []int
+	for i := 1; i < n-1; i++ {
+		if dev[i] > lim && dev[i] >= dev[i-1] && dev[i] >= dev[i+1] {
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,39 @@
+// Package fit is what every identification shares, whatever the robot: a
+// parameter (name, unit, value, bounds, held or free, σ and a verdict on
+// how well the data determine it), one Report of a fit (values, σ, the
+// optimiser's status, identifiability with named null directions, warnings
+// as values), the diagnostics of a log that keep a user's own data in the
+// wrong units, with a time gap or without motion from producing confident
+// numbers, and the validation metrics of MATLAB's compare.
+//
+// The pieces:
+//
+//   - Param and Verdict: σ wider than a quarter of the bound range is never
+//     "determined"; CheckDetermined refuses a fit with undetermined
+//     parameters unless allowed; OnBound warns about values on a bound;
+//     HeldSet turns fix/free lists into the held set.
+//   - Gaps: CommandGaps finds the rows after a time gap in a run's command
+//     stream, ApplyGaps applies a GapPolicy (error, split, bridge).
+//   - TimeUnits, Scale, Chord, PoseNoise and AngleNoise (MAD estimates from
+//     second differences, robust to outliers), PoseOutliers,
+//     ResidualNoise, MaxAbs, NoMotion: units, scale, noise, outliers and
+//     motion.
+//   - CorrelationInflation: Gauss–Newton σ assumes independent residuals; a
+//     trajectory's residuals are correlated in time, and σ grows by
+//     sqrt((1+ρ)/(1−ρ)) for a lag-1 autocorrelation ρ.
+//   - Identifiability: σ per parameter and the null directions of JᵀJ;
+//     NewDirection names a direction a model found itself.
+//   - Status and Settings: an optimiser's opt.Result as a parameter file
+//     records it, and the judgement converged / accepted / unconverged /
+//     failed.
+//   - Channel: NRMSE and fit % = 100·(1 − ‖y − ŷ‖/‖y − mean(y)‖) as
+//     MATLAB's compare reports them, and the RMS error.
+//   - Report: all of it for one fit (and what a summary says besides: the
+//     data, the method, evaluations, time, the model's own lines), with
+//     Report.JSON.
+//
+// Nothing here prints: warnings are Warning values that a face (the command
+// line, a notebook, a fleet pipeline) presents. Messages name the command
+// line's flags (-gaps, -fix, -init, -allow-undetermined) where a remedy is
+// one, because that is where users meet them.
+package fit
