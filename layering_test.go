@@ -94,6 +94,7 @@ var ratchet = map[arrow]string{
 	{"cmd/wheelgrad", "dataset/bag"}:                "issue 23, Deliver 3 (cli)",
 	{"cmd/wheelgrad", "figure"}:                     "issue 23, Deliver 3 (cli)",
 	{"cmd/wheelgrad", "opt"}:                        "issue 23, Deliver 3 (cli)",
+	{"cmd/wheelgrad", "fit"}:                        "issue 23, Deliver 3 (cli)",
 	{"cmd/wheelgrad", "models/diffdrive"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cmd/wheelgrad", "models/diffdrive/calibrate"}: "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cmd/wheelgrad", "models/mecanum"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
