@@ -61,6 +61,49 @@ func Chord(t, x, y, th []float64, rows []int, minDt float64) (dist, turn float64
 	return dist, turn
 }
 
+// freshRows returns the rows whose values differ from the previous fresh
+// row's in at least one of cols (the first row is fresh).
+func freshRows(rows []int, cols ...[]float64) []int {
+	out := make([]int, 0, len(rows))
+	for i, r := range rows {
+		if i > 0 {
+			prev := out[len(out)-1]
+			same := true
+			for _, c := range cols {
+				if c[r] != c[prev] {
+					same = false
+					break
+				}
+			}
+			if same {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// StalePoses counts the rows whose x, y repeat the previous row's exactly:
+// a pose sensor slower than the log's rate re-logging its last value (52 %
+// of the rows of DRIVE's Warthog recording). Such rows carry no new
+// measurement.
+func StalePoses(x, y []float64, rows []int) int {
+	return len(rows) - len(freshRows(rows, x, y))
+}
+
+// StaleWarning warns when more than a tenth of the pose rows repeat the
+// previous pose exactly (StalePoses): a model fitted to them sees the robot
+// stand still between sensor updates.
+func StaleWarning(file string, x, y []float64, rows []int) []Warning {
+	n := StalePoses(x, y, rows)
+	if len(rows) == 0 || 10*n <= len(rows) {
+		return nil
+	}
+	return []Warning{Warnf(file, "%d of %d poses (%.0f %%) repeat the previous pose exactly: a pose sensor slower than the log's rate, or a frozen one; they carry no new measurement, yet count as poses where the robot stood still",
+		n, len(rows), 100*float64(n)/float64(len(rows)))}
+}
+
 // madScale turns a median absolute deviation into the standard deviation
 // of a normal distribution: 1/Φ⁻¹(3/4).
 const madScale = 1.482602218505602
@@ -70,9 +113,13 @@ const madScale = 1.482602218505602
 // path are white noise of variance 6σ². It is robust: σ_Δ is the median
 // absolute deviation of the Δ of each coordinate from their median (times
 // 1.4826, exact for normal noise), so one outlier or a jump does not
-// dominate, and a steady curvature does not count as noise. NaN with fewer
-// than three samples.
+// dominate, and a steady curvature does not count as noise. A sample that
+// repeats the previous one exactly (a stale pose: a sensor slower than the
+// log's rate re-logs its last value) is skipped — otherwise half the second
+// differences are exact zeros and the estimate reads 0. NaN with fewer
+// than three fresh samples.
 func PoseNoise(x, y []float64, rows []int) float64 {
+	rows = freshRows(rows, x, y)
 	if len(rows) < 3 {
 		return math.NaN()
 	}
@@ -100,8 +147,10 @@ func PoseNoise(x, y []float64, rows []int) float64 {
 // PoseNoise does, from second differences wrapped to (−π, π]: robust to an
 // outlier, a wrap-around or a steady turn. A heading logged in degrees
 // shows as a scatter of tenths of a radian or more. NaN with fewer than
-// three samples.
+// three fresh samples (repeats of the previous sample are skipped, as in
+// PoseNoise).
 func AngleNoise(th []float64, rows []int) float64 {
+	rows = freshRows(rows, th)
 	if len(rows) < 3 {
 		return math.NaN()
 	}

@@ -66,6 +66,30 @@ func TestPoseNoiseMAD(t *testing.T) {
 	}
 }
 
+// A pose sensor at half the log's rate re-logs its last value (DRIVE's
+// Warthog: 52 % of the rows): the repeats are counted and skipped, so the
+// noise is that of the fresh samples, not 0 (the MAD of half exact zeros).
+func TestPoseNoiseStalePoses(t *testing.T) {
+	const sigma = 0.003
+	_, x, y, rows := noisyCircle(sigma, 11)
+	th := make([]float64, len(x))
+	for k := range th {
+		th[k] = 0.5*float64(k)/60 + sigma*float64(k%7-3)/3
+	}
+	for k := 1; k < len(x); k += 2 {
+		x[k], y[k], th[k] = x[k-1], y[k-1], th[k-1]
+	}
+	if n := StalePoses(x, y, rows); n != len(rows)/2 {
+		t.Errorf("StalePoses = %d, want %d", n, len(rows)/2)
+	}
+	if got := PoseNoise(x, y, rows); math.Abs(got/sigma-1) > 0.25 {
+		t.Errorf("PoseNoise with stale repeats %.4g m, want %.4g m within 25 %%", got, sigma)
+	}
+	if got := AngleNoise(th, rows); !(got > 0) {
+		t.Errorf("AngleNoise with stale repeats %.4g rad, want > 0", got)
+	}
+}
+
 func TestChordScaleUnits(t *testing.T) {
 	tt := []float64{0, 0.1, 0.2, 0.6, 1.2}
 	x := []float64{0, 0.05, 0.1, 0.3, 0.6}

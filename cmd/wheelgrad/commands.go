@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "simulate",
-		usage:   "simulate -model M -params P.json -controls C.csv [-poses CAM.csv] [-offset S|auto] [-out T.csv] [-plot F.png]",
+		usage:   "simulate -model M -params P.json -controls C.csv [-poses CAM.csv] [-offset S|auto] [-columns MAP] [-where C=V] [-from S] [-to S] [-out T.csv] [-plot F.png]",
 		summary: "Forward rollout of the exact (non-smoothed) model; writes the trajectory CSV to stdout or -out.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
@@ -27,7 +27,12 @@ func init() {
 			addPosesFlag(fs, &a.Poses)
 			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
 			fs.StringVar(&a.Plot, "plot", "", "mecanum: PNG file of the predicted path against the log's camera poses")
+			columns := addColumnsFlags(fs)
 			return func(e env) error {
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
 				if a.Plot != "" && *model != "mecanum" {
 					return usagef("-plot applies to simulate -model mecanum only")
 				}
@@ -37,7 +42,6 @@ func init() {
 					}
 					a.Auto = true
 				} else {
-					var err error
 					if a.Offset, err = parseOffset(*offset); err != nil {
 						return err
 					}
@@ -67,7 +71,7 @@ func init() {
 	})
 	register(command{
 		name:    "identify",
-		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-init P.json] [-method lbfgsb|neldermead|cmaes|ipem|batch] [-fix a,b | -free a,b] [-gaps error|split|bridge] [-maxiter N] [-tol T] [-allow-unconverged] [-allow-undetermined] [-out P.json] [-plot F.png|F.svg|F.pdf]",
+		usage:   "identify -model M -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-init P.json] [-method lbfgsb|neldermead|cmaes|ipem|batch] [-fix a,b | -free a,b] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S] [-maxiter N] [-tol T] [-allow-unconverged] [-allow-undetermined] [-out P.json] [-plot F.png|F.svg|F.pdf]",
 		summary: "Calibrate the model's unknown parameters from one or more logs; writes parameter JSON.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
@@ -98,7 +102,12 @@ func init() {
 			fs.Float64Var(&a.Fit.Tol, "tol", 0, "convergence tolerance: relative reduction of the loss per iteration (0: the model's default)")
 			fs.BoolVar(&a.Fit.AllowUnconverged, "allow-unconverged", false, "accept an optimiser that stopped at -maxiter or stalled (a warning, exit status 0) instead of exit status 3")
 			quiet, verbose := addVerbosity(fs)
+			columns := addColumnsFlags(fs)
 			return func(e env) error {
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
 				if a.Fit.MaxIter < 0 {
 					return usagef("-maxiter %d: want a number of iterations ≥ 1 (0: the default)", a.Fit.MaxIter)
 				}
@@ -108,7 +117,6 @@ func init() {
 				if err := required("data", *data); err != nil {
 					return err
 				}
-				var err error
 				if a.Data, err = dataFiles(*data); err != nil {
 					return err
 				}

@@ -44,7 +44,7 @@ func mecanumSourcesLag(e env, a IdentifyArgs, p mecanum.Params, rep io.Writer, l
 
 // mecanumOnset estimates the offset of one log from its first run.
 func mecanumOnset(src logSource, p mecanum.Params, lag bool) (mecanum.Onset, error) {
-	st, err := mecanum.ReadStreams(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses})
+	st, err := mecanum.ReadStreams(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Columns: src.Columns})
 	if err != nil {
 		return mecanum.Onset{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Models known to the command line (FORMATS.md: -model).
@@ -20,11 +22,12 @@ type SimulateArgs struct {
 	Offset   float64
 	Auto     bool   // -offset auto (mecanum)
 	Plot     string // mecanum: PNG of the prediction against the log's poses
+	Columns  *dataset.ColumnMap
 }
 
 // source is the controls file as a log source.
 func (a SimulateArgs) source() logSource {
-	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset}
+	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset, Columns: a.Columns}
 }
 
 // IdentifyArgs are the parsed flags of `wheelgrad identify`.
@@ -37,6 +40,7 @@ type IdentifyArgs struct {
 	Out     string   // parameter JSON path, "-" for stdout
 	Plot    string   // PNG path or ""
 	Extra   map[string]string
+	Columns *dataset.ColumnMap // -columns, -where, -from, -to
 	Fit     fitSettings // -maxiter, -tol, -allow-unconverged (status.go)
 	Verbose bool
 	Quiet   bool
@@ -121,7 +125,7 @@ func required(flag, value string) error {
 func (a IdentifyArgs) sources(offset float64) []logSource {
 	out := make([]logSource, len(a.Data))
 	for i, d := range a.Data {
-		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset}
+		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset, Columns: a.Columns}
 	}
 	return out
 }
@@ -142,8 +146,8 @@ func dataFiles(list string) ([]string, error) {
 }
 
 // plainSources are logs without a separate sensor file or time offset.
-func plainSources(paths []string) []logSource {
-	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths))}.sources(0)
+func plainSources(paths []string, m *dataset.ColumnMap) []logSource {
+	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths)), Columns: m}.sources(0)
 }
 
 // fixedOffset returns -offset as a number; "auto" is a usage error for models

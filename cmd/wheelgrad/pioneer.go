@@ -26,8 +26,8 @@ func init() {
 
 // readPioneerLog reads a log split into runs by traj (pioneer.ReadLog),
 // with the table it came from.
-func readPioneerLog(path string, needMeasured bool) ([]*pioneer.Run, *dataset.Table, error) {
-	rs, err := pioneer.ReadLog(path, pioneer.LogOptions{NeedMeasured: needMeasured})
+func readPioneerLog(path string, needMeasured bool, columns *dataset.ColumnMap) ([]*pioneer.Run, *dataset.Table, error) {
+	rs, err := pioneer.ReadLog(path, pioneer.LogOptions{NeedMeasured: needMeasured, Columns: columns})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,7 +46,7 @@ func simulatePioneer(e env, a SimulateArgs) error {
 	if err != nil {
 		return err
 	}
-	runs, tab, err := readPioneerLog(a.Controls, false)
+	runs, tab, err := readPioneerLog(a.Controls, false, a.Columns)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	}
 	var runs []*pioneer.Run
 	for _, path := range a.Data {
-		rs, _, err := readPioneerLog(path, true)
+		rs, _, err := readPioneerLog(path, true, a.Columns)
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func validatePioneer(e env, a ValidateArgs) ([]fit.Channel, error) {
 	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
 	run := 0
 	for _, path := range a.Data {
-		runs, tab, err := readPioneerLog(path, true)
+		runs, tab, err := readPioneerLog(path, true, a.Columns)
 		if err != nil {
 			return nil, err
 		}

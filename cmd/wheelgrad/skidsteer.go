@@ -28,7 +28,7 @@ func init() {
 // (skidsteer.ReadLog); p gives the command map and, for a wheel-speed log,
 // r and track.
 func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) ([]skidsteer.Run, error) {
-	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: params, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr})
+	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: params, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
 }
 
 // readSkidsteerParams is skidsteer.ReadParams with its warnings printed.
@@ -252,6 +252,12 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 				return r.Err(err)
 			}
 			d.add(fit.TimeUnits(src.Path, r.T)...)
+			rows := r.PoseRows()
+			x, y := make([]float64, len(r.T)), make([]float64, len(r.T))
+			for _, k := range rows {
+				x[k], y[k] = r.Pose[k].X, r.Pose[k].Y
+			}
+			d.add(fit.StaleWarning(src.Path, x, y, rows)...)
 			pieces, err := skidsteerPieces(d, a.Gaps, r)
 			if err != nil {
 				return err

@@ -188,3 +188,47 @@ func TestSkidsteerShortRunsNoPrediction(t *testing.T) {
 		}
 	}
 }
+
+// A raw ROS export (DRIVE's Warthog: ros_time in ns, a quaternion, an
+// all-zero first row) goes through simulate with -columns and -where only;
+// mistakes in the map are one-line errors.
+func TestColumnsFlagsRawExport(t *testing.T) {
+	dir := t.TempDir()
+	params := filepath.Join(dir, "p.json")
+	os.WriteFile(params, []byte(`{"model":"skidsteer","a":[[0,0,0],[0,0,0],[0,-0.4,0]],"r":0.3,"track":1.08}`), 0o644)
+	raw := "../../dataset/testdata/warthog-raw.csv"
+	cols := "t=ros_time:ns,wl=meas_left_vel,wr=meas_right_vel,x=icp_pos_x,y=icp_pos_y,psi=quat(icp_quat_x,icp_quat_y,icp_quat_z,icp_quat_w)"
+	out := filepath.Join(dir, "traj.csv")
+	st, _, errOut := runCLI("simulate", "-model", "skidsteer", "-params", params, "-controls", raw, "-columns", cols, "-where", "ros_time>0", "-from", "0.5", "-out", out)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errOut)
+	}
+	tab, err := dataset.ReadFile(out, dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "x"}}, Time: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 rows after the zero row, the first 0.5 s (10 rows) cut
+	if tab.Len() != 40 {
+		t.Errorf("%d trajectory rows, want 40", tab.Len())
+	}
+	for _, c := range []struct {
+		args []string
+		st   int
+		want string
+	}{
+		{[]string{"-columns", cols}, 1, `line 2, column "icp_quat_w"`},
+		{[]string{"-columns", "t=ros_time:weeks"}, 2, `unknown unit "weeks"`},
+		{[]string{"-columns", cols, "-where", "calib_state<idle"}, 2, "compares numbers"},
+		{[]string{"-columns", cols, "-where", "ros_time>0", "-from", "2", "-to", "1"}, 2, "-to 1 must be after -from 2"},
+		{[]string{"-columns", "t=ros_time:ns,wl=left_vel"}, 1, "missing column"},
+	} {
+		args := append([]string{"simulate", "-model", "skidsteer", "-params", params, "-controls", raw, "-out", filepath.Join(dir, "bad.csv")}, c.args...)
+		st, _, errOut := runCLI(args...)
+		if st != c.st || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimRight(errOut, "\n"), "\n") > 0 {
+			t.Errorf("%v: status %d, stderr %q; want %d and one line with %q", c.args, st, errOut, c.st, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.csv")); err == nil {
+		t.Error("a failed simulate wrote its output")
+	}
+}

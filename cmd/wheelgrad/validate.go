@@ -30,6 +30,8 @@ type ValidateArgs struct {
 	Plot   string
 	Gaps   string
 	Diag   *diag
+	// Columns maps the log's columns (-columns, -where, -from, -to).
+	Columns *dataset.ColumnMap
 }
 
 var validateHandlers = map[string]func(env, ValidateArgs) ([]fit.Channel, error){}
@@ -42,7 +44,7 @@ func init() {
 	validateHandlers["pioneer"] = validatePioneer
 	register(command{
 		name:    "validate",
-		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-plot F.png|F.svg] [-gaps error|split|bridge]",
+		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
 		summary: "Predict held-out logs with identified parameters and report MATLAB compare's fit % (100·(1 − NRMSE)), the NRMSE and the RMS error per output; -plot draws measured and predicted outputs against time with their residuals.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "", "robot model: "+strings.Join(modelNames, ", "))
@@ -51,13 +53,17 @@ func init() {
 			fs.StringVar(&a.Params, "params", "", "parameter JSON file (e.g. written by identify)")
 			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file (by extension): outputs against time and residuals")
 			fs.StringVar(&a.Gaps, "gaps", gapsError, "time gaps in a log: error, split or bridge (as identify)")
+			columns := addColumnsFlags(fs)
 			return func(e env) error {
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
 				for _, r := range [][2]string{{"params", a.Params}, {"data", *data}} {
 					if err := required(r[0], r[1]); err != nil {
 						return err
 					}
 				}
-				var err error
 				if a.Data, err = dataFiles(*data); err != nil {
 					return err
 				}
@@ -149,7 +155,7 @@ func validateMecanum(e env, a ValidateArgs) ([]fit.Channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	runs, err := readMecanumLogs(e, plainSources(a.Data), p.CommandMap, a.Diag, a.Gaps)
+	runs, err := readMecanumLogs(e, plainSources(a.Data, a.Columns), p.CommandMap, a.Diag, a.Gaps)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +182,7 @@ func validateSkidsteer(e env, a ValidateArgs) ([]fit.Channel, error) {
 	}
 	chs := []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
-	for _, src := range plainSources(a.Data) {
+	for _, src := range plainSources(a.Data, a.Columns) {
 		runs, err := readSkidsteerLog(e, src, p, a.Params)
 		if err != nil {
 			return nil, err
@@ -213,8 +219,8 @@ func validateDiffDrive(e env, a ValidateArgs) ([]fit.Channel, error) {
 	}
 	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
 	for run, path := range a.Data {
-		tab, err := dataset.ReadFile(path, dataset.Spec{Time: "t", Columns: []dataset.Column{
-			{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}})
+		tab, err := dataset.ReadMapped(path, dataset.Spec{Time: "t", Columns: []dataset.Column{
+			{Name: "t"}, {Name: "uf"}, {Name: "ul"}, {Name: "vr"}, {Name: "vl"}}}, a.Columns)
 		if err != nil {
 			return nil, err
 		}
@@ -243,7 +249,7 @@ func validateTire(e env, a ValidateArgs) ([]fit.Channel, error) {
 	}
 	chs := []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: "psi", Unit: "rad", Angle: true}}
 	run := 0
-	for _, src := range plainSources(a.Data) {
+	for _, src := range plainSources(a.Data, a.Columns) {
 		rs, tab, err := readTireLog(e, src)
 		if err != nil {
 			return nil, err
