@@ -41,7 +41,7 @@ type IdentifyArgs struct {
 	Plot    string   // PNG path or ""
 	Extra   map[string]string
 	Columns *dataset.ColumnMap // -columns, -where, -from, -to
-	Fit     fitSettings // -maxiter, -tol, -allow-unconverged (status.go)
+	Fit     fitSettings        // -maxiter, -tol, -allow-unconverged (status.go)
 	Verbose bool
 	Quiet   bool
 	Prog    *progress
