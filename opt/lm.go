@@ -53,7 +53,7 @@ func (l Loss) String() string {
 	return fmt.Sprintf("Loss(%d)", int(l))
 }
 
-// rho returns ρ(z), ρ'(z) and ρ''(z).
+// rho returns ρ(z), ρ'(z) and ρ”(z).
 func (l Loss) rho(z float64) (r0, r1, r2 float64) {
 	switch l {
 	case Huber:
@@ -104,7 +104,7 @@ func (l Loss) rho(z float64) (r0, r1, r2 float64) {
 // Robust losses enter as SciPy does: the residuals and the Jacobian rows are
 // rescaled so that the Gauss–Newton model of Σρ keeps the second-order term
 // of ρ (Triggs et al., "Bundle adjustment — a modern synthesis", 2000, §4.3):
-// J_i ← √(ρ' + 2ρ''r_i²)·J_i, r_i ← ρ'·r_i/√(ρ' + 2ρ''r_i²).
+// J_i ← √(ρ' + 2ρ”r_i²)·J_i, r_i ← ρ'·r_i/√(ρ' + 2ρ”r_i²).
 //
 // Convergence (Settings): GradientConverged when ‖g·v‖∞ < GradientTol (the
 // first-order optimality of the box problem); FunctionConverged when an
