@@ -53,7 +53,7 @@ func (l Loss) String() string {
 	return fmt.Sprintf("Loss(%d)", int(l))
 }
 
-// rho returns ρ(z), ρ'(z) and ρ”(z).
+// rho returns ρ(z) and its first and second derivatives.
 func (l Loss) rho(z float64) (r0, r1, r2 float64) {
 	switch l {
 	case Huber:

@@ -3,6 +3,8 @@ package opt
 import (
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestLeastSquaresMGH(t *testing.T) {
@@ -26,6 +28,86 @@ func TestLeastSquaresMGH(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("F = %.12g, want one of %v", res.F, p.fstar)
+			}
+		})
+	}
+}
+
+// mghBounded are the MGH problems with bounds that are active at the
+// solution (the unbounded minimiser lies outside).
+var mghBounded = []struct {
+	name   string
+	lo, hi []float64
+	// known bounded minimum of ½‖r‖², if any (else compared with L-BFGS-B)
+	fstar float64
+}{
+	{"rosenbrock", []float64{-2, -2}, []float64{0.5, 2}, 0.125}, // x = (0.5, 0.25): r = (0, 0.5)
+	{"freudenstein-roth", []float64{0, -0.5}, []float64{20, 3}, -1},
+	{"powell-singular", []float64{0.1, -10, -10, -10}, []float64{10, 10, 10, 10}, -1},
+	{"brown-badly-scaled", []float64{0, 3e-5}, []float64{1e6, 100}, -1},
+	{"bard", []float64{0, 1.2, 0}, []float64{10, 10, 10}, -1},
+	{"box3d", []float64{0, 0, 0}, []float64{0.9, 20, 20}, -1},
+	{"meyer", []float64{0, 0, 0}, []float64{1, 1e5, 340}, -1},
+}
+
+func mghByName(name string) mghProblem {
+	for _, p := range mghProblems {
+		if p.name == name {
+			return p
+		}
+	}
+	panic(name)
+}
+
+// boxChecker wraps residuals so that any evaluation outside [lo, hi] is
+// recorded.
+func boxChecker(t *testing.T, res Residuals, lo, hi []float64) Residuals {
+	return func(x, r []float64, jac *mat.Dense) error {
+		for i, v := range x {
+			if v < lo[i] || v > hi[i] {
+				t.Errorf("evaluated x[%d] = %g outside [%g, %g]", i, v, lo[i], hi[i])
+			}
+		}
+		return res(x, r, jac)
+	}
+}
+
+func TestLeastSquaresMGHBounded(t *testing.T) {
+	for _, b := range mghBounded {
+		t.Run(b.name, func(t *testing.T) {
+			p := mghByName(b.name)
+			res, err := LeastSquares{}.Solve(LSProblem{Residuals: boxChecker(t, p.res, b.lo, b.hi), M: p.m, Lower: b.lo, Upper: b.hi}, p.x0, Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := b.fstar
+			how := "known"
+			if want < 0 {
+				lb, err := LBFGSB{}.Minimize(Problem{Objective: mghObjective(p), Lower: b.lo, Upper: b.hi}, res.X, Settings{GradientTol: 1e-13, FunctionTol: 1e-16, MaxIterations: 10000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, how = lb.F, "L-BFGS-B"
+				// L-BFGS-B from the standard start too, when it gets anywhere
+				// (on Meyer its first step overflows exp).
+				lb0, err := LBFGSB{}.Minimize(Problem{Objective: mghObjective(p), Lower: b.lo, Upper: b.hi}, p.x0, Settings{GradientTol: 1e-13, FunctionTol: 1e-16, MaxIterations: 10000})
+				if err == nil {
+					want = math.Min(want, lb0.F)
+					t.Logf("L-BFGS-B from x0: %v after %d iterations, F = %.15g at %v", lb0.Status, lb0.Iterations, lb0.F, lb0.X)
+				} else {
+					t.Logf("L-BFGS-B from x0: %v", err)
+				}
+				t.Logf("L-BFGS-B from the LM answer: F = %.15g", lb.F)
+			}
+			t.Logf("LM: %v after %d iterations, %d evaluations: F = %.15g at %v (%s %.15g); on bounds: lower %v upper %v", res.Status, res.Iterations, res.FuncEvaluations, res.F, res.X, how, want, res.AtLower, res.AtUpper)
+			if !res.Status.Converged() {
+				t.Errorf("status %v", res.Status)
+			}
+			if math.Abs(res.F-want) > 1e-9*want {
+				t.Errorf("F = %.15g, %s minimum %.15g: relative difference %.3g", res.F, how, want, (res.F-want)/want)
+			}
+			if len(res.AtLower)+len(res.AtUpper) == 0 {
+				t.Errorf("no parameter reported on a bound")
 			}
 		})
 	}
