@@ -323,6 +323,12 @@ func (st *lsState) run() (*Result, error) {
 		}
 		return c, nil
 	}
+	// All residuals zero: the global minimum of a sum of non-negative
+	// terms, whatever the gradient.
+	if st.cost == 0 {
+		rec.detail = "every residual is zero at the start"
+		return rec.finish(st.x, st.cost, FunctionConverged), nil
+	}
 	// An exactly zero gradient at the start: a stationary point or a plateau.
 	if allZero(st.g) {
 		flat, err := probeFlat(rec, costObj, st.x, st.cost)
@@ -502,7 +508,7 @@ func (st *lsState) run() (*Result, error) {
 			if iter == 1 {
 				conv = Failure
 			}
-			rec.detail = fmt.Sprintf("no trial step lowered the cost although the model predicted a reduction of %.3g (%.2g of it): a kink, or a Jacobian that disagrees with the residuals", predFirst, predFirst/st.cost)
+			rec.detail = fmt.Sprintf("no trial step lowered the cost although the model predicted a reduction of %.3g (%.2g of the cost): a kink, or a Jacobian that disagrees with the residuals", predFirst, predFirst/st.cost)
 		case !accepted:
 			// The evaluation limit ended the search for a lower cost.
 			conv = EvaluationLimit
