@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -540,15 +543,18 @@ func (st *lsState) columnNorms(out []float64) {
 
 // lsWork holds one iteration's scaled quantities ("hat" variables).
 type lsWork struct {
-	d, diagH, gH []float64 // scaling, diagonal of C = diag(g·dv·scale), gradient in hat variables
-	jh           []float64 // J·D, m×nf row-major
-	aug          *mat.Dense
+	d, diagH, gH []float64      // scaling, diagonal of C = diag(g·dv·scale), gradient in hat variables
+	jh           []float64      // J·D, m×nf row-major
+	qr           blas64.General // the augmented matrix, then its QR factors
+	tau, work    []float64
+	qf           blas64.General // [f; 0], then Qᵀ[f; 0]
+	r            *mat.Dense     // R
 	svd          mat.SVD
 	u, vt        mat.Dense
 	s, uf, suf   []float64
 	vv           []float64 // V, nf×nf row-major (columns: right singular vectors)
 	p, pH        []float64
-	r, rH        []float64 // reflected step
+	rr, rH       []float64 // reflected step
 	ag, agH      []float64 // gradient step
 	tmp, tmp2    []float64
 	jv, ju       []float64 // J_h·s buffers, length m
@@ -559,45 +565,70 @@ func newLSWork(m, nf int) *lsWork {
 	mk := func() []float64 { return make([]float64, nf) }
 	return &lsWork{
 		d: mk(), diagH: mk(), gH: mk(), jh: make([]float64, m*nf),
-		aug: mat.NewDense(m+nf, nf, nil),
-		s:   mk(), uf: mk(), suf: mk(), vv: make([]float64, nf*nf),
-		p: mk(), pH: mk(), r: mk(), rH: mk(), ag: mk(), agH: mk(), tmp: mk(), tmp2: mk(),
+		qr:  blas64.General{Rows: m + nf, Cols: nf, Stride: nf, Data: make([]float64, (m+nf)*nf)},
+		qf:  blas64.General{Rows: m + nf, Cols: 1, Stride: 1, Data: make([]float64, m+nf)},
+		tau: mk(), r: mat.NewDense(nf, nf, nil),
+		s: mk(), uf: mk(), suf: mk(), vv: make([]float64, nf*nf),
+		p: mk(), pH: mk(), rr: mk(), rH: mk(), ag: mk(), agH: mk(), tmp: mk(), tmp2: mk(),
 		jv: make([]float64, m), ju: make([]float64, m),
 	}
 }
 
 // factor forms J_h = J·D and the augmented matrix [J_h; diag(diagH)^½],
-// and its thin SVD: s, V and uf = Uᵀ[f; 0].
+// and its singular values s, right singular vectors V and uf = Uᵀ[f; 0].
+// SciPy takes the SVD of the augmented matrix; here it is reduced first by
+// a Householder QR (LAPACK's dgeqrf, with Qᵀ[f; 0] by dormqr, Q never
+// formed) and the SVD taken of the n×n factor R = U_R S Vᵀ, so that
+// uf = U_Rᵀ (Qᵀ[f; 0])[:n]: the same factors in O(m n²) with a small
+// constant (gonum's SVD of the tall matrix forms its m×n U).
 func (w *lsWork) factor(jf, f []float64, m, nf int) error {
-	raw := w.aug.RawMatrix()
+	a := w.qr
 	for i := range m {
 		src := jf[i*nf : (i+1)*nf]
 		dst := w.jh[i*nf : (i+1)*nf]
-		row := raw.Data[i*raw.Stride : i*raw.Stride+nf]
+		row := a.Data[i*nf : (i+1)*nf]
 		for k := range nf {
 			dst[k] = src[k] * w.d[k]
 			row[k] = dst[k]
 		}
 	}
 	for k := range nf {
-		row := raw.Data[(m+k)*raw.Stride : (m+k)*raw.Stride+nf]
+		row := a.Data[(m+k)*nf : (m+k+1)*nf]
 		clear(row)
 		row[k] = math.Sqrt(w.diagH[k])
 	}
-	if !w.svd.Factorize(w.aug, mat.SVDThin) {
+	copy(w.qf.Data, f)
+	clear(w.qf.Data[m:])
+	if w.work == nil {
+		work := []float64{0}
+		lapack64.Geqrf(a, w.tau, work, -1)
+		n1 := int(work[0])
+		lapack64.Ormqr(blas.Left, blas.Trans, a, w.tau, w.qf, work, -1)
+		w.work = make([]float64, max(n1, int(work[0]), m+nf))
+	}
+	lapack64.Geqrf(a, w.tau, w.work, len(w.work))
+	lapack64.Ormqr(blas.Left, blas.Trans, a, w.tau, w.qf, w.work, len(w.work))
+	for i := range nf {
+		for k := range nf {
+			v := 0.0
+			if k >= i {
+				v = a.Data[i*nf+k]
+			}
+			w.r.Set(i, k, v)
+		}
+	}
+	if !w.svd.Factorize(w.r, mat.SVDFull) {
 		return errors.New("opt: the SVD of the scaled Jacobian did not converge")
 	}
 	w.svd.Values(w.s)
 	w.svd.UTo(&w.u)
 	w.svd.VTo(&w.vt)
-	ur := w.u.RawMatrix()
-	clear(w.uf)
-	for i := range m {
-		fi := f[i]
-		row := ur.Data[i*ur.Stride : i*ur.Stride+nf]
-		for k := range nf {
-			w.uf[k] += row[k] * fi
+	for k := range nf {
+		var t float64
+		for i := range nf {
+			t += w.u.At(i, k) * w.qf.Data[i]
 		}
+		w.uf[k] = t
 	}
 	vr := w.vt.RawMatrix()
 	for i := range nf {
@@ -758,7 +789,7 @@ func (w *lsWork) selectStep(x, lo, hi []float64, delta, theta float64) (step, st
 		return p, pH, -w.quadratic(pH)
 	}
 	pStride := stepToBound(x, p, lo, hi, w.tmp2)
-	rH, r := w.rH, w.r
+	rH, r := w.rH, w.rr
 	for k := range nf {
 		rH[k] = pH[k]
 		if w.tmp2[k] != 0 {

@@ -460,3 +460,27 @@ func TestLeastSquaresFixedAndXScale(t *testing.T) {
 		}
 	}
 }
+
+func TestLeastSquaresLimitsAndCallback(t *testing.T) {
+	p := mghByName("meyer")
+	lp := LSProblem{Residuals: p.res, M: p.m}
+	res, err := LeastSquares{}.Solve(lp, p.x0, Settings{MaxIterations: 3})
+	if err != nil || res.Status != IterationLimit || res.Iterations != 3 || len(res.Trace) != 3 {
+		t.Errorf("MaxIterations 3: %v after %d iterations (%d trace points), %v", res.Status, res.Iterations, len(res.Trace), err)
+	}
+	res, err = LeastSquares{}.Solve(lp, p.x0, Settings{MaxEvaluations: 10})
+	if err != nil || res.Status != EvaluationLimit || res.FuncEvaluations > 11 {
+		t.Errorf("MaxEvaluations 10: %v after %d evaluations, %v", res.Status, res.FuncEvaluations, err)
+	}
+	calls := 0
+	res, err = LeastSquares{}.Solve(lp, p.x0, Settings{Callback: func(it Iteration) bool {
+		calls++
+		if it.Iter != calls || len(it.X) != 3 {
+			t.Errorf("callback %d saw iteration %d, x %v", calls, it.Iter, it.X)
+		}
+		return calls < 5
+	}})
+	if err != nil || res.Status != Stopped || res.Iterations != 5 || calls != 5 {
+		t.Errorf("callback stop: %v after %d iterations, %d calls, %v", res.Status, res.Iterations, calls, err)
+	}
+}
