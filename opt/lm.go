@@ -134,6 +134,14 @@ type LeastSquares struct {
 	// XScale, if non-nil, gives the characteristic size of each variable
 	// (all positive); nil scales by the Jacobian's column norms.
 	XScale []float64
+	// TrialJacobian asks for the Jacobian together with the residuals at
+	// every trial point. By default a trial point is evaluated without it
+	// (jac nil: a value-only pass) and an accepted one evaluated again with
+	// it; when the Jacobian costs little more than the residuals (forward-
+	// mode sensitivities, one pass) and most steps are accepted, as near
+	// the optimum, computing it at once saves one residual pass per
+	// iteration, and costs a wasted Jacobian per rejected step.
+	TrialJacobian bool
 }
 
 // lsEps is SciPy's EPS, machine epsilon.
@@ -381,6 +389,10 @@ func (st *lsState) run() (*Result, error) {
 	}
 
 	w := newLSWork(m, nf)
+	var jacNew *mat.Dense
+	if st.l.TrialJacobian {
+		jacNew = mat.NewDense(m, st.n, nil)
+	}
 	xNew := make([]float64, st.n)
 	xfNew := make([]float64, nf)
 	rNew := make([]float64, m)
@@ -429,7 +441,7 @@ func (st *lsState) run() (*Result, error) {
 			for k, j := range st.free {
 				xNew[j] = xfNew[k]
 			}
-			err := st.residuals(xNew, rNew, nil)
+			err := st.residuals(xNew, rNew, jacNew)
 			stepHNorm := norm2(stepH)
 			if err != nil {
 				if !isNonFinite(err) {
@@ -468,7 +480,10 @@ func (st *lsState) run() (*Result, error) {
 		if accepted {
 			copy(xf, xfNew)
 			copy(st.x, xNew)
-			if err := st.residuals(st.x, st.r, st.jac); err != nil {
+			if jacNew != nil {
+				copy(st.r, rNew)
+				st.jac, jacNew = jacNew, st.jac
+			} else if err := st.residuals(st.x, st.r, st.jac); err != nil {
 				if isNonFinite(err) {
 					return rec.finish(st.x, costNew, NonFinite), err
 				}

@@ -484,3 +484,25 @@ func TestLeastSquaresLimitsAndCallback(t *testing.T) {
 		t.Errorf("callback stop: %v after %d iterations, %d calls, %v", res.Status, res.Iterations, calls, err)
 	}
 }
+
+func TestLeastSquaresTrialJacobian(t *testing.T) {
+	// The same iterates, fewer residual passes.
+	for _, p := range mghProblems {
+		lp := LSProblem{Residuals: p.res, M: p.m}
+		a, err := LeastSquares{}.Solve(lp, p.x0, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := LeastSquares{TrialJacobian: true}.Solve(lp, p.x0, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.X, b.X) || a.Iterations != b.Iterations || a.Status != b.Status {
+			t.Errorf("%s: %v after %d at %v; with TrialJacobian %v after %d at %v", p.name, a.Status, a.Iterations, a.X, b.Status, b.Iterations, b.X)
+		}
+		if b.FuncEvaluations >= a.FuncEvaluations {
+			t.Errorf("%s: %d residual calls with TrialJacobian, %d without", p.name, b.FuncEvaluations, a.FuncEvaluations)
+		}
+		t.Logf("%s: %d calls (%d with J) → %d (%d with J)", p.name, a.FuncEvaluations, a.GradEvaluations, b.FuncEvaluations, b.GradEvaluations)
+	}
+}

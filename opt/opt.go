@@ -291,6 +291,7 @@ func (r *recorder) iterate(k int, f float64, x []float64) Status {
 	if w := r.s.StallIterations; w > 0 && len(r.res.Trace) > w {
 		old := r.res.Trace[len(r.res.Trace)-1-w].F
 		if old-f <= r.s.StallTol*math.Abs(f) {
+			r.detail = fmt.Sprintf("f improved by %.3g (at most StallTol·|f| = %.3g) over the last %d iterations", old-f, r.s.StallTol*math.Abs(f), w)
 			return FunctionConverged
 		}
 	}
