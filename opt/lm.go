@@ -142,6 +142,13 @@ type LeastSquares struct {
 	// the optimum, computing it at once saves one residual pass per
 	// iteration, and costs a wasted Jacobian per rejected step.
 	TrialJacobian bool
+	// InitialRadius multiplies the first trust radius, SciPy's ‖x₀‖ in the
+	// scaled variables (1 when that is 0); 0 selects 1. MINPACK's lmder
+	// uses 100. Larger lets a good Gauss–Newton model take its full step at
+	// once (a linear problem from x₀ = 0: 8 iterations at 1, 2 at 100, 1 at
+	// 10⁴); over the MGH problems of the tests it changes the total little
+	// (439, 432 and 423 iterations), some better, some worse.
+	InitialRadius float64
 }
 
 // lsEps is SciPy's EPS, machine epsilon.
@@ -165,6 +172,9 @@ func (l LeastSquares) Solve(p LSProblem, x0 []float64, s Settings) (*Result, err
 	}
 	if l.FScale < 0 || math.IsNaN(l.FScale) || math.IsInf(l.FScale, 0) {
 		return nil, fmt.Errorf("opt: LeastSquares.FScale = %g", l.FScale)
+	}
+	if l.InitialRadius < 0 || math.IsNaN(l.InitialRadius) || math.IsInf(l.InitialRadius, 0) {
+		return nil, fmt.Errorf("opt: LeastSquares.InitialRadius = %g", l.InitialRadius)
 	}
 	if l.XScale != nil {
 		if len(l.XScale) != len(x) {
@@ -386,6 +396,9 @@ func (st *lsState) run() (*Result, error) {
 	delta = math.Sqrt(delta)
 	if delta == 0 || math.IsNaN(delta) || math.IsInf(delta, 0) {
 		delta = 1
+	}
+	if st.l.InitialRadius > 0 {
+		delta *= st.l.InitialRadius
 	}
 
 	w := newLSWork(m, nf)

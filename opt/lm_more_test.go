@@ -434,6 +434,7 @@ func TestLeastSquaresBadInput(t *testing.T) {
 		{LeastSquares{FScale: -1}, LSProblem{Residuals: p.res, M: 2}, []float64{0, 0}, "FScale"},
 		{LeastSquares{XScale: []float64{1, 0}}, LSProblem{Residuals: p.res, M: 2}, []float64{0, 0}, "XScale[1]"},
 		{LeastSquares{}, LSProblem{Residuals: p.res, M: 2, Lower: []float64{0}}, []float64{0, 0}, "dimension"},
+		{LeastSquares{InitialRadius: math.Inf(1)}, LSProblem{Residuals: p.res, M: 2}, []float64{0, 0}, "InitialRadius"},
 		{LeastSquares{}, LSProblem{Residuals: p.res, M: 2}, []float64{math.NaN(), 0}, "x0[0]"},
 	} {
 		if _, err := c.ls.Solve(c.p, c.x0, Settings{}); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -504,5 +505,62 @@ func TestLeastSquaresTrialJacobian(t *testing.T) {
 			t.Errorf("%s: %d residual calls with TrialJacobian, %d without", p.name, b.FuncEvaluations, a.FuncEvaluations)
 		}
 		t.Logf("%s: %d calls (%d with J) → %d (%d with J)", p.name, a.FuncEvaluations, a.GradEvaluations, b.FuncEvaluations, b.GradEvaluations)
+	}
+}
+
+func TestLeastSquaresObjective(t *testing.T) {
+	// The scalar objective equals the solver's cost, its gradient central
+	// differences, and L-BFGS-B on it reaches the solver's minimum.
+	xs, ys := lineData()
+	p := LSProblem{Residuals: lineResiduals(xs, ys), M: len(xs)}
+	for _, l := range []LeastSquares{{}, {Loss: SoftL1, FScale: 0.1}, {Loss: Cauchy, FScale: 0.5}} {
+		sol, err := l.Solve(p, []float64{0, 0}, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := l.Objective(p)
+		x := []float64{1.7, 0.4}
+		g := make([]float64, 2)
+		f, _ := obj(x, g)
+		for k := range 2 {
+			h := 1e-6
+			xp, xm := slices.Clone(x), slices.Clone(x)
+			xp[k] += h
+			xm[k] -= h
+			fp, _ := obj(xp, nil)
+			fm, _ := obj(xm, nil)
+			if d := (fp - fm) / (2 * h); math.Abs(d-g[k]) > 1e-6*math.Max(1, math.Abs(g[k])) {
+				t.Errorf("%v: ∂f/∂x%d = %g, central difference %g", l.Loss, k, g[k], d)
+			}
+		}
+		if fs, _ := obj(sol.X, nil); math.Abs(fs-sol.F) > 1e-12*sol.F {
+			t.Errorf("%v: objective %g at the solution, solver's F %g", l.Loss, fs, sol.F)
+		}
+		lb, err := LBFGSB{}.Minimize(Problem{Objective: obj}, []float64{0, 0}, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%v: LM %d iterations F = %.12g; L-BFGS-B %d iterations F = %.12g (f at x₀ %g)", l.Loss, sol.Iterations, sol.F, lb.Iterations, lb.F, f)
+		if math.Abs(lb.F-sol.F) > 1e-9*sol.F {
+			t.Errorf("%v: L-BFGS-B F = %.15g, LM %.15g", l.Loss, lb.F, sol.F)
+		}
+	}
+}
+
+func TestLeastSquaresInitialRadius(t *testing.T) {
+	// A linear problem: with a radius large enough for the Gauss–Newton
+	// step, one iteration reaches the minimum.
+	xs, ys := lineData()
+	p := LSProblem{Residuals: lineResiduals(xs, ys), M: len(xs)}
+	def, err := LeastSquares{}.Solve(p, []float64{0, 0}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := LeastSquares{InitialRadius: 1e4}.Solve(p, []float64{0, 0}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big.Iterations != 1 || math.Abs(big.F-def.F) > 1e-12*def.F || big.Iterations >= def.Iterations {
+		t.Errorf("InitialRadius 1e4: %d iterations to F = %.15g; default %d to %.15g", big.Iterations, big.F, def.Iterations, def.F)
 	}
 }

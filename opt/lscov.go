@@ -232,3 +232,45 @@ func NumericalJacobian(f func(x, r []float64) error, m int, lo, hi []float64) Re
 		return ferr
 	}
 }
+
+// Objective is the scalar cost of p under l's loss, ½ Σ C²ρ(r_i²/C²), with
+// its gradient Σ ρ'(r_i²/C²)·r_i·∇r_i: the same problem for the methods
+// that minimise a scalar (L-BFGS-B, for comparison or for a start). The
+// objective is not safe for concurrent use (it keeps its buffers).
+func (l LeastSquares) Objective(p LSProblem) Objective {
+	var r []float64
+	var jac *mat.Dense
+	c := l.FScale
+	if c == 0 {
+		c = 1
+	}
+	c2 := c * c
+	return func(x, grad []float64) (float64, error) {
+		n := len(x)
+		if r == nil {
+			r = make([]float64, p.M)
+			jac = mat.NewDense(p.M, n, nil)
+		}
+		var j *mat.Dense
+		if grad != nil {
+			j = jac
+		}
+		if err := p.Residuals(x, r, j); err != nil {
+			return 0, err
+		}
+		var f float64
+		if grad != nil {
+			clear(grad)
+		}
+		for i, v := range r {
+			r0, r1, _ := l.Loss.rho(v * v / c2)
+			f += c2 * r0
+			if grad != nil {
+				for k := range n {
+					grad[k] += r1 * v * jac.At(i, k)
+				}
+			}
+		}
+		return f / 2, nil
+	}
+}

@@ -148,8 +148,8 @@ type Settings struct {
 	StallIterations int
 	StallTol        float64
 	Callback        func(Iteration) bool
-	// Names, when it has one entry per parameter, names the parameters in
-	// Result.Reason and in errors ("x[2] (mu)"); otherwise they are indices.
+	// Names[i], when present and not empty, names parameter i in
+	// Result.Reason and in errors ("x[2] (mu)"); otherwise it is "x[2]".
 	Names []string
 }
 
