@@ -67,3 +67,36 @@ func BenchmarkLeastSquaresVsLBFGSB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLeastSquaresVsLBFGSBBounded is the same comparison on the
+// bounded MGH problems of TestLeastSquaresMGHBounded.
+func BenchmarkLeastSquaresVsLBFGSBBounded(b *testing.B) {
+	for _, bp := range mghBounded {
+		p := mghByName(bp.name)
+		b.Run(p.name+"/lm", func(b *testing.B) {
+			var res *Result
+			for b.Loop() {
+				var err error
+				if res, err = (LeastSquares{}).Solve(LSProblem{Residuals: p.res, M: p.m, Lower: bp.lo, Upper: bp.hi}, p.x0, Settings{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Iterations), "iters")
+			b.ReportMetric(float64(res.FuncEvaluations), "evals")
+			b.ReportMetric(res.F, "F")
+		})
+		b.Run(p.name+"/lbfgsb", func(b *testing.B) {
+			var res *Result
+			obj := mghObjective(p)
+			for b.Loop() {
+				var err error
+				if res, err = (LBFGSB{}).Minimize(Problem{Objective: obj, Lower: bp.lo, Upper: bp.hi}, p.x0, Settings{}); err != nil {
+					b.Skip(err)
+				}
+			}
+			b.ReportMetric(float64(res.Iterations), "iters")
+			b.ReportMetric(float64(res.FuncEvaluations), "evals")
+			b.ReportMetric(res.F, "F")
+		})
+	}
+}

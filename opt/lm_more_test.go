@@ -313,7 +313,7 @@ func stictionResiduals(x, r []float64, jac *mat.Dense) error {
 }
 
 func TestLeastSquaresTruth(t *testing.T) {
-	box := LSProblem{Residuals: stictionResiduals, M: 20, Lower: []float64{0, 0}, Upper: []float64{10, 10}}
+	box := LSProblem{Residuals: boxChecker(t, stictionResiduals, []float64{0, 0}, []float64{10, 10}), M: 20, Lower: []float64{0, 0}, Upper: []float64{10, 10}}
 	t.Run("flat-start", func(t *testing.T) {
 		res, err := LeastSquares{}.Solve(box, []float64{1, 2}, Settings{Names: []string{"tau", "mu"}})
 		if err != nil {

@@ -40,7 +40,8 @@ type Covariance struct {
 // Covariance evaluates the residuals and Jacobian at res.X (one call) and
 // returns the Gauss–Newton covariance there, for a fit report. With a
 // robust loss the Jacobian and residuals are those of the Triggs-corrected
-// model the solver used, and the cost is ½ Σ ρ. The parameters in
+// model the solver used, and the cost is ½ Σ C²ρ: s² then includes the
+// outliers' (reduced) share, so σ is conservative. The parameters in
 // res.AtLower and res.AtUpper are excluded. res may come from any method
 // run on ½‖r‖² (e.g. LBFGSB); only X, AtLower and AtUpper are used.
 func (l LeastSquares) Covariance(p LSProblem, res *Result) (*Covariance, error) {
