@@ -81,7 +81,7 @@ func (s Status) String() string {
 	case StartStationary:
 		return "zero gradient at the start"
 	case Flat:
-		return "flat region (f constant, gradient zero)"
+		return "flat region (f constant)"
 	case NonFinite:
 		return "non-finite value"
 	}
@@ -254,6 +254,10 @@ type recorder struct {
 	res    *Result
 	lo, hi []float64
 	detail string // set by the method: appended to Reason
+	// The range of the finite f values seen, over seen evaluations: a run
+	// that never saw f change learned nothing (finish reports Flat).
+	fLo, fHi float64
+	seen     int
 }
 
 func newRecorder(s Settings, lo, hi []float64) *recorder {
@@ -272,6 +276,15 @@ func (r *recorder) eval(obj Objective, x, grad []float64) (float64, error) {
 	}
 	if math.IsNaN(f) {
 		return f, nonFiniteError{fmt.Errorf("opt: objective returned NaN at evaluation %d", r.res.FuncEvaluations)}
+	}
+	if !math.IsInf(f, 0) {
+		if r.seen == 0 || f < r.fLo {
+			r.fLo = f
+		}
+		if r.seen == 0 || f > r.fHi {
+			r.fHi = f
+		}
+		r.seen++
 	}
 	return f, nil
 }
@@ -307,6 +320,13 @@ func (r *recorder) iterate(k int, f float64, x []float64) Status {
 // finish stores the final point and status, the parameters on bounds and
 // the reason.
 func (r *recorder) finish(x []float64, f float64, st Status) *Result {
+	if free := freeIndices(r.lo, r.hi); st.Converged() && r.seen >= 2 && r.fLo == r.fHi && len(free) > 0 {
+		// Every point evaluated had the same f: "converged" would pass a
+		// plateau off as a minimum (a derivative-free method's simplex or
+		// population on it).
+		st = Flat
+		r.res.Flat = free
+	}
 	copy(r.res.X, x)
 	r.res.F = f
 	r.res.Status = st
@@ -361,15 +381,14 @@ func (s Settings) names(idx []int) string {
 func (r *recorder) reason() string {
 	res := r.res
 	msg := fmt.Sprintf("%s after %d iterations", res.Status, res.Iterations)
-	switch res.Status {
-	case StartStationary:
+	switch {
+	case res.Status == StartStationary:
 		msg += ": every gradient component is exactly zero at the start, which was returned unchanged (an optimum or a saddle: the method cannot tell)"
-	case Flat:
+	case res.Status == Flat:
 		msg += ": f does not change along " + r.s.names(res.Flat) + " (a plateau, not a minimum)"
-	default:
-		if len(res.Flat) > 0 {
-			msg += "; the gradient is exactly zero and f does not change along " + r.s.names(res.Flat) + " (not determined by f)"
-		}
+	}
+	if res.Status != Flat && len(res.Flat) > 0 {
+		msg += "; the gradient is exactly zero and f does not change along " + r.s.names(res.Flat) + " (not determined by f)"
 	}
 	if r.detail != "" {
 		msg += ": " + r.detail

@@ -146,3 +146,27 @@ func TestTruthParametersOnBounds(t *testing.T) {
 	}
 	t.Logf("Nelder–Mead: %v at %v; %s", nm.Status, nm.X, nm.Reason)
 }
+
+func TestTruthDerivativeFreeOnPlateau(t *testing.T) {
+	// Nelder–Mead and CMA-ES started on the stiction plateau see one f
+	// value everywhere they look: that is not convergence.
+	p := Problem{Objective: stictionLoss, Lower: []float64{0, 0}, Upper: []float64{10, 10}}
+	for _, m := range []Method{NelderMead{InitialStep: 0.1}, CMAES{Sigma0: 0.05, Seed: 1}} {
+		res, err := m.Minimize(p, []float64{1, 3}, Settings{MaxEvaluations: 2000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != Flat || !slices.Equal(res.Flat, []int{0, 1}) {
+			t.Errorf("%T: %v, flat %v: want %v", m, res.Status, res.Flat, Flat)
+		}
+		t.Logf("%T: %s", m, res.Reason)
+	}
+	// Away from the plateau they converge as before.
+	res, err := NelderMead{}.Minimize(p, []float64{4, 1}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Status.Converged() || len(res.Flat) != 0 {
+		t.Errorf("Nelder–Mead from (4, 1): %v, flat %v", res.Status, res.Flat)
+	}
+}
