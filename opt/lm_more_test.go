@@ -1,6 +1,7 @@
 package opt
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -564,3 +565,43 @@ func TestLeastSquaresInitialRadius(t *testing.T) {
 		t.Errorf("InitialRadius 1e4: %d iterations to F = %.15g; default %d to %.15g", big.Iterations, big.F, def.Iterations, def.F)
 	}
 }
+
+func TestLeastSquaresShapes(t *testing.T) {
+	// Fewer residuals than parameters: r = x₀ + 2x₁ − 3 (a line of minima).
+	under := func(x, r []float64, jac *mat.Dense) error {
+		r[0] = x[0] + 2*x[1] - 3
+		if jac != nil {
+			jac.Set(0, 0, 1)
+			jac.Set(0, 1, 2)
+		}
+		return nil
+	}
+	res, err := LeastSquares{}.Solve(LSProblem{Residuals: under, M: 1}, []float64{0, 0}, Settings{})
+	if err != nil || !res.Status.Converged() || res.F > 1e-15 {
+		t.Errorf("m < n: %v at F = %g, %v", res.Status, res.F, err)
+	}
+	// One parameter, every parameter fixed.
+	one := func(x, r []float64, jac *mat.Dense) error {
+		r[0], r[1] = x[0]-1, 2*(x[0]-1.5)
+		if jac != nil {
+			jac.Set(0, 0, 1)
+			jac.Set(1, 0, 2)
+		}
+		return nil
+	}
+	res, err = LeastSquares{}.Solve(LSProblem{Residuals: one, M: 2}, []float64{0}, Settings{})
+	if err != nil || !res.Status.Converged() || math.Abs(res.X[0]-1.4) > 1e-10 {
+		t.Errorf("n = 1: %v at %v, %v", res.Status, res.X, err)
+	}
+	res, err = LeastSquares{}.Solve(LSProblem{Residuals: one, M: 2, Lower: []float64{0.5}, Upper: []float64{0.5}}, []float64{0}, Settings{})
+	if err != nil || res.X[0] != 0.5 || res.F != 0.5*(0.25+4) {
+		t.Errorf("all fixed: %v at %v, F = %g, %v", res.Status, res.X, res.F, err)
+	}
+	// An error of the residual function is returned.
+	bad := func(x, r []float64, jac *mat.Dense) error { return errTest }
+	if _, err := (LeastSquares{}).Solve(LSProblem{Residuals: bad, M: 1}, []float64{0}, Settings{}); err != errTest {
+		t.Errorf("residual error: got %v", err)
+	}
+}
+
+var errTest = errors.New("test error")
