@@ -437,7 +437,9 @@ func (st *lsState) run() (*Result, error) {
 		term := NotTerminated
 		var costNew, stepNorm float64
 		predFirst := math.NaN() // the model's reduction for the first trial step
+		trials := 0
 		for actualRed <= 0 && rec.res.FuncEvaluations < set.MaxEvaluations {
+			trials++
 			alpha = w.solveTR(m, nf, delta, alpha)
 			for k := range nf {
 				w.p[k] = w.d[k] * w.pH[k]
@@ -530,6 +532,12 @@ func (st *lsState) run() (*Result, error) {
 			conv = NotTerminated
 		case accepted && term != NotTerminated:
 			conv = term
+			if trials > 2 {
+				// The model held only once the radius had shrunk: at a
+				// kink, or with an inexact Jacobian, the test can be met
+				// short of the minimum.
+				rec.detail = fmt.Sprintf("the last iteration needed %d trial steps before the model held (a kink, or an inexact Jacobian: a restart from here may still gain)", trials)
+			}
 		case !accepted && term != NotTerminated && predFirst <= set.FunctionTol*st.cost:
 			// MINPACK's ftol test on the prediction: the model says no
 			// step can gain more than FunctionTol·F, and none did.
