@@ -516,6 +516,9 @@ func (st *lsState) run() (*Result, error) {
 		iter++
 		conv := NotTerminated
 		switch {
+		case accepted && st.cost == 0:
+			// Every residual zero: the global minimum, no probe needed.
+			conv = GradientConverged
 		case accepted && allZero(st.g):
 			flat, err := probeFlat(rec, costObj, st.x, st.cost)
 			if err != nil {
