@@ -159,3 +159,34 @@ func abs(i int) int {
 	}
 	return i
 }
+
+// TestLeastSquaresRobustMatchesSciPy: the robust losses and the Triggs
+// correction as SciPy 1.10.1 has them: least_squares(method='trf',
+// x_scale='jac', f_scale=0.1, ftol=1e-12, xtol=1e-12, gtol=1e-8) on
+// lineData (written out to 17 digits) took these steps to these answers.
+func TestLeastSquaresRobustMatchesSciPy(t *testing.T) {
+	want := []struct {
+		loss       Loss
+		nfev, njev int
+		cost, a, b float64
+	}{
+		{Linear, 9, 9, 943.39703475425, 2.11316418165729, 1.43937750606927},
+		{Huber, 39, 29, 10.0751111185037, 1.99960070604777, 1.00815672010925},
+		{SoftL1, 12, 10, 10.0379656336976, 1.99958092595719, 1.0095981619582},
+		{Cauchy, 44, 32, 0.350672745688267, 1.99838924171503, 1.00959802174575},
+		{Arctan, 47, 35, 0.133463073571603, 1.99800872623995, 1.01176373995879},
+	}
+	xs, ys := lineData()
+	p := LSProblem{Residuals: lineResiduals(xs, ys), M: len(xs)}
+	for _, w := range want {
+		res, err := LeastSquares{Loss: w.loss, FScale: 0.1}.Solve(p, []float64{0, 0}, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nfev, njev := res.FuncEvaluations-res.GradEvaluations+1, res.GradEvaluations
+		rel := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
+		if nfev != w.nfev || njev != w.njev || rel(res.F, w.cost) > 1e-13 || rel(res.X[0], w.a) > 1e-13 || rel(res.X[1], w.b) > 1e-13 {
+			t.Errorf("%v: nfev %d njev %d cost %.15g x %.15g %.15g; SciPy %d %d %.15g %.15g %.15g", w.loss, nfev, njev, res.F, res.X[0], res.X[1], w.nfev, w.njev, w.cost, w.a, w.b)
+		}
+	}
+}
