@@ -91,7 +91,7 @@ func (l Loss) rho(z float64) (r0, r1, r2 float64) {
 // distance to the bound the gradient g = Jᵀr points at, 1 for a free
 // direction), so that the bounds recede as they are approached; solves the
 // Levenberg–Marquardt trust-region subproblem exactly in those variables
-// (the augmented matrix [J·D; diag(g·dv)^½] by SVD, Moré's iteration on
+// (the augmented matrix [J·D; diag(g·dv)^½] by QR and SVD, Moré's iteration on
 // the Marquardt parameter α, MINPACK's lmpar in SVD form); and, if the step
 // leaves the box, takes the best of three candidates on the quadratic
 // model — the step stopped at the bound (stepped back to θ = max(0.995,
@@ -107,15 +107,24 @@ func (l Loss) rho(z float64) (r0, r1, r2 float64) {
 // Robust losses enter as SciPy does: the residuals and the Jacobian rows are
 // rescaled so that the Gauss–Newton model of Σρ keeps the second-order term
 // of ρ (Triggs et al., "Bundle adjustment — a modern synthesis", 2000, §4.3):
-// J_i ← √(ρ' + 2ρ”r_i²)·J_i, r_i ← ρ'·r_i/√(ρ' + 2ρ”r_i²).
+// J_i ← √(ρ′ + 2ρ″r_i²)·J_i, r_i ← ρ′·r_i/√(ρ′ + 2ρ″r_i²).
 //
 // Convergence (Settings): GradientConverged when ‖g·v‖∞ < GradientTol (the
 // first-order optimality of the box problem); FunctionConverged when an
 // accepted step lowered the cost F by less than FunctionTol·F with a ratio
 // of actual to predicted reduction above ¼; StepConverged when an accepted
 // step was shorter than StepTol·(StepTol + ‖x‖). Where SciPy would report
-// "xtol satisfied" after a step that did not lower the cost, the status is
-// Stalled (or Failure at the first iteration): no step lowered F.
+// "xtol satisfied" after trial steps that did not lower the cost, the
+// status is FunctionConverged if the model predicted less than
+// FunctionTol·F for the iteration's first (largest) trial (MINPACK's ftol
+// test on the prediction: nothing was left to gain), and otherwise Stalled
+// (Failure at the first iteration): the model promised a reduction that no
+// step delivered.
+//
+// It takes SciPy's steps: on the MGH problems, free and bounded, and on a
+// robust line fit with each loss, the counts of residual and Jacobian
+// evaluations equal SciPy 1.10.1's (TestLeastSquaresMatchesSciPy,
+// TestLeastSquaresRobustMatchesSciPy).
 // Result.F is the cost ½ Σ ρ; an iteration is one trust-region solve with
 // the evaluations until a step is accepted; FuncEvaluations counts residual
 // calls and GradEvaluations those that also computed the Jacobian (at
