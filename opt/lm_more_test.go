@@ -605,3 +605,28 @@ func TestLeastSquaresShapes(t *testing.T) {
 }
 
 var errTest = errors.New("test error")
+
+func TestLeastSquaresCovarianceFewResiduals(t *testing.T) {
+	// One residual, two parameters: rank 1, one null direction ∝ (2, −1),
+	// no degrees of freedom for s².
+	under := func(x, r []float64, jac *mat.Dense) error {
+		r[0] = x[0] + 2*x[1] - 3
+		if jac != nil {
+			jac.Set(0, 0, 1)
+			jac.Set(0, 1, 2)
+		}
+		return nil
+	}
+	p := LSProblem{Residuals: under, M: 1}
+	c, err := LeastSquares{}.Covariance(p, &Result{X: []float64{1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rank != 1 || len(c.Null) != 1 || c.DOF != -1 || !math.IsNaN(c.S2) {
+		t.Fatalf("rank %d, null %v, dof %d, s² %g", c.Rank, c.Null, c.DOF, c.S2)
+	}
+	d := c.Null[0]
+	if math.Abs(math.Abs(d[0])-2/math.Sqrt(5)) > 1e-12 || math.Abs(d[0]+2*d[1]) > 1e-12 {
+		t.Errorf("null direction %v, want ±(2, −1)/√5", d)
+	}
+}

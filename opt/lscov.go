@@ -18,7 +18,7 @@ import (
 type Covariance struct {
 	Cov   *mat.SymDense // n×n
 	Sigma []float64     // √diag(Cov); +Inf for a parameter in a null direction
-	S2    float64       // residual variance 2·cost/DOF
+	S2    float64       // residual variance 2·cost/DOF; NaN (and so Cov, Sigma) when DOF ≤ 0
 	DOF   int           // m − len(Free)
 	Free  []int         // parameters estimated
 	// AtBound lists the parameters excluded because they end on a bound
@@ -114,7 +114,7 @@ func (l LeastSquares) Covariance(p LSProblem, res *Result) (*Covariance, error) 
 		}
 	}
 	var svd mat.SVD
-	if !svd.Factorize(jd, mat.SVDThin) {
+	if !svd.Factorize(jd, mat.SVDFullV) {
 		return nil, errors.New("opt: the SVD of the Jacobian did not converge")
 	}
 	c.Singular = svd.Values(nil)
