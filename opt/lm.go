@@ -257,8 +257,9 @@ func (st *lsState) residuals(x, r []float64, jac *mat.Dense) error {
 	if err := st.p.Residuals(x, r, jac); err != nil {
 		return err
 	}
+	// v − v is 0 for a finite v and NaN for ±Inf and NaN: one test.
 	for i, v := range r {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if v-v != 0 {
 			return nonFiniteError{fmt.Errorf("opt: residual %d is %g at evaluation %d", i, v, st.rec.res.FuncEvaluations)}
 		}
 	}
@@ -266,7 +267,7 @@ func (st *lsState) residuals(x, r []float64, jac *mat.Dense) error {
 		raw := jac.RawMatrix()
 		for i := range st.m {
 			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+st.n] {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if v-v != 0 {
 					return nonFiniteError{fmt.Errorf("opt: Jacobian entry (%d, %d) d r[%d]/d %s is %g at evaluation %d", i, j, i, st.set.name(j), v, st.rec.res.FuncEvaluations)}
 				}
 			}
@@ -299,6 +300,13 @@ func (st *lsState) linearise() {
 	nf := st.nf
 	c2 := st.fscale * st.fscale
 	st.cost = st.costOf(st.r)
+	if st.l.Loss == Linear && nf == st.n && raw.Stride == nf {
+		// Nothing to rescale or select: J and r as they are.
+		copy(st.f, st.r)
+		copy(st.jf, raw.Data[:st.m*nf])
+		st.gradient()
+		return
+	}
 	for i := range st.m {
 		row := raw.Data[i*raw.Stride:]
 		out := st.jf[i*nf : (i+1)*nf]
@@ -319,6 +327,12 @@ func (st *lsState) linearise() {
 			out[k] = w * row[j]
 		}
 	}
+	st.gradient()
+}
+
+// gradient is g = J_fᵀ f.
+func (st *lsState) gradient() {
+	nf := st.nf
 	clear(st.g)
 	for i := range st.m {
 		fi := st.f[i]
