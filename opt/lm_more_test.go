@@ -324,6 +324,34 @@ func TestLeastSquaresTruth(t *testing.T) {
 			t.Errorf("%v, flat %v, reason %q: want Flat naming both", res.Status, res.Flat, res.Reason)
 		}
 	})
+	t.Run("step-onto-plateau", func(t *testing.T) {
+		// r = 5 − 2x up to x = 2, then 1 until x = 10, then 11 − x: from
+		// x = 1.5 the Gauss–Newton step lands at 2.5, on the plateau (cost
+		// 0.5 < 2, accepted), where J = 0; the minimum r = 0 is at x = 11.
+		res := func(x, r []float64, jac *mat.Dense) error {
+			d := 0.0
+			switch {
+			case x[0] <= 2:
+				r[0], d = 5-2*x[0], -2
+			case x[0] < 10:
+				r[0] = 1
+			default:
+				r[0], d = 11-x[0], -1
+			}
+			if jac != nil {
+				jac.Set(0, 0, d)
+			}
+			return nil
+		}
+		r, err := LeastSquares{}.Solve(LSProblem{Residuals: res, M: 1}, []float64{1.5}, Settings{Names: []string{"offset"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != Flat || r.Iterations != 1 || !slices.Equal(r.Flat, []int{0}) || r.X[0] != 2.5 {
+			t.Errorf("%v after %d iterations at %v, flat %v: want %v after 1 at 2.5", r.Status, r.Iterations, r.X, r.Flat, Flat)
+		}
+		t.Log(r.Reason)
+	})
 	t.Run("zero-gradient-start", func(t *testing.T) {
 		// r = (x₀ − 1)², x₁ − 2 + 1: a nonzero residual whose gradient
 		// vanishes at x₀ = 1 … and x₁ stationary too: r₁ = (x₁ − 2)² + 1.
