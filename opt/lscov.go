@@ -169,7 +169,8 @@ func (l LeastSquares) Covariance(p LSProblem, res *Result) (*Covariance, error) 
 // differences with a step of 6e-6 relative to max(|x_j|, 1), forward or
 // backward differences for a parameter whose central step would leave
 // [lo_j, hi_j] (lo, hi may be nil: unbounded). No evaluated x is outside
-// the box. The first error of f aborts the evaluation and is returned.
+// the box. A Jacobian costs 2n calls of f besides the residuals (n for the
+// one-sided parameters). The first error of f is returned.
 func NumericalJacobian(f func(x, r []float64) error, m int, lo, hi []float64) Residuals {
 	return func(x, r []float64, jac *mat.Dense) error {
 		if err := f(x, r); err != nil || jac == nil {
