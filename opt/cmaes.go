@@ -83,7 +83,7 @@ func (c CMAES) Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		return nil, fmt.Errorf("opt: CMAES.Lambda = %d, need 0 (default) or ≥ 2", c.Lambda)
 	}
 	s = s.withDefaults()
-	r := newRecorder(s, len(x))
+	r := newRecorder(s, lo, hi)
 	free := dfFreeCoords(lo, hi)
 	if len(free) == 0 {
 		return dfMinimizeFixed(p.Objective, r, x)

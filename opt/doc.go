@@ -1,5 +1,6 @@
-// Package opt minimises objectives given as value-and-gradient functions, with
-// box bounds, and reports every method's run in one Result.
+// Package opt minimises objectives given as value-and-gradient functions, or
+// sums of squared residuals given with their Jacobian, with box bounds, and
+// reports every method's run in one Result.
 //
 // Methods:
 //
@@ -13,6 +14,27 @@
 //   - CMAES: a standard (μ/μ_w, λ)-CMA-ES with cumulative step-size adaptation
 //     (Hansen's tutorial), written here because gonum's CmaEsChol draws its
 //     samples without the step size, so its step-size adaptation has no effect.
+//   - LeastSquares: bounded nonlinear least squares over residuals r(x) and
+//     their Jacobian (LSProblem), by SciPy's Trust Region Reflective method
+//     (Branch, Coleman, Li 1999): Levenberg–Marquardt trust-region steps in
+//     Coleman–Li scaled variables, reflected off the bounds; robust losses
+//     (Huber, soft-L1, Cauchy, arctan, with SciPy's f_scale and the Triggs
+//     correction). With few parameters and many residuals it converges in a
+//     handful of iterations where L-BFGS-B on ½‖r‖² takes tens (see
+//     BenchmarkLeastSquaresVsLBFGSB). LeastSquares.Covariance gives the
+//     Gauss–Newton covariance (JᵀJ)⁻¹·s² without the parameters on bounds,
+//     with the rank and the null directions, for a fit report;
+//     NumericalJacobian supplies J by finite differences (gonum's diff/fd)
+//     for residuals without one.
+//
+// Every method ends with a Status and a Result.Reason that says what it
+// means. A run is never reported converged where it cannot know: an exactly
+// zero gradient at the start is StartStationary; a point where the gradient
+// is exactly zero and f does not change when any parameter is moved (a
+// plateau, such as a bound corner where a stiction model never moves) is
+// Flat; a NaN or infinite value is NonFinite (with an error naming it); a
+// run that stops lowering f is Stalled. Parameters that end on a bound are
+// listed in Result.AtLower and AtUpper and named in Reason (Settings.Names).
 //
 // An objective never knows about robots: it is a function of a flat []float64.
 // A per-iteration Callback receives the iteration number, f, x and the elapsed

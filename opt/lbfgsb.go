@@ -52,8 +52,17 @@ import (
 // An iteration costs O(n·M + M³) besides the objective, plus O(M²) for each
 // variable that moved between the free and the active set.
 //
-// Errors returned by the objective, a NaN or infinite f and a NaN or infinite
-// gradient component end the run with that error and a nil Result.
+// Errors returned by the objective end the run with that error and a nil
+// Result. A NaN or infinite f or gradient component ends it with an error
+// naming the component and a Result with status NonFinite at the last
+// accepted point (the start, if it is there).
+//
+// A run never reports convergence where the gradient is exactly zero
+// without looking around: an exactly zero gradient at the start is
+// StartStationary, and wherever f does not change when any free parameter
+// is moved by 1e-3 relative (a plateau, e.g. a bound corner where a
+// stiction model never moves) the status is Flat. Parameters ending on a
+// bound are listed in Result.AtLower and AtUpper.
 type LBFGSB struct {
 	// M is the number of correction pairs kept; 0 selects 10.
 	M int
@@ -203,7 +212,7 @@ func lbMatrix(r, c int) [][]float64 {
 
 // run is the Fortran mainlb: x is the (projected) starting point.
 func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error) {
-	rec := newRecorder(set, st.n)
+	rec := newRecorder(set, st.lo, st.hi)
 	g := make([]float64, st.n)
 	evaluate := func() (float64, error) {
 		f, err := rec.eval(obj, x, g)
@@ -211,11 +220,11 @@ func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error
 			return f, err
 		}
 		if math.IsInf(f, 0) {
-			return f, fmt.Errorf("opt: objective returned %g at evaluation %d", f, rec.res.FuncEvaluations)
+			return f, nonFiniteError{fmt.Errorf("opt: objective returned %g at evaluation %d", f, rec.res.FuncEvaluations)}
 		}
 		for i, gi := range g {
 			if math.IsNaN(gi) || math.IsInf(gi, 0) {
-				return f, fmt.Errorf("opt: gradient component %d is %g at evaluation %d", i, gi, rec.res.FuncEvaluations)
+				return f, nonFiniteError{fmt.Errorf("opt: gradient component %d%s is %g at evaluation %d", i, nameSuffix(set, i), gi, rec.res.FuncEvaluations)}
 			}
 		}
 		return f, nil
@@ -223,7 +232,22 @@ func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error
 
 	f, err := evaluate()
 	if err != nil {
+		if isNonFinite(err) {
+			return rec.finish(x, f, NonFinite), err
+		}
 		return nil, err
+	}
+	if zeroGradient(g, st.lo, st.hi) {
+		flat, err := probeFlat(rec, obj, x, f)
+		if err != nil {
+			return nil, err
+		}
+		if len(flat) == len(freeIndices(st.lo, st.hi)) {
+			rec.res.Flat = flat
+			return rec.finish(x, f, Flat), nil
+		}
+		rec.res.Flat = flat
+		return rec.finish(x, f, StartStationary), nil
 	}
 	if st.projGradNorm(x, g) <= set.GradientTol {
 		return rec.finish(x, f, GradientConverged), nil
@@ -307,6 +331,9 @@ func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error
 				st.clamp(x)
 			}
 			if f, err = evaluate(); err != nil {
+				if isNonFinite(err) {
+					return rec.finish(t, fold, NonFinite), err
+				}
 				return nil, err
 			}
 			gd = lbDot(g, d)
@@ -350,6 +377,18 @@ func (st *lbState) run(obj Objective, x []float64, set Settings) (*Result, error
 		status := rec.iterate(iter, f, x)
 		if status == Stopped || (conv == NotTerminated && status != NotTerminated) {
 			return rec.finish(x, f, status), nil
+		}
+		if conv == GradientConverged && zeroGradient(g, st.lo, st.hi) {
+			// An exactly zero gradient after a step: a minimum hit exactly
+			// (a quadratic's), or a plateau the step fell onto.
+			flat, err := probeFlat(rec, obj, x, f)
+			if err != nil {
+				return nil, err
+			}
+			rec.res.Flat = flat
+			if len(flat) == len(freeIndices(st.lo, st.hi)) {
+				conv = Flat
+			}
 		}
 		if conv != NotTerminated {
 			return rec.finish(x, f, conv), nil

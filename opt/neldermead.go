@@ -66,7 +66,7 @@ func (m NelderMead) Minimize(p Problem, x0 []float64, s Settings) (*Result, erro
 		return nil, errors.New("opt: NelderMead.InitialStep must be finite and non-negative")
 	}
 	s = s.withDefaults()
-	r := newRecorder(s, len(x))
+	r := newRecorder(s, lo, hi)
 	free := dfFreeCoords(lo, hi)
 	if len(free) == 0 {
 		return dfMinimizeFixed(p.Objective, r, x)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,23 @@ const (
 	// rounding level, or where the gradient disagrees with f. X is the best
 	// point found; the convergence tests were not met.
 	Stalled
+	// StartStationary: the gradient is exactly zero at the start (every
+	// component), and f is not constant around it. Nothing tells a
+	// gradient method where to go: the start is returned unchanged. It may
+	// be the optimum (noise-free data at the true values) or a saddle; the
+	// run cannot tell, so it is not reported as converged.
+	StartStationary
+	// Flat: the gradient is exactly zero and f does not change when any
+	// free parameter is moved a little (Result.Flat lists them): a plateau,
+	// such as a bound corner where a stiction model never moves, not a
+	// minimum. At the start, or where a step landed (typically the first,
+	// far from any stationary point of the problem the user meant).
+	Flat
+	// NonFinite: the objective (or a residual, or a Jacobian entry)
+	// returned NaN or ±Inf at the start or, for a gradient, at an accepted
+	// point. The method also returns an error naming the parameter or
+	// component; X is the best finite point.
+	NonFinite
 )
 
 func (s Status) String() string {
@@ -60,14 +78,21 @@ func (s Status) String() string {
 		return "failure"
 	case Stalled:
 		return "stalled (no step lowered f)"
+	case StartStationary:
+		return "zero gradient at the start"
+	case Flat:
+		return "flat region (f constant)"
+	case NonFinite:
+		return "non-finite value"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
 // Kind groups the statuses as a user reads them: "converged" (one of the
 // convergence tests), "stalled", "iteration limit", "evaluation limit",
-// "stopped" (by the callback) or "failed" (no progress from the start, or
-// an error).
+// "stopped" (by the callback) or "failed" (no progress from the start, a
+// zero gradient at the start, a flat region, a non-finite value, or an
+// error).
 func (s Status) Kind() string {
 	switch {
 	case s.Converged():
@@ -123,6 +148,9 @@ type Settings struct {
 	StallIterations int
 	StallTol        float64
 	Callback        func(Iteration) bool
+	// Names[i], when present and not empty, names parameter i in
+	// Result.Reason and in errors ("x[2] (mu)"); otherwise it is "x[2]".
+	Names []string
 }
 
 // withDefaults fills zero fields.
@@ -158,6 +186,18 @@ type Result struct {
 	Trace           []TracePoint
 	Status          Status
 	Runtime         time.Duration
+	// AtLower and AtUpper list the parameters (indices, increasing) that end
+	// on their lower or upper bound (within 1e-10 relative, as SciPy's
+	// active_mask), fixed parameters (Lower == Upper) excluded. A converged
+	// run with parameters on bounds is converged on the box: those values
+	// are set by the bound, not by the data, and their σ is not meaningful.
+	AtLower, AtUpper []int
+	// Flat lists, for status Flat, the parameters along which f did not
+	// change.
+	Flat []int
+	// Reason is one sentence saying what the status means for this run and
+	// naming the parameters concerned (on bounds, flat, non-finite).
+	Reason string
 }
 
 // Method is an optimisation algorithm.
@@ -209,13 +249,19 @@ func validate(p Problem, x0 []float64) (lo, hi, x []float64, err error) {
 // recorder does the bookkeeping every method shares: counting evaluations,
 // the trace, and the callback.
 type recorder struct {
-	s     Settings
-	start time.Time
-	res   *Result
+	s      Settings
+	start  time.Time
+	res    *Result
+	lo, hi []float64
+	detail string // set by the method: appended to Reason
+	// The range of the finite f values seen, over seen evaluations: a run
+	// that never saw f change learned nothing (finish reports Flat).
+	fLo, fHi float64
+	seen     int
 }
 
-func newRecorder(s Settings, n int) *recorder {
-	return &recorder{s: s, start: time.Now(), res: &Result{X: make([]float64, n), F: math.Inf(1)}}
+func newRecorder(s Settings, lo, hi []float64) *recorder {
+	return &recorder{s: s, start: time.Now(), res: &Result{X: make([]float64, len(lo)), F: math.Inf(1)}, lo: lo, hi: hi}
 }
 
 // eval calls the objective and counts it. A NaN f is returned as an error.
@@ -229,7 +275,16 @@ func (r *recorder) eval(obj Objective, x, grad []float64) (float64, error) {
 		return f, err
 	}
 	if math.IsNaN(f) {
-		return f, fmt.Errorf("opt: objective returned NaN at evaluation %d", r.res.FuncEvaluations)
+		return f, nonFiniteError{fmt.Errorf("opt: objective returned NaN at evaluation %d", r.res.FuncEvaluations)}
+	}
+	if !math.IsInf(f, 0) {
+		if r.seen == 0 || f < r.fLo {
+			r.fLo = f
+		}
+		if r.seen == 0 || f > r.fHi {
+			r.fHi = f
+		}
+		r.seen++
 	}
 	return f, nil
 }
@@ -249,6 +304,7 @@ func (r *recorder) iterate(k int, f float64, x []float64) Status {
 	if w := r.s.StallIterations; w > 0 && len(r.res.Trace) > w {
 		old := r.res.Trace[len(r.res.Trace)-1-w].F
 		if old-f <= r.s.StallTol*math.Abs(f) {
+			r.detail = fmt.Sprintf("f improved by %.3g (at most StallTol·|f| = %.3g) over the last %d iterations", old-f, r.s.StallTol*math.Abs(f), w)
 			return FunctionConverged
 		}
 	}
@@ -261,11 +317,87 @@ func (r *recorder) iterate(k int, f float64, x []float64) Status {
 	return NotTerminated
 }
 
-// finish stores the final point and status.
+// finish stores the final point and status, the parameters on bounds and
+// the reason.
 func (r *recorder) finish(x []float64, f float64, st Status) *Result {
+	if free := freeIndices(r.lo, r.hi); st.Converged() && r.seen >= 2 && r.fLo == r.fHi && len(free) > 0 {
+		// Every point evaluated had the same f: "converged" would pass a
+		// plateau off as a minimum (a derivative-free method's simplex or
+		// population on it).
+		st = Flat
+		r.res.Flat = free
+	}
 	copy(r.res.X, x)
 	r.res.F = f
 	r.res.Status = st
+	r.res.AtLower, r.res.AtUpper = activeBounds(x, r.lo, r.hi)
+	r.res.Reason = r.reason()
 	r.res.Runtime = time.Since(r.start)
 	return r.res
+}
+
+// activeBounds lists the parameters on their lower and upper bounds, by
+// SciPy's find_active_constraints with rtol 1e-10: within
+// 1e-10·max(1, |bound|) of it and not nearer the other one.
+func activeBounds(x, lo, hi []float64) (atLo, atHi []int) {
+	for i := range min(len(x), len(lo), len(hi)) {
+		if lo[i] == hi[i] {
+			continue
+		}
+		dl, du := x[i]-lo[i], hi[i]-x[i]
+		switch {
+		case !math.IsInf(lo[i], 0) && dl <= math.Min(du, 1e-10*math.Max(1, math.Abs(lo[i]))):
+			atLo = append(atLo, i)
+		case !math.IsInf(hi[i], 0) && du <= math.Min(dl, 1e-10*math.Max(1, math.Abs(hi[i]))):
+			atHi = append(atHi, i)
+		}
+	}
+	return atLo, atHi
+}
+
+// name is parameter i as the user knows it: "x[2]", or "x[2] (mu)" when
+// Settings.Names names it.
+func (s Settings) name(i int) string {
+	if len(s.Names) > i && s.Names[i] != "" {
+		return fmt.Sprintf("x[%d] (%s)", i, s.Names[i])
+	}
+	return fmt.Sprintf("x[%d]", i)
+}
+
+// names joins the names of the parameters idx.
+func (s Settings) names(idx []int) string {
+	var b strings.Builder
+	for k, i := range idx {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.name(i))
+	}
+	return b.String()
+}
+
+// reason is Result.Reason: the status in words, what the method found,
+// and the parameters on bounds.
+func (r *recorder) reason() string {
+	res := r.res
+	msg := fmt.Sprintf("%s after %d iterations", res.Status, res.Iterations)
+	switch {
+	case res.Status == StartStationary:
+		msg += ": every gradient component is exactly zero at the start, which was returned unchanged (an optimum or a saddle: the method cannot tell)"
+	case res.Status == Flat:
+		msg += ": f does not change along " + r.s.names(res.Flat) + " (a plateau, not a minimum)"
+	}
+	if res.Status != Flat && len(res.Flat) > 0 {
+		msg += "; the gradient is exactly zero and f does not change along " + r.s.names(res.Flat) + " (not determined by f)"
+	}
+	if r.detail != "" {
+		msg += ": " + r.detail
+	}
+	if len(res.AtLower) > 0 {
+		msg += "; on the lower bound: " + r.s.names(res.AtLower)
+	}
+	if len(res.AtUpper) > 0 {
+		msg += "; on the upper bound: " + r.s.names(res.AtUpper)
+	}
+	return msg
 }
