@@ -169,8 +169,10 @@ func sum(ts ...term) string {
 	return s
 }
 
-// emitTangent writes node id's tangents in every direction it has.
-func (f *fgen) emitTangent(b *bytes.Buffer, id int32) {
+// emitTangent writes node id's tangents in every direction it has; a
+// partial derivative that depends on invariants alone (1/τ of x/τ) goes
+// into pre, before the loops.
+func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 	nd := f.p.nodes[id]
 	if !f.needT[id] || nd.op.isLeaf() {
 		return
@@ -218,7 +220,25 @@ func (f *fgen) emitTangent(b *bytes.Buffer, id int32) {
 	case opMul:
 		lin(bb, a)
 	case opDiv:
-		lin(factor("fa"+v, "1 / "+bb, nd.a), factor("fb"+v, "-"+v+" / "+bb, nd.b))
+		// ∂/∂b = −v/b as −v·(1/b): one division per step, none when b
+		// is invariant.
+		if !anyOf(nd.a) && !anyOf(nd.b) {
+			break
+		}
+		dst := b
+		if f.inv[nd.b] {
+			dst = pre
+		}
+		fmt.Fprintf(dst, "fa%s := 1 / %s\n_ = fa%s\n", v, bb, v)
+		fb := ""
+		if anyOf(nd.b) {
+			fb = factor("fb"+v, "-("+v+" * fa"+v+")", nd.b)
+		}
+		fa := ""
+		if anyOf(nd.a) {
+			fa = "fa" + v
+		}
+		lin(fa, fb)
 	case opSin:
 		if o := f.pair[id]; o >= 0 {
 			lin(f.val(o), "")
@@ -314,9 +334,14 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	f.shared(b)
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
 		if f.inv[i] {
-			f.emitTangent(b, int32(i))
+			f.emitTangent(b, b, int32(i))
 		}
 	}
+	// The loops go into body, the invariant factors they need into pre.
+	outer := b
+	var pre, body bytes.Buffer
+	b = &body
+	w = func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	w("var cost float64\n")
 	w("for j := 0; j < n; j++ {\n")
 	for k := range f.S {
@@ -345,7 +370,7 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	f.rollBody(b)
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
 		if !f.inv[i] {
-			f.emitTangent(b, int32(i))
+			f.emitTangent(b, &pre, int32(i))
 		}
 	}
 	w("if y != nil {\n")
@@ -417,6 +442,8 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 		w("}\n")
 	}
 	w("}\nreturn cost\n}\n\n")
+	outer.Write(pre.Bytes())
+	outer.Write(body.Bytes())
 }
 
 // stateName is the variable of state k (s0, s1, …), whether or not the

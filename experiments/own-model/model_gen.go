@@ -468,6 +468,10 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	v16 := -p2
 	_ = v16
 	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -510,15 +514,13 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
 			dv11_2 := -(ds3_2)
-			fav12 := 1 / p0
-			fbv12 := -v12 / p0
+			fbv12 := -(v12 * fav12)
 			dv12_0 := dv11_0*fav12 + fbv12
 			dv12_1 := dv11_1 * fav12
 			dv12_2 := dv11_2 * fav12
 			dv13_0 := -(ds3_0)
 			dv13_1 := -(ds3_1)
 			dv13_2 := -(ds3_2)
-			fav14 := 1 / q0
 			dv14_0 := dv13_0 * fav14
 			dv14_1 := dv13_1 * fav14
 			dv14_2 := dv13_2 * fav14
@@ -643,6 +645,10 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 	v16 := -p2
 	_ = v16
 	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -694,8 +700,7 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv11_1 := dv10_1 - (ds3_1)
 			dv11_2 := -(ds3_2)
 			dv11_6 := -(ds3_6)
-			fav12 := 1 / p0
-			fbv12 := -v12 / p0
+			fbv12 := -(v12 * fav12)
 			dv12_0 := dv11_0*fav12 + fbv12
 			dv12_1 := dv11_1 * fav12
 			dv12_2 := dv11_2 * fav12
@@ -704,7 +709,6 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv13_1 := -(ds3_1)
 			dv13_2 := -(ds3_2)
 			dv13_6 := -(ds3_6)
-			fav14 := 1 / q0
 			dv14_0 := dv13_0 * fav14
 			dv14_1 := dv13_1 * fav14
 			dv14_2 := dv13_2 * fav14

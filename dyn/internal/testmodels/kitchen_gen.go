@@ -1684,6 +1684,14 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 	dv81_2 := 1.0
 	dv82_2 := dv81_2 * v80
 	dv83_2 := 1.0 - (dv82_2)
+	fav64 := 1 / q0
+	_ = fav64
+	fav71 := 1 / q0
+	_ = fav71
+	fav85 := 1 / v83
+	_ = fav85
+	fav105 := 1 / q0
+	_ = fav105
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1987,7 +1995,6 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv63_0 := -(dv62_0)
 			dv63_1 := -(dv62_1)
 			dv63_2 := -(dv62_2)
-			fav64 := 1 / q0
 			dv64_0 := dv63_0 * fav64
 			dv64_1 := dv63_1 * fav64
 			dv64_2 := dv63_2 * fav64
@@ -2010,7 +2017,6 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv70_0 := -(dv69_0)
 			dv70_1 := -(dv69_1)
 			dv70_2 := -(dv69_2)
-			fav71 := 1 / q0
 			dv71_0 := dv70_0 * fav71
 			dv71_1 := dv70_1 * fav71
 			dv71_2 := dv70_2 * fav71
@@ -2043,8 +2049,7 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv84_0 := dv79_0
 			dv84_1 := dv79_1
 			dv84_2 := dv79_2 - (dv82_2)
-			fav85 := 1 / v83
-			fbv85 := -v85 / v83
+			fbv85 := -(v85 * fav85)
 			dv85_0 := dv84_0 * fav85
 			dv85_1 := dv84_1 * fav85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
@@ -2097,7 +2102,8 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv98_1 := dv97_1
 			dv98_2 := dv97_2
 			fav99 := 1 / v98
-			fbv99 := -v99 / v98
+			_ = fav99
+			fbv99 := -(v99 * fav99)
 			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
 			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
 			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
@@ -2117,7 +2123,6 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv104_0 := -(dv101_0)
 			dv104_1 := -(dv101_1)
 			dv104_2 := -(dv101_2)
-			fav105 := 1 / q0
 			dv105_0 := dv104_0 * fav105
 			dv105_1 := dv104_1 * fav105
 			dv105_2 := dv104_2 * fav105
@@ -2176,7 +2181,9 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 				dv115_1 = dv114_1
 				dv115_2 = dv114_2
 			}
-			fbv118 := -v118 / s1
+			fav118 := 1 / s1
+			_ = fav118
+			fbv118 := -(v118 * fav118)
 			dv118_0 := ds1_0 * fbv118
 			dv118_1 := ds1_1 * fbv118
 			dv118_2 := ds1_2 * fbv118
@@ -2389,6 +2396,14 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 	dv81_2 := 1.0
 	dv82_2 := dv81_2 * v80
 	dv83_2 := 1.0 - (dv82_2)
+	fav64 := 1 / q0
+	_ = fav64
+	fav71 := 1 / q0
+	_ = fav71
+	fav85 := 1 / v83
+	_ = fav85
+	fav105 := 1 / q0
+	_ = fav105
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2809,7 +2824,6 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv63_3 := -(dv62_3)
 			dv63_4 := -(dv62_4)
 			dv63_5 := -(dv62_5)
-			fav64 := 1 / q0
 			dv64_0 := dv63_0 * fav64
 			dv64_1 := dv63_1 * fav64
 			dv64_2 := dv63_2 * fav64
@@ -2853,7 +2867,6 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv70_3 := -(dv69_3)
 			dv70_4 := -(dv69_4)
 			dv70_5 := -(dv69_5)
-			fav71 := 1 / q0
 			dv71_0 := dv70_0 * fav71
 			dv71_1 := dv70_1 * fav71
 			dv71_2 := dv70_2 * fav71
@@ -2916,8 +2929,7 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv84_3 := dv79_3
 			dv84_4 := dv79_4
 			dv84_5 := dv79_5
-			fav85 := 1 / v83
-			fbv85 := -v85 / v83
+			fbv85 := -(v85 * fav85)
 			dv85_0 := dv84_0 * fav85
 			dv85_1 := dv84_1 * fav85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
@@ -3015,7 +3027,8 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv98_4 := dv97_4
 			dv98_5 := dv97_5
 			fav99 := 1 / v98
-			fbv99 := -v99 / v98
+			_ = fav99
+			fbv99 := -(v99 * fav99)
 			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
 			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
 			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
@@ -3053,7 +3066,6 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv104_3 := -(dv101_3)
 			dv104_4 := -(dv101_4)
 			dv104_5 := -(dv101_5)
-			fav105 := 1 / q0
 			dv105_0 := dv104_0 * fav105
 			dv105_1 := dv104_1 * fav105
 			dv105_2 := dv104_2 * fav105
@@ -3163,7 +3175,9 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 				dv115_4 = dv114_4
 				dv115_5 = dv114_5
 			}
-			fbv118 := -v118 / s1
+			fav118 := 1 / s1
+			_ = fav118
+			fbv118 := -(v118 * fav118)
 			dv118_0 := ds1_0 * fbv118
 			dv118_1 := ds1_1 * fbv118
 			dv118_2 := ds1_2 * fbv118

@@ -671,6 +671,12 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 	dv22_2 := dv21_2 * v20
 	dv23_2 := 1.0 - (dv22_2)
 	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -729,15 +735,13 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
 			dv13_2 := -(ds3_2)
-			fav14 := 1 / p0
-			fbv14 := -v14 / p0
+			fbv14 := -(v14 * fav14)
 			dv14_0 := dv13_0*fav14 + fbv14
 			dv14_1 := dv13_1 * fav14
 			dv14_2 := dv13_2 * fav14
 			dv15_0 := -(ds3_0)
 			dv15_1 := -(ds3_1)
 			dv15_2 := -(ds3_2)
-			fav16 := 1 / q0
 			dv16_0 := dv15_0 * fav16
 			dv16_1 := dv15_1 * fav16
 			dv16_2 := dv15_2 * fav16
@@ -751,8 +755,7 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv24_0 := dv19_0
 			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
-			fav25 := 1 / v23
-			fbv25 := -v25 / v23
+			fbv25 := -(v25 * fav25)
 			dv25_0 := dv24_0 * fav25
 			dv25_1 := dv24_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
@@ -919,6 +922,12 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 	dv22_2 := dv21_2 * v20
 	dv23_2 := 1.0 - (dv22_2)
 	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -986,8 +995,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv13_1 := dv12_1 - (ds3_1)
 			dv13_2 := -(ds3_2)
 			dv13_6 := -(ds3_6)
-			fav14 := 1 / p0
-			fbv14 := -v14 / p0
+			fbv14 := -(v14 * fav14)
 			dv14_0 := dv13_0*fav14 + fbv14
 			dv14_1 := dv13_1 * fav14
 			dv14_2 := dv13_2 * fav14
@@ -996,7 +1004,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv15_1 := -(ds3_1)
 			dv15_2 := -(ds3_2)
 			dv15_6 := -(ds3_6)
-			fav16 := 1 / q0
 			dv16_0 := dv15_0 * fav16
 			dv16_1 := dv15_1 * fav16
 			dv16_2 := dv15_2 * fav16
@@ -1014,8 +1021,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
 			dv24_6 := dv19_6
-			fav25 := 1 / v23
-			fbv25 := -v25 / v23
+			fbv25 := -(v25 * fav25)
 			dv25_0 := dv24_0 * fav25
 			dv25_1 := dv24_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
