@@ -62,6 +62,35 @@
 // programs become graph nodes among other things, and most of its users
 // (Sim, Stepper, generated kernels) never touch a graph.
 //
+// Forward mode and value only. Sim.Jacobian rolls the model once carrying,
+// beside every value, its tangents with respect to D chosen directions (a
+// subset of the parameters, and optionally each lane's initial states),
+// and returns the outputs with their Jacobian as an m×D row-major block: the
+// residuals and Jacobian a least-squares solver (Gauss–Newton,
+// Levenberg–Marquardt) uses directly, as Ceres' AutoDiffCostFunction gives
+// them with its Jets. The tangents use the reverse pass's partial
+// derivatives (the same subgradients at Clamp, Min, Max, Abs and Where), so
+// every row of the Jacobian dotted with a vector equals the reverse pass's
+// vector–Jacobian product. Generate writes the tangent kernel beside the
+// reverse one (RollTangent: all parameters, each tangent a scalar
+// variable in registers, none where no parameter reaches a value); without
+// it the interpreter carries them. Sim.Value is the rollout without the
+// trajectory the reverse pass reads (RollFinal), for line searches,
+// validation and MPC rollouts.
+//
+// Forward or reverse. The reverse pass costs about 3–4 native rollouts
+// whatever the number of parameters P, but gives one gradient; the
+// forward mode costs about 1 + c·P rollouts (c ≈ 0.2 for the own model,
+// whose Jacobian for 3 parameters over 4 × 20,000 steps costs 1.5–1.6
+// native rollouts, writing the 480,000 × 3 Jacobian included) and gives
+// the whole Jacobian. Measured by BenchmarkCrossover (a model with P
+// parameters each in its own term, gradient of a squared loss): the forward
+// mode is faster up to P ≈ 16 at 8 × 150 steps and up to P ≈ 8 at
+// 4 × 20,000 (where storing and reading the m×P Jacobian leaves the
+// caches). Hence the rule: least squares (the Jacobian is wanted, a few
+// dozen columns at most) → forward; a scalar loss with P ≤ 8 → forward,
+// else reverse; controls (one direction per input and step) → reverse.
+//
 // Concurrency: a Model is immutable and safe for concurrent use. Sim,
 // Stepper, the interpreter and the ops hold scratch memory: one per
 // goroutine.

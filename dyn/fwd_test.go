@@ -14,12 +14,11 @@ import (
 // branches), Lag with its exact clamp (T = 0: robots stop and restart, the
 // clamp switches) and with the tanh surrogate.
 type fwdCase struct {
-	name         string
-	m            *dyn.Model
-	B, T         int
-	p, q, x0, u  []float64
-	kinked       bool // exact kinks: central differences may straddle one
-	interpreters bool
+	name        string
+	m           *dyn.Model
+	B, T        int
+	p, q, x0, u []float64
+	kinked      bool // exact kinks: central differences may straddle one
 }
 
 func fwdCases() []fwdCase {
@@ -31,6 +30,20 @@ func fwdCases() []fwdCase {
 		cs = append(cs, fwdCase{name: "lag-T" + map[bool]string{true: "0", false: "0.2"}[temp == 0], m: testmodels.Lag, B: 4, T: 300,
 			p: []float64{0.25, 1.3, 0.8}, q: []float64{0.01, temp}, x0: x0, u: u, kinked: temp == 0})
 	}
+	// Eight parameters, each in its own term.
+	m, B, T := testmodels.Wide8, 3, 200
+	rng := rand.New(rand.NewPCG(5, 5))
+	wp, wx0, wu := make([]float64, m.NP()), make([]float64, m.NS()*B), make([]float64, T*B)
+	for i := range wp {
+		wp[i] = 0.5 + rng.Float64()
+	}
+	for i := range wx0 {
+		wx0[i] = rng.NormFloat64()
+	}
+	for i := range wu {
+		wu[i] = 2 * math.Sin(0.05*float64(i/B)+float64(i%B))
+	}
+	cs = append(cs, fwdCase{name: "wide8", m: m, B: B, T: T, p: wp, q: []float64{0.02}, x0: wx0, u: wu})
 	return cs
 }
 
