@@ -1372,6 +1372,18 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 	dv52_5 := 1.0
 	dv53_5 := dv52_5 * v51
 	dv54_5 := 1.0 - (dv53_5)
+	fav48 := 1 / q1
+	_ = fav48
+	fav56 := 1 / v54
+	_ = fav56
+	fav82 := 1 / q1
+	_ = fav82
+	fav86 := 1 / v54
+	_ = fav86
+	fav98 := 1 / 2.0
+	_ = fav98
+	fav100 := 1 / q0
+	_ = fav100
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1590,7 +1602,6 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv47_3 := -(ds0_3)
 			dv47_4 := -(ds0_4)
 			dv47_5 := -(ds0_5)
-			fav48 := 1 / q1
 			dv48_0 := dv47_0 * fav48
 			dv48_1 := dv47_1 * fav48
 			dv48_2 := dv47_2 * fav48
@@ -1616,8 +1627,7 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv55_3 := dv50_3
 			dv55_4 := dv50_4
 			dv55_5 := dv50_5 - (dv53_5)
-			fav56 := 1 / v54
-			fbv56 := -v56 / v54
+			fbv56 := -(v56 * fav56)
 			dv56_0 := dv55_0 * fav56
 			dv56_1 := dv55_1 * fav56
 			dv56_2 := dv55_2 * fav56
@@ -1754,7 +1764,6 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv81_3 := -(ds2_3)
 			dv81_4 := -(ds2_4)
 			dv81_5 := -(ds2_5)
-			fav82 := 1 / q1
 			dv82_0 := dv81_0 * fav82
 			dv82_1 := dv81_1 * fav82
 			dv82_2 := dv81_2 * fav82
@@ -1780,8 +1789,7 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv85_3 := dv84_3
 			dv85_4 := dv84_4
 			dv85_5 := dv84_5 - (dv53_5)
-			fav86 := 1 / v54
-			fbv86 := -v86 / v54
+			fbv86 := -(v86 * fav86)
 			dv86_0 := dv85_0 * fav86
 			dv86_1 := dv85_1 * fav86
 			dv86_2 := dv85_2 * fav86
@@ -1863,7 +1871,6 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv97_3 := ds0_3 + ds2_3
 			dv97_4 := ds0_4 + ds2_4
 			dv97_5 := ds0_5 + ds2_5
-			fav98 := 1 / 2.0
 			dv98_0 := dv97_0 * fav98
 			dv98_1 := dv97_1 * fav98
 			dv98_2 := dv97_2 * fav98
@@ -1876,7 +1883,6 @@ func (diffDrivePoseKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv99_3 := ds0_3 - (ds2_3)
 			dv99_4 := ds0_4 - (ds2_4)
 			dv99_5 := ds0_5 - (ds2_5)
-			fav100 := 1 / q0
 			dv100_0 := dv99_0 * fav100
 			dv100_1 := dv99_1 * fav100
 			dv100_2 := dv99_2 * fav100
@@ -2177,6 +2183,18 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 	dv52_5 := 1.0
 	dv53_5 := dv52_5 * v51
 	dv54_5 := 1.0 - (dv53_5)
+	fav48 := 1 / q1
+	_ = fav48
+	fav56 := 1 / v54
+	_ = fav56
+	fav82 := 1 / q1
+	_ = fav82
+	fav86 := 1 / v54
+	_ = fav86
+	fav98 := 1 / 2.0
+	_ = fav98
+	fav100 := 1 / q0
+	_ = fav100
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2438,7 +2456,6 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv47_5 := -(ds0_5)
 			dv47_6 := -(ds0_6)
 			dv47_7 := -(ds0_7)
-			fav48 := 1 / q1
 			dv48_0 := dv47_0 * fav48
 			dv48_1 := dv47_1 * fav48
 			dv48_2 := dv47_2 * fav48
@@ -2472,8 +2489,7 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv55_5 := dv50_5 - (dv53_5)
 			dv55_6 := dv50_6
 			dv55_7 := dv50_7
-			fav56 := 1 / v54
-			fbv56 := -v56 / v54
+			fbv56 := -(v56 * fav56)
 			dv56_0 := dv55_0 * fav56
 			dv56_1 := dv55_1 * fav56
 			dv56_2 := dv55_2 * fav56
@@ -2650,7 +2666,6 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv81_5 := -(ds2_5)
 			dv81_8 := -(ds2_8)
 			dv81_9 := -(ds2_9)
-			fav82 := 1 / q1
 			dv82_0 := dv81_0 * fav82
 			dv82_1 := dv81_1 * fav82
 			dv82_2 := dv81_2 * fav82
@@ -2684,8 +2699,7 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv85_5 := dv84_5 - (dv53_5)
 			dv85_8 := dv84_8
 			dv85_9 := dv84_9
-			fav86 := 1 / v54
-			fbv86 := -v86 / v54
+			fbv86 := -(v86 * fav86)
 			dv86_0 := dv85_0 * fav86
 			dv86_1 := dv85_1 * fav86
 			dv86_2 := dv85_2 * fav86
@@ -2793,7 +2807,6 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv97_7 := ds0_7
 			dv97_8 := ds2_8
 			dv97_9 := ds2_9
-			fav98 := 1 / 2.0
 			dv98_0 := dv97_0 * fav98
 			dv98_1 := dv97_1 * fav98
 			dv98_2 := dv97_2 * fav98
@@ -2814,7 +2827,6 @@ func (diffDrivePoseKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv99_7 := ds0_7
 			dv99_8 := -(ds2_8)
 			dv99_9 := -(ds2_9)
-			fav100 := 1 / q0
 			dv100_0 := dv99_0 * fav100
 			dv100_1 := dv99_1 * fav100
 			dv100_2 := dv99_2 * fav100

@@ -1,6 +1,7 @@
 package dyn_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -44,6 +45,21 @@ func fwdCases() []fwdCase {
 		wu[i] = 2 * math.Sin(0.05*float64(i/B)+float64(i%B))
 	}
 	cs = append(cs, fwdCase{name: "wide8", m: m, B: B, T: T, p: wp, q: []float64{0.02}, x0: wx0, u: wu})
+	// Copysign, Min, Max, Clamp, Atan2, Abs, Sign with parameters on both sides.
+	m, B, T = testmodels.Edges, 5, 120
+	ex0, eu := make([]float64, 2*B), make([]float64, T*B)
+	for i := range ex0 {
+		ex0[i] = rng.NormFloat64()
+	}
+	for i := range eu {
+		eu[i] = 1.5 * math.Sin(0.1*float64(i/B)+float64(i%B))
+	}
+	cs = append(cs, fwdCase{name: "edges", m: m, B: B, T: T, p: []float64{0.8, 0.3}, x0: ex0, u: eu, kinked: true})
+	// Gain: at T = 0 the branch Where does not take divides by zero.
+	for _, temp := range []float64{0, 0.5} {
+		cs = append(cs, fwdCase{name: fmt.Sprintf("gain-T%v", temp), m: testmodels.Gain, B: 2, T: 50, p: []float64{1.3},
+			q: []float64{temp}, x0: []float64{0.1, -0.2}, u: eu[:100]})
+	}
 	return cs
 }
 
@@ -234,7 +250,12 @@ func TestJacobianMatchesCentralDifferences(t *testing.T) {
 // for a subset in another order, with and without the initial states.
 func TestJacobianGeneratedEqualsInterpreter(t *testing.T) {
 	for _, c := range fwdCases() {
-		for _, w := range []dyn.Wrt{{}, {X0: true}, {Params: []int{2, 0}}, {Params: []int{1}, X0: true}} {
+		np := c.m.NP()
+		ws := []dyn.Wrt{{}, {X0: true}, {Params: []int{}, X0: true}}
+		if np > 1 {
+			ws = append(ws, dyn.Wrt{Params: []int{np - 1, 0}}, dyn.Wrt{Params: []int{1}, X0: true})
+		}
+		for _, w := range ws {
 			var js [2]*dyn.Jac
 			for i, k := range []dyn.Kernel{c.m.NewInterpreter(), c.m.NewKernel()} {
 				sim := c.m.NewSimWith(k, c.B, c.T)

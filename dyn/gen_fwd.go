@@ -281,8 +281,11 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 		lin(factor("fa"+v, "1 - "+v+"*"+v, nd.a), "")
 	case opAbs:
 		lin(factor("fa"+v, "dyn.SignOf("+a+")", nd.a), "")
-	case opCopysign:
-		lin(factor("fa"+v, "math.Copysign(1, "+a+") * math.Copysign(1, "+bb+")", nd.a), "")
+	case opCopysign: // the sign operand b passes no tangent
+		fa := factor("fa"+v, "math.Copysign(1, "+a+") * math.Copysign(1, "+bb+")", nd.a)
+		for _, d := range dirs {
+			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), coef: fa}))
+		}
 	case opMin, opMax, opWhere, opClamp:
 		var names []string
 		for _, d := range dirs {

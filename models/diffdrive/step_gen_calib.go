@@ -841,6 +841,10 @@ func (kernelCalibExact) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 	dv30_4 := -(dv29_4)
 	dv31_3 := -(dv28_3)
 	dv39_5 := q0
+	fav58 := 1 / 2.0
+	_ = fav58
+	fav60 := 1 / q1
+	_ = fav60
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -979,7 +983,7 @@ func (kernelCalibExact) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv38_4 := ds0_4 + dv37_4
 			dv38_5 := ds0_5 + dv37_5
 			fav42 := math.Copysign(1, v39) * math.Copysign(1, v38)
-			dv42_5 := dv39_5*fav42 + dv38_5
+			dv42_5 := dv39_5 * fav42
 			dv43_0 := dv38_0
 			dv43_1 := dv38_1
 			dv43_2 := dv38_2
@@ -1035,7 +1039,7 @@ func (kernelCalibExact) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv51_4 := ds2_4 + dv50_4
 			dv51_5 := ds2_5 + dv50_5
 			fav54 := math.Copysign(1, v39) * math.Copysign(1, v51)
-			dv54_5 := dv39_5*fav54 + dv51_5
+			dv54_5 := dv39_5 * fav54
 			dv55_0 := dv51_0
 			dv55_1 := dv51_1
 			dv55_2 := dv51_2
@@ -1057,7 +1061,6 @@ func (kernelCalibExact) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv57_3 := dv44_3 + dv56_3
 			dv57_4 := dv44_4 + dv56_4
 			dv57_5 := dv44_5 + dv56_5
-			fav58 := 1 / 2.0
 			dv58_0 := dv57_0 * fav58
 			dv58_1 := dv57_1 * fav58
 			dv58_2 := dv57_2 * fav58
@@ -1070,7 +1073,6 @@ func (kernelCalibExact) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv59_3 := dv44_3 - (dv56_3)
 			dv59_4 := dv44_4 - (dv56_4)
 			dv59_5 := dv44_5 - (dv56_5)
-			fav60 := 1 / q1
 			dv60_0 := dv59_0 * fav60
 			dv60_1 := dv59_1 * fav60
 			dv60_2 := dv59_2 * fav60
@@ -1275,6 +1277,10 @@ func (kernelCalibExact) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 	dv30_4 := -(dv29_4)
 	dv31_3 := -(dv28_3)
 	dv39_5 := q0
+	fav58 := 1 / 2.0
+	_ = fav58
+	fav60 := 1 / q1
+	_ = fav60
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1437,7 +1443,7 @@ func (kernelCalibExact) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv38_6 := ds0_6 + dv37_6
 			dv38_7 := ds0_7 + dv37_7
 			fav42 := math.Copysign(1, v39) * math.Copysign(1, v38)
-			dv42_5 := dv39_5*fav42 + dv38_5
+			dv42_5 := dv39_5 * fav42
 			dv43_0 := dv38_0
 			dv43_1 := dv38_1
 			dv43_2 := dv38_2
@@ -1509,7 +1515,7 @@ func (kernelCalibExact) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv51_8 := ds2_8 + dv50_8
 			dv51_9 := ds2_9 + dv50_9
 			fav54 := math.Copysign(1, v39) * math.Copysign(1, v51)
-			dv54_5 := dv39_5*fav54 + dv51_5
+			dv54_5 := dv39_5 * fav54
 			dv55_0 := dv51_0
 			dv55_1 := dv51_1
 			dv55_2 := dv51_2
@@ -1539,7 +1545,6 @@ func (kernelCalibExact) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv57_7 := dv44_7
 			dv57_8 := dv56_8
 			dv57_9 := dv56_9
-			fav58 := 1 / 2.0
 			dv58_0 := dv57_0 * fav58
 			dv58_1 := dv57_1 * fav58
 			dv58_2 := dv57_2 * fav58
@@ -1560,7 +1565,6 @@ func (kernelCalibExact) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv59_7 := dv44_7
 			dv59_8 := -(dv56_8)
 			dv59_9 := -(dv56_9)
-			fav60 := 1 / q1
 			dv60_0 := dv59_0 * fav60
 			dv60_1 := dv59_1 * fav60
 			dv60_2 := dv59_2 * fav60

@@ -947,6 +947,10 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 	dv31_4 := -(dv30_4)
 	dv32_3 := -(dv29_3)
 	dv40_5 := q0
+	fav59 := 1 / 2.0
+	_ = fav59
+	fav61 := 1 / q1
+	_ = fav61
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1093,7 +1097,7 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv39_4 := ds0_4 + dv38_4
 			dv39_5 := ds0_5 + dv38_5
 			fav43 := math.Copysign(1, v40) * math.Copysign(1, v39)
-			dv43_5 := dv40_5*fav43 + dv39_5
+			dv43_5 := dv40_5 * fav43
 			dv44_0 := dv39_0
 			dv44_1 := dv39_1
 			dv44_2 := dv39_2
@@ -1149,7 +1153,7 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv52_4 := ds2_4 + dv51_4
 			dv52_5 := ds2_5 + dv51_5
 			fav55 := math.Copysign(1, v40) * math.Copysign(1, v52)
-			dv55_5 := dv40_5*fav55 + dv52_5
+			dv55_5 := dv40_5 * fav55
 			dv56_0 := dv52_0
 			dv56_1 := dv52_1
 			dv56_2 := dv52_2
@@ -1171,7 +1175,6 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv58_3 := dv45_3 + dv57_3
 			dv58_4 := dv45_4 + dv57_4
 			dv58_5 := dv45_5 + dv57_5
-			fav59 := 1 / 2.0
 			dv59_0 := dv58_0 * fav59
 			dv59_1 := dv58_1 * fav59
 			dv59_2 := dv58_2 * fav59
@@ -1184,7 +1187,6 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv60_3 := dv45_3 - (dv57_3)
 			dv60_4 := dv45_4 - (dv57_4)
 			dv60_5 := dv45_5 - (dv57_5)
-			fav61 := 1 / q1
 			dv61_0 := dv60_0 * fav61
 			dv61_1 := dv60_1 * fav61
 			dv61_2 := dv60_2 * fav61
@@ -1241,7 +1243,8 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv67_4 := dv66_4
 			dv67_5 := dv66_5
 			fav68 := 1 / v67
-			fbv68 := -v68 / v67
+			_ = fav68
+			fbv68 := -(v68 * fav68)
 			dv68_0 := dv63_0*fav68 + dv67_0*fbv68
 			dv68_1 := dv63_1*fav68 + dv67_1*fbv68
 			dv68_2 := dv63_2*fav68 + dv67_2*fbv68
@@ -1298,7 +1301,8 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv73_4 := dv72_4
 			dv73_5 := dv72_5
 			fav74 := 1 / v73
-			fbv74 := -v74 / v73
+			_ = fav74
+			fbv74 := -(v74 * fav74)
 			dv74_0 := dv70_0*fav74 + dv73_0*fbv74
 			dv74_1 := dv70_1*fav74 + dv73_1*fbv74
 			dv74_2 := dv70_2*fav74 + dv73_2*fbv74
@@ -1480,6 +1484,10 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 	dv31_4 := -(dv30_4)
 	dv32_3 := -(dv29_3)
 	dv40_5 := q0
+	fav59 := 1 / 2.0
+	_ = fav59
+	fav61 := 1 / q1
+	_ = fav61
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1650,7 +1658,7 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv39_6 := ds0_6 + dv38_6
 			dv39_7 := ds0_7 + dv38_7
 			fav43 := math.Copysign(1, v40) * math.Copysign(1, v39)
-			dv43_5 := dv40_5*fav43 + dv39_5
+			dv43_5 := dv40_5 * fav43
 			dv44_0 := dv39_0
 			dv44_1 := dv39_1
 			dv44_2 := dv39_2
@@ -1722,7 +1730,7 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv52_8 := ds2_8 + dv51_8
 			dv52_9 := ds2_9 + dv51_9
 			fav55 := math.Copysign(1, v40) * math.Copysign(1, v52)
-			dv55_5 := dv40_5*fav55 + dv52_5
+			dv55_5 := dv40_5 * fav55
 			dv56_0 := dv52_0
 			dv56_1 := dv52_1
 			dv56_2 := dv52_2
@@ -1752,7 +1760,6 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv58_7 := dv45_7
 			dv58_8 := dv57_8
 			dv58_9 := dv57_9
-			fav59 := 1 / 2.0
 			dv59_0 := dv58_0 * fav59
 			dv59_1 := dv58_1 * fav59
 			dv59_2 := dv58_2 * fav59
@@ -1773,7 +1780,6 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv60_7 := dv45_7
 			dv60_8 := -(dv57_8)
 			dv60_9 := -(dv57_9)
-			fav61 := 1 / q1
 			dv61_0 := dv60_0 * fav61
 			dv61_1 := dv60_1 * fav61
 			dv61_2 := dv60_2 * fav61
@@ -1866,7 +1872,8 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv67_8 := dv66_8
 			dv67_9 := dv66_9
 			fav68 := 1 / v67
-			fbv68 := -v68 / v67
+			_ = fav68
+			fbv68 := -(v68 * fav68)
 			dv68_0 := dv63_0*fav68 + dv67_0*fbv68
 			dv68_1 := dv63_1*fav68 + dv67_1*fbv68
 			dv68_2 := dv63_2*fav68 + dv67_2*fbv68
@@ -1959,7 +1966,8 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv73_8 := dv72_8
 			dv73_9 := dv72_9
 			fav74 := 1 / v73
-			fbv74 := -v74 / v73
+			_ = fav74
+			fbv74 := -(v74 * fav74)
 			dv74_0 := dv70_0*fav74 + dv73_0*fbv74
 			dv74_1 := dv70_1*fav74 + dv73_1*fbv74
 			dv74_2 := dv70_2*fav74 + dv73_2*fbv74

@@ -1105,6 +1105,18 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 	dv44_5 := 1.0
 	dv45_5 := dv44_5 * v43
 	dv46_5 := 1.0 - (dv45_5)
+	fav40 := 1 / q0
+	_ = fav40
+	fav48 := 1 / v46
+	_ = fav48
+	fav66 := 1 / q0
+	_ = fav66
+	fav70 := 1 / v46
+	_ = fav70
+	fav81 := 1 / 2.0
+	_ = fav81
+	fav83 := 1 / q1
+	_ = fav83
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1268,7 +1280,6 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv39_3 := -(ds0_3)
 			dv39_4 := -(ds0_4)
 			dv39_5 := -(ds0_5)
-			fav40 := 1 / q0
 			dv40_0 := dv39_0 * fav40
 			dv40_1 := dv39_1 * fav40
 			dv40_2 := dv39_2 * fav40
@@ -1294,8 +1305,7 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv47_3 := dv42_3
 			dv47_4 := dv42_4
 			dv47_5 := dv42_5 - (dv45_5)
-			fav48 := 1 / v46
-			fbv48 := -v48 / v46
+			fbv48 := -(v48 * fav48)
 			dv48_0 := dv47_0 * fav48
 			dv48_1 := dv47_1 * fav48
 			dv48_2 := dv47_2 * fav48
@@ -1400,7 +1410,6 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv65_3 := -(ds2_3)
 			dv65_4 := -(ds2_4)
 			dv65_5 := -(ds2_5)
-			fav66 := 1 / q0
 			dv66_0 := dv65_0 * fav66
 			dv66_1 := dv65_1 * fav66
 			dv66_2 := dv65_2 * fav66
@@ -1426,8 +1435,7 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv69_3 := dv68_3
 			dv69_4 := dv68_4
 			dv69_5 := dv68_5 - (dv45_5)
-			fav70 := 1 / v46
-			fbv70 := -v70 / v46
+			fbv70 := -(v70 * fav70)
 			dv70_0 := dv69_0 * fav70
 			dv70_1 := dv69_1 * fav70
 			dv70_2 := dv69_2 * fav70
@@ -1493,7 +1501,6 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv80_3 := dv57_3 + dv79_3
 			dv80_4 := dv57_4 + dv79_4
 			dv80_5 := dv57_5 + dv79_5
-			fav81 := 1 / 2.0
 			dv81_0 := dv80_0 * fav81
 			dv81_1 := dv80_1 * fav81
 			dv81_2 := dv80_2 * fav81
@@ -1506,7 +1513,6 @@ func (kernelCalibSmooth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv82_3 := dv57_3 - (dv79_3)
 			dv82_4 := dv57_4 - (dv79_4)
 			dv82_5 := dv57_5 - (dv79_5)
-			fav83 := 1 / q1
 			dv83_0 := dv82_0 * fav83
 			dv83_1 := dv82_1 * fav83
 			dv83_2 := dv82_2 * fav83
@@ -1720,6 +1726,18 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	dv44_5 := 1.0
 	dv45_5 := dv44_5 * v43
 	dv46_5 := 1.0 - (dv45_5)
+	fav40 := 1 / q0
+	_ = fav40
+	fav48 := 1 / v46
+	_ = fav48
+	fav66 := 1 / q0
+	_ = fav66
+	fav70 := 1 / v46
+	_ = fav70
+	fav81 := 1 / 2.0
+	_ = fav81
+	fav83 := 1 / q1
+	_ = fav83
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1909,7 +1927,6 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv39_5 := -(ds0_5)
 			dv39_6 := -(ds0_6)
 			dv39_7 := -(ds0_7)
-			fav40 := 1 / q0
 			dv40_0 := dv39_0 * fav40
 			dv40_1 := dv39_1 * fav40
 			dv40_2 := dv39_2 * fav40
@@ -1943,8 +1960,7 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv47_5 := dv42_5 - (dv45_5)
 			dv47_6 := dv42_6
 			dv47_7 := dv42_7
-			fav48 := 1 / v46
-			fbv48 := -v48 / v46
+			fbv48 := -(v48 * fav48)
 			dv48_0 := dv47_0 * fav48
 			dv48_1 := dv47_1 * fav48
 			dv48_2 := dv47_2 * fav48
@@ -2081,7 +2097,6 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv65_5 := -(ds2_5)
 			dv65_8 := -(ds2_8)
 			dv65_9 := -(ds2_9)
-			fav66 := 1 / q0
 			dv66_0 := dv65_0 * fav66
 			dv66_1 := dv65_1 * fav66
 			dv66_2 := dv65_2 * fav66
@@ -2115,8 +2130,7 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv69_5 := dv68_5 - (dv45_5)
 			dv69_8 := dv68_8
 			dv69_9 := dv68_9
-			fav70 := 1 / v46
-			fbv70 := -v70 / v46
+			fbv70 := -(v70 * fav70)
 			dv70_0 := dv69_0 * fav70
 			dv70_1 := dv69_1 * fav70
 			dv70_2 := dv69_2 * fav70
@@ -2204,7 +2218,6 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv80_7 := dv57_7
 			dv80_8 := dv79_8
 			dv80_9 := dv79_9
-			fav81 := 1 / 2.0
 			dv81_0 := dv80_0 * fav81
 			dv81_1 := dv80_1 * fav81
 			dv81_2 := dv80_2 * fav81
@@ -2225,7 +2238,6 @@ func (kernelCalibSmooth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv82_7 := dv57_7
 			dv82_8 := -(dv79_8)
 			dv82_9 := -(dv79_9)
-			fav83 := 1 / q1
 			dv83_0 := dv82_0 * fav83
 			dv83_1 := dv82_1 * fav83
 			dv83_2 := dv82_2 * fav83

@@ -1211,6 +1211,18 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 	dv45_5 := 1.0
 	dv46_5 := dv45_5 * v44
 	dv47_5 := 1.0 - (dv46_5)
+	fav41 := 1 / q0
+	_ = fav41
+	fav49 := 1 / v47
+	_ = fav49
+	fav67 := 1 / q0
+	_ = fav67
+	fav71 := 1 / v47
+	_ = fav71
+	fav82 := 1 / 2.0
+	_ = fav82
+	fav84 := 1 / q1
+	_ = fav84
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1382,7 +1394,6 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv40_3 := -(ds0_3)
 			dv40_4 := -(ds0_4)
 			dv40_5 := -(ds0_5)
-			fav41 := 1 / q0
 			dv41_0 := dv40_0 * fav41
 			dv41_1 := dv40_1 * fav41
 			dv41_2 := dv40_2 * fav41
@@ -1408,8 +1419,7 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv48_3 := dv43_3
 			dv48_4 := dv43_4
 			dv48_5 := dv43_5 - (dv46_5)
-			fav49 := 1 / v47
-			fbv49 := -v49 / v47
+			fbv49 := -(v49 * fav49)
 			dv49_0 := dv48_0 * fav49
 			dv49_1 := dv48_1 * fav49
 			dv49_2 := dv48_2 * fav49
@@ -1514,7 +1524,6 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv66_3 := -(ds2_3)
 			dv66_4 := -(ds2_4)
 			dv66_5 := -(ds2_5)
-			fav67 := 1 / q0
 			dv67_0 := dv66_0 * fav67
 			dv67_1 := dv66_1 * fav67
 			dv67_2 := dv66_2 * fav67
@@ -1540,8 +1549,7 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv70_3 := dv69_3
 			dv70_4 := dv69_4
 			dv70_5 := dv69_5 - (dv46_5)
-			fav71 := 1 / v47
-			fbv71 := -v71 / v47
+			fbv71 := -(v71 * fav71)
 			dv71_0 := dv70_0 * fav71
 			dv71_1 := dv70_1 * fav71
 			dv71_2 := dv70_2 * fav71
@@ -1607,7 +1615,6 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv81_3 := dv58_3 + dv80_3
 			dv81_4 := dv58_4 + dv80_4
 			dv81_5 := dv58_5 + dv80_5
-			fav82 := 1 / 2.0
 			dv82_0 := dv81_0 * fav82
 			dv82_1 := dv81_1 * fav82
 			dv82_2 := dv81_2 * fav82
@@ -1620,7 +1627,6 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv83_3 := dv58_3 - (dv80_3)
 			dv83_4 := dv58_4 - (dv80_4)
 			dv83_5 := dv58_5 - (dv80_5)
-			fav84 := 1 / q1
 			dv84_0 := dv83_0 * fav84
 			dv84_1 := dv83_1 * fav84
 			dv84_2 := dv83_2 * fav84
@@ -1677,7 +1683,8 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv90_4 := dv89_4
 			dv90_5 := dv89_5
 			fav91 := 1 / v90
-			fbv91 := -v91 / v90
+			_ = fav91
+			fbv91 := -(v91 * fav91)
 			dv91_0 := dv86_0*fav91 + dv90_0*fbv91
 			dv91_1 := dv86_1*fav91 + dv90_1*fbv91
 			dv91_2 := dv86_2*fav91 + dv90_2*fbv91
@@ -1734,7 +1741,8 @@ func (kernelCalibSmoothBoth) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv96_4 := dv95_4
 			dv96_5 := dv95_5
 			fav97 := 1 / v96
-			fbv97 := -v97 / v96
+			_ = fav97
+			fbv97 := -(v97 * fav97)
 			dv97_0 := dv93_0*fav97 + dv96_0*fbv97
 			dv97_1 := dv93_1*fav97 + dv96_1*fbv97
 			dv97_2 := dv93_2*fav97 + dv96_2*fbv97
@@ -1925,6 +1933,18 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 	dv45_5 := 1.0
 	dv46_5 := dv45_5 * v44
 	dv47_5 := 1.0 - (dv46_5)
+	fav41 := 1 / q0
+	_ = fav41
+	fav49 := 1 / v47
+	_ = fav49
+	fav67 := 1 / q0
+	_ = fav67
+	fav71 := 1 / v47
+	_ = fav71
+	fav82 := 1 / 2.0
+	_ = fav82
+	fav84 := 1 / q1
+	_ = fav84
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2122,7 +2142,6 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv40_5 := -(ds0_5)
 			dv40_6 := -(ds0_6)
 			dv40_7 := -(ds0_7)
-			fav41 := 1 / q0
 			dv41_0 := dv40_0 * fav41
 			dv41_1 := dv40_1 * fav41
 			dv41_2 := dv40_2 * fav41
@@ -2156,8 +2175,7 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv48_5 := dv43_5 - (dv46_5)
 			dv48_6 := dv43_6
 			dv48_7 := dv43_7
-			fav49 := 1 / v47
-			fbv49 := -v49 / v47
+			fbv49 := -(v49 * fav49)
 			dv49_0 := dv48_0 * fav49
 			dv49_1 := dv48_1 * fav49
 			dv49_2 := dv48_2 * fav49
@@ -2294,7 +2312,6 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv66_5 := -(ds2_5)
 			dv66_8 := -(ds2_8)
 			dv66_9 := -(ds2_9)
-			fav67 := 1 / q0
 			dv67_0 := dv66_0 * fav67
 			dv67_1 := dv66_1 * fav67
 			dv67_2 := dv66_2 * fav67
@@ -2328,8 +2345,7 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv70_5 := dv69_5 - (dv46_5)
 			dv70_8 := dv69_8
 			dv70_9 := dv69_9
-			fav71 := 1 / v47
-			fbv71 := -v71 / v47
+			fbv71 := -(v71 * fav71)
 			dv71_0 := dv70_0 * fav71
 			dv71_1 := dv70_1 * fav71
 			dv71_2 := dv70_2 * fav71
@@ -2417,7 +2433,6 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv81_7 := dv58_7
 			dv81_8 := dv80_8
 			dv81_9 := dv80_9
-			fav82 := 1 / 2.0
 			dv82_0 := dv81_0 * fav82
 			dv82_1 := dv81_1 * fav82
 			dv82_2 := dv81_2 * fav82
@@ -2438,7 +2453,6 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv83_7 := dv58_7
 			dv83_8 := -(dv80_8)
 			dv83_9 := -(dv80_9)
-			fav84 := 1 / q1
 			dv84_0 := dv83_0 * fav84
 			dv84_1 := dv83_1 * fav84
 			dv84_2 := dv83_2 * fav84
@@ -2531,7 +2545,8 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv90_8 := dv89_8
 			dv90_9 := dv89_9
 			fav91 := 1 / v90
-			fbv91 := -v91 / v90
+			_ = fav91
+			fbv91 := -(v91 * fav91)
 			dv91_0 := dv86_0*fav91 + dv90_0*fbv91
 			dv91_1 := dv86_1*fav91 + dv90_1*fbv91
 			dv91_2 := dv86_2*fav91 + dv90_2*fbv91
@@ -2624,7 +2639,8 @@ func (kernelCalibSmoothBoth) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv96_8 := dv95_8
 			dv96_9 := dv95_9
 			fav97 := 1 / v96
-			fbv97 := -v97 / v96
+			_ = fav97
+			fbv97 := -(v97 * fav97)
 			dv97_0 := dv93_0*fav97 + dv96_0*fbv97
 			dv97_1 := dv93_1*fav97 + dv96_1*fbv97
 			dv97_2 := dv93_2*fav97 + dv96_2*fbv97

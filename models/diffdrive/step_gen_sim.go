@@ -850,7 +850,7 @@ func (kernelStepModel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []
 			dv33_4 := ds0_4 + dv32_4
 			dv33_5 := ds0_5 + dv32_5
 			fav37 := math.Copysign(1, v34) * math.Copysign(1, v33)
-			dv37_5 := dv34_5*fav37 + dv33_5
+			dv37_5 := dv34_5 * fav37
 			dv38_0 := dv33_0
 			dv38_1 := dv33_1
 			dv38_2 := dv33_2
@@ -906,7 +906,7 @@ func (kernelStepModel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []
 			dv46_4 := ds2_4 + dv45_4
 			dv46_5 := ds2_5 + dv45_5
 			fav49 := math.Copysign(1, v34) * math.Copysign(1, v46)
-			dv49_5 := dv34_5*fav49 + dv46_5
+			dv49_5 := dv34_5 * fav49
 			dv50_0 := dv46_0
 			dv50_1 := dv46_1
 			dv50_2 := dv46_2
@@ -1231,7 +1231,7 @@ func (kernelStepModel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv33_6 := ds0_6 + dv32_6
 			dv33_7 := ds0_7 + dv32_7
 			fav37 := math.Copysign(1, v34) * math.Copysign(1, v33)
-			dv37_5 := dv34_5*fav37 + dv33_5
+			dv37_5 := dv34_5 * fav37
 			dv38_0 := dv33_0
 			dv38_1 := dv33_1
 			dv38_2 := dv33_2
@@ -1303,7 +1303,7 @@ func (kernelStepModel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv46_8 := ds2_8 + dv45_8
 			dv46_9 := ds2_9 + dv45_9
 			fav49 := math.Copysign(1, v34) * math.Copysign(1, v46)
-			dv49_5 := dv34_5*fav49 + dv46_5
+			dv49_5 := dv34_5 * fav49
 			dv50_0 := dv46_0
 			dv50_1 := dv46_1
 			dv50_2 := dv46_2

@@ -4208,17 +4208,61 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 	_ = v273
 	_ = v275
 	dv34_0 := -(1.0)
-	fbv109 := -v109 / p3
+	fav109 := 1 / p3
+	_ = fav109
+	fbv109 := -(v109 * fav109)
 	dv109_3 := fbv109
 	dv110_3 := -(dv109_3)
 	dv111_3 := dv110_3 * v111
 	dv113_3 := -(dv111_3)
 	dv201_6 := -(1.0)
-	fbv271 := -v271 / p9
+	fav271 := 1 / p9
+	_ = fav271
+	fbv271 := -(v271 * fav271)
 	dv271_9 := fbv271
 	dv272_9 := -(dv271_9)
 	dv273_9 := dv272_9 * v273
 	dv275_9 := -(dv273_9)
+	fav49 := 1 / v38
+	_ = fav49
+	fav56 := 1 / v38
+	_ = fav56
+	fav66 := 1 / v65
+	_ = fav66
+	fav94 := 1 / v38
+	_ = fav94
+	fav101 := 1 / v38
+	_ = fav101
+	fav117 := 1 / q0
+	_ = fav117
+	fav137 := 1 / v65
+	_ = fav137
+	fav159 := 1 / v65
+	_ = fav159
+	fav180 := 1 / v65
+	_ = fav180
+	fav189 := 1 / v65
+	_ = fav189
+	fav212 := 1 / v38
+	_ = fav212
+	fav219 := 1 / v38
+	_ = fav219
+	fav228 := 1 / v65
+	_ = fav228
+	fav256 := 1 / v38
+	_ = fav256
+	fav263 := 1 / v38
+	_ = fav263
+	fav279 := 1 / q0
+	_ = fav279
+	fav293 := 1 / v65
+	_ = fav293
+	fav314 := 1 / v65
+	_ = fav314
+	fav335 := 1 / v65
+	_ = fav335
+	fav344 := 1 / v65
+	_ = fav344
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -4672,7 +4716,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv46_0 := -(dv34_0)
 			dv47_0 := dv46_0 * v42
 			dv48_0 := -(dv47_0)
-			fav49 := 1 / v38
 			dv49_0 := dv48_0 * fav49
 			dv50_0 := dv49_0 * v50
 			fav51 := 1 / (1 + v50)
@@ -4681,7 +4724,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv53_0 := -(1.0)
 			dv54_0 := dv53_0 * v45
 			dv55_0 := -(dv54_0)
-			fav56 := 1 / v38
 			dv56_0 := dv55_0 * fav56
 			dv57_0 := dv56_0 * v57
 			fav58 := 1 / (1 + v57)
@@ -4701,7 +4743,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv64_0 := dv63_0
 			dv64_1 := dv63_1
 			dv64_2 := dv63_2
-			fav66 := 1 / v65
 			dv66_0 := ds0_0 * fav66
 			dv66_1 := ds0_1 * fav66
 			dv66_2 := ds0_2 * fav66
@@ -4793,7 +4834,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv93_0 := -(dv92_0)
 			dv93_1 := -(dv92_1)
 			dv93_2 := -(dv92_2)
-			fav94 := 1 / v38
 			dv94_0 := dv93_0 * fav94
 			dv94_1 := dv93_1 * fav94
 			dv94_2 := dv93_2 * fav94
@@ -4816,7 +4856,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv100_0 := -(dv99_0)
 			dv100_1 := -(dv99_1)
 			dv100_2 := -(dv99_2)
-			fav101 := 1 / v38
 			dv101_0 := dv100_0 * fav101
 			dv101_1 := dv100_1 * fav101
 			dv101_2 := dv100_2 * fav101
@@ -4864,7 +4903,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv116_0 := dv108_0 - (ds0_0)
 			dv116_1 := dv108_1 - (ds0_1)
 			dv116_2 := dv108_2 - (ds0_2)
-			fav117 := 1 / q0
 			dv117_0 := dv116_0 * fav117
 			dv117_1 := dv116_1 * fav117
 			dv117_2 := dv116_2 * fav117
@@ -4891,7 +4929,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv127_1 := dv126_1
 			dv127_2 := dv126_2
 			fav128 := 1 / v127
-			fbv128 := -v128 / v127
+			_ = fav128
+			fbv128 := -(v128 * fav128)
 			dv128_0 := dv123_0*fav128 + dv127_0*fbv128
 			dv128_1 := dv123_1*fav128 + dv127_1*fbv128
 			dv128_2 := dv123_2*fav128 + dv127_2*fbv128
@@ -4942,7 +4981,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv136_3 := dv135_3
 			dv136_4 := dv135_4
 			dv136_5 := dv135_5
-			fav137 := 1 / v65
 			dv137_0 := dv134_0 * fav137
 			dv137_1 := dv134_1 * fav137
 			dv137_2 := dv134_2 * fav137
@@ -5029,7 +5067,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv152_1 := dv151_1
 			dv152_2 := dv151_2
 			fav153 := 1 / v152
-			fbv153 := -v153 / v152
+			_ = fav153
+			fbv153 := -(v153 * fav153)
 			dv153_0 := dv148_0*fav153 + dv152_0*fbv153
 			dv153_1 := dv148_1*fav153 + dv152_1*fbv153
 			dv153_2 := dv148_2*fav153 + dv152_2*fbv153
@@ -5062,7 +5101,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv158_2 := dv157_2
 			dv158_4 := dv157_4
 			dv158_5 := dv157_5
-			fav159 := 1 / v65
 			dv159_0 := dv156_0 * fav159
 			dv159_1 := dv156_1 * fav159
 			dv159_2 := dv156_2 * fav159
@@ -5179,7 +5217,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv173_4 := dv172_4
 			dv173_5 := dv172_5
 			fav174 := 1 / v173
-			fbv174 := -v174 / v173
+			_ = fav174
+			fbv174 := -(v174 * fav174)
 			dv174_0 := dv170_0*fav174 + dv173_0*fbv174
 			dv174_1 := dv170_1*fav174 + dv173_1*fbv174
 			dv174_2 := dv170_2*fav174 + dv173_2*fbv174
@@ -5227,7 +5266,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv179_3 := dv178_3
 			dv179_4 := dv178_4
 			dv179_5 := dv178_5
-			fav180 := 1 / v65
 			dv180_0 := dv177_0 * fav180
 			dv180_1 := dv177_1 * fav180
 			dv180_2 := dv177_2 * fav180
@@ -5297,7 +5335,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv188_3 := dv187_3
 			dv188_4 := dv187_4
 			dv188_5 := dv187_5
-			fav189 := 1 / v65
 			dv189_0 := dv169_0 * fav189
 			dv189_1 := dv169_1 * fav189
 			dv189_2 := dv169_2 * fav189
@@ -5396,7 +5433,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv209_6 := -(dv201_6)
 			dv210_6 := dv209_6 * v205
 			dv211_6 := -(dv210_6)
-			fav212 := 1 / v38
 			dv212_6 := dv211_6 * fav212
 			dv213_6 := dv212_6 * v213
 			fav214 := 1 / (1 + v213)
@@ -5405,7 +5441,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv216_6 := -(1.0)
 			dv217_6 := dv216_6 * v208
 			dv218_6 := -(dv217_6)
-			fav219 := 1 / v38
 			dv219_6 := dv218_6 * fav219
 			dv220_6 := dv219_6 * v220
 			fav221 := 1 / (1 + v220)
@@ -5425,7 +5460,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv227_6 := dv226_6
 			dv227_7 := dv226_7
 			dv227_8 := dv226_8
-			fav228 := 1 / v65
 			dv228_6 := ds3_6 * fav228
 			dv228_7 := ds3_7 * fav228
 			dv228_8 := ds3_8 * fav228
@@ -5517,7 +5551,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv255_6 := -(dv254_6)
 			dv255_7 := -(dv254_7)
 			dv255_8 := -(dv254_8)
-			fav256 := 1 / v38
 			dv256_6 := dv255_6 * fav256
 			dv256_7 := dv255_7 * fav256
 			dv256_8 := dv255_8 * fav256
@@ -5540,7 +5573,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv262_6 := -(dv261_6)
 			dv262_7 := -(dv261_7)
 			dv262_8 := -(dv261_8)
-			fav263 := 1 / v38
 			dv263_6 := dv262_6 * fav263
 			dv263_7 := dv262_7 * fav263
 			dv263_8 := dv262_8 * fav263
@@ -5588,7 +5620,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv278_6 := dv270_6 - (ds3_6)
 			dv278_7 := dv270_7 - (ds3_7)
 			dv278_8 := dv270_8 - (ds3_8)
-			fav279 := 1 / q0
 			dv279_6 := dv278_6 * fav279
 			dv279_7 := dv278_7 * fav279
 			dv279_8 := dv278_8 * fav279
@@ -5615,7 +5646,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv283_7 := dv282_7
 			dv283_8 := dv282_8
 			fav284 := 1 / v283
-			fbv284 := -v284 / v283
+			_ = fav284
+			fbv284 := -(v284 * fav284)
 			dv284_6 := dv280_6*fav284 + dv283_6*fbv284
 			dv284_7 := dv280_7*fav284 + dv283_7*fbv284
 			dv284_8 := dv280_8*fav284 + dv283_8*fbv284
@@ -5666,7 +5698,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv292_9 := dv291_9
 			dv292_10 := dv291_10
 			dv292_11 := dv291_11
-			fav293 := 1 / v65
 			dv293_6 := dv290_6 * fav293
 			dv293_7 := dv290_7 * fav293
 			dv293_8 := dv290_8 * fav293
@@ -5753,7 +5784,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv307_7 := dv306_7
 			dv307_8 := dv306_8
 			fav308 := 1 / v307
-			fbv308 := -v308 / v307
+			_ = fav308
+			fbv308 := -(v308 * fav308)
 			dv308_6 := dv304_6*fav308 + dv307_6*fbv308
 			dv308_7 := dv304_7*fav308 + dv307_7*fbv308
 			dv308_8 := dv304_8*fav308 + dv307_8*fbv308
@@ -5786,7 +5818,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv313_8 := dv312_8
 			dv313_10 := dv312_10
 			dv313_11 := dv312_11
-			fav314 := 1 / v65
 			dv314_6 := dv311_6 * fav314
 			dv314_7 := dv311_7 * fav314
 			dv314_8 := dv311_8 * fav314
@@ -5903,7 +5934,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv328_10 := dv327_10
 			dv328_11 := dv327_11
 			fav329 := 1 / v328
-			fbv329 := -v329 / v328
+			_ = fav329
+			fbv329 := -(v329 * fav329)
 			dv329_6 := dv325_6*fav329 + dv328_6*fbv329
 			dv329_7 := dv325_7*fav329 + dv328_7*fbv329
 			dv329_8 := dv325_8*fav329 + dv328_8*fbv329
@@ -5951,7 +5983,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv334_9 := dv333_9
 			dv334_10 := dv333_10
 			dv334_11 := dv333_11
-			fav335 := 1 / v65
 			dv335_6 := dv332_6 * fav335
 			dv335_7 := dv332_7 * fav335
 			dv335_8 := dv332_8 * fav335
@@ -6021,7 +6052,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv343_9 := dv342_9
 			dv343_10 := dv342_10
 			dv343_11 := dv342_11
-			fav344 := 1 / v65
 			dv344_6 := dv324_6 * fav344
 			dv344_7 := dv324_7 * fav344
 			dv344_8 := dv324_8 * fav344
@@ -6444,17 +6474,61 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 	_ = v273
 	_ = v275
 	dv34_0 := -(1.0)
-	fbv109 := -v109 / p3
+	fav109 := 1 / p3
+	_ = fav109
+	fbv109 := -(v109 * fav109)
 	dv109_3 := fbv109
 	dv110_3 := -(dv109_3)
 	dv111_3 := dv110_3 * v111
 	dv113_3 := -(dv111_3)
 	dv201_6 := -(1.0)
-	fbv271 := -v271 / p9
+	fav271 := 1 / p9
+	_ = fav271
+	fbv271 := -(v271 * fav271)
 	dv271_9 := fbv271
 	dv272_9 := -(dv271_9)
 	dv273_9 := dv272_9 * v273
 	dv275_9 := -(dv273_9)
+	fav49 := 1 / v38
+	_ = fav49
+	fav56 := 1 / v38
+	_ = fav56
+	fav66 := 1 / v65
+	_ = fav66
+	fav94 := 1 / v38
+	_ = fav94
+	fav101 := 1 / v38
+	_ = fav101
+	fav117 := 1 / q0
+	_ = fav117
+	fav137 := 1 / v65
+	_ = fav137
+	fav159 := 1 / v65
+	_ = fav159
+	fav180 := 1 / v65
+	_ = fav180
+	fav189 := 1 / v65
+	_ = fav189
+	fav212 := 1 / v38
+	_ = fav212
+	fav219 := 1 / v38
+	_ = fav219
+	fav228 := 1 / v65
+	_ = fav228
+	fav256 := 1 / v38
+	_ = fav256
+	fav263 := 1 / v38
+	_ = fav263
+	fav279 := 1 / q0
+	_ = fav279
+	fav293 := 1 / v65
+	_ = fav293
+	fav314 := 1 / v65
+	_ = fav314
+	fav335 := 1 / v65
+	_ = fav335
+	fav344 := 1 / v65
+	_ = fav344
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -6926,7 +7000,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv46_0 := -(dv34_0)
 			dv47_0 := dv46_0 * v42
 			dv48_0 := -(dv47_0)
-			fav49 := 1 / v38
 			dv49_0 := dv48_0 * fav49
 			dv50_0 := dv49_0 * v50
 			fav51 := 1 / (1 + v50)
@@ -6935,7 +7008,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv53_0 := -(1.0)
 			dv54_0 := dv53_0 * v45
 			dv55_0 := -(dv54_0)
-			fav56 := 1 / v38
 			dv56_0 := dv55_0 * fav56
 			dv57_0 := dv56_0 * v57
 			fav58 := 1 / (1 + v57)
@@ -6957,7 +7029,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv64_1 := dv63_1
 			dv64_2 := dv63_2
 			dv64_12 := dv63_12
-			fav66 := 1 / v65
 			dv66_0 := ds0_0 * fav66
 			dv66_1 := ds0_1 * fav66
 			dv66_2 := ds0_2 * fav66
@@ -7074,7 +7145,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv93_1 := -(dv92_1)
 			dv93_2 := -(dv92_2)
 			dv93_12 := -(dv92_12)
-			fav94 := 1 / v38
 			dv94_0 := dv93_0 * fav94
 			dv94_1 := dv93_1 * fav94
 			dv94_2 := dv93_2 * fav94
@@ -7104,7 +7174,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv100_1 := -(dv99_1)
 			dv100_2 := -(dv99_2)
 			dv100_12 := -(dv99_12)
-			fav101 := 1 / v38
 			dv101_0 := dv100_0 * fav101
 			dv101_1 := dv100_1 * fav101
 			dv101_2 := dv100_2 * fav101
@@ -7167,7 +7236,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv116_1 := dv108_1 - (ds0_1)
 			dv116_2 := dv108_2 - (ds0_2)
 			dv116_12 := dv108_12 - (ds0_12)
-			fav117 := 1 / q0
 			dv117_0 := dv116_0 * fav117
 			dv117_1 := dv116_1 * fav117
 			dv117_2 := dv116_2 * fav117
@@ -7202,7 +7270,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv127_2 := dv126_2
 			dv127_12 := dv126_12
 			fav128 := 1 / v127
-			fbv128 := -v128 / v127
+			_ = fav128
+			fbv128 := -(v128 * fav128)
 			dv128_0 := dv123_0*fav128 + dv127_0*fbv128
 			dv128_1 := dv123_1*fav128 + dv127_1*fbv128
 			dv128_2 := dv123_2*fav128 + dv127_2*fbv128
@@ -7271,7 +7340,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv136_12 := dv135_12
 			dv136_13 := dv135_13
 			dv136_14 := dv135_14
-			fav137 := 1 / v65
 			dv137_0 := dv134_0 * fav137
 			dv137_1 := dv134_1 * fav137
 			dv137_2 := dv134_2 * fav137
@@ -7392,7 +7460,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv152_2 := dv151_2
 			dv152_12 := dv151_12
 			fav153 := 1 / v152
-			fbv153 := -v153 / v152
+			_ = fav153
+			fbv153 := -(v153 * fav153)
 			dv153_0 := dv148_0*fav153 + dv152_0*fbv153
 			dv153_1 := dv148_1*fav153 + dv152_1*fbv153
 			dv153_2 := dv148_2*fav153 + dv152_2*fbv153
@@ -7432,7 +7501,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv158_4 := dv157_4
 			dv158_5 := dv157_5
 			dv158_12 := dv157_12
-			fav159 := 1 / v65
 			dv159_0 := dv156_0 * fav159
 			dv159_1 := dv156_1 * fav159
 			dv159_2 := dv156_2 * fav159
@@ -7588,7 +7656,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv173_13 := dv172_13
 			dv173_14 := dv172_14
 			fav174 := 1 / v173
-			fbv174 := -v174 / v173
+			_ = fav174
+			fbv174 := -(v174 * fav174)
 			dv174_0 := dv170_0*fav174 + dv173_0*fbv174
 			dv174_1 := dv170_1*fav174 + dv173_1*fbv174
 			dv174_2 := dv170_2*fav174 + dv173_2*fbv174
@@ -7657,7 +7726,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv179_12 := dv178_12
 			dv179_13 := dv178_13
 			dv179_14 := dv178_14
-			fav180 := 1 / v65
 			dv180_0 := dv177_0 * fav180
 			dv180_1 := dv177_1 * fav180
 			dv180_2 := dv177_2 * fav180
@@ -7757,7 +7825,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv188_12 := dv187_12
 			dv188_13 := dv187_13
 			dv188_14 := dv187_14
-			fav189 := 1 / v65
 			dv189_0 := dv169_0 * fav189
 			dv189_1 := dv169_1 * fav189
 			dv189_2 := dv169_2 * fav189
@@ -7895,7 +7962,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv209_6 := -(dv201_6)
 			dv210_6 := dv209_6 * v205
 			dv211_6 := -(dv210_6)
-			fav212 := 1 / v38
 			dv212_6 := dv211_6 * fav212
 			dv213_6 := dv212_6 * v213
 			fav214 := 1 / (1 + v213)
@@ -7904,7 +7970,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv216_6 := -(1.0)
 			dv217_6 := dv216_6 * v208
 			dv218_6 := -(dv217_6)
-			fav219 := 1 / v38
 			dv219_6 := dv218_6 * fav219
 			dv220_6 := dv219_6 * v220
 			fav221 := 1 / (1 + v220)
@@ -7926,7 +7991,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv227_7 := dv226_7
 			dv227_8 := dv226_8
 			dv227_15 := dv226_15
-			fav228 := 1 / v65
 			dv228_6 := ds3_6 * fav228
 			dv228_7 := ds3_7 * fav228
 			dv228_8 := ds3_8 * fav228
@@ -8043,7 +8107,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv255_7 := -(dv254_7)
 			dv255_8 := -(dv254_8)
 			dv255_15 := -(dv254_15)
-			fav256 := 1 / v38
 			dv256_6 := dv255_6 * fav256
 			dv256_7 := dv255_7 * fav256
 			dv256_8 := dv255_8 * fav256
@@ -8073,7 +8136,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv262_7 := -(dv261_7)
 			dv262_8 := -(dv261_8)
 			dv262_15 := -(dv261_15)
-			fav263 := 1 / v38
 			dv263_6 := dv262_6 * fav263
 			dv263_7 := dv262_7 * fav263
 			dv263_8 := dv262_8 * fav263
@@ -8136,7 +8198,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv278_7 := dv270_7 - (ds3_7)
 			dv278_8 := dv270_8 - (ds3_8)
 			dv278_15 := dv270_15 - (ds3_15)
-			fav279 := 1 / q0
 			dv279_6 := dv278_6 * fav279
 			dv279_7 := dv278_7 * fav279
 			dv279_8 := dv278_8 * fav279
@@ -8171,7 +8232,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv283_8 := dv282_8
 			dv283_15 := dv282_15
 			fav284 := 1 / v283
-			fbv284 := -v284 / v283
+			_ = fav284
+			fbv284 := -(v284 * fav284)
 			dv284_6 := dv280_6*fav284 + dv283_6*fbv284
 			dv284_7 := dv280_7*fav284 + dv283_7*fbv284
 			dv284_8 := dv280_8*fav284 + dv283_8*fbv284
@@ -8240,7 +8302,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv292_15 := dv291_15
 			dv292_16 := dv291_16
 			dv292_17 := dv291_17
-			fav293 := 1 / v65
 			dv293_6 := dv290_6 * fav293
 			dv293_7 := dv290_7 * fav293
 			dv293_8 := dv290_8 * fav293
@@ -8361,7 +8422,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv307_8 := dv306_8
 			dv307_15 := dv306_15
 			fav308 := 1 / v307
-			fbv308 := -v308 / v307
+			_ = fav308
+			fbv308 := -(v308 * fav308)
 			dv308_6 := dv304_6*fav308 + dv307_6*fbv308
 			dv308_7 := dv304_7*fav308 + dv307_7*fbv308
 			dv308_8 := dv304_8*fav308 + dv307_8*fbv308
@@ -8401,7 +8463,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv313_10 := dv312_10
 			dv313_11 := dv312_11
 			dv313_15 := dv312_15
-			fav314 := 1 / v65
 			dv314_6 := dv311_6 * fav314
 			dv314_7 := dv311_7 * fav314
 			dv314_8 := dv311_8 * fav314
@@ -8557,7 +8618,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv328_16 := dv327_16
 			dv328_17 := dv327_17
 			fav329 := 1 / v328
-			fbv329 := -v329 / v328
+			_ = fav329
+			fbv329 := -(v329 * fav329)
 			dv329_6 := dv325_6*fav329 + dv328_6*fbv329
 			dv329_7 := dv325_7*fav329 + dv328_7*fbv329
 			dv329_8 := dv325_8*fav329 + dv328_8*fbv329
@@ -8626,7 +8688,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv334_15 := dv333_15
 			dv334_16 := dv333_16
 			dv334_17 := dv333_17
-			fav335 := 1 / v65
 			dv335_6 := dv332_6 * fav335
 			dv335_7 := dv332_7 * fav335
 			dv335_8 := dv332_8 * fav335
@@ -8726,7 +8787,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv343_15 := dv342_15
 			dv343_16 := dv342_16
 			dv343_17 := dv342_17
-			fav344 := 1 / v65
 			dv344_6 := dv324_6 * fav344
 			dv344_7 := dv324_7 * fav344
 			dv344_8 := dv324_8 * fav344

@@ -3746,7 +3746,8 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	dv76_0 := -(1.0)
 	dv155_1 := -(1.0)
 	fav231 := 1 / p12
-	fbv231 := -v231 / p12
+	_ = fav231
+	fbv231 := -(v231 * fav231)
 	dv231_11 := fav231
 	dv231_12 := fbv231
 	dv232_10 := p13
@@ -3805,7 +3806,9 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	dv245_13 := dv243_13 - (dv244_13)
 	dv245_14 := dv243_14
 	dv245_15 := dv243_15 - (dv244_15)
-	fbv246 := -v246 / p18
+	fav246 := 1 / p18
+	_ = fav246
+	fbv246 := -(v246 * fav246)
 	dv246_18 := fbv246
 	dv247_18 := -(dv246_18)
 	dv248_18 := dv247_18 * v248
@@ -3815,7 +3818,8 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	dv250_17 := v249
 	dv250_19 := dv249_19 * p17
 	fav251 := 1 / v250
-	fbv251 := -v251 / v250
+	_ = fav251
+	fbv251 := -(v251 * fav251)
 	dv251_14 := fav251
 	dv251_16 := dv250_16 * fbv251
 	dv251_17 := dv250_17 * fbv251
@@ -3824,6 +3828,44 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	dv260_16 := v259
 	dv260_18 := dv259_18 * p16
 	dv307_12 := q0
+	fav60 := 1 / v59
+	_ = fav60
+	fav91 := 1 / v80
+	_ = fav91
+	fav98 := 1 / v80
+	_ = fav98
+	fav111 := 1 / v110
+	_ = fav111
+	fav140 := 1 / v109
+	_ = fav140
+	fav147 := 1 / v109
+	_ = fav147
+	fav166 := 1 / v80
+	_ = fav166
+	fav173 := 1 / v80
+	_ = fav173
+	fav182 := 1 / v110
+	_ = fav182
+	fav210 := 1 / v109
+	_ = fav210
+	fav217 := 1 / v109
+	_ = fav217
+	fav228 := 1 / p11
+	_ = fav228
+	fav230 := 1 / p11
+	_ = fav230
+	fav255 := 1 / p8
+	_ = fav255
+	fav271 := 1 / p8
+	_ = fav271
+	fav286 := 1 / v245
+	_ = fav286
+	fav292 := 1 / v245
+	_ = fav292
+	fav304 := 1 / v303
+	_ = fav304
+	fav308 := 1 / v307
+	_ = fav308
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -4289,7 +4331,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv53_6 := -(1.0)
 			dv54_6 := dv53_6 * 0.0
 			dv55_6 := dv54_6
-			fav60 := 1 / v59
 			dv60_6 := dv53_6 * fav60
 			fav61 := 1 - v61*v61
 			dv61_6 := dv60_6 * fav61
@@ -4327,7 +4368,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv89_6 := dv88_6 * v84
 			dv90_0 := -(dv89_0)
 			dv90_6 := -(dv89_6)
-			fav91 := 1 / v80
 			dv91_0 := dv90_0 * fav91
 			dv91_6 := dv90_6 * fav91
 			dv92_0 := dv91_0 * v92
@@ -4343,7 +4383,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv96_6 := dv95_6 * v87
 			dv97_0 := -(dv96_0)
 			dv97_6 := -(dv96_6)
-			fav98 := 1 / v80
 			dv98_0 := dv97_0 * fav98
 			dv98_6 := dv97_6 * fav98
 			dv99_0 := dv98_0 * v99
@@ -4373,7 +4412,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv106_2 := dv105_2
 			dv106_3 := dv105_3
 			dv106_6 := dv105_6
-			fav111 := 1 / v110
 			dv111_0 := ds0_0 * fav111
 			dv111_2 := ds0_2 * fav111
 			dv111_3 := ds0_3 * fav111
@@ -4490,7 +4528,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv139_2 := -(dv138_2)
 			dv139_3 := -(dv138_3)
 			dv139_6 := -(dv138_6)
-			fav140 := 1 / v109
 			dv140_0 := dv139_0 * fav140
 			dv140_2 := dv139_2 * fav140
 			dv140_3 := dv139_3 * fav140
@@ -4520,7 +4557,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv146_2 := -(dv145_2)
 			dv146_3 := -(dv145_3)
 			dv146_6 := -(dv145_6)
-			fav147 := 1 / v109
 			dv147_0 := dv146_0 * fav147
 			dv147_2 := dv146_2 * fav147
 			dv147_3 := dv146_3 * fav147
@@ -4578,7 +4614,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv164_6 := dv163_6 * v159
 			dv165_1 := -(dv164_1)
 			dv165_6 := -(dv164_6)
-			fav166 := 1 / v80
 			dv166_1 := dv165_1 * fav166
 			dv166_6 := dv165_6 * fav166
 			dv167_1 := dv166_1 * v167
@@ -4594,7 +4629,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv171_6 := dv170_6 * v162
 			dv172_1 := -(dv171_1)
 			dv172_6 := -(dv171_6)
-			fav173 := 1 / v80
 			dv173_1 := dv172_1 * fav173
 			dv173_6 := dv172_6 * fav173
 			dv174_1 := dv173_1 * v174
@@ -4624,7 +4658,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv181_4 := dv180_4
 			dv181_5 := dv180_5
 			dv181_6 := dv180_6
-			fav182 := 1 / v110
 			dv182_1 := ds1_1 * fav182
 			dv182_4 := ds1_4 * fav182
 			dv182_5 := ds1_5 * fav182
@@ -4741,7 +4774,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv209_4 := -(dv208_4)
 			dv209_5 := -(dv208_5)
 			dv209_6 := -(dv208_6)
-			fav210 := 1 / v109
 			dv210_1 := dv209_1 * fav210
 			dv210_4 := dv209_4 * fav210
 			dv210_5 := dv209_5 * fav210
@@ -4771,7 +4803,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv216_4 := -(dv215_4)
 			dv216_5 := -(dv215_5)
 			dv216_6 := -(dv215_6)
-			fav217 := 1 / v109
 			dv217_1 := dv216_1 * fav217
 			dv217_4 := dv216_4 * fav217
 			dv217_5 := dv216_5 * fav217
@@ -4831,8 +4862,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv227_5 := dv226_5
 			dv227_6 := dv154_6 + dv226_6
 			dv227_12 := dv226_12
-			fav228 := 1 / p11
-			fbv228 := -v228 / p11
+			fbv228 := -(v228 * fav228)
 			dv228_0 := dv227_0 * fav228
 			dv228_1 := dv227_1 * fav228
 			dv228_2 := dv227_2 * fav228
@@ -4850,8 +4880,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv229_5 := -(dv226_5)
 			dv229_6 := dv154_6 - (dv226_6)
 			dv229_12 := -(dv226_12)
-			fav230 := 1 / p11
-			fbv230 := -v230 / p11
+			fbv230 := -(v230 * fav230)
 			dv230_0 := dv229_0 * fav230
 			dv230_1 := dv229_1 * fav230
 			dv230_2 := dv229_2 * fav230
@@ -4921,8 +4950,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv254_17 := ds6_17 + dv253_17
 			dv254_18 := ds6_18 + dv253_18
 			dv254_19 := ds6_19 + dv253_19
-			fav255 := 1 / p8
-			fbv255 := -v255 / p8
+			fbv255 := -(v255 * fav255)
 			dv255_0 := dv254_0 * fav255
 			dv255_1 := dv254_1 * fav255
 			dv255_2 := dv254_2 * fav255
@@ -5203,8 +5231,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv270_17 := ds7_17 + dv269_17
 			dv270_18 := ds7_18 + dv269_18
 			dv270_19 := ds7_19 + dv269_19
-			fav271 := 1 / p8
-			fbv271 := -v271 / p8
+			fbv271 := -(v271 * fav271)
 			dv271_0 := dv270_0 * fav271
 			dv271_1 := dv270_1 * fav271
 			dv271_2 := dv270_2 * fav271
@@ -5505,8 +5532,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv285_17 := dv284_17 * q1
 			dv285_18 := dv284_18 * q1
 			dv285_19 := dv284_19 * q1
-			fav286 := 1 / v245
-			fbv286 := -v286 / v245
+			fbv286 := -(v286 * fav286)
 			dv286_0 := dv285_0 * fav286
 			dv286_1 := dv285_1 * fav286
 			dv286_2 := dv285_2 * fav286
@@ -5627,8 +5653,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv291_17 := dv290_17 * q1
 			dv291_18 := dv290_18 * q1
 			dv291_19 := dv290_19 * q1
-			fav292 := 1 / v245
-			fbv292 := -v292 / v245
+			fbv292 := -(v292 * fav292)
 			dv292_0 := dv291_0 * fav292
 			dv292_1 := dv291_1 * fav292
 			dv292_2 := dv291_2 * fav292
@@ -5829,7 +5854,6 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv302_17 := dv301_17 * p11
 			dv302_18 := dv301_18 * p11
 			dv302_19 := dv301_19 * p11
-			fav304 := 1 / v303
 			dv304_0 := dv302_0 * fav304
 			dv304_1 := dv302_1 * fav304
 			dv304_2 := dv302_2 * fav304
@@ -5890,8 +5914,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv306_17 := dv305_17 * p11
 			dv306_18 := dv305_18 * p11
 			dv306_19 := dv305_19 * p11
-			fav308 := 1 / v307
-			fbv308 := -v308 / v307
+			fbv308 := -(v308 * fav308)
 			dv308_0 := dv306_0 * fav308
 			dv308_1 := dv306_1 * fav308
 			dv308_2 := dv306_2 * fav308
@@ -6858,7 +6881,8 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 	dv76_0 := -(1.0)
 	dv155_1 := -(1.0)
 	fav231 := 1 / p12
-	fbv231 := -v231 / p12
+	_ = fav231
+	fbv231 := -(v231 * fav231)
 	dv231_11 := fav231
 	dv231_12 := fbv231
 	dv232_10 := p13
@@ -6917,7 +6941,9 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 	dv245_13 := dv243_13 - (dv244_13)
 	dv245_14 := dv243_14
 	dv245_15 := dv243_15 - (dv244_15)
-	fbv246 := -v246 / p18
+	fav246 := 1 / p18
+	_ = fav246
+	fbv246 := -(v246 * fav246)
 	dv246_18 := fbv246
 	dv247_18 := -(dv246_18)
 	dv248_18 := dv247_18 * v248
@@ -6927,7 +6953,8 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 	dv250_17 := v249
 	dv250_19 := dv249_19 * p17
 	fav251 := 1 / v250
-	fbv251 := -v251 / v250
+	_ = fav251
+	fbv251 := -(v251 * fav251)
 	dv251_14 := fav251
 	dv251_16 := dv250_16 * fbv251
 	dv251_17 := dv250_17 * fbv251
@@ -6936,6 +6963,44 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 	dv260_16 := v259
 	dv260_18 := dv259_18 * p16
 	dv307_12 := q0
+	fav60 := 1 / v59
+	_ = fav60
+	fav91 := 1 / v80
+	_ = fav91
+	fav98 := 1 / v80
+	_ = fav98
+	fav111 := 1 / v110
+	_ = fav111
+	fav140 := 1 / v109
+	_ = fav140
+	fav147 := 1 / v109
+	_ = fav147
+	fav166 := 1 / v80
+	_ = fav166
+	fav173 := 1 / v80
+	_ = fav173
+	fav182 := 1 / v110
+	_ = fav182
+	fav210 := 1 / v109
+	_ = fav210
+	fav217 := 1 / v109
+	_ = fav217
+	fav228 := 1 / p11
+	_ = fav228
+	fav230 := 1 / p11
+	_ = fav230
+	fav255 := 1 / p8
+	_ = fav255
+	fav271 := 1 / p8
+	_ = fav271
+	fav286 := 1 / v245
+	_ = fav286
+	fav292 := 1 / v245
+	_ = fav292
+	fav304 := 1 / v303
+	_ = fav304
+	fav308 := 1 / v307
+	_ = fav308
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -7479,7 +7544,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv53_6 := -(1.0)
 			dv54_6 := dv53_6 * 0.0
 			dv55_6 := dv54_6
-			fav60 := 1 / v59
 			dv60_6 := dv53_6 * fav60
 			fav61 := 1 - v61*v61
 			dv61_6 := dv60_6 * fav61
@@ -7517,7 +7581,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv89_6 := dv88_6 * v84
 			dv90_0 := -(dv89_0)
 			dv90_6 := -(dv89_6)
-			fav91 := 1 / v80
 			dv91_0 := dv90_0 * fav91
 			dv91_6 := dv90_6 * fav91
 			dv92_0 := dv91_0 * v92
@@ -7533,7 +7596,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv96_6 := dv95_6 * v87
 			dv97_0 := -(dv96_0)
 			dv97_6 := -(dv96_6)
-			fav98 := 1 / v80
 			dv98_0 := dv97_0 * fav98
 			dv98_6 := dv97_6 * fav98
 			dv99_0 := dv98_0 * v99
@@ -7565,7 +7627,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv106_3 := dv105_3
 			dv106_6 := dv105_6
 			dv106_20 := dv105_20
-			fav111 := 1 / v110
 			dv111_0 := ds0_0 * fav111
 			dv111_2 := ds0_2 * fav111
 			dv111_3 := ds0_3 * fav111
@@ -7707,7 +7768,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv139_3 := -(dv138_3)
 			dv139_6 := -(dv138_6)
 			dv139_20 := -(dv138_20)
-			fav140 := 1 / v109
 			dv140_0 := dv139_0 * fav140
 			dv140_2 := dv139_2 * fav140
 			dv140_3 := dv139_3 * fav140
@@ -7744,7 +7804,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv146_3 := -(dv145_3)
 			dv146_6 := -(dv145_6)
 			dv146_20 := -(dv145_20)
-			fav147 := 1 / v109
 			dv147_0 := dv146_0 * fav147
 			dv147_2 := dv146_2 * fav147
 			dv147_3 := dv146_3 * fav147
@@ -7811,7 +7870,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv164_6 := dv163_6 * v159
 			dv165_1 := -(dv164_1)
 			dv165_6 := -(dv164_6)
-			fav166 := 1 / v80
 			dv166_1 := dv165_1 * fav166
 			dv166_6 := dv165_6 * fav166
 			dv167_1 := dv166_1 * v167
@@ -7827,7 +7885,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv171_6 := dv170_6 * v162
 			dv172_1 := -(dv171_1)
 			dv172_6 := -(dv171_6)
-			fav173 := 1 / v80
 			dv173_1 := dv172_1 * fav173
 			dv173_6 := dv172_6 * fav173
 			dv174_1 := dv173_1 * v174
@@ -7859,7 +7916,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv181_5 := dv180_5
 			dv181_6 := dv180_6
 			dv181_21 := dv180_21
-			fav182 := 1 / v110
 			dv182_1 := ds1_1 * fav182
 			dv182_4 := ds1_4 * fav182
 			dv182_5 := ds1_5 * fav182
@@ -8001,7 +8057,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv209_5 := -(dv208_5)
 			dv209_6 := -(dv208_6)
 			dv209_21 := -(dv208_21)
-			fav210 := 1 / v109
 			dv210_1 := dv209_1 * fav210
 			dv210_4 := dv209_4 * fav210
 			dv210_5 := dv209_5 * fav210
@@ -8038,7 +8093,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv216_5 := -(dv215_5)
 			dv216_6 := -(dv215_6)
 			dv216_21 := -(dv215_21)
-			fav217 := 1 / v109
 			dv217_1 := dv216_1 * fav217
 			dv217_4 := dv216_4 * fav217
 			dv217_5 := dv216_5 * fav217
@@ -8111,8 +8165,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv227_12 := dv226_12
 			dv227_20 := dv154_20
 			dv227_21 := dv226_21
-			fav228 := 1 / p11
-			fbv228 := -v228 / p11
+			fbv228 := -(v228 * fav228)
 			dv228_0 := dv227_0 * fav228
 			dv228_1 := dv227_1 * fav228
 			dv228_2 := dv227_2 * fav228
@@ -8134,8 +8187,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv229_12 := -(dv226_12)
 			dv229_20 := dv154_20
 			dv229_21 := -(dv226_21)
-			fav230 := 1 / p11
-			fbv230 := -v230 / p11
+			fbv230 := -(v230 * fav230)
 			dv230_0 := dv229_0 * fav230
 			dv230_1 := dv229_1 * fav230
 			dv230_2 := dv229_2 * fav230
@@ -8231,8 +8283,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv254_25 := ds6_25 + dv253_25
 			dv254_26 := ds6_26 + dv253_26
 			dv254_27 := ds6_27 + dv253_27
-			fav255 := 1 / p8
-			fbv255 := -v255 / p8
+			fbv255 := -(v255 * fav255)
 			dv255_0 := dv254_0 * fav255
 			dv255_1 := dv254_1 * fav255
 			dv255_2 := dv254_2 * fav255
@@ -8625,8 +8676,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv270_25 := ds7_25 + dv269_25
 			dv270_26 := ds7_26 + dv269_26
 			dv270_27 := ds7_27 + dv269_27
-			fav271 := 1 / p8
-			fbv271 := -v271 / p8
+			fbv271 := -(v271 * fav271)
 			dv271_0 := dv270_0 * fav271
 			dv271_1 := dv270_1 * fav271
 			dv271_2 := dv270_2 * fav271
@@ -9047,8 +9097,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv285_25 := dv284_25 * q1
 			dv285_26 := dv284_26 * q1
 			dv285_27 := dv284_27 * q1
-			fav286 := 1 / v245
-			fbv286 := -v286 / v245
+			fbv286 := -(v286 * fav286)
 			dv286_0 := dv285_0 * fav286
 			dv286_1 := dv285_1 * fav286
 			dv286_2 := dv285_2 * fav286
@@ -9217,8 +9266,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv291_25 := dv290_25 * q1
 			dv291_26 := dv290_26 * q1
 			dv291_27 := dv290_27 * q1
-			fav292 := 1 / v245
-			fbv292 := -v292 / v245
+			fbv292 := -(v292 * fav292)
 			dv292_0 := dv291_0 * fav292
 			dv292_1 := dv291_1 * fav292
 			dv292_2 := dv291_2 * fav292
@@ -9507,7 +9555,6 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv302_27 := dv301_27 * p11
 			dv302_28 := dv301_28 * p11
 			dv302_29 := dv301_29 * p11
-			fav304 := 1 / v303
 			dv304_0 := dv302_0 * fav304
 			dv304_1 := dv302_1 * fav304
 			dv304_2 := dv302_2 * fav304
@@ -9598,8 +9645,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			dv306_27 := dv305_27 * p11
 			dv306_28 := dv305_28 * p11
 			dv306_29 := dv305_29 * p11
-			fav308 := 1 / v307
-			fbv308 := -v308 / v307
+			fbv308 := -(v308 * fav308)
 			dv308_0 := dv306_0 * fav308
 			dv308_1 := dv306_1 * fav308
 			dv308_2 := dv306_2 * fav308

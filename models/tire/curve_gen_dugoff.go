@@ -564,7 +564,8 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv18_1 := dv14_1 * 2.0
 			dv18_2 := dv14_2 * 2.0
 			fav19 := 1 / v18
-			fbv19 := -v19 / v18
+			_ = fav19
+			fbv19 := -(v19 * fav19)
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv18_1 * fbv19
 			dv19_2 := dv18_2 * fbv19
@@ -575,11 +576,13 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv24_1 := dv23_1 * v16
 			dv24_2 := dv23_2 * v16
 			fav25 := 1 / v18
-			fbv25 := -v25 / v18
+			_ = fav25
+			fbv25 := -(v25 * fav25)
 			dv25_0 := dv24_0 * fav25
 			dv25_1 := dv24_1*fav25 + dv18_1*fbv25
 			dv25_2 := dv24_2*fav25 + dv18_2*fbv25
 			fav26 := 1 / v15
+			_ = fav26
 			dv26_1 := dv9_1 * fav26
 			dv27_0 := dv25_0 * v9
 			dv27_1 := dv9_1*v25 + dv25_1*v9
@@ -594,6 +597,7 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			}
 			dv29_2 := -(dv10_2)
 			fav30 := 1 / v15
+			_ = fav30
 			dv30_2 := dv29_2 * fav30
 			dv31_0 := dv25_0 * v29
 			dv31_1 := dv25_1 * v29
@@ -738,7 +742,8 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv18_4 := dv14_4 * 2.0
 			dv18_5 := dv14_5 * 2.0
 			fav19 := 1 / v18
-			fbv19 := -v19 / v18
+			_ = fav19
+			fbv19 := -(v19 * fav19)
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv18_1 * fbv19
 			dv19_2 := dv18_2 * fbv19
@@ -755,14 +760,16 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv24_4 := dv23_4 * v16
 			dv24_5 := dv23_5 * v16
 			fav25 := 1 / v18
-			fbv25 := -v25 / v18
+			_ = fav25
+			fbv25 := -(v25 * fav25)
 			dv25_0 := dv24_0 * fav25
 			dv25_1 := dv24_1*fav25 + dv18_1*fbv25
 			dv25_2 := dv24_2*fav25 + dv18_2*fbv25
 			dv25_4 := dv24_4*fav25 + dv18_4*fbv25
 			dv25_5 := dv24_5*fav25 + dv18_5*fbv25
 			fav26 := 1 / v15
-			fbv26 := -v26 / v15
+			_ = fav26
+			fbv26 := -(v26 * fav26)
 			dv26_1 := dv9_1 * fav26
 			dv26_4 := dv9_4*fav26 + dv15_4*fbv26
 			dv27_0 := dv25_0 * v9
@@ -784,7 +791,8 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv29_2 := -(dv10_2)
 			dv29_5 := -(dv10_5)
 			fav30 := 1 / v15
-			fbv30 := -v30 / v15
+			_ = fav30
+			fbv30 := -(v30 * fav30)
 			dv30_2 := dv29_2 * fav30
 			dv30_4 := dv15_4 * fbv30
 			dv30_5 := dv29_5 * fav30

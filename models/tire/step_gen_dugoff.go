@@ -2420,6 +2420,16 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 	_ = v69
 	dv52_0 := v28
 	dv69_3 := v28
+	fav70 := 1 / q8
+	_ = fav70
+	fav111 := 1 / q8
+	_ = fav111
+	fav175 := 1 / q0
+	_ = fav175
+	fav180 := 1 / q0
+	_ = fav180
+	fav185 := 1 / q1
+	_ = fav185
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2696,7 +2706,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv41_2 := -(dv33_2)
 			dv41_3 := -(dv33_3)
 			fav42 := 1 / v40
-			fbv42 := -v42 / v40
+			_ = fav42
+			fbv42 := -(v42 * fav42)
 			dv42_0 := dv41_0*fav42 + dv40_0*fbv42
 			dv42_1 := dv41_1*fav42 + dv40_1*fbv42
 			dv42_2 := dv41_2*fav42 + dv40_2*fbv42
@@ -2709,7 +2720,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 				dv43_3 = dv37_3
 			}
 			fav44 := 1 / v43
-			fbv44 := -v44 / v43
+			_ = fav44
+			fbv44 := -(v44 * fav44)
 			dv44_0 := dv35_0*fav44 + dv43_0*fbv44
 			dv44_1 := dv35_1*fav44 + dv43_1*fbv44
 			dv44_2 := dv35_2*fav44 + dv43_2*fbv44
@@ -2764,7 +2776,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv54_2 := dv50_2 * 2.0
 			dv54_3 := dv50_3 * 2.0
 			fav55 := 1 / v54
-			fbv55 := -v55 / v54
+			_ = fav55
+			fbv55 := -(v55 * fav55)
 			dv55_0 := dv53_0*fav55 + dv54_0*fbv55
 			dv55_1 := dv53_1*fav55 + dv54_1*fbv55
 			dv55_2 := dv53_2*fav55 + dv54_2*fbv55
@@ -2778,13 +2791,15 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv60_2 := dv59_2 * v52
 			dv60_3 := dv59_3 * v52
 			fav61 := 1 / v54
-			fbv61 := -v61 / v54
+			_ = fav61
+			fbv61 := -(v61 * fav61)
 			dv61_0 := dv60_0*fav61 + dv54_0*fbv61
 			dv61_1 := dv60_1*fav61 + dv54_1*fbv61
 			dv61_2 := dv60_2*fav61 + dv54_2*fbv61
 			dv61_3 := dv60_3*fav61 + dv54_3*fbv61
 			fav62 := 1 / v51
-			fbv62 := -v62 / v51
+			_ = fav62
+			fbv62 := -(v62 * fav62)
 			dv62_0 := dv45_0*fav62 + dv51_0*fbv62
 			dv62_1 := dv45_1*fav62 + dv51_1*fbv62
 			dv62_2 := dv45_2*fav62 + dv51_2*fbv62
@@ -2810,7 +2825,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv65_2 := -(dv46_2)
 			dv65_3 := -(dv46_3)
 			fav66 := 1 / v51
-			fbv66 := -v66 / v51
+			_ = fav66
+			fbv66 := -(v66 * fav66)
 			dv66_0 := dv65_0*fav66 + dv51_0*fbv66
 			dv66_1 := dv65_1*fav66 + dv51_1*fbv66
 			dv66_2 := dv65_2*fav66 + dv51_2*fbv66
@@ -2831,7 +2847,6 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 				dv68_2 = dv67_2
 				dv68_3 = dv67_3
 			}
-			fav70 := 1 / q8
 			dv70_0 := dv33_0 * fav70
 			dv70_1 := dv33_1 * fav70
 			dv70_2 := dv33_2 * fav70
@@ -2893,7 +2908,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv84_2 := -(dv78_2)
 			dv84_3 := -(dv78_3)
 			fav85 := 1 / v83
-			fbv85 := -v85 / v83
+			_ = fav85
+			fbv85 := -(v85 * fav85)
 			dv85_0 := dv84_0*fav85 + dv83_0*fbv85
 			dv85_1 := dv84_1*fav85 + dv83_1*fbv85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
@@ -2906,7 +2922,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 				dv86_3 = dv80_3
 			}
 			fav87 := 1 / v86
-			fbv87 := -v87 / v86
+			_ = fav87
+			fbv87 := -(v87 * fav87)
 			dv87_0 := dv35_0*fav87 + dv86_0*fbv87
 			dv87_1 := dv35_1*fav87 + dv86_1*fbv87
 			dv87_2 := dv35_2*fav87 + dv86_2*fbv87
@@ -2961,7 +2978,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv96_2 := dv93_2 * 2.0
 			dv96_3 := dv93_3 * 2.0
 			fav97 := 1 / v96
-			fbv97 := -v97 / v96
+			_ = fav97
+			fbv97 := -(v97 * fav97)
 			dv97_0 := dv95_0*fav97 + dv96_0*fbv97
 			dv97_1 := dv95_1*fav97 + dv96_1*fbv97
 			dv97_2 := dv95_2*fav97 + dv96_2*fbv97
@@ -2975,13 +2993,15 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv102_2 := dv101_2 * v52
 			dv102_3 := dv101_3 * v52
 			fav103 := 1 / v96
-			fbv103 := -v103 / v96
+			_ = fav103
+			fbv103 := -(v103 * fav103)
 			dv103_0 := dv102_0*fav103 + dv96_0*fbv103
 			dv103_1 := dv102_1*fav103 + dv96_1*fbv103
 			dv103_2 := dv102_2*fav103 + dv96_2*fbv103
 			dv103_3 := dv102_3*fav103 + dv96_3*fbv103
 			fav104 := 1 / v94
-			fbv104 := -v104 / v94
+			_ = fav104
+			fbv104 := -(v104 * fav104)
 			dv104_0 := dv88_0*fav104 + dv94_0*fbv104
 			dv104_1 := dv88_1*fav104 + dv94_1*fbv104
 			dv104_2 := dv88_2*fav104 + dv94_2*fbv104
@@ -3007,7 +3027,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv107_2 := -(dv89_2)
 			dv107_3 := -(dv89_3)
 			fav108 := 1 / v94
-			fbv108 := -v108 / v94
+			_ = fav108
+			fbv108 := -(v108 * fav108)
 			dv108_0 := dv107_0*fav108 + dv94_0*fbv108
 			dv108_1 := dv107_1*fav108 + dv94_1*fbv108
 			dv108_2 := dv107_2*fav108 + dv94_2*fbv108
@@ -3028,7 +3049,6 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 				dv110_2 = dv109_2
 				dv110_3 = dv109_3
 			}
-			fav111 := 1 / q8
 			dv111_0 := dv78_0 * fav111
 			dv111_1 := dv78_1 * fav111
 			dv111_2 := dv78_2 * fav111
@@ -3079,7 +3099,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv122_2 := ds4_2 + dv121_2
 			dv122_3 := ds4_3 + dv121_3
 			fav123 := 1 / v43
-			fbv123 := -v123 / v43
+			_ = fav123
+			fbv123 := -(v123 * fav123)
 			dv123_0 := dv122_0*fav123 + dv43_0*fbv123
 			dv123_1 := dv122_1*fav123 + dv43_1*fbv123
 			dv123_2 := dv122_2*fav123 + dv43_2*fbv123
@@ -3118,7 +3139,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv128_2 := dv127_2 * 2.0
 			dv128_3 := dv127_3 * 2.0
 			fav129 := 1 / v128
-			fbv129 := -v129 / v128
+			_ = fav129
+			fbv129 := -(v129 * fav129)
 			dv129_0 := dv53_0*fav129 + dv128_0*fbv129
 			dv129_1 := dv53_1*fav129 + dv128_1*fbv129
 			dv129_2 := dv53_2*fav129 + dv128_2*fbv129
@@ -3132,7 +3154,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv134_2 := dv133_2 * v52
 			dv134_3 := dv133_3 * v52
 			fav135 := 1 / v128
-			fbv135 := -v135 / v128
+			_ = fav135
+			fbv135 := -(v135 * fav135)
 			dv135_0 := dv134_0*fav135 + dv128_0*fbv135
 			dv135_1 := dv134_1*fav135 + dv128_1*fbv135
 			dv135_2 := dv134_2*fav135 + dv128_2*fbv135
@@ -3158,7 +3181,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv138_2 := -(dv124_2)
 			dv138_3 := -(dv124_3)
 			fav139 := 1 / v51
-			fbv139 := -v139 / v51
+			_ = fav139
+			fbv139 := -(v139 * fav139)
 			dv139_0 := dv138_0*fav139 + dv51_0*fbv139
 			dv139_1 := dv138_1*fav139 + dv51_1*fbv139
 			dv139_2 := dv138_2*fav139 + dv51_2*fbv139
@@ -3208,7 +3232,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv148_2 := dv120_2 + dv145_2
 			dv148_3 := dv120_3 + dv145_3
 			fav149 := 1 / v86
-			fbv149 := -v149 / v86
+			_ = fav149
+			fbv149 := -(v149 * fav149)
 			dv149_0 := dv122_0*fav149 + dv86_0*fbv149
 			dv149_1 := dv122_1*fav149 + dv86_1*fbv149
 			dv149_2 := dv122_2*fav149 + dv86_2*fbv149
@@ -3247,7 +3272,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv154_2 := dv153_2 * 2.0
 			dv154_3 := dv153_3 * 2.0
 			fav155 := 1 / v154
-			fbv155 := -v155 / v154
+			_ = fav155
+			fbv155 := -(v155 * fav155)
 			dv155_0 := dv95_0*fav155 + dv154_0*fbv155
 			dv155_1 := dv95_1*fav155 + dv154_1*fbv155
 			dv155_2 := dv95_2*fav155 + dv154_2*fbv155
@@ -3261,7 +3287,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv160_2 := dv159_2 * v52
 			dv160_3 := dv159_3 * v52
 			fav161 := 1 / v154
-			fbv161 := -v161 / v154
+			_ = fav161
+			fbv161 := -(v161 * fav161)
 			dv161_0 := dv160_0*fav161 + dv154_0*fbv161
 			dv161_1 := dv160_1*fav161 + dv154_1*fbv161
 			dv161_2 := dv160_2*fav161 + dv154_2*fbv161
@@ -3287,7 +3314,8 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv164_2 := -(dv150_2)
 			dv164_3 := -(dv150_3)
 			fav165 := 1 / v94
-			fbv165 := -v165 / v94
+			_ = fav165
+			fbv165 := -(v165 * fav165)
 			dv165_0 := dv164_0*fav165 + dv94_0*fbv165
 			dv165_1 := dv164_1*fav165 + dv94_1*fbv165
 			dv165_2 := dv164_2*fav165 + dv94_2*fbv165
@@ -3336,7 +3364,6 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv174_1 := dv148_1 + dv171_1
 			dv174_2 := dv148_2 + dv171_2
 			dv174_3 := dv148_3 + dv171_3
-			fav175 := 1 / q0
 			dv175_0 := dv172_0 * fav175
 			dv175_1 := dv172_1 * fav175
 			dv175_2 := dv172_2 * fav175
@@ -3357,7 +3384,6 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv179_1 := ds3_1 + dv178_1
 			dv179_2 := ds3_2 + dv178_2
 			dv179_3 := ds3_3 + dv178_3
-			fav180 := 1 / q0
 			dv180_0 := dv173_0 * fav180
 			dv180_1 := dv173_1 * fav180
 			dv180_2 := dv173_2 * fav180
@@ -3378,7 +3404,6 @@ func (kernelDugoffBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			dv184_1 := ds4_1 + dv183_1
 			dv184_2 := ds4_2 + dv183_2
 			dv184_3 := ds4_3 + dv183_3
-			fav185 := 1 / q1
 			dv185_0 := dv174_0 * fav185
 			dv185_1 := dv174_1 * fav185
 			dv185_2 := dv174_2 * fav185
@@ -3634,6 +3659,16 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 	_ = v69
 	dv52_0 := v28
 	dv69_3 := v28
+	fav70 := 1 / q8
+	_ = fav70
+	fav111 := 1 / q8
+	_ = fav111
+	fav175 := 1 / q0
+	_ = fav175
+	fav180 := 1 / q0
+	_ = fav180
+	fav185 := 1 / q1
+	_ = fav185
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -3957,7 +3992,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv41_8 := -(dv33_8)
 			dv41_9 := -(dv33_9)
 			fav42 := 1 / v40
-			fbv42 := -v42 / v40
+			_ = fav42
+			fbv42 := -(v42 * fav42)
 			dv42_0 := dv41_0*fav42 + dv40_0*fbv42
 			dv42_1 := dv41_1*fav42 + dv40_1*fbv42
 			dv42_2 := dv41_2*fav42 + dv40_2*fbv42
@@ -3976,7 +4012,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv43_9 = dv37_9
 			}
 			fav44 := 1 / v43
-			fbv44 := -v44 / v43
+			_ = fav44
+			fbv44 := -(v44 * fav44)
 			dv44_0 := dv35_0*fav44 + dv43_0*fbv44
 			dv44_1 := dv35_1*fav44 + dv43_1*fbv44
 			dv44_2 := dv35_2*fav44 + dv43_2*fbv44
@@ -4070,7 +4107,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv54_8 := dv50_8 * 2.0
 			dv54_9 := dv50_9 * 2.0
 			fav55 := 1 / v54
-			fbv55 := -v55 / v54
+			_ = fav55
+			fbv55 := -(v55 * fav55)
 			dv55_0 := dv53_0*fav55 + dv54_0*fbv55
 			dv55_1 := dv53_1*fav55 + dv54_1*fbv55
 			dv55_2 := dv53_2*fav55 + dv54_2*fbv55
@@ -4093,7 +4131,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv60_8 := dv59_8 * v52
 			dv60_9 := dv59_9 * v52
 			fav61 := 1 / v54
-			fbv61 := -v61 / v54
+			_ = fav61
+			fbv61 := -(v61 * fav61)
 			dv61_0 := dv60_0*fav61 + dv54_0*fbv61
 			dv61_1 := dv60_1*fav61 + dv54_1*fbv61
 			dv61_2 := dv60_2*fav61 + dv54_2*fbv61
@@ -4102,7 +4141,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv61_8 := dv60_8*fav61 + dv54_8*fbv61
 			dv61_9 := dv60_9*fav61 + dv54_9*fbv61
 			fav62 := 1 / v51
-			fbv62 := -v62 / v51
+			_ = fav62
+			fbv62 := -(v62 * fav62)
 			dv62_0 := dv45_0*fav62 + dv51_0*fbv62
 			dv62_1 := dv45_1*fav62 + dv51_1*fbv62
 			dv62_2 := dv45_2*fav62 + dv51_2*fbv62
@@ -4143,7 +4183,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv65_8 := -(dv46_8)
 			dv65_9 := -(dv46_9)
 			fav66 := 1 / v51
-			fbv66 := -v66 / v51
+			_ = fav66
+			fbv66 := -(v66 * fav66)
 			dv66_0 := dv65_0*fav66 + dv51_0*fbv66
 			dv66_1 := dv65_1*fav66 + dv51_1*fbv66
 			dv66_2 := dv65_2*fav66 + dv51_2*fbv66
@@ -4176,7 +4217,6 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv68_8 = dv67_8
 				dv68_9 = dv67_9
 			}
-			fav70 := 1 / q8
 			dv70_0 := dv33_0 * fav70
 			dv70_1 := dv33_1 * fav70
 			dv70_2 := dv33_2 * fav70
@@ -4277,7 +4317,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv84_8 := -(dv78_8)
 			dv84_9 := -(dv78_9)
 			fav85 := 1 / v83
-			fbv85 := -v85 / v83
+			_ = fav85
+			fbv85 := -(v85 * fav85)
 			dv85_0 := dv84_0*fav85 + dv83_0*fbv85
 			dv85_1 := dv84_1*fav85 + dv83_1*fbv85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
@@ -4296,7 +4337,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv86_9 = dv80_9
 			}
 			fav87 := 1 / v86
-			fbv87 := -v87 / v86
+			_ = fav87
+			fbv87 := -(v87 * fav87)
 			dv87_0 := dv35_0*fav87 + dv86_0*fbv87
 			dv87_1 := dv35_1*fav87 + dv86_1*fbv87
 			dv87_2 := dv35_2*fav87 + dv86_2*fbv87
@@ -4390,7 +4432,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv96_8 := dv93_8 * 2.0
 			dv96_9 := dv93_9 * 2.0
 			fav97 := 1 / v96
-			fbv97 := -v97 / v96
+			_ = fav97
+			fbv97 := -(v97 * fav97)
 			dv97_0 := dv95_0*fav97 + dv96_0*fbv97
 			dv97_1 := dv95_1*fav97 + dv96_1*fbv97
 			dv97_2 := dv95_2*fav97 + dv96_2*fbv97
@@ -4413,7 +4456,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv102_8 := dv101_8 * v52
 			dv102_9 := dv101_9 * v52
 			fav103 := 1 / v96
-			fbv103 := -v103 / v96
+			_ = fav103
+			fbv103 := -(v103 * fav103)
 			dv103_0 := dv102_0*fav103 + dv96_0*fbv103
 			dv103_1 := dv102_1*fav103 + dv96_1*fbv103
 			dv103_2 := dv102_2*fav103 + dv96_2*fbv103
@@ -4422,7 +4466,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv103_8 := dv102_8*fav103 + dv96_8*fbv103
 			dv103_9 := dv102_9*fav103 + dv96_9*fbv103
 			fav104 := 1 / v94
-			fbv104 := -v104 / v94
+			_ = fav104
+			fbv104 := -(v104 * fav104)
 			dv104_0 := dv88_0*fav104 + dv94_0*fbv104
 			dv104_1 := dv88_1*fav104 + dv94_1*fbv104
 			dv104_2 := dv88_2*fav104 + dv94_2*fbv104
@@ -4463,7 +4508,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv107_8 := -(dv89_8)
 			dv107_9 := -(dv89_9)
 			fav108 := 1 / v94
-			fbv108 := -v108 / v94
+			_ = fav108
+			fbv108 := -(v108 * fav108)
 			dv108_0 := dv107_0*fav108 + dv94_0*fbv108
 			dv108_1 := dv107_1*fav108 + dv94_1*fbv108
 			dv108_2 := dv107_2*fav108 + dv94_2*fbv108
@@ -4496,7 +4542,6 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv110_8 = dv109_8
 				dv110_9 = dv109_9
 			}
-			fav111 := 1 / q8
 			dv111_0 := dv78_0 * fav111
 			dv111_1 := dv78_1 * fav111
 			dv111_2 := dv78_2 * fav111
@@ -4583,7 +4628,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv122_8 := ds4_8 + dv121_8
 			dv122_9 := ds4_9 + dv121_9
 			fav123 := 1 / v43
-			fbv123 := -v123 / v43
+			_ = fav123
+			fbv123 := -(v123 * fav123)
 			dv123_0 := dv122_0*fav123 + dv43_0*fbv123
 			dv123_1 := dv122_1*fav123 + dv43_1*fbv123
 			dv123_2 := dv122_2*fav123 + dv43_2*fbv123
@@ -4649,7 +4695,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv128_8 := dv127_8 * 2.0
 			dv128_9 := dv127_9 * 2.0
 			fav129 := 1 / v128
-			fbv129 := -v129 / v128
+			_ = fav129
+			fbv129 := -(v129 * fav129)
 			dv129_0 := dv53_0*fav129 + dv128_0*fbv129
 			dv129_1 := dv53_1*fav129 + dv128_1*fbv129
 			dv129_2 := dv53_2*fav129 + dv128_2*fbv129
@@ -4672,7 +4719,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv134_8 := dv133_8 * v52
 			dv134_9 := dv133_9 * v52
 			fav135 := 1 / v128
-			fbv135 := -v135 / v128
+			_ = fav135
+			fbv135 := -(v135 * fav135)
 			dv135_0 := dv134_0*fav135 + dv128_0*fbv135
 			dv135_1 := dv134_1*fav135 + dv128_1*fbv135
 			dv135_2 := dv134_2*fav135 + dv128_2*fbv135
@@ -4713,7 +4761,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv138_8 := -(dv124_8)
 			dv138_9 := -(dv124_9)
 			fav139 := 1 / v51
-			fbv139 := -v139 / v51
+			_ = fav139
+			fbv139 := -(v139 * fav139)
 			dv139_0 := dv138_0*fav139 + dv51_0*fbv139
 			dv139_1 := dv138_1*fav139 + dv51_1*fbv139
 			dv139_2 := dv138_2*fav139 + dv51_2*fbv139
@@ -4796,7 +4845,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv148_8 := dv120_8 + dv145_8
 			dv148_9 := dv120_9 + dv145_9
 			fav149 := 1 / v86
-			fbv149 := -v149 / v86
+			_ = fav149
+			fbv149 := -(v149 * fav149)
 			dv149_0 := dv122_0*fav149 + dv86_0*fbv149
 			dv149_1 := dv122_1*fav149 + dv86_1*fbv149
 			dv149_2 := dv122_2*fav149 + dv86_2*fbv149
@@ -4862,7 +4912,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv154_8 := dv153_8 * 2.0
 			dv154_9 := dv153_9 * 2.0
 			fav155 := 1 / v154
-			fbv155 := -v155 / v154
+			_ = fav155
+			fbv155 := -(v155 * fav155)
 			dv155_0 := dv95_0*fav155 + dv154_0*fbv155
 			dv155_1 := dv95_1*fav155 + dv154_1*fbv155
 			dv155_2 := dv95_2*fav155 + dv154_2*fbv155
@@ -4885,7 +4936,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv160_8 := dv159_8 * v52
 			dv160_9 := dv159_9 * v52
 			fav161 := 1 / v154
-			fbv161 := -v161 / v154
+			_ = fav161
+			fbv161 := -(v161 * fav161)
 			dv161_0 := dv160_0*fav161 + dv154_0*fbv161
 			dv161_1 := dv160_1*fav161 + dv154_1*fbv161
 			dv161_2 := dv160_2*fav161 + dv154_2*fbv161
@@ -4926,7 +4978,8 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv164_8 := -(dv150_8)
 			dv164_9 := -(dv150_9)
 			fav165 := 1 / v94
-			fbv165 := -v165 / v94
+			_ = fav165
+			fbv165 := -(v165 * fav165)
 			dv165_0 := dv164_0*fav165 + dv94_0*fbv165
 			dv165_1 := dv164_1*fav165 + dv94_1*fbv165
 			dv165_2 := dv164_2*fav165 + dv94_2*fbv165
@@ -5008,7 +5061,6 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv174_7 := dv148_7 + dv171_7
 			dv174_8 := dv148_8 + dv171_8
 			dv174_9 := dv148_9 + dv171_9
-			fav175 := 1 / q0
 			dv175_0 := dv172_0 * fav175
 			dv175_1 := dv172_1 * fav175
 			dv175_2 := dv172_2 * fav175
@@ -5044,7 +5096,6 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv179_7 := ds3_7 + dv178_7
 			dv179_8 := ds3_8 + dv178_8
 			dv179_9 := ds3_9 + dv178_9
-			fav180 := 1 / q0
 			dv180_0 := dv173_0 * fav180
 			dv180_1 := dv173_1 * fav180
 			dv180_2 := dv173_2 * fav180
@@ -5080,7 +5131,6 @@ func (kernelDugoffBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv184_7 := ds4_7 + dv183_7
 			dv184_8 := ds4_8 + dv183_8
 			dv184_9 := ds4_9 + dv183_9
-			fav185 := 1 / q1
 			dv185_0 := dv174_0 * fav185
 			dv185_1 := dv174_1 * fav185
 			dv185_2 := dv174_2 * fav185

@@ -2007,6 +2007,16 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 	_ = v33
 	_ = v68
 	dv68_8 := v30
+	fav69 := 1 / q8
+	_ = fav69
+	fav108 := 1 / q8
+	_ = fav108
+	fav154 := 1 / q0
+	_ = fav154
+	fav159 := 1 / q0
+	_ = fav159
+	fav164 := 1 / q1
+	_ = fav164
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2299,7 +2309,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv43_7 := -(dv35_7)
 			dv43_8 := -(dv35_8)
 			fav44 := 1 / v42
-			fbv44 := -v44 / v42
+			_ = fav44
+			fbv44 := -(v44 * fav44)
 			dv44_0 := dv43_0*fav44 + dv42_0*fbv44
 			dv44_1 := dv43_1*fav44 + dv42_1*fbv44
 			dv44_2 := dv43_2*fav44 + dv42_2*fbv44
@@ -2322,7 +2333,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv45_8 = dv39_8
 			}
 			fav46 := 1 / v45
-			fbv46 := -v46 / v45
+			_ = fav46
+			fbv46 := -(v46 * fav46)
 			dv46_0 := dv37_0*fav46 + dv45_0*fbv46
 			dv46_1 := dv37_1*fav46 + dv45_1*fbv46
 			dv46_2 := dv37_2*fav46 + dv45_2*fbv46
@@ -2527,7 +2539,6 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv67_6 := -(dv66_6)
 			dv67_7 := -(dv66_7)
 			dv67_8 := -(dv66_8)
-			fav69 := 1 / q8
 			dv69_0 := dv35_0 * fav69
 			dv69_1 := dv35_1 * fav69
 			dv69_2 := dv35_2 * fav69
@@ -2654,7 +2665,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv83_7 := -(dv77_7)
 			dv83_8 := -(dv77_8)
 			fav84 := 1 / v82
-			fbv84 := -v84 / v82
+			_ = fav84
+			fbv84 := -(v84 * fav84)
 			dv84_0 := dv83_0*fav84 + dv82_0*fbv84
 			dv84_1 := dv83_1*fav84 + dv82_1*fbv84
 			dv84_2 := dv83_2*fav84 + dv82_2*fbv84
@@ -2677,7 +2689,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv85_8 = dv79_8
 			}
 			fav86 := 1 / v85
-			fbv86 := -v86 / v85
+			_ = fav86
+			fbv86 := -(v86 * fav86)
 			dv86_0 := dv37_0*fav86 + dv85_0*fbv86
 			dv86_1 := dv37_1*fav86 + dv85_1*fbv86
 			dv86_2 := dv37_2*fav86 + dv85_2*fbv86
@@ -2882,7 +2895,6 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv107_6 := -(dv106_6)
 			dv107_7 := -(dv106_7)
 			dv107_8 := -(dv106_8)
-			fav108 := 1 / q8
 			dv108_0 := dv77_0 * fav108
 			dv108_1 := dv77_1 * fav108
 			dv108_2 := dv77_2 * fav108
@@ -2993,7 +3005,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv119_7 := ds4_7 + dv118_7
 			dv119_8 := ds4_8 + dv118_8
 			fav120 := 1 / v45
-			fbv120 := -v120 / v45
+			_ = fav120
+			fbv120 := -(v120 * fav120)
 			dv120_0 := dv119_0*fav120 + dv45_0*fbv120
 			dv120_1 := dv119_1*fav120 + dv45_1*fbv120
 			dv120_2 := dv119_2*fav120 + dv45_2*fbv120
@@ -3151,7 +3164,8 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv136_7 := dv117_7 + dv133_7
 			dv136_8 := dv117_8 + dv133_8
 			fav137 := 1 / v85
-			fbv137 := -v137 / v85
+			_ = fav137
+			fbv137 := -(v137 * fav137)
 			dv137_0 := dv119_0*fav137 + dv85_0*fbv137
 			dv137_1 := dv119_1*fav137 + dv85_1*fbv137
 			dv137_2 := dv119_2*fav137 + dv85_2*fbv137
@@ -3308,7 +3322,6 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv153_6 := dv136_6 + dv150_6
 			dv153_7 := dv136_7 + dv150_7
 			dv153_8 := dv136_8 + dv150_8
-			fav154 := 1 / q0
 			dv154_0 := dv151_0 * fav154
 			dv154_1 := dv151_1 * fav154
 			dv154_2 := dv151_2 * fav154
@@ -3354,7 +3367,6 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv158_6 := ds3_6 + dv157_6
 			dv158_7 := ds3_7 + dv157_7
 			dv158_8 := ds3_8 + dv157_8
-			fav159 := 1 / q0
 			dv159_0 := dv152_0 * fav159
 			dv159_1 := dv152_1 * fav159
 			dv159_2 := dv152_2 * fav159
@@ -3400,7 +3412,6 @@ func (kernelPacejkaBody) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv163_6 := ds4_6 + dv162_6
 			dv163_7 := ds4_7 + dv162_7
 			dv163_8 := ds4_8 + dv162_8
-			fav164 := 1 / q1
 			dv164_0 := dv153_0 * fav164
 			dv164_1 := dv153_1 * fav164
 			dv164_2 := dv153_2 * fav164
@@ -3868,6 +3879,16 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	_ = v33
 	_ = v68
 	dv68_8 := v30
+	fav69 := 1 / q8
+	_ = fav69
+	fav108 := 1 / q8
+	_ = fav108
+	fav154 := 1 / q0
+	_ = fav154
+	fav159 := 1 / q0
+	_ = fav159
+	fav164 := 1 / q1
+	_ = fav164
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -4207,7 +4228,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv43_13 := -(dv35_13)
 			dv43_14 := -(dv35_14)
 			fav44 := 1 / v42
-			fbv44 := -v44 / v42
+			_ = fav44
+			fbv44 := -(v44 * fav44)
 			dv44_0 := dv43_0*fav44 + dv42_0*fbv44
 			dv44_1 := dv43_1*fav44 + dv42_1*fbv44
 			dv44_2 := dv43_2*fav44 + dv42_2*fbv44
@@ -4236,7 +4258,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 				dv45_14 = dv39_14
 			}
 			fav46 := 1 / v45
-			fbv46 := -v46 / v45
+			_ = fav46
+			fbv46 := -(v46 * fav46)
 			dv46_0 := dv37_0*fav46 + dv45_0*fbv46
 			dv46_1 := dv37_1*fav46 + dv45_1*fbv46
 			dv46_2 := dv37_2*fav46 + dv45_2*fbv46
@@ -4507,7 +4530,6 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv67_12 := -(dv66_12)
 			dv67_13 := -(dv66_13)
 			dv67_14 := -(dv66_14)
-			fav69 := 1 / q8
 			dv69_0 := dv35_0 * fav69
 			dv69_1 := dv35_1 * fav69
 			dv69_2 := dv35_2 * fav69
@@ -4673,7 +4695,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv83_13 := -(dv77_13)
 			dv83_14 := -(dv77_14)
 			fav84 := 1 / v82
-			fbv84 := -v84 / v82
+			_ = fav84
+			fbv84 := -(v84 * fav84)
 			dv84_0 := dv83_0*fav84 + dv82_0*fbv84
 			dv84_1 := dv83_1*fav84 + dv82_1*fbv84
 			dv84_2 := dv83_2*fav84 + dv82_2*fbv84
@@ -4702,7 +4725,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 				dv85_14 = dv79_14
 			}
 			fav86 := 1 / v85
-			fbv86 := -v86 / v85
+			_ = fav86
+			fbv86 := -(v86 * fav86)
 			dv86_0 := dv37_0*fav86 + dv85_0*fbv86
 			dv86_1 := dv37_1*fav86 + dv85_1*fbv86
 			dv86_2 := dv37_2*fav86 + dv85_2*fbv86
@@ -4973,7 +4997,6 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv107_12 := -(dv106_12)
 			dv107_13 := -(dv106_13)
 			dv107_14 := -(dv106_14)
-			fav108 := 1 / q8
 			dv108_0 := dv77_0 * fav108
 			dv108_1 := dv77_1 * fav108
 			dv108_2 := dv77_2 * fav108
@@ -5120,7 +5143,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv119_13 := ds4_13 + dv118_13
 			dv119_14 := ds4_14 + dv118_14
 			fav120 := 1 / v45
-			fbv120 := -v120 / v45
+			_ = fav120
+			fbv120 := -(v120 * fav120)
 			dv120_0 := dv119_0*fav120 + dv45_0*fbv120
 			dv120_1 := dv119_1*fav120 + dv45_1*fbv120
 			dv120_2 := dv119_2*fav120 + dv45_2*fbv120
@@ -5329,7 +5353,8 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv136_13 := dv117_13 + dv133_13
 			dv136_14 := dv117_14 + dv133_14
 			fav137 := 1 / v85
-			fbv137 := -v137 / v85
+			_ = fav137
+			fbv137 := -(v137 * fav137)
 			dv137_0 := dv119_0*fav137 + dv85_0*fbv137
 			dv137_1 := dv119_1*fav137 + dv85_1*fbv137
 			dv137_2 := dv119_2*fav137 + dv85_2*fbv137
@@ -5537,7 +5562,6 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv153_12 := dv136_12 + dv150_12
 			dv153_13 := dv136_13 + dv150_13
 			dv153_14 := dv136_14 + dv150_14
-			fav154 := 1 / q0
 			dv154_0 := dv151_0 * fav154
 			dv154_1 := dv151_1 * fav154
 			dv154_2 := dv151_2 * fav154
@@ -5598,7 +5622,6 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv158_12 := ds3_12 + dv157_12
 			dv158_13 := ds3_13 + dv157_13
 			dv158_14 := ds3_14 + dv157_14
-			fav159 := 1 / q0
 			dv159_0 := dv152_0 * fav159
 			dv159_1 := dv152_1 * fav159
 			dv159_2 := dv152_2 * fav159
@@ -5659,7 +5682,6 @@ func (kernelPacejkaBody) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv163_12 := ds4_12 + dv162_12
 			dv163_13 := ds4_13 + dv162_13
 			dv163_14 := ds4_14 + dv162_14
-			fav164 := 1 / q1
 			dv164_0 := dv153_0 * fav164
 			dv164_1 := dv153_1 * fav164
 			dv164_2 := dv153_2 * fav164

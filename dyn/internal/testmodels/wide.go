@@ -45,3 +45,24 @@ var (
 	Wide16 = wide(16)
 	Wide32 = wide(32)
 )
+
+// Edges exercises the ops whose operands pass tangents unequally:
+// Copysign (only its magnitude does), Atan2, Min, Max and Clamp with
+// parameters on both sides, Abs and Sign, at a state that crosses their
+// switches.
+var Edges = dyn.MustDefine(dyn.Spec{
+	Name:    "edges",
+	State:   []string{"a", "b"},
+	Input:   []string{"u"},
+	Params:  []string{"k", "m"},
+	Outputs: []string{"y"},
+}, func(s *dyn.Step) {
+	a, b, u, k, m := s.State("a"), s.State("b"), s.Input("u"), s.Param("k"), s.Param("m")
+	c := dyn.Copysign(k.Mul(a), b.Sub(m))
+	d := dyn.Min(a.Mul(m), b).Add(dyn.Max(b.Mul(k), a))
+	e := dyn.Clamp(a.Add(u), m.Neg(), k).Add(dyn.Atan2(b.Add(m), a.Sub(k)))
+	f := dyn.Abs(b.Sub(u)).Mul(dyn.Sign(a.Sub(m)))
+	s.Next("a", a.Add(c.Add(e).MulC(0.05)).Sub(u.MulC(0.01)))
+	s.Next("b", b.Add(d.Sub(f).MulC(0.05)).Sub(b.MulC(0.02)))
+	s.Output("y", c.Add(d).Add(e).Add(f))
+})

@@ -24,4 +24,7 @@ func TestGeneratedWide(t *testing.T) {
 			t.Errorf("%s: the generated kernel is not in use", c.m.Name())
 		}
 	}
+	if err := dyn.GenerateFile(Edges, "testmodels", "Edges", "edgesKernel", "edges_gen.go", update); err != nil {
+		t.Error(err)
+	}
 }

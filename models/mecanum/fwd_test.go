@@ -40,23 +40,7 @@ func paired(b *testing.B, native, op func() error) {
 func BenchmarkModelSensitivities(b *testing.B) {
 	p := testParams()
 	const B = 3
-	var runs [B]Run
-	cmds := [B][4]float64{{4, 10, 10, 4}, {10, 4, 4, 10}, {8, -8, 8, -8}}
-	for i := range runs {
-		runs[i], _ = Synthesize(p, SynthSpec{Command: cmds[i], Duration: 1679.0 / 240, Seed: uint64(i + 1)})
-	}
-	T := runs[0].Len()
-	u := make([]float64, T*5*B)
-	x0 := make([]float64, 3*B)
-	for j := range B {
-		uj := ModelInputs(&runs[j])
-		for t := range T {
-			for k := range 5 {
-				u[(t*5+k)*B+j] = uj[t*5+k]
-			}
-		}
-		x0[j], x0[B+j], x0[2*B+j] = runs[j].X[0], runs[j].Y[0], runs[j].Theta[0]
-	}
+	x0, u, T := threeRuns(p)
 	q := SettingsOf(p)
 	mu := []float64{0.3, 0.7, 0.5, 0.6}
 	sim, ref := Model.NewSim(B, T), Model.NewSim(B, T)
@@ -93,4 +77,40 @@ func BenchmarkModelSensitivities(b *testing.B) {
 			paired(b, native, func() error { return sim.Jacobian(mu, q, x0, u, j) })
 		})
 	}
+}
+
+// threeRuns lays out three 7-s runs of distinct commands as three lanes
+// of Model: initial poses [3][3] and inputs [T][5][3].
+func threeRuns(p Params) (x0, u []float64, T int) {
+	const B = 3
+	var runs [B]Run
+	cmds := [B][4]float64{{4, 10, 10, 4}, {10, 4, 4, 10}, {8, -8, 8, -8}}
+	for i := range runs {
+		runs[i], _ = Synthesize(p, SynthSpec{Command: cmds[i], Duration: 1679.0 / 240, Seed: uint64(i + 1)})
+	}
+	T = runs[0].Len()
+	u = make([]float64, T*5*B)
+	x0 = make([]float64, 3*B)
+	for j := range B {
+		uj := ModelInputs(&runs[j])
+		for t := range T {
+			for k := range 5 {
+				u[(t*5+k)*B+j] = uj[t*5+k]
+			}
+		}
+		x0[j], x0[B+j], x0[2*B+j] = runs[j].X[0], runs[j].Y[0], runs[j].Theta[0]
+	}
+	return x0, u, T
+}
+
+// TestGeneratedForward: the generated value-only and forward-mode kernels
+// of Model equal the interpreter on three demo-size runs.
+func TestGeneratedForward(t *testing.T) {
+	p := testParams()
+	x0, u, T := threeRuns(p)
+	d, err := Model.CheckGeneratedForward([]float64{0.3, 0.7, 0.5, 0.6}, SettingsOf(p), x0, u, 3, T, 1e-10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("largest relative difference %.3g", d)
 }
