@@ -535,3 +535,32 @@ func (f *fwdInterp) tan(id int32) []float64 {
 	}
 	return f.zero
 }
+
+// Expand writes the Jacobian of the outputs with the initial states'
+// columns spread out, as a least-squares solver over the parameters and
+// every lane's initial state wants it: dst is [NY·T·B][P + S·B] row-major,
+// columns 0…P−1 the parameters (j.Params), then state k of lane b at column
+// P + k·B + b (zero outside the row's own lane). B is the Sim's lane count.
+// Without X0 it copies JY.
+func (j *Jac) Expand(dst []float64, B int) error {
+	P := len(j.Params)
+	S := j.D - P
+	if B < 1 || len(j.JY)%(j.D*max(B, 1)) != 0 {
+		return fmt.Errorf("dyn: Jac.Expand: %d Jacobian values do not hold rows of %d columns over %d lanes", len(j.JY), j.D, B)
+	}
+	m := len(j.JY) / j.D
+	W := P + S*B
+	if len(dst) != m*W {
+		return fmt.Errorf("dyn: Jac.Expand: %d values, want %d (%d rows × %d columns)", len(dst), m*W, m, W)
+	}
+	clear(dst)
+	for i := range m {
+		row, src := dst[i*W:(i+1)*W], j.JY[i*j.D:(i+1)*j.D]
+		copy(row, src[:P])
+		b := i % B
+		for k := range S {
+			row[P+k*B+b] = src[P+k]
+		}
+	}
+	return nil
+}

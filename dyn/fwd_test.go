@@ -445,3 +445,44 @@ func TestValueEqualsForward(t *testing.T) {
 		t.Error("short x0 accepted")
 	}
 }
+
+// TestJacExpand: the spread-out Jacobian's initial-state columns are
+// central differences of the outputs in each single lane's initial state.
+func TestJacExpand(t *testing.T) {
+	m := testmodels.Lag
+	const B, T = 3, 60
+	x0, u := lagData(B, T, 4)
+	p, q := []float64{0.25, 1.3, 0.8}, []float64{0.01, 0.2}
+	sim := m.NewSim(B, T)
+	j, _ := sim.NewJac(dyn.Wrt{Params: []int{1}, X0: true})
+	if err := sim.Jacobian(p, q, x0, u, j); err != nil {
+		t.Fatal(err)
+	}
+	W := 1 + 4*B
+	full := make([]float64, len(j.Y)*W)
+	if err := j.Expand(full, B); err != nil {
+		t.Fatal(err)
+	}
+	y := make([]float64, len(j.Y))
+	for c := 1; c < W; c++ {
+		const h = 1e-6
+		var fd [2][]float64
+		for s, sg := range []float64{1, -1} {
+			z := append([]float64(nil), x0...)
+			z[c-1] += sg * h
+			if _, err := sim.Forward(p, q, z, u, y); err != nil {
+				t.Fatal(err)
+			}
+			fd[s] = append([]float64(nil), y...)
+		}
+		for i := range y {
+			num := (fd[0][i] - fd[1][i]) / (2 * h)
+			if !close(full[i*W+c], num, 1e-6) {
+				t.Fatalf("row %d column %d: %v, central differences %v", i, c, full[i*W+c], num)
+			}
+		}
+	}
+	if err := j.Expand(full[1:], B); err == nil {
+		t.Error("short destination accepted")
+	}
+}
