@@ -183,6 +183,7 @@ func (s *Sim) divergence() error {
 // adjoints of the outputs ybar ([NY][T][B] or nil), of the cost (cbar) and of
 // the final state (xTbar, [S][B] or nil), it writes ∂/∂p into pbar (len NP),
 // ∂/∂x0 into x0bar ([S][B], or nil) and ∂/∂u into ubar ([T][U][B], or nil).
+// After Value or Jacobian (which store no trajectory) it rolls forward first.
 func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
 	if s.stale { // after Value or Jacobian: the states are needed now
