@@ -433,7 +433,7 @@ func (f *fwdInterp) tangents() {
 		nd := &pr.nodes[i]
 		td := f.tv[i]
 		a, v := in.val[nd.a][:n], in.val[i][:n]
-		ta, tb, tc := f.tan(nd.a), f.zero, f.zero
+		ta, tb, tc := f.tan(nd.a), []float64(nil), []float64(nil)
 		var b, c []float64
 		if ar := nd.op.arity(); ar > 1 {
 			b, tb = in.val[nd.b][:n], f.tan(nd.b)
@@ -442,9 +442,8 @@ func (f *fwdInterp) tangents() {
 			}
 		}
 		for d := range D {
-			o := d * n
-			dst := td[o : o+n]
-			pa, pb, pc := ta[o%len(ta):][:n], tb[o%len(tb):][:n], tc[o%len(tc):][:n]
+			dst := td[d*n : (d+1)*n]
+			pa, pb, pc := f.dir(ta, d), f.dir(tb, d), f.dir(tc, d)
 			switch nd.op {
 			case opAdd:
 				for j := range dst {
@@ -528,12 +527,15 @@ func (f *fwdInterp) tangents() {
 	}
 }
 
-// tan is node id's tangents, or zeros (of length n, reused for every d).
-func (f *fwdInterp) tan(id int32) []float64 {
-	if t := f.tv[id]; t != nil {
-		return t
+// tan is node id's tangents [D][n], or nil when it carries none.
+func (f *fwdInterp) tan(id int32) []float64 { return f.tv[id] }
+
+// dir is direction d of tangents t (zeros when t is nil).
+func (f *fwdInterp) dir(t []float64, d int) []float64 {
+	if t == nil {
+		return f.zero
 	}
-	return f.zero
+	return t[d*f.n : (d+1)*f.n]
 }
 
 // Expand writes the Jacobian of the outputs with the initial states'
