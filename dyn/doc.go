@@ -78,18 +78,24 @@
 // trajectory the reverse pass reads (RollFinal), for line searches,
 // validation and MPC rollouts.
 //
-// Forward or reverse. The reverse pass costs about 3–4 native rollouts
-// whatever the number of parameters P, but gives one gradient; the
-// forward mode costs about 1 + c·P rollouts (c ≈ 0.2 for the own model,
-// whose Jacobian for 3 parameters over 4 × 20,000 steps costs 1.5–1.6
-// native rollouts, writing the 480,000 × 3 Jacobian included) and gives
-// the whole Jacobian. Measured by BenchmarkCrossover (a model with P
-// parameters each in its own term, gradient of a squared loss): the forward
-// mode is faster up to P ≈ 16 at 8 × 150 steps and up to P ≈ 8 at
-// 4 × 20,000 (where storing and reading the m×P Jacobian leaves the
-// caches). Hence the rule: least squares (the Jacobian is wanted, a few
-// dozen columns at most) → forward; a scalar loss with P ≤ 8 → forward,
-// else reverse; controls (one direction per input and step) → reverse.
+// Forward or reverse. The reverse pass gives one gradient for 2–4 native
+// rollouts whatever the number of parameters P (it rolls forward storing
+// the states, then back); the forward mode costs about 1 + c·P rollouts
+// and gives the whole Jacobian. Measured (paired with the native rollout,
+// minimum of many runs, 2 shared cores): the own model's Jacobian for 3
+// parameters over 4 × 20,000 steps, the 160,000 × 3 block written, costs
+// 1.6 native rollouts against 2.8 for the reverse pass's value and
+// gradient; Mecanum's for 4 coefficients over 3 × 1,680 steps 2.5 against
+// 3.8; the diffdrive calibration's cost gradient for 6 parameters over
+// 3,800 × 50 steps 2.1 against 3.0. BenchmarkCrossover (a model whose P
+// parameters each weigh their own tanh term, gradient of a squared loss
+// via Jᵀr) puts the crossover at P ≈ 16 at 8 × 150 and at 4 × 20,000 steps
+// alike (P = 16: forward 1.9–2.0, reverse 2.0–2.1 native rollouts; P = 32:
+// forward 4.6–5.1, reverse 1.7–2.1): the cost of both grows with the
+// horizon alike, so the horizon moves the crossover little. The rule:
+// least squares (the Jacobian itself is wanted; a few dozen columns at
+// most) → forward; a scalar loss with P ≤ 16 → forward, else reverse;
+// controls (a direction per input and step) → reverse.
 //
 // Concurrency: a Model is immutable and safe for concurrent use. Sim,
 // Stepper, the interpreter and the ops hold scratch memory: one per
