@@ -457,6 +457,28 @@ func (f *fwdInterp) tangents() {
 				for j := range dst {
 					dst[j] = -pa[j]
 				}
+			case opMul: // partials (b, a), inlined
+				for j := range dst {
+					var s float64
+					if pa[j] != 0 {
+						s += pa[j] * b[j]
+					}
+					if pb[j] != 0 {
+						s += pb[j] * a[j]
+					}
+					dst[j] = s
+				}
+			case opDiv: // partials (1/b, −v/b), inlined
+				for j := range dst {
+					var s float64
+					if pa[j] != 0 {
+						s += pa[j] * (1 / b[j])
+					}
+					if pb[j] != 0 {
+						s += pb[j] * (-v[j] / b[j])
+					}
+					dst[j] = s
+				}
 			case opWhere:
 				for j := range dst {
 					if c[j] != 0 {
