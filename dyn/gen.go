@@ -203,7 +203,8 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 			w("\tpbar[%d] += tp%d\n", k, k)
 		}
 	}
-	w("}\n")
+	w("}\n\n")
+	g.forwardKernels(&b, typeName) // gen_fwd.go
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("dyn.Generate(%s): formatting: %w\n%s", m.spec.Name, err, b.Bytes())

@@ -26,6 +26,13 @@ type Sim struct {
 	au    []float64
 	cost  float64
 	seeds []float64 // FinalJacobian's adjoints
+
+	// Value and Jacobian store no trajectory (stale: X holds x0 and the
+	// final state only); tin is the forward-mode interpreter, vx Value's
+	// two state buffers.
+	stale bool
+	tin   *fwdInterp
+	vx    [2][]float64
 }
 
 // NewSim prepares a rollout of B lanes over T steps with the model's
@@ -132,6 +139,7 @@ func (s *Sim) Forward(p, q, x0, u, y []float64) (float64, error) {
 func (s *Sim) forward(p, q, x0, u, y []float64) float64 {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
 	copy(s.X[:S*B], x0)
+	s.stale = false
 	if r, ok := s.k.(Roller); ok {
 		s.cost = r.Roll(B, s.T, p, q, s.X, u, y)
 		return s.cost
@@ -175,8 +183,12 @@ func (s *Sim) divergence() error {
 // adjoints of the outputs ybar ([NY][T][B] or nil), of the cost (cbar) and of
 // the final state (xTbar, [S][B] or nil), it writes ∂/∂p into pbar (len NP),
 // ∂/∂x0 into x0bar ([S][B], or nil) and ∂/∂u into ubar ([T][U][B], or nil).
+// After Value or Jacobian (which store no trajectory) it rolls forward first.
 func (s *Sim) Backward(p, q, u, ybar []float64, cbar float64, xTbar, pbar, x0bar, ubar []float64) {
 	S, U, B := s.m.NS(), s.m.NU(), s.B
+	if s.stale { // after Value or Jacobian: the states are needed now
+		s.forward(p, q, s.X[:S*B], u, nil)
+	}
 	clear(pbar)
 	if r, ok := s.k.(RollBacker); ok {
 		r.RollBack(B, s.T, p, q, s.X, u, ybar, cbar, xTbar, pbar, x0bar, ubar)

@@ -393,3 +393,500 @@ func (robotKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 	pbar[1] += tp1
 	pbar[2] += tp2
 }
+
+// RollFinal implements dyn.FinalRoller: the value-only rollout.
+func (robotKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			v27, v24 := math.Sincos(s2)
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			ns0 := v26
+			ns1 := v29
+			ns2 := v22
+			ns3 := v20
+			s0 = ns0
+			s1 = ns1
+			s2 = ns2
+			s3 = ns3
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+	}
+	return cost
+}
+
+// RollTangent implements dyn.TangentRoller: the forward-mode rollout
+// with respect to all parameters (and, with x0dirs, the initial states).
+func (k robotKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			v27, v24 := math.Sincos(s2)
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			var dv17_0, dv17_1, dv17_2 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 3
+				_ = jy[r0+2]
+				jy[r0+0] = dv26_0
+				jy[r0+1] = dv26_1
+				jy[r0+2] = dv26_2
+				r1 := ((1*T+t)*n + j) * 3
+				_ = jy[r1+2]
+				jy[r1+0] = dv29_0
+				jy[r1+1] = dv29_1
+				jy[r1+2] = dv29_2
+			}
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			ns2 := v22
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = 0
+			_ = jxT[(3*n+j)*3+2]
+			jxT[(3*n+j)*3+0] = ds3_0
+			jxT[(3*n+j)*3+1] = ds3_1
+			jxT[(3*n+j)*3+2] = ds3_2
+		}
+		if jc != nil {
+			jc[j*3+0] = 0
+			jc[j*3+1] = 0
+			jc[j*3+2] = 0
+		}
+	}
+	return cost
+}
+
+func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_5 := 0.0
+		ds0_6 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		ds1_6 := 0.0
+		s2 := x0[2*n+j]
+		ds2_5 := 1.0
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		ds3_6 := 1.0
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			v27, v24 := math.Sincos(s2)
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			dv11_6 := -(ds3_6)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv12_6 := dv11_6 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv13_6 := -(ds3_6)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv14_6 := dv13_6 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			dv15_6 := dv14_6 - (dv12_6)
+			var dv17_0, dv17_1, dv17_2, dv17_6 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+					dv17_6 = dv15_6
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv18_6 := dv12_6 + dv17_6
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv19_6 := dv18_6 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv20_6 := ds3_6 + dv19_6
+			dv22_5 := ds2_5
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv23_6 := ds3_6 * q0
+			fav24 := -v27
+			dv24_5 := ds2_5 * fav24
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv25_5 := dv24_5 * v23
+			dv25_6 := dv23_6 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv26_3 := ds0_3
+			dv26_5 := ds0_5 + dv25_5
+			dv26_6 := ds0_6 + dv25_6
+			dv27_5 := ds2_5 * v24
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv28_5 := dv27_5 * v23
+			dv28_6 := dv23_6 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			dv29_4 := ds1_4
+			dv29_5 := ds1_5 + dv28_5
+			dv29_6 := ds1_6 + dv28_6
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 7
+				_ = jy[r0+6]
+				jy[r0+0] = dv26_0
+				jy[r0+1] = dv26_1
+				jy[r0+2] = dv26_2
+				jy[r0+3] = dv26_3
+				jy[r0+4] = 0
+				jy[r0+5] = dv26_5
+				jy[r0+6] = dv26_6
+				r1 := ((1*T+t)*n + j) * 7
+				_ = jy[r1+6]
+				jy[r1+0] = dv29_0
+				jy[r1+1] = dv29_1
+				jy[r1+2] = dv29_2
+				jy[r1+3] = 0
+				jy[r1+4] = dv29_4
+				jy[r1+5] = dv29_5
+				jy[r1+6] = dv29_6
+			}
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			nd0_3 := dv26_3
+			nd0_5 := dv26_5
+			nd0_6 := dv26_6
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			nd1_4 := dv29_4
+			nd1_5 := dv29_5
+			nd1_6 := dv29_6
+			ns2 := v22
+			nd2_5 := dv22_5
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			nd3_6 := dv20_6
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_5 = nd0_5
+			ds0_6 = nd0_6
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			ds1_6 = nd1_6
+			s2 = ns2
+			ds2_5 = nd2_5
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+			ds3_6 = nd3_6
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*7+6]
+			jxT[(0*n+j)*7+0] = ds0_0
+			jxT[(0*n+j)*7+1] = ds0_1
+			jxT[(0*n+j)*7+2] = ds0_2
+			jxT[(0*n+j)*7+3] = ds0_3
+			jxT[(0*n+j)*7+4] = 0
+			jxT[(0*n+j)*7+5] = ds0_5
+			jxT[(0*n+j)*7+6] = ds0_6
+			_ = jxT[(1*n+j)*7+6]
+			jxT[(1*n+j)*7+0] = ds1_0
+			jxT[(1*n+j)*7+1] = ds1_1
+			jxT[(1*n+j)*7+2] = ds1_2
+			jxT[(1*n+j)*7+3] = 0
+			jxT[(1*n+j)*7+4] = ds1_4
+			jxT[(1*n+j)*7+5] = ds1_5
+			jxT[(1*n+j)*7+6] = ds1_6
+			_ = jxT[(2*n+j)*7+6]
+			jxT[(2*n+j)*7+0] = 0
+			jxT[(2*n+j)*7+1] = 0
+			jxT[(2*n+j)*7+2] = 0
+			jxT[(2*n+j)*7+3] = 0
+			jxT[(2*n+j)*7+4] = 0
+			jxT[(2*n+j)*7+5] = ds2_5
+			jxT[(2*n+j)*7+6] = 0
+			_ = jxT[(3*n+j)*7+6]
+			jxT[(3*n+j)*7+0] = ds3_0
+			jxT[(3*n+j)*7+1] = ds3_1
+			jxT[(3*n+j)*7+2] = ds3_2
+			jxT[(3*n+j)*7+3] = 0
+			jxT[(3*n+j)*7+4] = 0
+			jxT[(3*n+j)*7+5] = 0
+			jxT[(3*n+j)*7+6] = ds3_6
+		}
+		if jc != nil {
+			jc[j*7+0] = 0
+			jc[j*7+1] = 0
+			jc[j*7+2] = 0
+			jc[j*7+3] = 0
+			jc[j*7+4] = 0
+			jc[j*7+5] = 0
+			jc[j*7+6] = 0
+		}
+	}
+	return cost
+}

@@ -644,3 +644,455 @@ func (cameraLossKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 		}
 	}
 }
+
+// RollFinal implements dyn.FinalRoller: the value-only rollout.
+func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		s2 := x0[2*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 12 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			u4 := u[ub+4*n+j]
+			u5 := u[ub+5*n+j]
+			u6 := u[ub+6*n+j]
+			u7 := u[ub+7*n+j]
+			u8 := u[ub+8*n+j]
+			u9 := u[ub+9*n+j]
+			u10 := u[ub+10*n+j]
+			u11 := u[ub+11*n+j]
+			v20 := s0 - u6
+			v21 := u10 * v20
+			v22 := s1 - u7
+			v23 := u11 * v22
+			v24 := v21 + v23
+			v25 := u8 * v24
+			v26 := u4 + v25
+			v27 := u9 * v24
+			v28 := u5 + v27
+			v29, v32 := math.Sincos(s2)
+			v30 := q3 * v29
+			v31 := s0 - v30
+			v33 := q3 * v32
+			v34 := s1 + v33
+			v35 := s0 - u0
+			v36 := s1 - u1
+			v37 := v35 * v35
+			v38 := v36 * v36
+			v39 := v37 + v38
+			v41 := math.Sqrt(v39)
+			v42 := v41
+			if !(v39 > 0.0) {
+				v42 = 0.0
+			}
+			v43 := q1 * v42
+			v44 := s0 - v26
+			v45 := s1 - v28
+			v46 := v44 * v44
+			v47 := v45 * v45
+			v48 := v46 + v47
+			v50 := math.Sqrt(v48)
+			v51 := v50
+			if !(v48 > 0.0) {
+				v51 = 0.0
+			}
+			v52 := q0 * v51
+			v53 := v43 + v52
+			v54 := v31 - u2
+			v55 := v34 - u3
+			v56 := v54 * v54
+			v57 := v55 * v55
+			v58 := v56 + v57
+			v60 := math.Sqrt(v58)
+			v61 := v60
+			if !(v58 > 0.0) {
+				v61 = 0.0
+			}
+			v62 := q2 * v61
+			v63 := v53 + v62
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+				y[(2*T+t)*n+j] = s2
+			}
+			cost += v63
+			ns0 := s0
+			ns1 := s1
+			ns2 := s2
+			s0 = ns0
+			s1 = ns1
+			s2 = ns2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+	}
+	return cost
+}
+
+// RollTangent implements dyn.TangentRoller: the forward-mode rollout
+// with respect to all parameters (and, with x0dirs, the initial states).
+func (k cameraLossKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (cameraLossKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		s2 := x0[2*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 12 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			u4 := u[ub+4*n+j]
+			u5 := u[ub+5*n+j]
+			u6 := u[ub+6*n+j]
+			u7 := u[ub+7*n+j]
+			u8 := u[ub+8*n+j]
+			u9 := u[ub+9*n+j]
+			u10 := u[ub+10*n+j]
+			u11 := u[ub+11*n+j]
+			v20 := s0 - u6
+			v21 := u10 * v20
+			v22 := s1 - u7
+			v23 := u11 * v22
+			v24 := v21 + v23
+			v25 := u8 * v24
+			v26 := u4 + v25
+			v27 := u9 * v24
+			v28 := u5 + v27
+			v29, v32 := math.Sincos(s2)
+			v30 := q3 * v29
+			v31 := s0 - v30
+			v33 := q3 * v32
+			v34 := s1 + v33
+			v35 := s0 - u0
+			v36 := s1 - u1
+			v37 := v35 * v35
+			v38 := v36 * v36
+			v39 := v37 + v38
+			v41 := math.Sqrt(v39)
+			v42 := v41
+			if !(v39 > 0.0) {
+				v42 = 0.0
+			}
+			v43 := q1 * v42
+			v44 := s0 - v26
+			v45 := s1 - v28
+			v46 := v44 * v44
+			v47 := v45 * v45
+			v48 := v46 + v47
+			v50 := math.Sqrt(v48)
+			v51 := v50
+			if !(v48 > 0.0) {
+				v51 = 0.0
+			}
+			v52 := q0 * v51
+			v53 := v43 + v52
+			v54 := v31 - u2
+			v55 := v34 - u3
+			v56 := v54 * v54
+			v57 := v55 * v55
+			v58 := v56 + v57
+			v60 := math.Sqrt(v58)
+			v61 := v60
+			if !(v58 > 0.0) {
+				v61 = 0.0
+			}
+			v62 := q2 * v61
+			v63 := v53 + v62
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+				y[(2*T+t)*n+j] = s2
+			}
+			cost += v63
+			ns0 := s0
+			ns1 := s1
+			ns2 := s2
+			s0 = ns0
+			s1 = ns1
+			s2 = ns2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+	}
+	return cost
+}
+
+func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	q0 := q[0]
+	q1 := q[1]
+	q2 := q[2]
+	q3 := q[3]
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 1.0
+		s1 := x0[1*n+j]
+		ds1_1 := 1.0
+		s2 := x0[2*n+j]
+		ds2_2 := 1.0
+		var dc_0 float64
+		var dc_1 float64
+		var dc_2 float64
+		for t := 0; t < T; t++ {
+			ub := t * 12 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			u2 := u[ub+2*n+j]
+			u3 := u[ub+3*n+j]
+			u4 := u[ub+4*n+j]
+			u5 := u[ub+5*n+j]
+			u6 := u[ub+6*n+j]
+			u7 := u[ub+7*n+j]
+			u8 := u[ub+8*n+j]
+			u9 := u[ub+9*n+j]
+			u10 := u[ub+10*n+j]
+			u11 := u[ub+11*n+j]
+			v20 := s0 - u6
+			v21 := u10 * v20
+			v22 := s1 - u7
+			v23 := u11 * v22
+			v24 := v21 + v23
+			v25 := u8 * v24
+			v26 := u4 + v25
+			v27 := u9 * v24
+			v28 := u5 + v27
+			v29, v32 := math.Sincos(s2)
+			v30 := q3 * v29
+			v31 := s0 - v30
+			v33 := q3 * v32
+			v34 := s1 + v33
+			v35 := s0 - u0
+			v36 := s1 - u1
+			v37 := v35 * v35
+			v38 := v36 * v36
+			v39 := v37 + v38
+			v41 := math.Sqrt(v39)
+			v42 := v41
+			if !(v39 > 0.0) {
+				v42 = 0.0
+			}
+			v43 := q1 * v42
+			v44 := s0 - v26
+			v45 := s1 - v28
+			v46 := v44 * v44
+			v47 := v45 * v45
+			v48 := v46 + v47
+			v50 := math.Sqrt(v48)
+			v51 := v50
+			if !(v48 > 0.0) {
+				v51 = 0.0
+			}
+			v52 := q0 * v51
+			v53 := v43 + v52
+			v54 := v31 - u2
+			v55 := v34 - u3
+			v56 := v54 * v54
+			v57 := v55 * v55
+			v58 := v56 + v57
+			v60 := math.Sqrt(v58)
+			v61 := v60
+			if !(v58 > 0.0) {
+				v61 = 0.0
+			}
+			v62 := q2 * v61
+			v63 := v53 + v62
+			dv20_0 := ds0_0
+			dv21_0 := dv20_0 * u10
+			dv22_1 := ds1_1
+			dv23_1 := dv22_1 * u11
+			dv24_0 := dv21_0
+			dv24_1 := dv23_1
+			dv25_0 := dv24_0 * u8
+			dv25_1 := dv24_1 * u8
+			dv26_0 := dv25_0
+			dv26_1 := dv25_1
+			dv27_0 := dv24_0 * u9
+			dv27_1 := dv24_1 * u9
+			dv28_0 := dv27_0
+			dv28_1 := dv27_1
+			dv29_2 := ds2_2 * v32
+			dv30_2 := dv29_2 * q3
+			dv31_0 := ds0_0
+			dv31_2 := -(dv30_2)
+			fav32 := -v29
+			dv32_2 := ds2_2 * fav32
+			dv33_2 := dv32_2 * q3
+			dv34_1 := ds1_1
+			dv34_2 := dv33_2
+			dv35_0 := ds0_0
+			dv36_1 := ds1_1
+			dv37_0 := dv35_0*v35 + dv35_0*v35
+			dv38_1 := dv36_1*v36 + dv36_1*v36
+			dv39_0 := dv37_0
+			dv39_1 := dv38_1
+			fav41 := 0.5 / v41
+			var dv41_0 float64
+			if dv39_0 != 0 {
+				dv41_0 = dv39_0 * fav41
+			}
+			var dv41_1 float64
+			if dv39_1 != 0 {
+				dv41_1 = dv39_1 * fav41
+			}
+			var dv42_0, dv42_1 float64
+			if v39 > 0.0 {
+				dv42_0 = dv41_0
+				dv42_1 = dv41_1
+			}
+			dv43_0 := dv42_0 * q1
+			dv43_1 := dv42_1 * q1
+			dv44_0 := ds0_0 - (dv26_0)
+			dv44_1 := -(dv26_1)
+			dv45_0 := -(dv28_0)
+			dv45_1 := ds1_1 - (dv28_1)
+			dv46_0 := dv44_0*v44 + dv44_0*v44
+			dv46_1 := dv44_1*v44 + dv44_1*v44
+			dv47_0 := dv45_0*v45 + dv45_0*v45
+			dv47_1 := dv45_1*v45 + dv45_1*v45
+			dv48_0 := dv46_0 + dv47_0
+			dv48_1 := dv46_1 + dv47_1
+			fav50 := 0.5 / v50
+			var dv50_0 float64
+			if dv48_0 != 0 {
+				dv50_0 = dv48_0 * fav50
+			}
+			var dv50_1 float64
+			if dv48_1 != 0 {
+				dv50_1 = dv48_1 * fav50
+			}
+			var dv51_0, dv51_1 float64
+			if v48 > 0.0 {
+				dv51_0 = dv50_0
+				dv51_1 = dv50_1
+			}
+			dv52_0 := dv51_0 * q0
+			dv52_1 := dv51_1 * q0
+			dv53_0 := dv43_0 + dv52_0
+			dv53_1 := dv43_1 + dv52_1
+			dv54_0 := dv31_0
+			dv54_2 := dv31_2
+			dv55_1 := dv34_1
+			dv55_2 := dv34_2
+			dv56_0 := dv54_0*v54 + dv54_0*v54
+			dv56_2 := dv54_2*v54 + dv54_2*v54
+			dv57_1 := dv55_1*v55 + dv55_1*v55
+			dv57_2 := dv55_2*v55 + dv55_2*v55
+			dv58_0 := dv56_0
+			dv58_1 := dv57_1
+			dv58_2 := dv56_2 + dv57_2
+			fav60 := 0.5 / v60
+			var dv60_0 float64
+			if dv58_0 != 0 {
+				dv60_0 = dv58_0 * fav60
+			}
+			var dv60_1 float64
+			if dv58_1 != 0 {
+				dv60_1 = dv58_1 * fav60
+			}
+			var dv60_2 float64
+			if dv58_2 != 0 {
+				dv60_2 = dv58_2 * fav60
+			}
+			var dv61_0, dv61_1, dv61_2 float64
+			if v58 > 0.0 {
+				dv61_0 = dv60_0
+				dv61_1 = dv60_1
+				dv61_2 = dv60_2
+			}
+			dv62_0 := dv61_0 * q2
+			dv62_1 := dv61_1 * q2
+			dv62_2 := dv61_2 * q2
+			dv63_0 := dv53_0 + dv62_0
+			dv63_1 := dv53_1 + dv62_1
+			dv63_2 := dv62_2
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+				y[(2*T+t)*n+j] = s2
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 3
+				_ = jy[r0+2]
+				jy[r0+0] = ds0_0
+				jy[r0+1] = 0
+				jy[r0+2] = 0
+				r1 := ((1*T+t)*n + j) * 3
+				_ = jy[r1+2]
+				jy[r1+0] = 0
+				jy[r1+1] = ds1_1
+				jy[r1+2] = 0
+				r2 := ((2*T+t)*n + j) * 3
+				_ = jy[r2+2]
+				jy[r2+0] = 0
+				jy[r2+1] = 0
+				jy[r2+2] = ds2_2
+			}
+			cost += v63
+			dc_0 += dv63_0
+			dc_1 += dv63_1
+			dc_2 += dv63_2
+			ns0 := s0
+			nd0_0 := ds0_0
+			ns1 := s1
+			nd1_1 := ds1_1
+			ns2 := s2
+			nd2_2 := ds2_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			s1 = ns1
+			ds1_1 = nd1_1
+			s2 = ns2
+			ds2_2 = nd2_2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = 0
+			jxT[(0*n+j)*3+2] = 0
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = 0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = 0
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = ds2_2
+		}
+		if jc != nil {
+			jc[j*3+0] = dc_0
+			jc[j*3+1] = dc_1
+			jc[j*3+2] = dc_2
+		}
+	}
+	return cost
+}

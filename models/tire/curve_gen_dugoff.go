@@ -429,3 +429,448 @@ func (kernelDugoffCurve) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 	pbar[1] += tp1
 	pbar[2] += tp2
 }
+
+// RollFinal implements dyn.FinalRoller: the value-only rollout.
+func (kernelDugoffCurve) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := p0 * q0
+	_ = v16
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 0 * n
+			_ = ub
+			v9 := s0 * p1
+			v10 := s1 * p2
+			v11 := v9 * v9
+			v12 := v10 * v10
+			v13 := v11 + v12
+			v14 := math.Sqrt(v13)
+			v15 := 1.0 - s0
+			v17 := v15 * v16
+			v18 := v14 * 2.0
+			v19 := v17 / v18
+			v21 := dyn.B2F(v19 >= 1.0)
+			v22 := 1.0
+			if !(v14 <= 0.0) {
+				v22 = v21
+			}
+			v23 := 2.0 - v19
+			v24 := v16 * v23
+			v25 := v24 / v18
+			v26 := v9 / v15
+			v27 := v9 * v25
+			v28 := v26
+			if !(v22 != 0) {
+				v28 = v27
+			}
+			v29 := -v10
+			v30 := v29 / v15
+			v31 := v25 * v29
+			v32 := v30
+			if !(v22 != 0) {
+				v32 = v31
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v28
+				y[(1*T+t)*n+j] = v32
+			}
+			ns0 := s0
+			ns1 := s1
+			s0 = ns0
+			s1 = ns1
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+	}
+	return cost
+}
+
+// RollTangent implements dyn.TangentRoller: the forward-mode rollout
+// with respect to all parameters (and, with x0dirs, the initial states).
+func (k kernelDugoffCurve) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := p0 * q0
+	_ = v16
+	dv16_0 := q0
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 0 * n
+			_ = ub
+			v9 := s0 * p1
+			v10 := s1 * p2
+			v11 := v9 * v9
+			v12 := v10 * v10
+			v13 := v11 + v12
+			v14 := math.Sqrt(v13)
+			v15 := 1.0 - s0
+			v17 := v15 * v16
+			v18 := v14 * 2.0
+			v19 := v17 / v18
+			v21 := dyn.B2F(v19 >= 1.0)
+			v22 := 1.0
+			if !(v14 <= 0.0) {
+				v22 = v21
+			}
+			v23 := 2.0 - v19
+			v24 := v16 * v23
+			v25 := v24 / v18
+			v26 := v9 / v15
+			v27 := v9 * v25
+			v28 := v26
+			if !(v22 != 0) {
+				v28 = v27
+			}
+			v29 := -v10
+			v30 := v29 / v15
+			v31 := v25 * v29
+			v32 := v30
+			if !(v22 != 0) {
+				v32 = v31
+			}
+			dv9_1 := s0
+			dv10_2 := s1
+			dv11_1 := dv9_1*v9 + dv9_1*v9
+			dv12_2 := dv10_2*v10 + dv10_2*v10
+			dv13_1 := dv11_1
+			dv13_2 := dv12_2
+			fav14 := 0.5 / v14
+			var dv14_1 float64
+			if dv13_1 != 0 {
+				dv14_1 = dv13_1 * fav14
+			}
+			var dv14_2 float64
+			if dv13_2 != 0 {
+				dv14_2 = dv13_2 * fav14
+			}
+			dv17_0 := dv16_0 * v15
+			dv18_1 := dv14_1 * 2.0
+			dv18_2 := dv14_2 * 2.0
+			fav19 := 1 / v18
+			_ = fav19
+			fbv19 := -(v19 * fav19)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv18_1 * fbv19
+			dv19_2 := dv18_2 * fbv19
+			dv23_0 := -(dv19_0)
+			dv23_1 := -(dv19_1)
+			dv23_2 := -(dv19_2)
+			dv24_0 := dv16_0*v23 + dv23_0*v16
+			dv24_1 := dv23_1 * v16
+			dv24_2 := dv23_2 * v16
+			fav25 := 1 / v18
+			_ = fav25
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1*fav25 + dv18_1*fbv25
+			dv25_2 := dv24_2*fav25 + dv18_2*fbv25
+			fav26 := 1 / v15
+			_ = fav26
+			dv26_1 := dv9_1 * fav26
+			dv27_0 := dv25_0 * v9
+			dv27_1 := dv9_1*v25 + dv25_1*v9
+			dv27_2 := dv25_2 * v9
+			var dv28_0, dv28_1, dv28_2 float64
+			if v22 != 0 {
+				dv28_1 = dv26_1
+			} else {
+				dv28_0 = dv27_0
+				dv28_1 = dv27_1
+				dv28_2 = dv27_2
+			}
+			dv29_2 := -(dv10_2)
+			fav30 := 1 / v15
+			_ = fav30
+			dv30_2 := dv29_2 * fav30
+			dv31_0 := dv25_0 * v29
+			dv31_1 := dv25_1 * v29
+			dv31_2 := dv25_2*v29 + dv29_2*v25
+			var dv32_0, dv32_1, dv32_2 float64
+			if v22 != 0 {
+				dv32_2 = dv30_2
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v28
+				y[(1*T+t)*n+j] = v32
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 4
+				_ = jy[r0+3]
+				jy[r0+0] = dv28_0
+				jy[r0+1] = dv28_1
+				jy[r0+2] = dv28_2
+				jy[r0+3] = 0
+				r1 := ((1*T+t)*n + j) * 4
+				_ = jy[r1+3]
+				jy[r1+0] = dv32_0
+				jy[r1+1] = dv32_1
+				jy[r1+2] = dv32_2
+				jy[r1+3] = 0
+			}
+			ns0 := s0
+			ns1 := s1
+			s0 = ns0
+			s1 = ns1
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		if jxT != nil {
+			_ = jxT[(0*n+j)*4+3]
+			jxT[(0*n+j)*4+0] = 0
+			jxT[(0*n+j)*4+1] = 0
+			jxT[(0*n+j)*4+2] = 0
+			jxT[(0*n+j)*4+3] = 0
+			_ = jxT[(1*n+j)*4+3]
+			jxT[(1*n+j)*4+0] = 0
+			jxT[(1*n+j)*4+1] = 0
+			jxT[(1*n+j)*4+2] = 0
+			jxT[(1*n+j)*4+3] = 0
+		}
+		if jc != nil {
+			jc[j*4+0] = 0
+			jc[j*4+1] = 0
+			jc[j*4+2] = 0
+			jc[j*4+3] = 0
+		}
+	}
+	return cost
+}
+
+func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := p0 * q0
+	_ = v16
+	dv16_0 := q0
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_4 := 1.0
+		s1 := x0[1*n+j]
+		ds1_5 := 1.0
+		for t := 0; t < T; t++ {
+			ub := t * 0 * n
+			_ = ub
+			v9 := s0 * p1
+			v10 := s1 * p2
+			v11 := v9 * v9
+			v12 := v10 * v10
+			v13 := v11 + v12
+			v14 := math.Sqrt(v13)
+			v15 := 1.0 - s0
+			v17 := v15 * v16
+			v18 := v14 * 2.0
+			v19 := v17 / v18
+			v21 := dyn.B2F(v19 >= 1.0)
+			v22 := 1.0
+			if !(v14 <= 0.0) {
+				v22 = v21
+			}
+			v23 := 2.0 - v19
+			v24 := v16 * v23
+			v25 := v24 / v18
+			v26 := v9 / v15
+			v27 := v9 * v25
+			v28 := v26
+			if !(v22 != 0) {
+				v28 = v27
+			}
+			v29 := -v10
+			v30 := v29 / v15
+			v31 := v25 * v29
+			v32 := v30
+			if !(v22 != 0) {
+				v32 = v31
+			}
+			dv9_1 := s0
+			dv9_4 := ds0_4 * p1
+			dv10_2 := s1
+			dv10_5 := ds1_5 * p2
+			dv11_1 := dv9_1*v9 + dv9_1*v9
+			dv11_4 := dv9_4*v9 + dv9_4*v9
+			dv12_2 := dv10_2*v10 + dv10_2*v10
+			dv12_5 := dv10_5*v10 + dv10_5*v10
+			dv13_1 := dv11_1
+			dv13_2 := dv12_2
+			dv13_4 := dv11_4
+			dv13_5 := dv12_5
+			fav14 := 0.5 / v14
+			var dv14_1 float64
+			if dv13_1 != 0 {
+				dv14_1 = dv13_1 * fav14
+			}
+			var dv14_2 float64
+			if dv13_2 != 0 {
+				dv14_2 = dv13_2 * fav14
+			}
+			var dv14_4 float64
+			if dv13_4 != 0 {
+				dv14_4 = dv13_4 * fav14
+			}
+			var dv14_5 float64
+			if dv13_5 != 0 {
+				dv14_5 = dv13_5 * fav14
+			}
+			dv15_4 := -(ds0_4)
+			dv17_0 := dv16_0 * v15
+			dv17_4 := dv15_4 * v16
+			dv18_1 := dv14_1 * 2.0
+			dv18_2 := dv14_2 * 2.0
+			dv18_4 := dv14_4 * 2.0
+			dv18_5 := dv14_5 * 2.0
+			fav19 := 1 / v18
+			_ = fav19
+			fbv19 := -(v19 * fav19)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv18_1 * fbv19
+			dv19_2 := dv18_2 * fbv19
+			dv19_4 := dv17_4*fav19 + dv18_4*fbv19
+			dv19_5 := dv18_5 * fbv19
+			dv23_0 := -(dv19_0)
+			dv23_1 := -(dv19_1)
+			dv23_2 := -(dv19_2)
+			dv23_4 := -(dv19_4)
+			dv23_5 := -(dv19_5)
+			dv24_0 := dv16_0*v23 + dv23_0*v16
+			dv24_1 := dv23_1 * v16
+			dv24_2 := dv23_2 * v16
+			dv24_4 := dv23_4 * v16
+			dv24_5 := dv23_5 * v16
+			fav25 := 1 / v18
+			_ = fav25
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1*fav25 + dv18_1*fbv25
+			dv25_2 := dv24_2*fav25 + dv18_2*fbv25
+			dv25_4 := dv24_4*fav25 + dv18_4*fbv25
+			dv25_5 := dv24_5*fav25 + dv18_5*fbv25
+			fav26 := 1 / v15
+			_ = fav26
+			fbv26 := -(v26 * fav26)
+			dv26_1 := dv9_1 * fav26
+			dv26_4 := dv9_4*fav26 + dv15_4*fbv26
+			dv27_0 := dv25_0 * v9
+			dv27_1 := dv9_1*v25 + dv25_1*v9
+			dv27_2 := dv25_2 * v9
+			dv27_4 := dv9_4*v25 + dv25_4*v9
+			dv27_5 := dv25_5 * v9
+			var dv28_0, dv28_1, dv28_2, dv28_4, dv28_5 float64
+			if v22 != 0 {
+				dv28_1 = dv26_1
+				dv28_4 = dv26_4
+			} else {
+				dv28_0 = dv27_0
+				dv28_1 = dv27_1
+				dv28_2 = dv27_2
+				dv28_4 = dv27_4
+				dv28_5 = dv27_5
+			}
+			dv29_2 := -(dv10_2)
+			dv29_5 := -(dv10_5)
+			fav30 := 1 / v15
+			_ = fav30
+			fbv30 := -(v30 * fav30)
+			dv30_2 := dv29_2 * fav30
+			dv30_4 := dv15_4 * fbv30
+			dv30_5 := dv29_5 * fav30
+			dv31_0 := dv25_0 * v29
+			dv31_1 := dv25_1 * v29
+			dv31_2 := dv25_2*v29 + dv29_2*v25
+			dv31_4 := dv25_4 * v29
+			dv31_5 := dv25_5*v29 + dv29_5*v25
+			var dv32_0, dv32_1, dv32_2, dv32_4, dv32_5 float64
+			if v22 != 0 {
+				dv32_2 = dv30_2
+				dv32_4 = dv30_4
+				dv32_5 = dv30_5
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+				dv32_4 = dv31_4
+				dv32_5 = dv31_5
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v28
+				y[(1*T+t)*n+j] = v32
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 6
+				_ = jy[r0+5]
+				jy[r0+0] = dv28_0
+				jy[r0+1] = dv28_1
+				jy[r0+2] = dv28_2
+				jy[r0+3] = 0
+				jy[r0+4] = dv28_4
+				jy[r0+5] = dv28_5
+				r1 := ((1*T+t)*n + j) * 6
+				_ = jy[r1+5]
+				jy[r1+0] = dv32_0
+				jy[r1+1] = dv32_1
+				jy[r1+2] = dv32_2
+				jy[r1+3] = 0
+				jy[r1+4] = dv32_4
+				jy[r1+5] = dv32_5
+			}
+			ns0 := s0
+			nd0_4 := ds0_4
+			ns1 := s1
+			nd1_5 := ds1_5
+			s0 = ns0
+			ds0_4 = nd0_4
+			s1 = ns1
+			ds1_5 = nd1_5
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		if jxT != nil {
+			_ = jxT[(0*n+j)*6+5]
+			jxT[(0*n+j)*6+0] = 0
+			jxT[(0*n+j)*6+1] = 0
+			jxT[(0*n+j)*6+2] = 0
+			jxT[(0*n+j)*6+3] = 0
+			jxT[(0*n+j)*6+4] = ds0_4
+			jxT[(0*n+j)*6+5] = 0
+			_ = jxT[(1*n+j)*6+5]
+			jxT[(1*n+j)*6+0] = 0
+			jxT[(1*n+j)*6+1] = 0
+			jxT[(1*n+j)*6+2] = 0
+			jxT[(1*n+j)*6+3] = 0
+			jxT[(1*n+j)*6+4] = 0
+			jxT[(1*n+j)*6+5] = ds1_5
+		}
+		if jc != nil {
+			jc[j*6+0] = 0
+			jc[j*6+1] = 0
+			jc[j*6+2] = 0
+			jc[j*6+3] = 0
+			jc[j*6+4] = 0
+			jc[j*6+5] = 0
+		}
+	}
+	return cost
+}

@@ -223,3 +223,185 @@ func (gainKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, x
 	}
 	pbar[0] += tp0
 }
+
+// RollFinal implements dyn.FinalRoller: the value-only rollout.
+func (gainKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
+	p0 := p[0]
+	q0 := q[0]
+	v9 := 1.0 / q0
+	_ = v9
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 1 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			v7 := u0 * p0
+			v8 := v7 - s0
+			v11 := v8 * v9
+			v12 := v11 * 0.01
+			v13 := s0 + v12
+			v14 := v8 * 0.01
+			v15 := s0 + v14
+			v16 := v13
+			if !(q0 > 0.0) {
+				v16 = v15
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v16
+			}
+			ns0 := v16
+			s0 = ns0
+		}
+		xT[0*n+j] = s0
+	}
+	return cost
+}
+
+// RollTangent implements dyn.TangentRoller: the forward-mode rollout
+// with respect to all parameters (and, with x0dirs, the initial states).
+func (k gainKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (gainKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	q0 := q[0]
+	v9 := 1.0 / q0
+	_ = v9
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		for t := 0; t < T; t++ {
+			ub := t * 1 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			v7 := u0 * p0
+			v8 := v7 - s0
+			v11 := v8 * v9
+			v12 := v11 * 0.01
+			v13 := s0 + v12
+			v14 := v8 * 0.01
+			v15 := s0 + v14
+			v16 := v13
+			if !(q0 > 0.0) {
+				v16 = v15
+			}
+			dv7_0 := u0
+			dv8_0 := dv7_0 - (ds0_0)
+			dv11_0 := dv8_0 * v9
+			dv12_0 := dv11_0 * 0.01
+			dv13_0 := ds0_0 + dv12_0
+			dv14_0 := dv8_0 * 0.01
+			dv15_0 := ds0_0 + dv14_0
+			var dv16_0 float64
+			if q0 > 0.0 {
+				dv16_0 = dv13_0
+			} else {
+				dv16_0 = dv15_0
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v16
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 1
+				_ = jy[r0+0]
+				jy[r0+0] = dv16_0
+			}
+			ns0 := v16
+			nd0_0 := dv16_0
+			s0 = ns0
+			ds0_0 = nd0_0
+		}
+		xT[0*n+j] = s0
+		if jxT != nil {
+			_ = jxT[(0*n+j)*1+0]
+			jxT[(0*n+j)*1+0] = ds0_0
+		}
+		if jc != nil {
+			jc[j*1+0] = 0
+		}
+	}
+	return cost
+}
+
+func (gainKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	q0 := q[0]
+	v9 := 1.0 / q0
+	_ = v9
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 1.0
+		for t := 0; t < T; t++ {
+			ub := t * 1 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			v7 := u0 * p0
+			v8 := v7 - s0
+			v11 := v8 * v9
+			v12 := v11 * 0.01
+			v13 := s0 + v12
+			v14 := v8 * 0.01
+			v15 := s0 + v14
+			v16 := v13
+			if !(q0 > 0.0) {
+				v16 = v15
+			}
+			dv7_0 := u0
+			dv8_0 := dv7_0 - (ds0_0)
+			dv8_1 := -(ds0_1)
+			dv11_0 := dv8_0 * v9
+			dv11_1 := dv8_1 * v9
+			dv12_0 := dv11_0 * 0.01
+			dv12_1 := dv11_1 * 0.01
+			dv13_0 := ds0_0 + dv12_0
+			dv13_1 := ds0_1 + dv12_1
+			dv14_0 := dv8_0 * 0.01
+			dv14_1 := dv8_1 * 0.01
+			dv15_0 := ds0_0 + dv14_0
+			dv15_1 := ds0_1 + dv14_1
+			var dv16_0, dv16_1 float64
+			if q0 > 0.0 {
+				dv16_0 = dv13_0
+				dv16_1 = dv13_1
+			} else {
+				dv16_0 = dv15_0
+				dv16_1 = dv15_1
+			}
+			if y != nil {
+				y[(0*T+t)*n+j] = v16
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 2
+				_ = jy[r0+1]
+				jy[r0+0] = dv16_0
+				jy[r0+1] = dv16_1
+			}
+			ns0 := v16
+			nd0_0 := dv16_0
+			nd0_1 := dv16_1
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+		}
+		xT[0*n+j] = s0
+		if jxT != nil {
+			_ = jxT[(0*n+j)*2+1]
+			jxT[(0*n+j)*2+0] = ds0_0
+			jxT[(0*n+j)*2+1] = ds0_1
+		}
+		if jc != nil {
+			jc[j*2+0] = 0
+			jc[j*2+1] = 0
+		}
+	}
+	return cost
+}

@@ -1461,3 +1461,2050 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 	pbar[1] += tp1
 	pbar[2] += tp2
 }
+
+// RollFinal implements dyn.FinalRoller: the value-only rollout.
+func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		s1 := x0[1*n+j]
+		s2 := x0[2*n+j]
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v22 := s0 * s0
+			v23 := v22 + 1.0
+			v24 := math.Sin(s0)
+			v25 := math.Cos(s1)
+			v26 := v24 * v25
+			v27 := s2 * 0.3
+			v28 := math.Tan(v27)
+			v29 := v26 + v28
+			v30 := math.Atan(u0)
+			v31 := math.Atan2(s1, v23)
+			v32 := v30 - v31
+			v33 := s2 * (-0.5)
+			v34 := math.Exp(v33)
+			v35 := v32 + v34
+			v36 := math.Log(v23)
+			v37 := math.Log1p(v23)
+			v38 := v36 + v37
+			v39 := math.Sqrt(v23)
+			v40 := v38 + v39
+			v42 := v40 * v41
+			v43 := s0 - u0
+			v44 := math.Abs(v43)
+			v45 := dyn.SignOf(s1)
+			v46 := v44 * v45
+			v47 := dyn.MinOf(s0, u1)
+			v48 := v46 + v47
+			v49 := dyn.MaxOf(s1, p1)
+			v50 := v48 - v49
+			v51 := s0 * p0
+			v53 := dyn.ClampOf(v51, v52, p1)
+			v54 := dyn.ClampOf(s1, v52, p2)
+			v55 := dyn.B2F(s1 < v52)
+			v56 := v55 * (-2.0)
+			v57 := 1.0 + v56
+			v58 := dyn.B2F(s1 > p2)
+			v59 := v58 * 2.0
+			v60 := v59 - 1.0
+			v61 := s1 - v52
+			v62 := v57 * v61
+			v63 := -v62
+			v64 := v63 / q0
+			v65 := math.Exp(v64)
+			v66 := math.Log1p(v65)
+			v67 := q0 * v66
+			v68 := s1 - p2
+			v69 := v60 * v68
+			v70 := -v69
+			v71 := v70 / q0
+			v72 := math.Exp(v71)
+			v73 := math.Log1p(v72)
+			v74 := q0 * v73
+			v75 := v67 - v74
+			v76 := v54 + v75
+			v77 := v53 + v76
+			v78 := s2 - u0
+			v79 := math.Abs(v78)
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := math.Tanh(v85)
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
+			v92 := v78
+			if !(v79 <= v82) {
+				v92 = v91
+			}
+			v93 := s0 - s1
+			v94 := v93 * v93
+			v96 := v94 + v95
+			v97 := math.Sqrt(v96)
+			v98 := q0 + v97
+			v99 := v94 / v98
+			v100 := v92 + v99
+			v101 := math.Abs(s2)
+			v102 := s2 + v101
+			v103 := v102 * 0.5
+			v104 := -v101
+			v105 := v104 / q0
+			v106 := math.Exp(v105)
+			v107 := math.Log1p(v106)
+			v108 := q0 * v107
+			v109 := v103 + v108
+			v110 := v100 + v109
+			v112 := -s0
+			v113 := math.Sqrt(v112)
+			v114 := math.Sqrt(s0)
+			v115 := v113
+			if !(s0 < 0.0) {
+				v115 = v114
+			}
+			v116 := math.Abs(s1)
+			v118 := 1.0 / s1
+			v119 := s1 * 1000.0
+			v120 := v118
+			if !(v116 >= 0.001) {
+				v120 = v119
+			}
+			v121 := v115 + v120
+			v123 := -s2
+			v124 := s2
+			if !(s2 > 0.0) {
+				v124 = v123
+			}
+			v126 := u1 * 2.0
+			v127 := u1 / 3.0
+			v128 := v126
+			if !(u1 <= 0.0) {
+				v128 = v127
+			}
+			v129 := v124 + v128
+			v130 := v29 + v50
+			v131 := v130 * 0.1
+			v132 := u0 * p0
+			v133 := v131 + v132
+			v134 := q1 * v133
+			v135 := s0 + v134
+			v136 := v35 + v77
+			v137 := 0.1 * v136
+			v138 := s1 * p1
+			v139 := v137 - v138
+			v140 := q1 * v139
+			v141 := s1 + v140
+			v142 := v42 + v110
+			v143 := v121 + v142
+			v144 := v129 + v143
+			v145 := v144 * 0.05
+			v146 := s2 * p2
+			v147 := v145 - v146
+			v148 := q1 * v147
+			v149 := s2 + v148
+			v150 := s0 * s1
+			v151 := v121 + v150
+			v152 := math.Sin(s2)
+			v153 := v129 + v152
+			v154 := s0 - u1
+			v155 := v154 * v154
+			v156 := 0.5 * v155
+			if y != nil {
+				y[(0*T+t)*n+j] = v151
+				y[(1*T+t)*n+j] = v153
+			}
+			cost += v156
+			ns0 := v135
+			ns1 := v141
+			ns2 := v149
+			s0 = ns0
+			s1 = ns1
+			s2 = ns2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+	}
+	return cost
+}
+
+// RollTangent implements dyn.TangentRoller: the forward-mode rollout
+// with respect to all parameters (and, with x0dirs, the initial states).
+func (k kitchenKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
+	fav41 := 1 - v41*v41
+	dv41_0 := fav41
+	dv52_1 := -(1.0)
+	dv81_2 := 1.0
+	dv82_2 := dv81_2 * v80
+	dv83_2 := 1.0 - (dv82_2)
+	fav64 := 1 / q0
+	_ = fav64
+	fav71 := 1 / q0
+	_ = fav71
+	fav85 := 1 / v83
+	_ = fav85
+	fav105 := 1 / q0
+	_ = fav105
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		ds2_0 := 0.0
+		ds2_1 := 0.0
+		ds2_2 := 0.0
+		var dc_0 float64
+		var dc_1 float64
+		var dc_2 float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v22 := s0 * s0
+			v23 := v22 + 1.0
+			v24 := math.Sin(s0)
+			v25 := math.Cos(s1)
+			v26 := v24 * v25
+			v27 := s2 * 0.3
+			v28 := math.Tan(v27)
+			v29 := v26 + v28
+			v30 := math.Atan(u0)
+			v31 := math.Atan2(s1, v23)
+			v32 := v30 - v31
+			v33 := s2 * (-0.5)
+			v34 := math.Exp(v33)
+			v35 := v32 + v34
+			v36 := math.Log(v23)
+			v37 := math.Log1p(v23)
+			v38 := v36 + v37
+			v39 := math.Sqrt(v23)
+			v40 := v38 + v39
+			v42 := v40 * v41
+			v43 := s0 - u0
+			v44 := math.Abs(v43)
+			v45 := dyn.SignOf(s1)
+			v46 := v44 * v45
+			v47 := dyn.MinOf(s0, u1)
+			v48 := v46 + v47
+			v49 := dyn.MaxOf(s1, p1)
+			v50 := v48 - v49
+			v51 := s0 * p0
+			v53 := dyn.ClampOf(v51, v52, p1)
+			v54 := dyn.ClampOf(s1, v52, p2)
+			v55 := dyn.B2F(s1 < v52)
+			v56 := v55 * (-2.0)
+			v57 := 1.0 + v56
+			v58 := dyn.B2F(s1 > p2)
+			v59 := v58 * 2.0
+			v60 := v59 - 1.0
+			v61 := s1 - v52
+			v62 := v57 * v61
+			v63 := -v62
+			v64 := v63 / q0
+			v65 := math.Exp(v64)
+			v66 := math.Log1p(v65)
+			v67 := q0 * v66
+			v68 := s1 - p2
+			v69 := v60 * v68
+			v70 := -v69
+			v71 := v70 / q0
+			v72 := math.Exp(v71)
+			v73 := math.Log1p(v72)
+			v74 := q0 * v73
+			v75 := v67 - v74
+			v76 := v54 + v75
+			v77 := v53 + v76
+			v78 := s2 - u0
+			v79 := math.Abs(v78)
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := math.Tanh(v85)
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
+			v92 := v78
+			if !(v79 <= v82) {
+				v92 = v91
+			}
+			v93 := s0 - s1
+			v94 := v93 * v93
+			v96 := v94 + v95
+			v97 := math.Sqrt(v96)
+			v98 := q0 + v97
+			v99 := v94 / v98
+			v100 := v92 + v99
+			v101 := math.Abs(s2)
+			v102 := s2 + v101
+			v103 := v102 * 0.5
+			v104 := -v101
+			v105 := v104 / q0
+			v106 := math.Exp(v105)
+			v107 := math.Log1p(v106)
+			v108 := q0 * v107
+			v109 := v103 + v108
+			v110 := v100 + v109
+			v112 := -s0
+			v113 := math.Sqrt(v112)
+			v114 := math.Sqrt(s0)
+			v115 := v113
+			if !(s0 < 0.0) {
+				v115 = v114
+			}
+			v116 := math.Abs(s1)
+			v118 := 1.0 / s1
+			v119 := s1 * 1000.0
+			v120 := v118
+			if !(v116 >= 0.001) {
+				v120 = v119
+			}
+			v121 := v115 + v120
+			v123 := -s2
+			v124 := s2
+			if !(s2 > 0.0) {
+				v124 = v123
+			}
+			v126 := u1 * 2.0
+			v127 := u1 / 3.0
+			v128 := v126
+			if !(u1 <= 0.0) {
+				v128 = v127
+			}
+			v129 := v124 + v128
+			v130 := v29 + v50
+			v131 := v130 * 0.1
+			v132 := u0 * p0
+			v133 := v131 + v132
+			v134 := q1 * v133
+			v135 := s0 + v134
+			v136 := v35 + v77
+			v137 := 0.1 * v136
+			v138 := s1 * p1
+			v139 := v137 - v138
+			v140 := q1 * v139
+			v141 := s1 + v140
+			v142 := v42 + v110
+			v143 := v121 + v142
+			v144 := v129 + v143
+			v145 := v144 * 0.05
+			v146 := s2 * p2
+			v147 := v145 - v146
+			v148 := q1 * v147
+			v149 := s2 + v148
+			v150 := s0 * s1
+			v151 := v121 + v150
+			v152 := math.Sin(s2)
+			v153 := v129 + v152
+			v154 := s0 - u1
+			v155 := v154 * v154
+			v156 := 0.5 * v155
+			dv22_0 := ds0_0*s0 + ds0_0*s0
+			dv22_1 := ds0_1*s0 + ds0_1*s0
+			dv22_2 := ds0_2*s0 + ds0_2*s0
+			dv23_0 := dv22_0
+			dv23_1 := dv22_1
+			dv23_2 := dv22_2
+			fav24 := math.Cos(s0)
+			dv24_0 := ds0_0 * fav24
+			dv24_1 := ds0_1 * fav24
+			dv24_2 := ds0_2 * fav24
+			fav25 := -math.Sin(s1)
+			dv25_0 := ds1_0 * fav25
+			dv25_1 := ds1_1 * fav25
+			dv25_2 := ds1_2 * fav25
+			dv26_0 := dv24_0*v25 + dv25_0*v24
+			dv26_1 := dv24_1*v25 + dv25_1*v24
+			dv26_2 := dv24_2*v25 + dv25_2*v24
+			dv27_0 := ds2_0 * 0.3
+			dv27_1 := ds2_1 * 0.3
+			dv27_2 := ds2_2 * 0.3
+			fav28 := 1 + v28*v28
+			dv28_0 := dv27_0 * fav28
+			dv28_1 := dv27_1 * fav28
+			dv28_2 := dv27_2 * fav28
+			dv29_0 := dv26_0 + dv28_0
+			dv29_1 := dv26_1 + dv28_1
+			dv29_2 := dv26_2 + dv28_2
+			var fav31, fbv31 float64
+			if r2 := s1*s1 + v23*v23; r2 != 0 {
+				fav31, fbv31 = v23/r2, -s1/r2
+			}
+			_, _ = fav31, fbv31
+			dv31_0 := ds1_0*fav31 + dv23_0*fbv31
+			dv31_1 := ds1_1*fav31 + dv23_1*fbv31
+			dv31_2 := ds1_2*fav31 + dv23_2*fbv31
+			dv32_0 := -(dv31_0)
+			dv32_1 := -(dv31_1)
+			dv32_2 := -(dv31_2)
+			dv33_0 := ds2_0 * (-0.5)
+			dv33_1 := ds2_1 * (-0.5)
+			dv33_2 := ds2_2 * (-0.5)
+			dv34_0 := dv33_0 * v34
+			dv34_1 := dv33_1 * v34
+			dv34_2 := dv33_2 * v34
+			dv35_0 := dv32_0 + dv34_0
+			dv35_1 := dv32_1 + dv34_1
+			dv35_2 := dv32_2 + dv34_2
+			fav36 := 1 / v23
+			dv36_0 := dv23_0 * fav36
+			dv36_1 := dv23_1 * fav36
+			dv36_2 := dv23_2 * fav36
+			fav37 := 1 / (1 + v23)
+			dv37_0 := dv23_0 * fav37
+			dv37_1 := dv23_1 * fav37
+			dv37_2 := dv23_2 * fav37
+			dv38_0 := dv36_0 + dv37_0
+			dv38_1 := dv36_1 + dv37_1
+			dv38_2 := dv36_2 + dv37_2
+			fav39 := 0.5 / v39
+			var dv39_0 float64
+			if dv23_0 != 0 {
+				dv39_0 = dv23_0 * fav39
+			}
+			var dv39_1 float64
+			if dv23_1 != 0 {
+				dv39_1 = dv23_1 * fav39
+			}
+			var dv39_2 float64
+			if dv23_2 != 0 {
+				dv39_2 = dv23_2 * fav39
+			}
+			dv40_0 := dv38_0 + dv39_0
+			dv40_1 := dv38_1 + dv39_1
+			dv40_2 := dv38_2 + dv39_2
+			dv42_0 := dv40_0*v41 + dv41_0*v40
+			dv42_1 := dv40_1 * v41
+			dv42_2 := dv40_2 * v41
+			dv43_0 := ds0_0
+			dv43_1 := ds0_1
+			dv43_2 := ds0_2
+			fav44 := dyn.SignOf(v43)
+			dv44_0 := dv43_0 * fav44
+			dv44_1 := dv43_1 * fav44
+			dv44_2 := dv43_2 * fav44
+			dv46_0 := dv44_0 * v45
+			dv46_1 := dv44_1 * v45
+			dv46_2 := dv44_2 * v45
+			var dv47_0, dv47_1, dv47_2 float64
+			if s0 <= u1 {
+				dv47_0 = ds0_0
+				dv47_1 = ds0_1
+				dv47_2 = ds0_2
+			}
+			dv48_0 := dv46_0 + dv47_0
+			dv48_1 := dv46_1 + dv47_1
+			dv48_2 := dv46_2 + dv47_2
+			var dv49_0, dv49_1, dv49_2 float64
+			if s1 >= p1 {
+				dv49_0 = ds1_0
+				dv49_1 = ds1_1
+				dv49_2 = ds1_2
+			} else {
+				dv49_1 = 1.0
+			}
+			dv50_0 := dv48_0 - (dv49_0)
+			dv50_1 := dv48_1 - (dv49_1)
+			dv50_2 := dv48_2 - (dv49_2)
+			dv51_0 := ds0_0*p0 + s0
+			dv51_1 := ds0_1 * p0
+			dv51_2 := ds0_2 * p0
+			var dv53_0, dv53_1, dv53_2 float64
+			if v51 < v52 {
+				dv53_1 = dv52_1
+			} else {
+				if v51 > p1 {
+					dv53_1 = 1.0
+				} else {
+					dv53_0 = dv51_0
+					dv53_1 = dv51_1
+					dv53_2 = dv51_2
+				}
+			}
+			var dv54_0, dv54_1, dv54_2 float64
+			if s1 < v52 {
+				dv54_1 = dv52_1
+			} else {
+				if s1 > p2 {
+					dv54_2 = 1.0
+				} else {
+					dv54_0 = ds1_0
+					dv54_1 = ds1_1
+					dv54_2 = ds1_2
+				}
+			}
+			dv61_0 := ds1_0
+			dv61_1 := ds1_1 - (dv52_1)
+			dv61_2 := ds1_2
+			dv62_0 := dv61_0 * v57
+			dv62_1 := dv61_1 * v57
+			dv62_2 := dv61_2 * v57
+			dv63_0 := -(dv62_0)
+			dv63_1 := -(dv62_1)
+			dv63_2 := -(dv62_2)
+			dv64_0 := dv63_0 * fav64
+			dv64_1 := dv63_1 * fav64
+			dv64_2 := dv63_2 * fav64
+			dv65_0 := dv64_0 * v65
+			dv65_1 := dv64_1 * v65
+			dv65_2 := dv64_2 * v65
+			fav66 := 1 / (1 + v65)
+			dv66_0 := dv65_0 * fav66
+			dv66_1 := dv65_1 * fav66
+			dv66_2 := dv65_2 * fav66
+			dv67_0 := dv66_0 * q0
+			dv67_1 := dv66_1 * q0
+			dv67_2 := dv66_2 * q0
+			dv68_0 := ds1_0
+			dv68_1 := ds1_1
+			dv68_2 := ds1_2 - (1.0)
+			dv69_0 := dv68_0 * v60
+			dv69_1 := dv68_1 * v60
+			dv69_2 := dv68_2 * v60
+			dv70_0 := -(dv69_0)
+			dv70_1 := -(dv69_1)
+			dv70_2 := -(dv69_2)
+			dv71_0 := dv70_0 * fav71
+			dv71_1 := dv70_1 * fav71
+			dv71_2 := dv70_2 * fav71
+			dv72_0 := dv71_0 * v72
+			dv72_1 := dv71_1 * v72
+			dv72_2 := dv71_2 * v72
+			fav73 := 1 / (1 + v72)
+			dv73_0 := dv72_0 * fav73
+			dv73_1 := dv72_1 * fav73
+			dv73_2 := dv72_2 * fav73
+			dv74_0 := dv73_0 * q0
+			dv74_1 := dv73_1 * q0
+			dv74_2 := dv73_2 * q0
+			dv75_0 := dv67_0 - (dv74_0)
+			dv75_1 := dv67_1 - (dv74_1)
+			dv75_2 := dv67_2 - (dv74_2)
+			dv76_0 := dv54_0 + dv75_0
+			dv76_1 := dv54_1 + dv75_1
+			dv76_2 := dv54_2 + dv75_2
+			dv77_0 := dv53_0 + dv76_0
+			dv77_1 := dv53_1 + dv76_1
+			dv77_2 := dv53_2 + dv76_2
+			dv78_0 := ds2_0
+			dv78_1 := ds2_1
+			dv78_2 := ds2_2
+			fav79 := dyn.SignOf(v78)
+			dv79_0 := dv78_0 * fav79
+			dv79_1 := dv78_1 * fav79
+			dv79_2 := dv78_2 * fav79
+			dv84_0 := dv79_0
+			dv84_1 := dv79_1
+			dv84_2 := dv79_2 - (dv82_2)
+			fbv85 := -(v85 * fav85)
+			dv85_0 := dv84_0 * fav85
+			dv85_1 := dv84_1 * fav85
+			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
+			fav86 := 1 - v86*v86
+			dv86_0 := dv85_0 * fav86
+			dv86_1 := dv85_1 * fav86
+			dv86_2 := dv85_2 * fav86
+			dv87_0 := dv86_0 * v83
+			dv87_1 := dv86_1 * v83
+			dv87_2 := dv83_2*v86 + dv86_2*v83
+			dv88_0 := dv87_0
+			dv88_1 := dv87_1
+			dv88_2 := dv82_2 + dv87_2
+			dv91_0 := dv88_0 * v90
+			dv91_1 := dv88_1 * v90
+			dv91_2 := dv88_2 * v90
+			var dv92_0, dv92_1, dv92_2 float64
+			if v79 <= v82 {
+				dv92_0 = dv78_0
+				dv92_1 = dv78_1
+				dv92_2 = dv78_2
+			} else {
+				dv92_0 = dv91_0
+				dv92_1 = dv91_1
+				dv92_2 = dv91_2
+			}
+			dv93_0 := ds0_0 - (ds1_0)
+			dv93_1 := ds0_1 - (ds1_1)
+			dv93_2 := ds0_2 - (ds1_2)
+			dv94_0 := dv93_0*v93 + dv93_0*v93
+			dv94_1 := dv93_1*v93 + dv93_1*v93
+			dv94_2 := dv93_2*v93 + dv93_2*v93
+			dv96_0 := dv94_0
+			dv96_1 := dv94_1
+			dv96_2 := dv94_2
+			fav97 := 0.5 / v97
+			var dv97_0 float64
+			if dv96_0 != 0 {
+				dv97_0 = dv96_0 * fav97
+			}
+			var dv97_1 float64
+			if dv96_1 != 0 {
+				dv97_1 = dv96_1 * fav97
+			}
+			var dv97_2 float64
+			if dv96_2 != 0 {
+				dv97_2 = dv96_2 * fav97
+			}
+			dv98_0 := dv97_0
+			dv98_1 := dv97_1
+			dv98_2 := dv97_2
+			fav99 := 1 / v98
+			_ = fav99
+			fbv99 := -(v99 * fav99)
+			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
+			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
+			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
+			dv100_0 := dv92_0 + dv99_0
+			dv100_1 := dv92_1 + dv99_1
+			dv100_2 := dv92_2 + dv99_2
+			fav101 := dyn.SignOf(s2)
+			dv101_0 := ds2_0 * fav101
+			dv101_1 := ds2_1 * fav101
+			dv101_2 := ds2_2 * fav101
+			dv102_0 := ds2_0 + dv101_0
+			dv102_1 := ds2_1 + dv101_1
+			dv102_2 := ds2_2 + dv101_2
+			dv103_0 := dv102_0 * 0.5
+			dv103_1 := dv102_1 * 0.5
+			dv103_2 := dv102_2 * 0.5
+			dv104_0 := -(dv101_0)
+			dv104_1 := -(dv101_1)
+			dv104_2 := -(dv101_2)
+			dv105_0 := dv104_0 * fav105
+			dv105_1 := dv104_1 * fav105
+			dv105_2 := dv104_2 * fav105
+			dv106_0 := dv105_0 * v106
+			dv106_1 := dv105_1 * v106
+			dv106_2 := dv105_2 * v106
+			fav107 := 1 / (1 + v106)
+			dv107_0 := dv106_0 * fav107
+			dv107_1 := dv106_1 * fav107
+			dv107_2 := dv106_2 * fav107
+			dv108_0 := dv107_0 * q0
+			dv108_1 := dv107_1 * q0
+			dv108_2 := dv107_2 * q0
+			dv109_0 := dv103_0 + dv108_0
+			dv109_1 := dv103_1 + dv108_1
+			dv109_2 := dv103_2 + dv108_2
+			dv110_0 := dv100_0 + dv109_0
+			dv110_1 := dv100_1 + dv109_1
+			dv110_2 := dv100_2 + dv109_2
+			dv112_0 := -(ds0_0)
+			dv112_1 := -(ds0_1)
+			dv112_2 := -(ds0_2)
+			fav113 := 0.5 / v113
+			var dv113_0 float64
+			if dv112_0 != 0 {
+				dv113_0 = dv112_0 * fav113
+			}
+			var dv113_1 float64
+			if dv112_1 != 0 {
+				dv113_1 = dv112_1 * fav113
+			}
+			var dv113_2 float64
+			if dv112_2 != 0 {
+				dv113_2 = dv112_2 * fav113
+			}
+			fav114 := 0.5 / v114
+			var dv114_0 float64
+			if ds0_0 != 0 {
+				dv114_0 = ds0_0 * fav114
+			}
+			var dv114_1 float64
+			if ds0_1 != 0 {
+				dv114_1 = ds0_1 * fav114
+			}
+			var dv114_2 float64
+			if ds0_2 != 0 {
+				dv114_2 = ds0_2 * fav114
+			}
+			var dv115_0, dv115_1, dv115_2 float64
+			if s0 < 0.0 {
+				dv115_0 = dv113_0
+				dv115_1 = dv113_1
+				dv115_2 = dv113_2
+			} else {
+				dv115_0 = dv114_0
+				dv115_1 = dv114_1
+				dv115_2 = dv114_2
+			}
+			fav118 := 1 / s1
+			_ = fav118
+			fbv118 := -(v118 * fav118)
+			dv118_0 := ds1_0 * fbv118
+			dv118_1 := ds1_1 * fbv118
+			dv118_2 := ds1_2 * fbv118
+			dv119_0 := ds1_0 * 1000.0
+			dv119_1 := ds1_1 * 1000.0
+			dv119_2 := ds1_2 * 1000.0
+			var dv120_0, dv120_1, dv120_2 float64
+			if v116 >= 0.001 {
+				dv120_0 = dv118_0
+				dv120_1 = dv118_1
+				dv120_2 = dv118_2
+			} else {
+				dv120_0 = dv119_0
+				dv120_1 = dv119_1
+				dv120_2 = dv119_2
+			}
+			dv121_0 := dv115_0 + dv120_0
+			dv121_1 := dv115_1 + dv120_1
+			dv121_2 := dv115_2 + dv120_2
+			dv123_0 := -(ds2_0)
+			dv123_1 := -(ds2_1)
+			dv123_2 := -(ds2_2)
+			var dv124_0, dv124_1, dv124_2 float64
+			if s2 > 0.0 {
+				dv124_0 = ds2_0
+				dv124_1 = ds2_1
+				dv124_2 = ds2_2
+			} else {
+				dv124_0 = dv123_0
+				dv124_1 = dv123_1
+				dv124_2 = dv123_2
+			}
+			dv129_0 := dv124_0
+			dv129_1 := dv124_1
+			dv129_2 := dv124_2
+			dv130_0 := dv29_0 + dv50_0
+			dv130_1 := dv29_1 + dv50_1
+			dv130_2 := dv29_2 + dv50_2
+			dv131_0 := dv130_0 * 0.1
+			dv131_1 := dv130_1 * 0.1
+			dv131_2 := dv130_2 * 0.1
+			dv132_0 := u0
+			dv133_0 := dv131_0 + dv132_0
+			dv133_1 := dv131_1
+			dv133_2 := dv131_2
+			dv134_0 := dv133_0 * q1
+			dv134_1 := dv133_1 * q1
+			dv134_2 := dv133_2 * q1
+			dv135_0 := ds0_0 + dv134_0
+			dv135_1 := ds0_1 + dv134_1
+			dv135_2 := ds0_2 + dv134_2
+			dv136_0 := dv35_0 + dv77_0
+			dv136_1 := dv35_1 + dv77_1
+			dv136_2 := dv35_2 + dv77_2
+			dv137_0 := dv136_0 * 0.1
+			dv137_1 := dv136_1 * 0.1
+			dv137_2 := dv136_2 * 0.1
+			dv138_0 := ds1_0 * p1
+			dv138_1 := ds1_1*p1 + s1
+			dv138_2 := ds1_2 * p1
+			dv139_0 := dv137_0 - (dv138_0)
+			dv139_1 := dv137_1 - (dv138_1)
+			dv139_2 := dv137_2 - (dv138_2)
+			dv140_0 := dv139_0 * q1
+			dv140_1 := dv139_1 * q1
+			dv140_2 := dv139_2 * q1
+			dv141_0 := ds1_0 + dv140_0
+			dv141_1 := ds1_1 + dv140_1
+			dv141_2 := ds1_2 + dv140_2
+			dv142_0 := dv42_0 + dv110_0
+			dv142_1 := dv42_1 + dv110_1
+			dv142_2 := dv42_2 + dv110_2
+			dv143_0 := dv121_0 + dv142_0
+			dv143_1 := dv121_1 + dv142_1
+			dv143_2 := dv121_2 + dv142_2
+			dv144_0 := dv129_0 + dv143_0
+			dv144_1 := dv129_1 + dv143_1
+			dv144_2 := dv129_2 + dv143_2
+			dv145_0 := dv144_0 * 0.05
+			dv145_1 := dv144_1 * 0.05
+			dv145_2 := dv144_2 * 0.05
+			dv146_0 := ds2_0 * p2
+			dv146_1 := ds2_1 * p2
+			dv146_2 := ds2_2*p2 + s2
+			dv147_0 := dv145_0 - (dv146_0)
+			dv147_1 := dv145_1 - (dv146_1)
+			dv147_2 := dv145_2 - (dv146_2)
+			dv148_0 := dv147_0 * q1
+			dv148_1 := dv147_1 * q1
+			dv148_2 := dv147_2 * q1
+			dv149_0 := ds2_0 + dv148_0
+			dv149_1 := ds2_1 + dv148_1
+			dv149_2 := ds2_2 + dv148_2
+			dv150_0 := ds0_0*s1 + ds1_0*s0
+			dv150_1 := ds0_1*s1 + ds1_1*s0
+			dv150_2 := ds0_2*s1 + ds1_2*s0
+			dv151_0 := dv121_0 + dv150_0
+			dv151_1 := dv121_1 + dv150_1
+			dv151_2 := dv121_2 + dv150_2
+			fav152 := math.Cos(s2)
+			dv152_0 := ds2_0 * fav152
+			dv152_1 := ds2_1 * fav152
+			dv152_2 := ds2_2 * fav152
+			dv153_0 := dv129_0 + dv152_0
+			dv153_1 := dv129_1 + dv152_1
+			dv153_2 := dv129_2 + dv152_2
+			dv154_0 := ds0_0
+			dv154_1 := ds0_1
+			dv154_2 := ds0_2
+			dv155_0 := dv154_0*v154 + dv154_0*v154
+			dv155_1 := dv154_1*v154 + dv154_1*v154
+			dv155_2 := dv154_2*v154 + dv154_2*v154
+			dv156_0 := dv155_0 * 0.5
+			dv156_1 := dv155_1 * 0.5
+			dv156_2 := dv155_2 * 0.5
+			if y != nil {
+				y[(0*T+t)*n+j] = v151
+				y[(1*T+t)*n+j] = v153
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 3
+				_ = jy[r0+2]
+				jy[r0+0] = dv151_0
+				jy[r0+1] = dv151_1
+				jy[r0+2] = dv151_2
+				r1 := ((1*T+t)*n + j) * 3
+				_ = jy[r1+2]
+				jy[r1+0] = dv153_0
+				jy[r1+1] = dv153_1
+				jy[r1+2] = dv153_2
+			}
+			cost += v156
+			dc_0 += dv156_0
+			dc_1 += dv156_1
+			dc_2 += dv156_2
+			ns0 := v135
+			nd0_0 := dv135_0
+			nd0_1 := dv135_1
+			nd0_2 := dv135_2
+			ns1 := v141
+			nd1_0 := dv141_0
+			nd1_1 := dv141_1
+			nd1_2 := dv141_2
+			ns2 := v149
+			nd2_0 := dv149_0
+			nd2_1 := dv149_1
+			nd2_2 := dv149_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			ds2_0 = nd2_0
+			ds2_1 = nd2_1
+			ds2_2 = nd2_2
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = ds2_0
+			jxT[(2*n+j)*3+1] = ds2_1
+			jxT[(2*n+j)*3+2] = ds2_2
+		}
+		if jc != nil {
+			jc[j*3+0] = dc_0
+			jc[j*3+1] = dc_1
+			jc[j*3+2] = dc_2
+		}
+	}
+	return cost
+}
+
+func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v41 := math.Tanh(p0)
+	v52 := -p1
+	v80 := dyn.B2F(p2 > q0)
+	v81 := p2 - q0
+	v82 := v80 * v81
+	v83 := p2 - v82
+	v95 := q0 * q0
+	_ = v41
+	_ = v52
+	_ = v80
+	_ = v81
+	_ = v82
+	_ = v83
+	_ = v95
+	fav41 := 1 - v41*v41
+	dv41_0 := fav41
+	dv52_1 := -(1.0)
+	dv81_2 := 1.0
+	dv82_2 := dv81_2 * v80
+	dv83_2 := 1.0 - (dv82_2)
+	fav64 := 1 / q0
+	_ = fav64
+	fav71 := 1 / q0
+	_ = fav71
+	fav85 := 1 / v83
+	_ = fav85
+	fav105 := 1 / q0
+	_ = fav105
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_4 := 0.0
+		ds0_5 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_3 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		s2 := x0[2*n+j]
+		ds2_0 := 0.0
+		ds2_1 := 0.0
+		ds2_2 := 0.0
+		ds2_3 := 0.0
+		ds2_4 := 0.0
+		ds2_5 := 1.0
+		var dc_0 float64
+		var dc_1 float64
+		var dc_2 float64
+		var dc_3 float64
+		var dc_4 float64
+		var dc_5 float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v22 := s0 * s0
+			v23 := v22 + 1.0
+			v24 := math.Sin(s0)
+			v25 := math.Cos(s1)
+			v26 := v24 * v25
+			v27 := s2 * 0.3
+			v28 := math.Tan(v27)
+			v29 := v26 + v28
+			v30 := math.Atan(u0)
+			v31 := math.Atan2(s1, v23)
+			v32 := v30 - v31
+			v33 := s2 * (-0.5)
+			v34 := math.Exp(v33)
+			v35 := v32 + v34
+			v36 := math.Log(v23)
+			v37 := math.Log1p(v23)
+			v38 := v36 + v37
+			v39 := math.Sqrt(v23)
+			v40 := v38 + v39
+			v42 := v40 * v41
+			v43 := s0 - u0
+			v44 := math.Abs(v43)
+			v45 := dyn.SignOf(s1)
+			v46 := v44 * v45
+			v47 := dyn.MinOf(s0, u1)
+			v48 := v46 + v47
+			v49 := dyn.MaxOf(s1, p1)
+			v50 := v48 - v49
+			v51 := s0 * p0
+			v53 := dyn.ClampOf(v51, v52, p1)
+			v54 := dyn.ClampOf(s1, v52, p2)
+			v55 := dyn.B2F(s1 < v52)
+			v56 := v55 * (-2.0)
+			v57 := 1.0 + v56
+			v58 := dyn.B2F(s1 > p2)
+			v59 := v58 * 2.0
+			v60 := v59 - 1.0
+			v61 := s1 - v52
+			v62 := v57 * v61
+			v63 := -v62
+			v64 := v63 / q0
+			v65 := math.Exp(v64)
+			v66 := math.Log1p(v65)
+			v67 := q0 * v66
+			v68 := s1 - p2
+			v69 := v60 * v68
+			v70 := -v69
+			v71 := v70 / q0
+			v72 := math.Exp(v71)
+			v73 := math.Log1p(v72)
+			v74 := q0 * v73
+			v75 := v67 - v74
+			v76 := v54 + v75
+			v77 := v53 + v76
+			v78 := s2 - u0
+			v79 := math.Abs(v78)
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := math.Tanh(v85)
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
+			v92 := v78
+			if !(v79 <= v82) {
+				v92 = v91
+			}
+			v93 := s0 - s1
+			v94 := v93 * v93
+			v96 := v94 + v95
+			v97 := math.Sqrt(v96)
+			v98 := q0 + v97
+			v99 := v94 / v98
+			v100 := v92 + v99
+			v101 := math.Abs(s2)
+			v102 := s2 + v101
+			v103 := v102 * 0.5
+			v104 := -v101
+			v105 := v104 / q0
+			v106 := math.Exp(v105)
+			v107 := math.Log1p(v106)
+			v108 := q0 * v107
+			v109 := v103 + v108
+			v110 := v100 + v109
+			v112 := -s0
+			v113 := math.Sqrt(v112)
+			v114 := math.Sqrt(s0)
+			v115 := v113
+			if !(s0 < 0.0) {
+				v115 = v114
+			}
+			v116 := math.Abs(s1)
+			v118 := 1.0 / s1
+			v119 := s1 * 1000.0
+			v120 := v118
+			if !(v116 >= 0.001) {
+				v120 = v119
+			}
+			v121 := v115 + v120
+			v123 := -s2
+			v124 := s2
+			if !(s2 > 0.0) {
+				v124 = v123
+			}
+			v126 := u1 * 2.0
+			v127 := u1 / 3.0
+			v128 := v126
+			if !(u1 <= 0.0) {
+				v128 = v127
+			}
+			v129 := v124 + v128
+			v130 := v29 + v50
+			v131 := v130 * 0.1
+			v132 := u0 * p0
+			v133 := v131 + v132
+			v134 := q1 * v133
+			v135 := s0 + v134
+			v136 := v35 + v77
+			v137 := 0.1 * v136
+			v138 := s1 * p1
+			v139 := v137 - v138
+			v140 := q1 * v139
+			v141 := s1 + v140
+			v142 := v42 + v110
+			v143 := v121 + v142
+			v144 := v129 + v143
+			v145 := v144 * 0.05
+			v146 := s2 * p2
+			v147 := v145 - v146
+			v148 := q1 * v147
+			v149 := s2 + v148
+			v150 := s0 * s1
+			v151 := v121 + v150
+			v152 := math.Sin(s2)
+			v153 := v129 + v152
+			v154 := s0 - u1
+			v155 := v154 * v154
+			v156 := 0.5 * v155
+			dv22_0 := ds0_0*s0 + ds0_0*s0
+			dv22_1 := ds0_1*s0 + ds0_1*s0
+			dv22_2 := ds0_2*s0 + ds0_2*s0
+			dv22_3 := ds0_3*s0 + ds0_3*s0
+			dv22_4 := ds0_4*s0 + ds0_4*s0
+			dv22_5 := ds0_5*s0 + ds0_5*s0
+			dv23_0 := dv22_0
+			dv23_1 := dv22_1
+			dv23_2 := dv22_2
+			dv23_3 := dv22_3
+			dv23_4 := dv22_4
+			dv23_5 := dv22_5
+			fav24 := math.Cos(s0)
+			dv24_0 := ds0_0 * fav24
+			dv24_1 := ds0_1 * fav24
+			dv24_2 := ds0_2 * fav24
+			dv24_3 := ds0_3 * fav24
+			dv24_4 := ds0_4 * fav24
+			dv24_5 := ds0_5 * fav24
+			fav25 := -math.Sin(s1)
+			dv25_0 := ds1_0 * fav25
+			dv25_1 := ds1_1 * fav25
+			dv25_2 := ds1_2 * fav25
+			dv25_3 := ds1_3 * fav25
+			dv25_4 := ds1_4 * fav25
+			dv25_5 := ds1_5 * fav25
+			dv26_0 := dv24_0*v25 + dv25_0*v24
+			dv26_1 := dv24_1*v25 + dv25_1*v24
+			dv26_2 := dv24_2*v25 + dv25_2*v24
+			dv26_3 := dv24_3*v25 + dv25_3*v24
+			dv26_4 := dv24_4*v25 + dv25_4*v24
+			dv26_5 := dv24_5*v25 + dv25_5*v24
+			dv27_0 := ds2_0 * 0.3
+			dv27_1 := ds2_1 * 0.3
+			dv27_2 := ds2_2 * 0.3
+			dv27_3 := ds2_3 * 0.3
+			dv27_4 := ds2_4 * 0.3
+			dv27_5 := ds2_5 * 0.3
+			fav28 := 1 + v28*v28
+			dv28_0 := dv27_0 * fav28
+			dv28_1 := dv27_1 * fav28
+			dv28_2 := dv27_2 * fav28
+			dv28_3 := dv27_3 * fav28
+			dv28_4 := dv27_4 * fav28
+			dv28_5 := dv27_5 * fav28
+			dv29_0 := dv26_0 + dv28_0
+			dv29_1 := dv26_1 + dv28_1
+			dv29_2 := dv26_2 + dv28_2
+			dv29_3 := dv26_3 + dv28_3
+			dv29_4 := dv26_4 + dv28_4
+			dv29_5 := dv26_5 + dv28_5
+			var fav31, fbv31 float64
+			if r2 := s1*s1 + v23*v23; r2 != 0 {
+				fav31, fbv31 = v23/r2, -s1/r2
+			}
+			_, _ = fav31, fbv31
+			dv31_0 := ds1_0*fav31 + dv23_0*fbv31
+			dv31_1 := ds1_1*fav31 + dv23_1*fbv31
+			dv31_2 := ds1_2*fav31 + dv23_2*fbv31
+			dv31_3 := ds1_3*fav31 + dv23_3*fbv31
+			dv31_4 := ds1_4*fav31 + dv23_4*fbv31
+			dv31_5 := ds1_5*fav31 + dv23_5*fbv31
+			dv32_0 := -(dv31_0)
+			dv32_1 := -(dv31_1)
+			dv32_2 := -(dv31_2)
+			dv32_3 := -(dv31_3)
+			dv32_4 := -(dv31_4)
+			dv32_5 := -(dv31_5)
+			dv33_0 := ds2_0 * (-0.5)
+			dv33_1 := ds2_1 * (-0.5)
+			dv33_2 := ds2_2 * (-0.5)
+			dv33_3 := ds2_3 * (-0.5)
+			dv33_4 := ds2_4 * (-0.5)
+			dv33_5 := ds2_5 * (-0.5)
+			dv34_0 := dv33_0 * v34
+			dv34_1 := dv33_1 * v34
+			dv34_2 := dv33_2 * v34
+			dv34_3 := dv33_3 * v34
+			dv34_4 := dv33_4 * v34
+			dv34_5 := dv33_5 * v34
+			dv35_0 := dv32_0 + dv34_0
+			dv35_1 := dv32_1 + dv34_1
+			dv35_2 := dv32_2 + dv34_2
+			dv35_3 := dv32_3 + dv34_3
+			dv35_4 := dv32_4 + dv34_4
+			dv35_5 := dv32_5 + dv34_5
+			fav36 := 1 / v23
+			dv36_0 := dv23_0 * fav36
+			dv36_1 := dv23_1 * fav36
+			dv36_2 := dv23_2 * fav36
+			dv36_3 := dv23_3 * fav36
+			dv36_4 := dv23_4 * fav36
+			dv36_5 := dv23_5 * fav36
+			fav37 := 1 / (1 + v23)
+			dv37_0 := dv23_0 * fav37
+			dv37_1 := dv23_1 * fav37
+			dv37_2 := dv23_2 * fav37
+			dv37_3 := dv23_3 * fav37
+			dv37_4 := dv23_4 * fav37
+			dv37_5 := dv23_5 * fav37
+			dv38_0 := dv36_0 + dv37_0
+			dv38_1 := dv36_1 + dv37_1
+			dv38_2 := dv36_2 + dv37_2
+			dv38_3 := dv36_3 + dv37_3
+			dv38_4 := dv36_4 + dv37_4
+			dv38_5 := dv36_5 + dv37_5
+			fav39 := 0.5 / v39
+			var dv39_0 float64
+			if dv23_0 != 0 {
+				dv39_0 = dv23_0 * fav39
+			}
+			var dv39_1 float64
+			if dv23_1 != 0 {
+				dv39_1 = dv23_1 * fav39
+			}
+			var dv39_2 float64
+			if dv23_2 != 0 {
+				dv39_2 = dv23_2 * fav39
+			}
+			var dv39_3 float64
+			if dv23_3 != 0 {
+				dv39_3 = dv23_3 * fav39
+			}
+			var dv39_4 float64
+			if dv23_4 != 0 {
+				dv39_4 = dv23_4 * fav39
+			}
+			var dv39_5 float64
+			if dv23_5 != 0 {
+				dv39_5 = dv23_5 * fav39
+			}
+			dv40_0 := dv38_0 + dv39_0
+			dv40_1 := dv38_1 + dv39_1
+			dv40_2 := dv38_2 + dv39_2
+			dv40_3 := dv38_3 + dv39_3
+			dv40_4 := dv38_4 + dv39_4
+			dv40_5 := dv38_5 + dv39_5
+			dv42_0 := dv40_0*v41 + dv41_0*v40
+			dv42_1 := dv40_1 * v41
+			dv42_2 := dv40_2 * v41
+			dv42_3 := dv40_3 * v41
+			dv42_4 := dv40_4 * v41
+			dv42_5 := dv40_5 * v41
+			dv43_0 := ds0_0
+			dv43_1 := ds0_1
+			dv43_2 := ds0_2
+			dv43_3 := ds0_3
+			dv43_4 := ds0_4
+			dv43_5 := ds0_5
+			fav44 := dyn.SignOf(v43)
+			dv44_0 := dv43_0 * fav44
+			dv44_1 := dv43_1 * fav44
+			dv44_2 := dv43_2 * fav44
+			dv44_3 := dv43_3 * fav44
+			dv44_4 := dv43_4 * fav44
+			dv44_5 := dv43_5 * fav44
+			dv46_0 := dv44_0 * v45
+			dv46_1 := dv44_1 * v45
+			dv46_2 := dv44_2 * v45
+			dv46_3 := dv44_3 * v45
+			dv46_4 := dv44_4 * v45
+			dv46_5 := dv44_5 * v45
+			var dv47_0, dv47_1, dv47_2, dv47_3, dv47_4, dv47_5 float64
+			if s0 <= u1 {
+				dv47_0 = ds0_0
+				dv47_1 = ds0_1
+				dv47_2 = ds0_2
+				dv47_3 = ds0_3
+				dv47_4 = ds0_4
+				dv47_5 = ds0_5
+			}
+			dv48_0 := dv46_0 + dv47_0
+			dv48_1 := dv46_1 + dv47_1
+			dv48_2 := dv46_2 + dv47_2
+			dv48_3 := dv46_3 + dv47_3
+			dv48_4 := dv46_4 + dv47_4
+			dv48_5 := dv46_5 + dv47_5
+			var dv49_0, dv49_1, dv49_2, dv49_3, dv49_4, dv49_5 float64
+			if s1 >= p1 {
+				dv49_0 = ds1_0
+				dv49_1 = ds1_1
+				dv49_2 = ds1_2
+				dv49_3 = ds1_3
+				dv49_4 = ds1_4
+				dv49_5 = ds1_5
+			} else {
+				dv49_1 = 1.0
+			}
+			dv50_0 := dv48_0 - (dv49_0)
+			dv50_1 := dv48_1 - (dv49_1)
+			dv50_2 := dv48_2 - (dv49_2)
+			dv50_3 := dv48_3 - (dv49_3)
+			dv50_4 := dv48_4 - (dv49_4)
+			dv50_5 := dv48_5 - (dv49_5)
+			dv51_0 := ds0_0*p0 + s0
+			dv51_1 := ds0_1 * p0
+			dv51_2 := ds0_2 * p0
+			dv51_3 := ds0_3 * p0
+			dv51_4 := ds0_4 * p0
+			dv51_5 := ds0_5 * p0
+			var dv53_0, dv53_1, dv53_2, dv53_3, dv53_4, dv53_5 float64
+			if v51 < v52 {
+				dv53_1 = dv52_1
+			} else {
+				if v51 > p1 {
+					dv53_1 = 1.0
+				} else {
+					dv53_0 = dv51_0
+					dv53_1 = dv51_1
+					dv53_2 = dv51_2
+					dv53_3 = dv51_3
+					dv53_4 = dv51_4
+					dv53_5 = dv51_5
+				}
+			}
+			var dv54_0, dv54_1, dv54_2, dv54_3, dv54_4, dv54_5 float64
+			if s1 < v52 {
+				dv54_1 = dv52_1
+			} else {
+				if s1 > p2 {
+					dv54_2 = 1.0
+				} else {
+					dv54_0 = ds1_0
+					dv54_1 = ds1_1
+					dv54_2 = ds1_2
+					dv54_3 = ds1_3
+					dv54_4 = ds1_4
+					dv54_5 = ds1_5
+				}
+			}
+			dv61_0 := ds1_0
+			dv61_1 := ds1_1 - (dv52_1)
+			dv61_2 := ds1_2
+			dv61_3 := ds1_3
+			dv61_4 := ds1_4
+			dv61_5 := ds1_5
+			dv62_0 := dv61_0 * v57
+			dv62_1 := dv61_1 * v57
+			dv62_2 := dv61_2 * v57
+			dv62_3 := dv61_3 * v57
+			dv62_4 := dv61_4 * v57
+			dv62_5 := dv61_5 * v57
+			dv63_0 := -(dv62_0)
+			dv63_1 := -(dv62_1)
+			dv63_2 := -(dv62_2)
+			dv63_3 := -(dv62_3)
+			dv63_4 := -(dv62_4)
+			dv63_5 := -(dv62_5)
+			dv64_0 := dv63_0 * fav64
+			dv64_1 := dv63_1 * fav64
+			dv64_2 := dv63_2 * fav64
+			dv64_3 := dv63_3 * fav64
+			dv64_4 := dv63_4 * fav64
+			dv64_5 := dv63_5 * fav64
+			dv65_0 := dv64_0 * v65
+			dv65_1 := dv64_1 * v65
+			dv65_2 := dv64_2 * v65
+			dv65_3 := dv64_3 * v65
+			dv65_4 := dv64_4 * v65
+			dv65_5 := dv64_5 * v65
+			fav66 := 1 / (1 + v65)
+			dv66_0 := dv65_0 * fav66
+			dv66_1 := dv65_1 * fav66
+			dv66_2 := dv65_2 * fav66
+			dv66_3 := dv65_3 * fav66
+			dv66_4 := dv65_4 * fav66
+			dv66_5 := dv65_5 * fav66
+			dv67_0 := dv66_0 * q0
+			dv67_1 := dv66_1 * q0
+			dv67_2 := dv66_2 * q0
+			dv67_3 := dv66_3 * q0
+			dv67_4 := dv66_4 * q0
+			dv67_5 := dv66_5 * q0
+			dv68_0 := ds1_0
+			dv68_1 := ds1_1
+			dv68_2 := ds1_2 - (1.0)
+			dv68_3 := ds1_3
+			dv68_4 := ds1_4
+			dv68_5 := ds1_5
+			dv69_0 := dv68_0 * v60
+			dv69_1 := dv68_1 * v60
+			dv69_2 := dv68_2 * v60
+			dv69_3 := dv68_3 * v60
+			dv69_4 := dv68_4 * v60
+			dv69_5 := dv68_5 * v60
+			dv70_0 := -(dv69_0)
+			dv70_1 := -(dv69_1)
+			dv70_2 := -(dv69_2)
+			dv70_3 := -(dv69_3)
+			dv70_4 := -(dv69_4)
+			dv70_5 := -(dv69_5)
+			dv71_0 := dv70_0 * fav71
+			dv71_1 := dv70_1 * fav71
+			dv71_2 := dv70_2 * fav71
+			dv71_3 := dv70_3 * fav71
+			dv71_4 := dv70_4 * fav71
+			dv71_5 := dv70_5 * fav71
+			dv72_0 := dv71_0 * v72
+			dv72_1 := dv71_1 * v72
+			dv72_2 := dv71_2 * v72
+			dv72_3 := dv71_3 * v72
+			dv72_4 := dv71_4 * v72
+			dv72_5 := dv71_5 * v72
+			fav73 := 1 / (1 + v72)
+			dv73_0 := dv72_0 * fav73
+			dv73_1 := dv72_1 * fav73
+			dv73_2 := dv72_2 * fav73
+			dv73_3 := dv72_3 * fav73
+			dv73_4 := dv72_4 * fav73
+			dv73_5 := dv72_5 * fav73
+			dv74_0 := dv73_0 * q0
+			dv74_1 := dv73_1 * q0
+			dv74_2 := dv73_2 * q0
+			dv74_3 := dv73_3 * q0
+			dv74_4 := dv73_4 * q0
+			dv74_5 := dv73_5 * q0
+			dv75_0 := dv67_0 - (dv74_0)
+			dv75_1 := dv67_1 - (dv74_1)
+			dv75_2 := dv67_2 - (dv74_2)
+			dv75_3 := dv67_3 - (dv74_3)
+			dv75_4 := dv67_4 - (dv74_4)
+			dv75_5 := dv67_5 - (dv74_5)
+			dv76_0 := dv54_0 + dv75_0
+			dv76_1 := dv54_1 + dv75_1
+			dv76_2 := dv54_2 + dv75_2
+			dv76_3 := dv54_3 + dv75_3
+			dv76_4 := dv54_4 + dv75_4
+			dv76_5 := dv54_5 + dv75_5
+			dv77_0 := dv53_0 + dv76_0
+			dv77_1 := dv53_1 + dv76_1
+			dv77_2 := dv53_2 + dv76_2
+			dv77_3 := dv53_3 + dv76_3
+			dv77_4 := dv53_4 + dv76_4
+			dv77_5 := dv53_5 + dv76_5
+			dv78_0 := ds2_0
+			dv78_1 := ds2_1
+			dv78_2 := ds2_2
+			dv78_3 := ds2_3
+			dv78_4 := ds2_4
+			dv78_5 := ds2_5
+			fav79 := dyn.SignOf(v78)
+			dv79_0 := dv78_0 * fav79
+			dv79_1 := dv78_1 * fav79
+			dv79_2 := dv78_2 * fav79
+			dv79_3 := dv78_3 * fav79
+			dv79_4 := dv78_4 * fav79
+			dv79_5 := dv78_5 * fav79
+			dv84_0 := dv79_0
+			dv84_1 := dv79_1
+			dv84_2 := dv79_2 - (dv82_2)
+			dv84_3 := dv79_3
+			dv84_4 := dv79_4
+			dv84_5 := dv79_5
+			fbv85 := -(v85 * fav85)
+			dv85_0 := dv84_0 * fav85
+			dv85_1 := dv84_1 * fav85
+			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
+			dv85_3 := dv84_3 * fav85
+			dv85_4 := dv84_4 * fav85
+			dv85_5 := dv84_5 * fav85
+			fav86 := 1 - v86*v86
+			dv86_0 := dv85_0 * fav86
+			dv86_1 := dv85_1 * fav86
+			dv86_2 := dv85_2 * fav86
+			dv86_3 := dv85_3 * fav86
+			dv86_4 := dv85_4 * fav86
+			dv86_5 := dv85_5 * fav86
+			dv87_0 := dv86_0 * v83
+			dv87_1 := dv86_1 * v83
+			dv87_2 := dv83_2*v86 + dv86_2*v83
+			dv87_3 := dv86_3 * v83
+			dv87_4 := dv86_4 * v83
+			dv87_5 := dv86_5 * v83
+			dv88_0 := dv87_0
+			dv88_1 := dv87_1
+			dv88_2 := dv82_2 + dv87_2
+			dv88_3 := dv87_3
+			dv88_4 := dv87_4
+			dv88_5 := dv87_5
+			dv91_0 := dv88_0 * v90
+			dv91_1 := dv88_1 * v90
+			dv91_2 := dv88_2 * v90
+			dv91_3 := dv88_3 * v90
+			dv91_4 := dv88_4 * v90
+			dv91_5 := dv88_5 * v90
+			var dv92_0, dv92_1, dv92_2, dv92_3, dv92_4, dv92_5 float64
+			if v79 <= v82 {
+				dv92_0 = dv78_0
+				dv92_1 = dv78_1
+				dv92_2 = dv78_2
+				dv92_3 = dv78_3
+				dv92_4 = dv78_4
+				dv92_5 = dv78_5
+			} else {
+				dv92_0 = dv91_0
+				dv92_1 = dv91_1
+				dv92_2 = dv91_2
+				dv92_3 = dv91_3
+				dv92_4 = dv91_4
+				dv92_5 = dv91_5
+			}
+			dv93_0 := ds0_0 - (ds1_0)
+			dv93_1 := ds0_1 - (ds1_1)
+			dv93_2 := ds0_2 - (ds1_2)
+			dv93_3 := ds0_3 - (ds1_3)
+			dv93_4 := ds0_4 - (ds1_4)
+			dv93_5 := ds0_5 - (ds1_5)
+			dv94_0 := dv93_0*v93 + dv93_0*v93
+			dv94_1 := dv93_1*v93 + dv93_1*v93
+			dv94_2 := dv93_2*v93 + dv93_2*v93
+			dv94_3 := dv93_3*v93 + dv93_3*v93
+			dv94_4 := dv93_4*v93 + dv93_4*v93
+			dv94_5 := dv93_5*v93 + dv93_5*v93
+			dv96_0 := dv94_0
+			dv96_1 := dv94_1
+			dv96_2 := dv94_2
+			dv96_3 := dv94_3
+			dv96_4 := dv94_4
+			dv96_5 := dv94_5
+			fav97 := 0.5 / v97
+			var dv97_0 float64
+			if dv96_0 != 0 {
+				dv97_0 = dv96_0 * fav97
+			}
+			var dv97_1 float64
+			if dv96_1 != 0 {
+				dv97_1 = dv96_1 * fav97
+			}
+			var dv97_2 float64
+			if dv96_2 != 0 {
+				dv97_2 = dv96_2 * fav97
+			}
+			var dv97_3 float64
+			if dv96_3 != 0 {
+				dv97_3 = dv96_3 * fav97
+			}
+			var dv97_4 float64
+			if dv96_4 != 0 {
+				dv97_4 = dv96_4 * fav97
+			}
+			var dv97_5 float64
+			if dv96_5 != 0 {
+				dv97_5 = dv96_5 * fav97
+			}
+			dv98_0 := dv97_0
+			dv98_1 := dv97_1
+			dv98_2 := dv97_2
+			dv98_3 := dv97_3
+			dv98_4 := dv97_4
+			dv98_5 := dv97_5
+			fav99 := 1 / v98
+			_ = fav99
+			fbv99 := -(v99 * fav99)
+			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
+			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
+			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
+			dv99_3 := dv94_3*fav99 + dv98_3*fbv99
+			dv99_4 := dv94_4*fav99 + dv98_4*fbv99
+			dv99_5 := dv94_5*fav99 + dv98_5*fbv99
+			dv100_0 := dv92_0 + dv99_0
+			dv100_1 := dv92_1 + dv99_1
+			dv100_2 := dv92_2 + dv99_2
+			dv100_3 := dv92_3 + dv99_3
+			dv100_4 := dv92_4 + dv99_4
+			dv100_5 := dv92_5 + dv99_5
+			fav101 := dyn.SignOf(s2)
+			dv101_0 := ds2_0 * fav101
+			dv101_1 := ds2_1 * fav101
+			dv101_2 := ds2_2 * fav101
+			dv101_3 := ds2_3 * fav101
+			dv101_4 := ds2_4 * fav101
+			dv101_5 := ds2_5 * fav101
+			dv102_0 := ds2_0 + dv101_0
+			dv102_1 := ds2_1 + dv101_1
+			dv102_2 := ds2_2 + dv101_2
+			dv102_3 := ds2_3 + dv101_3
+			dv102_4 := ds2_4 + dv101_4
+			dv102_5 := ds2_5 + dv101_5
+			dv103_0 := dv102_0 * 0.5
+			dv103_1 := dv102_1 * 0.5
+			dv103_2 := dv102_2 * 0.5
+			dv103_3 := dv102_3 * 0.5
+			dv103_4 := dv102_4 * 0.5
+			dv103_5 := dv102_5 * 0.5
+			dv104_0 := -(dv101_0)
+			dv104_1 := -(dv101_1)
+			dv104_2 := -(dv101_2)
+			dv104_3 := -(dv101_3)
+			dv104_4 := -(dv101_4)
+			dv104_5 := -(dv101_5)
+			dv105_0 := dv104_0 * fav105
+			dv105_1 := dv104_1 * fav105
+			dv105_2 := dv104_2 * fav105
+			dv105_3 := dv104_3 * fav105
+			dv105_4 := dv104_4 * fav105
+			dv105_5 := dv104_5 * fav105
+			dv106_0 := dv105_0 * v106
+			dv106_1 := dv105_1 * v106
+			dv106_2 := dv105_2 * v106
+			dv106_3 := dv105_3 * v106
+			dv106_4 := dv105_4 * v106
+			dv106_5 := dv105_5 * v106
+			fav107 := 1 / (1 + v106)
+			dv107_0 := dv106_0 * fav107
+			dv107_1 := dv106_1 * fav107
+			dv107_2 := dv106_2 * fav107
+			dv107_3 := dv106_3 * fav107
+			dv107_4 := dv106_4 * fav107
+			dv107_5 := dv106_5 * fav107
+			dv108_0 := dv107_0 * q0
+			dv108_1 := dv107_1 * q0
+			dv108_2 := dv107_2 * q0
+			dv108_3 := dv107_3 * q0
+			dv108_4 := dv107_4 * q0
+			dv108_5 := dv107_5 * q0
+			dv109_0 := dv103_0 + dv108_0
+			dv109_1 := dv103_1 + dv108_1
+			dv109_2 := dv103_2 + dv108_2
+			dv109_3 := dv103_3 + dv108_3
+			dv109_4 := dv103_4 + dv108_4
+			dv109_5 := dv103_5 + dv108_5
+			dv110_0 := dv100_0 + dv109_0
+			dv110_1 := dv100_1 + dv109_1
+			dv110_2 := dv100_2 + dv109_2
+			dv110_3 := dv100_3 + dv109_3
+			dv110_4 := dv100_4 + dv109_4
+			dv110_5 := dv100_5 + dv109_5
+			dv112_0 := -(ds0_0)
+			dv112_1 := -(ds0_1)
+			dv112_2 := -(ds0_2)
+			dv112_3 := -(ds0_3)
+			dv112_4 := -(ds0_4)
+			dv112_5 := -(ds0_5)
+			fav113 := 0.5 / v113
+			var dv113_0 float64
+			if dv112_0 != 0 {
+				dv113_0 = dv112_0 * fav113
+			}
+			var dv113_1 float64
+			if dv112_1 != 0 {
+				dv113_1 = dv112_1 * fav113
+			}
+			var dv113_2 float64
+			if dv112_2 != 0 {
+				dv113_2 = dv112_2 * fav113
+			}
+			var dv113_3 float64
+			if dv112_3 != 0 {
+				dv113_3 = dv112_3 * fav113
+			}
+			var dv113_4 float64
+			if dv112_4 != 0 {
+				dv113_4 = dv112_4 * fav113
+			}
+			var dv113_5 float64
+			if dv112_5 != 0 {
+				dv113_5 = dv112_5 * fav113
+			}
+			fav114 := 0.5 / v114
+			var dv114_0 float64
+			if ds0_0 != 0 {
+				dv114_0 = ds0_0 * fav114
+			}
+			var dv114_1 float64
+			if ds0_1 != 0 {
+				dv114_1 = ds0_1 * fav114
+			}
+			var dv114_2 float64
+			if ds0_2 != 0 {
+				dv114_2 = ds0_2 * fav114
+			}
+			var dv114_3 float64
+			if ds0_3 != 0 {
+				dv114_3 = ds0_3 * fav114
+			}
+			var dv114_4 float64
+			if ds0_4 != 0 {
+				dv114_4 = ds0_4 * fav114
+			}
+			var dv114_5 float64
+			if ds0_5 != 0 {
+				dv114_5 = ds0_5 * fav114
+			}
+			var dv115_0, dv115_1, dv115_2, dv115_3, dv115_4, dv115_5 float64
+			if s0 < 0.0 {
+				dv115_0 = dv113_0
+				dv115_1 = dv113_1
+				dv115_2 = dv113_2
+				dv115_3 = dv113_3
+				dv115_4 = dv113_4
+				dv115_5 = dv113_5
+			} else {
+				dv115_0 = dv114_0
+				dv115_1 = dv114_1
+				dv115_2 = dv114_2
+				dv115_3 = dv114_3
+				dv115_4 = dv114_4
+				dv115_5 = dv114_5
+			}
+			fav118 := 1 / s1
+			_ = fav118
+			fbv118 := -(v118 * fav118)
+			dv118_0 := ds1_0 * fbv118
+			dv118_1 := ds1_1 * fbv118
+			dv118_2 := ds1_2 * fbv118
+			dv118_3 := ds1_3 * fbv118
+			dv118_4 := ds1_4 * fbv118
+			dv118_5 := ds1_5 * fbv118
+			dv119_0 := ds1_0 * 1000.0
+			dv119_1 := ds1_1 * 1000.0
+			dv119_2 := ds1_2 * 1000.0
+			dv119_3 := ds1_3 * 1000.0
+			dv119_4 := ds1_4 * 1000.0
+			dv119_5 := ds1_5 * 1000.0
+			var dv120_0, dv120_1, dv120_2, dv120_3, dv120_4, dv120_5 float64
+			if v116 >= 0.001 {
+				dv120_0 = dv118_0
+				dv120_1 = dv118_1
+				dv120_2 = dv118_2
+				dv120_3 = dv118_3
+				dv120_4 = dv118_4
+				dv120_5 = dv118_5
+			} else {
+				dv120_0 = dv119_0
+				dv120_1 = dv119_1
+				dv120_2 = dv119_2
+				dv120_3 = dv119_3
+				dv120_4 = dv119_4
+				dv120_5 = dv119_5
+			}
+			dv121_0 := dv115_0 + dv120_0
+			dv121_1 := dv115_1 + dv120_1
+			dv121_2 := dv115_2 + dv120_2
+			dv121_3 := dv115_3 + dv120_3
+			dv121_4 := dv115_4 + dv120_4
+			dv121_5 := dv115_5 + dv120_5
+			dv123_0 := -(ds2_0)
+			dv123_1 := -(ds2_1)
+			dv123_2 := -(ds2_2)
+			dv123_3 := -(ds2_3)
+			dv123_4 := -(ds2_4)
+			dv123_5 := -(ds2_5)
+			var dv124_0, dv124_1, dv124_2, dv124_3, dv124_4, dv124_5 float64
+			if s2 > 0.0 {
+				dv124_0 = ds2_0
+				dv124_1 = ds2_1
+				dv124_2 = ds2_2
+				dv124_3 = ds2_3
+				dv124_4 = ds2_4
+				dv124_5 = ds2_5
+			} else {
+				dv124_0 = dv123_0
+				dv124_1 = dv123_1
+				dv124_2 = dv123_2
+				dv124_3 = dv123_3
+				dv124_4 = dv123_4
+				dv124_5 = dv123_5
+			}
+			dv129_0 := dv124_0
+			dv129_1 := dv124_1
+			dv129_2 := dv124_2
+			dv129_3 := dv124_3
+			dv129_4 := dv124_4
+			dv129_5 := dv124_5
+			dv130_0 := dv29_0 + dv50_0
+			dv130_1 := dv29_1 + dv50_1
+			dv130_2 := dv29_2 + dv50_2
+			dv130_3 := dv29_3 + dv50_3
+			dv130_4 := dv29_4 + dv50_4
+			dv130_5 := dv29_5 + dv50_5
+			dv131_0 := dv130_0 * 0.1
+			dv131_1 := dv130_1 * 0.1
+			dv131_2 := dv130_2 * 0.1
+			dv131_3 := dv130_3 * 0.1
+			dv131_4 := dv130_4 * 0.1
+			dv131_5 := dv130_5 * 0.1
+			dv132_0 := u0
+			dv133_0 := dv131_0 + dv132_0
+			dv133_1 := dv131_1
+			dv133_2 := dv131_2
+			dv133_3 := dv131_3
+			dv133_4 := dv131_4
+			dv133_5 := dv131_5
+			dv134_0 := dv133_0 * q1
+			dv134_1 := dv133_1 * q1
+			dv134_2 := dv133_2 * q1
+			dv134_3 := dv133_3 * q1
+			dv134_4 := dv133_4 * q1
+			dv134_5 := dv133_5 * q1
+			dv135_0 := ds0_0 + dv134_0
+			dv135_1 := ds0_1 + dv134_1
+			dv135_2 := ds0_2 + dv134_2
+			dv135_3 := ds0_3 + dv134_3
+			dv135_4 := ds0_4 + dv134_4
+			dv135_5 := ds0_5 + dv134_5
+			dv136_0 := dv35_0 + dv77_0
+			dv136_1 := dv35_1 + dv77_1
+			dv136_2 := dv35_2 + dv77_2
+			dv136_3 := dv35_3 + dv77_3
+			dv136_4 := dv35_4 + dv77_4
+			dv136_5 := dv35_5 + dv77_5
+			dv137_0 := dv136_0 * 0.1
+			dv137_1 := dv136_1 * 0.1
+			dv137_2 := dv136_2 * 0.1
+			dv137_3 := dv136_3 * 0.1
+			dv137_4 := dv136_4 * 0.1
+			dv137_5 := dv136_5 * 0.1
+			dv138_0 := ds1_0 * p1
+			dv138_1 := ds1_1*p1 + s1
+			dv138_2 := ds1_2 * p1
+			dv138_3 := ds1_3 * p1
+			dv138_4 := ds1_4 * p1
+			dv138_5 := ds1_5 * p1
+			dv139_0 := dv137_0 - (dv138_0)
+			dv139_1 := dv137_1 - (dv138_1)
+			dv139_2 := dv137_2 - (dv138_2)
+			dv139_3 := dv137_3 - (dv138_3)
+			dv139_4 := dv137_4 - (dv138_4)
+			dv139_5 := dv137_5 - (dv138_5)
+			dv140_0 := dv139_0 * q1
+			dv140_1 := dv139_1 * q1
+			dv140_2 := dv139_2 * q1
+			dv140_3 := dv139_3 * q1
+			dv140_4 := dv139_4 * q1
+			dv140_5 := dv139_5 * q1
+			dv141_0 := ds1_0 + dv140_0
+			dv141_1 := ds1_1 + dv140_1
+			dv141_2 := ds1_2 + dv140_2
+			dv141_3 := ds1_3 + dv140_3
+			dv141_4 := ds1_4 + dv140_4
+			dv141_5 := ds1_5 + dv140_5
+			dv142_0 := dv42_0 + dv110_0
+			dv142_1 := dv42_1 + dv110_1
+			dv142_2 := dv42_2 + dv110_2
+			dv142_3 := dv42_3 + dv110_3
+			dv142_4 := dv42_4 + dv110_4
+			dv142_5 := dv42_5 + dv110_5
+			dv143_0 := dv121_0 + dv142_0
+			dv143_1 := dv121_1 + dv142_1
+			dv143_2 := dv121_2 + dv142_2
+			dv143_3 := dv121_3 + dv142_3
+			dv143_4 := dv121_4 + dv142_4
+			dv143_5 := dv121_5 + dv142_5
+			dv144_0 := dv129_0 + dv143_0
+			dv144_1 := dv129_1 + dv143_1
+			dv144_2 := dv129_2 + dv143_2
+			dv144_3 := dv129_3 + dv143_3
+			dv144_4 := dv129_4 + dv143_4
+			dv144_5 := dv129_5 + dv143_5
+			dv145_0 := dv144_0 * 0.05
+			dv145_1 := dv144_1 * 0.05
+			dv145_2 := dv144_2 * 0.05
+			dv145_3 := dv144_3 * 0.05
+			dv145_4 := dv144_4 * 0.05
+			dv145_5 := dv144_5 * 0.05
+			dv146_0 := ds2_0 * p2
+			dv146_1 := ds2_1 * p2
+			dv146_2 := ds2_2*p2 + s2
+			dv146_3 := ds2_3 * p2
+			dv146_4 := ds2_4 * p2
+			dv146_5 := ds2_5 * p2
+			dv147_0 := dv145_0 - (dv146_0)
+			dv147_1 := dv145_1 - (dv146_1)
+			dv147_2 := dv145_2 - (dv146_2)
+			dv147_3 := dv145_3 - (dv146_3)
+			dv147_4 := dv145_4 - (dv146_4)
+			dv147_5 := dv145_5 - (dv146_5)
+			dv148_0 := dv147_0 * q1
+			dv148_1 := dv147_1 * q1
+			dv148_2 := dv147_2 * q1
+			dv148_3 := dv147_3 * q1
+			dv148_4 := dv147_4 * q1
+			dv148_5 := dv147_5 * q1
+			dv149_0 := ds2_0 + dv148_0
+			dv149_1 := ds2_1 + dv148_1
+			dv149_2 := ds2_2 + dv148_2
+			dv149_3 := ds2_3 + dv148_3
+			dv149_4 := ds2_4 + dv148_4
+			dv149_5 := ds2_5 + dv148_5
+			dv150_0 := ds0_0*s1 + ds1_0*s0
+			dv150_1 := ds0_1*s1 + ds1_1*s0
+			dv150_2 := ds0_2*s1 + ds1_2*s0
+			dv150_3 := ds0_3*s1 + ds1_3*s0
+			dv150_4 := ds0_4*s1 + ds1_4*s0
+			dv150_5 := ds0_5*s1 + ds1_5*s0
+			dv151_0 := dv121_0 + dv150_0
+			dv151_1 := dv121_1 + dv150_1
+			dv151_2 := dv121_2 + dv150_2
+			dv151_3 := dv121_3 + dv150_3
+			dv151_4 := dv121_4 + dv150_4
+			dv151_5 := dv121_5 + dv150_5
+			fav152 := math.Cos(s2)
+			dv152_0 := ds2_0 * fav152
+			dv152_1 := ds2_1 * fav152
+			dv152_2 := ds2_2 * fav152
+			dv152_3 := ds2_3 * fav152
+			dv152_4 := ds2_4 * fav152
+			dv152_5 := ds2_5 * fav152
+			dv153_0 := dv129_0 + dv152_0
+			dv153_1 := dv129_1 + dv152_1
+			dv153_2 := dv129_2 + dv152_2
+			dv153_3 := dv129_3 + dv152_3
+			dv153_4 := dv129_4 + dv152_4
+			dv153_5 := dv129_5 + dv152_5
+			dv154_0 := ds0_0
+			dv154_1 := ds0_1
+			dv154_2 := ds0_2
+			dv154_3 := ds0_3
+			dv154_4 := ds0_4
+			dv154_5 := ds0_5
+			dv155_0 := dv154_0*v154 + dv154_0*v154
+			dv155_1 := dv154_1*v154 + dv154_1*v154
+			dv155_2 := dv154_2*v154 + dv154_2*v154
+			dv155_3 := dv154_3*v154 + dv154_3*v154
+			dv155_4 := dv154_4*v154 + dv154_4*v154
+			dv155_5 := dv154_5*v154 + dv154_5*v154
+			dv156_0 := dv155_0 * 0.5
+			dv156_1 := dv155_1 * 0.5
+			dv156_2 := dv155_2 * 0.5
+			dv156_3 := dv155_3 * 0.5
+			dv156_4 := dv155_4 * 0.5
+			dv156_5 := dv155_5 * 0.5
+			if y != nil {
+				y[(0*T+t)*n+j] = v151
+				y[(1*T+t)*n+j] = v153
+			}
+			if jy != nil {
+				r0 := ((0*T+t)*n + j) * 6
+				_ = jy[r0+5]
+				jy[r0+0] = dv151_0
+				jy[r0+1] = dv151_1
+				jy[r0+2] = dv151_2
+				jy[r0+3] = dv151_3
+				jy[r0+4] = dv151_4
+				jy[r0+5] = dv151_5
+				r1 := ((1*T+t)*n + j) * 6
+				_ = jy[r1+5]
+				jy[r1+0] = dv153_0
+				jy[r1+1] = dv153_1
+				jy[r1+2] = dv153_2
+				jy[r1+3] = dv153_3
+				jy[r1+4] = dv153_4
+				jy[r1+5] = dv153_5
+			}
+			cost += v156
+			dc_0 += dv156_0
+			dc_1 += dv156_1
+			dc_2 += dv156_2
+			dc_3 += dv156_3
+			dc_4 += dv156_4
+			dc_5 += dv156_5
+			ns0 := v135
+			nd0_0 := dv135_0
+			nd0_1 := dv135_1
+			nd0_2 := dv135_2
+			nd0_3 := dv135_3
+			nd0_4 := dv135_4
+			nd0_5 := dv135_5
+			ns1 := v141
+			nd1_0 := dv141_0
+			nd1_1 := dv141_1
+			nd1_2 := dv141_2
+			nd1_3 := dv141_3
+			nd1_4 := dv141_4
+			nd1_5 := dv141_5
+			ns2 := v149
+			nd2_0 := dv149_0
+			nd2_1 := dv149_1
+			nd2_2 := dv149_2
+			nd2_3 := dv149_3
+			nd2_4 := dv149_4
+			nd2_5 := dv149_5
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_4 = nd0_4
+			ds0_5 = nd0_5
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_3 = nd1_3
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			s2 = ns2
+			ds2_0 = nd2_0
+			ds2_1 = nd2_1
+			ds2_2 = nd2_2
+			ds2_3 = nd2_3
+			ds2_4 = nd2_4
+			ds2_5 = nd2_5
+		}
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		if jxT != nil {
+			_ = jxT[(0*n+j)*6+5]
+			jxT[(0*n+j)*6+0] = ds0_0
+			jxT[(0*n+j)*6+1] = ds0_1
+			jxT[(0*n+j)*6+2] = ds0_2
+			jxT[(0*n+j)*6+3] = ds0_3
+			jxT[(0*n+j)*6+4] = ds0_4
+			jxT[(0*n+j)*6+5] = ds0_5
+			_ = jxT[(1*n+j)*6+5]
+			jxT[(1*n+j)*6+0] = ds1_0
+			jxT[(1*n+j)*6+1] = ds1_1
+			jxT[(1*n+j)*6+2] = ds1_2
+			jxT[(1*n+j)*6+3] = ds1_3
+			jxT[(1*n+j)*6+4] = ds1_4
+			jxT[(1*n+j)*6+5] = ds1_5
+			_ = jxT[(2*n+j)*6+5]
+			jxT[(2*n+j)*6+0] = ds2_0
+			jxT[(2*n+j)*6+1] = ds2_1
+			jxT[(2*n+j)*6+2] = ds2_2
+			jxT[(2*n+j)*6+3] = ds2_3
+			jxT[(2*n+j)*6+4] = ds2_4
+			jxT[(2*n+j)*6+5] = ds2_5
+		}
+		if jc != nil {
+			jc[j*6+0] = dc_0
+			jc[j*6+1] = dc_1
+			jc[j*6+2] = dc_2
+			jc[j*6+3] = dc_3
+			jc[j*6+4] = dc_4
+			jc[j*6+5] = dc_5
+		}
+	}
+	return cost
+}

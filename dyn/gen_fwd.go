@@ -1,0 +1,468 @@
+package dyn
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Forward-mode and value-only kernels: Generate writes, beside the reverse
+// kernel, RollFinal (FinalRoller: the rollout with the state in registers,
+// nothing stored) and RollTangent (TangentRoller: the same with the
+// tangents of every value with respect to all NP parameters, and
+// optionally the lane's initial states, each direction a scalar variable).
+// The tangents follow the interpreter's forward mode (fwdInterp) term for
+// term: the same partial derivatives, selections for Where, Min, Max and
+// Clamp, and a zero tangent through √ contributes nothing.
+
+// fgen emits one forward rollout: D directions, the first NP the
+// parameters, then (x0) the S initial states.
+type fgen struct {
+	*gen
+	D, NP, S int
+	x0       bool
+	tangents bool     // RollTangent's signature (D may still be 0: a model without parameters)
+	dep      [][]bool // dep[i][d]: the tangent of node i in direction d may be nonzero
+	needT    []bool   // node i's tangent is read (by a result or an op that reads it)
+	depS     [][]bool // per state: its carried tangent may be nonzero
+}
+
+func newFgen(g *gen, x0, tangents bool) *fgen {
+	p := g.p
+	f := &fgen{gen: g, NP: len(p.leafOf[opParam]), S: len(p.next), x0: x0, tangents: tangents}
+	if tangents {
+		f.D = f.NP
+		if x0 {
+			f.D += f.S
+		}
+	}
+	f.depS = make([][]bool, f.S)
+	for k := range f.S {
+		f.depS[k] = make([]bool, f.D)
+		if x0 && tangents {
+			f.depS[k][f.NP+k] = true
+		}
+	}
+	f.dep = make([][]bool, len(p.nodes))
+	for i := range f.dep {
+		f.dep[i] = make([]bool, f.D)
+	}
+	// The states' dependences grow step by step: iterate to the fixpoint.
+	for changed := true; changed; {
+		changed = false
+		for i, nd := range p.nodes {
+			dst := f.dep[i]
+			switch {
+			case nd.op == opState:
+				copy(dst, f.depS[int(nd.k)])
+			case nd.op == opParam:
+				if int(nd.k) < f.D {
+					dst[int(nd.k)] = true
+				}
+			case !nd.op.isLeaf() && nd.op.passesGradient():
+				for _, o := range tangentOperands(nd) {
+					for d, v := range f.dep[o] {
+						dst[d] = dst[d] || v
+					}
+				}
+			}
+		}
+		for k, id := range p.next {
+			for d, v := range f.dep[id] {
+				if v && !f.depS[k][d] {
+					f.depS[k][d], changed = true, true
+				}
+			}
+		}
+	}
+	f.needT = make([]bool, len(p.nodes))
+	mark := func(id int32) {
+		if id >= 0 && f.any(id) {
+			f.needT[id] = true
+		}
+	}
+	for _, id := range p.next {
+		mark(id)
+	}
+	for _, id := range p.out {
+		mark(id)
+	}
+	mark(p.cost)
+	for i := len(p.nodes) - 1; i >= int(p.firstOp); i-- {
+		nd := p.nodes[i]
+		if !f.needT[i] || !nd.op.passesGradient() {
+			continue
+		}
+		for _, o := range tangentOperands(nd) {
+			mark(o)
+		}
+	}
+	return f
+}
+
+func (f *fgen) any(id int32) bool {
+	for _, v := range f.dep[id] {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// tan is the Go expression of node id's tangent in direction d: "" when it
+// is zero, "1" for a parameter's own direction, else a variable.
+func (f *fgen) tan(id int32, d int) string {
+	if !f.dep[id][d] {
+		return ""
+	}
+	nd := f.p.nodes[id]
+	if nd.op == opParam {
+		return "1"
+	}
+	return fmt.Sprintf("d%s_%d", f.val(id), d)
+}
+
+// orZero is a tangent expression as a value.
+func orZero(t string) string {
+	switch t {
+	case "":
+		return "0"
+	case "1":
+		return "1.0"
+	}
+	return t
+}
+
+// term is coef·t (coef "" for 1), negated with neg.
+type term struct {
+	neg     bool
+	t, coef string
+}
+
+// sum is the Go expression Σ ±t·coef, or "" when every t is zero.
+func sum(ts ...term) string {
+	var s string
+	for _, x := range ts {
+		if x.t == "" {
+			continue
+		}
+		e := x.t
+		switch {
+		case x.t == "1" && x.coef == "":
+			e = "1.0"
+		case x.t == "1":
+			e = x.coef
+		case x.coef != "":
+			e = x.t + " * " + x.coef
+		}
+		switch {
+		case s == "" && x.neg:
+			s = "-(" + e + ")"
+		case s == "":
+			s = e
+		case x.neg:
+			s += " - (" + e + ")"
+		default:
+			s += " + " + e
+		}
+	}
+	return s
+}
+
+// emitTangent writes node id's tangents in every direction it has; a
+// partial derivative that depends on invariants alone (1/τ of x/τ) goes
+// into pre, before the loops.
+func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
+	nd := f.p.nodes[id]
+	if !f.needT[id] || nd.op.isLeaf() {
+		return
+	}
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	v, a := f.val(id), f.val(nd.a)
+	var bb, c string
+	if nd.op.arity() > 1 {
+		bb = f.val(nd.b)
+	}
+	if nd.op.arity() > 2 {
+		c = f.val(nd.c)
+	}
+	dirs := []int{}
+	for d := range f.D {
+		if f.dep[id][d] {
+			dirs = append(dirs, d)
+		}
+	}
+	anyOf := func(o int32) bool { return f.any(o) }
+	// factor declares a partial derivative shared by the directions.
+	factor := func(name, expr string, o int32) string {
+		if !anyOf(o) {
+			return ""
+		}
+		w("%s := %s\n", name, expr)
+		return name
+	}
+	lin := func(fa, fb string) {
+		for _, d := range dirs {
+			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), coef: fa}, term{t: f.tanOf(nd, 1, d), coef: fb}))
+		}
+	}
+	switch nd.op {
+	case opAdd:
+		lin("", "")
+	case opSub:
+		for _, d := range dirs {
+			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d)}, term{t: f.tan(nd.b, d), neg: true}))
+		}
+	case opNeg:
+		for _, d := range dirs {
+			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), neg: true}))
+		}
+	case opMul:
+		lin(bb, a)
+	case opDiv:
+		// ∂/∂b = −v/b as −v·(1/b): one division per step, none when b
+		// is invariant.
+		if !anyOf(nd.a) && !anyOf(nd.b) {
+			break
+		}
+		dst := b
+		if f.inv[nd.b] {
+			dst = pre
+		}
+		fmt.Fprintf(dst, "fa%s := 1 / %s\n_ = fa%s\n", v, bb, v)
+		fb := ""
+		if anyOf(nd.b) {
+			fb = factor("fb"+v, "-("+v+" * fa"+v+")", nd.b)
+		}
+		fa := ""
+		if anyOf(nd.a) {
+			fa = "fa" + v
+		}
+		lin(fa, fb)
+	case opSin:
+		if o := f.pair[id]; o >= 0 {
+			lin(f.val(o), "")
+		} else {
+			lin(factor("fa"+v, "math.Cos("+a+")", nd.a), "")
+		}
+	case opCos:
+		if o := f.pair[id]; o >= 0 {
+			lin(factor("fa"+v, "-"+f.val(o), nd.a), "")
+		} else {
+			lin(factor("fa"+v, "-math.Sin("+a+")", nd.a), "")
+		}
+	case opTan:
+		lin(factor("fa"+v, "1 + "+v+"*"+v, nd.a), "")
+	case opAtan:
+		lin(factor("fa"+v, "1 / (1 + "+a+"*"+a+")", nd.a), "")
+	case opAtan2:
+		w("var fa%s, fb%s float64\n", v, v)
+		w("if r2 := %s*%s + %s*%s; r2 != 0 {\nfa%s, fb%s = %s / r2, -%s / r2\n}\n", a, a, bb, bb, v, v, bb, a)
+		w("_, _ = fa%s, fb%s\n", v, v)
+		lin("fa"+v, "fb"+v)
+	case opExp:
+		lin(v, "")
+	case opLog:
+		lin(factor("fa"+v, "1 / "+a, nd.a), "")
+	case opLog1p:
+		lin(factor("fa"+v, "1 / (1 + "+a+")", nd.a), "")
+	case opSqrt:
+		// √ at 0 has an infinite slope: a zero tangent stays zero.
+		fa := factor("fa"+v, "0.5 / "+v, nd.a)
+		for _, d := range dirs {
+			t := f.tan(nd.a, d)
+			if t == "1" {
+				w("%s := %s\n", f.tan(id, d), fa)
+				continue
+			}
+			w("var %s float64\nif %s != 0 {\n%s = %s * %s\n}\n", f.tan(id, d), t, f.tan(id, d), t, fa)
+		}
+	case opTanh:
+		lin(factor("fa"+v, "1 - "+v+"*"+v, nd.a), "")
+	case opAbs:
+		lin(factor("fa"+v, "dyn.SignOf("+a+")", nd.a), "")
+	case opCopysign: // the sign operand b passes no tangent
+		fa := factor("fa"+v, "math.Copysign(1, "+a+") * math.Copysign(1, "+bb+")", nd.a)
+		for _, d := range dirs {
+			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), coef: fa}))
+		}
+	case opMin, opMax, opWhere, opClamp:
+		var names []string
+		for _, d := range dirs {
+			names = append(names, f.tan(id, d))
+		}
+		w("var %s float64\n", strings.Join(names, ", "))
+		set := func(o int32) string {
+			var s string
+			for _, d := range dirs {
+				if t := f.tan(o, d); t != "" {
+					s += fmt.Sprintf("%s = %s\n", f.tan(id, d), orZero(t))
+				}
+			}
+			return s
+		}
+		switch nd.op {
+		case opMin:
+			b.WriteString(branch(a+" <= "+bb, set(nd.a), set(nd.b)))
+		case opMax:
+			b.WriteString(branch(a+" >= "+bb, set(nd.a), set(nd.b)))
+		case opWhere:
+			b.WriteString(branch(f.cond(nd.c), set(nd.a), set(nd.b)))
+		case opClamp:
+			b.WriteString(branch(a+" < "+bb, set(nd.b), branch(a+" > "+c, set(nd.c), set(nd.a))))
+		}
+	default:
+		panic(fmt.Sprintf("dyn.Generate: tangent of %v", nd.op))
+	}
+}
+
+// tanOf is the tangent of operand j (0, 1, 2) of nd in direction d.
+func (f *fgen) tanOf(nd node, j, d int) string {
+	if j >= nd.op.arity() {
+		return ""
+	}
+	return f.tan([3]int32{nd.a, nd.b, nd.c}[j], d)
+}
+
+// writeRoll writes RollFinal (D = 0) or one RollTangent variant.
+func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p := f.p
+	U, NY, D := len(p.leafOf[opInput]), len(p.out), f.D
+	if !f.tangents {
+		w("func (%s) %s(n, T int, p, q, x0, u, y, xT []float64) float64 {\n", recv, name)
+	} else {
+		w("func (%s) %s(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", recv, name)
+	}
+	f.shared(b)
+	for i := int(p.firstOp); i < len(p.nodes); i++ {
+		if f.inv[i] {
+			f.emitTangent(b, b, int32(i))
+		}
+	}
+	// The loops go into body, the invariant factors they need into pre.
+	outer := b
+	var pre, body bytes.Buffer
+	b = &body
+	w = func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("var cost float64\n")
+	w("for j := 0; j < n; j++ {\n")
+	for k := range f.S {
+		w("s%d := x0[%d*n+j]\n", k, k)
+		for d := range D {
+			if f.depS[k][d] {
+				init := "0.0"
+				if f.x0 && d == f.NP+k {
+					init = "1.0"
+				}
+				w("d%s_%d := %s\n", f.stateName(k), d, init)
+			}
+		}
+	}
+	costDirs := []int{}
+	if p.cost >= 0 {
+		for d := range D {
+			if f.dep[p.cost][d] {
+				costDirs = append(costDirs, d)
+				w("var dc_%d float64\n", d)
+			}
+		}
+	}
+	w("for t := 0; t < T; t++ {\n")
+	w("ub := t * %d * n\n_ = ub\n", U)
+	f.rollBody(b)
+	for i := int(p.firstOp); i < len(p.nodes); i++ {
+		if !f.inv[i] {
+			f.emitTangent(b, &pre, int32(i))
+		}
+	}
+	w("if y != nil {\n")
+	for c, id := range p.out {
+		w("y[(%d*T+t)*n+j] = %s\n", c, f.val(id))
+	}
+	w("}\n")
+	if D > 0 && NY > 0 {
+		w("if jy != nil {\n")
+		for c, id := range p.out {
+			w("r%d := ((%d*T+t)*n + j) * %d\n", c, c, D)
+			w("_ = jy[r%d+%d]\n", c, D-1)
+			for d := range D {
+				w("jy[r%d+%d] = %s\n", c, d, orZero(f.tan(id, d)))
+			}
+		}
+		w("}\n")
+	}
+	if p.cost >= 0 {
+		w("cost += %s\n", f.val(p.cost))
+		for _, d := range costDirs {
+			w("dc_%d += %s\n", d, orZero(f.tan(p.cost, d)))
+		}
+	}
+	// The next state through temporaries: a Next may read another state.
+	for k, id := range p.next {
+		w("ns%d := %s\n", k, f.val(id))
+		for d := range D {
+			if f.depS[k][d] {
+				w("nd%d_%d := %s\n", k, d, orZero(f.tan(id, d)))
+			}
+		}
+	}
+	for k := range f.S {
+		w("s%d = ns%d\n", k, k)
+		for d := range D {
+			if f.depS[k][d] {
+				w("d%s_%d = nd%d_%d\n", f.stateName(k), d, k, d)
+			}
+		}
+	}
+	w("}\n") // time loop
+	for k := range f.S {
+		w("xT[%d*n+j] = s%d\n", k, k)
+	}
+	if D > 0 {
+		w("if jxT != nil {\n")
+		for k := range f.S {
+			w("_ = jxT[(%d*n+j)*%d+%d]\n", k, D, D-1)
+			for d := range D {
+				v := "0"
+				if f.depS[k][d] {
+					v = fmt.Sprintf("d%s_%d", f.stateName(k), d)
+				}
+				w("jxT[(%d*n+j)*%d+%d] = %s\n", k, D, d, v)
+			}
+		}
+		w("}\n")
+		w("if jc != nil {\n")
+		for d := range D {
+			v := "0"
+			for _, cd := range costDirs {
+				if cd == d {
+					v = fmt.Sprintf("dc_%d", d)
+				}
+			}
+			w("jc[j*%d+%d] = %s\n", D, d, v)
+		}
+		w("}\n")
+	}
+	w("}\nreturn cost\n}\n\n")
+	outer.Write(pre.Bytes())
+	outer.Write(body.Bytes())
+}
+
+// stateName is the variable of state k (s0, s1, …), whether or not the
+// step reads it (a state leaf that is never read has no node).
+func (f *fgen) stateName(k int) string { return fmt.Sprintf("s%d", k) }
+
+// forwardKernels writes RollFinal and RollTangent of typeName.
+func (g *gen) forwardKernels(b *bytes.Buffer, typeName string) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("// RollFinal implements dyn.FinalRoller: the value-only rollout.\n")
+	newFgen(g, false, false).writeRoll(b, typeName, "RollFinal")
+	w("// RollTangent implements dyn.TangentRoller: the forward-mode rollout\n")
+	w("// with respect to all parameters (and, with x0dirs, the initial states).\n")
+	w("func (k %s) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", typeName)
+	w("if x0dirs {\nreturn k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n")
+	w("return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n\n")
+	newFgen(g, false, true).writeRoll(b, typeName, "rollTangentP")
+	newFgen(g, true, true).writeRoll(b, typeName, "rollTangentX0")
+}

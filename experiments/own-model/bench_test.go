@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
+
+// paired runs op b.N times, each followed by the native rollout, and
+// reports op's mean time as ns/op and, as x-native, the ratio of the
+// fastest op to the fastest native rollout over the same iterations: on a
+// shared machine whose load comes and goes, the minimum of many paired
+// runs is the time of the code, the mean that of the neighbours too.
+func paired(b *testing.B, native, op func() error) {
+	var tOp time.Duration
+	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
+	for range b.N {
+		t0 := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := native(); err != nil {
+			b.Fatal(err)
+		}
+		dOp, dNat := t1.Sub(t0), time.Since(t1)
+		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
+	}
+	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
+	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
+}
+
+// BenchmarkOwnModel measures, in one run, at 8 × 150 and 4 × 20,000 steps
+// with the generated kernel, each paired with the native rollout
+// (Sim.Forward, the reference of every ratio x-native): the value-only rollout
+// (Sim.Value with the outputs), the value and gradient of the
+// least-squares loss by the reverse pass (Forward + Backward natively, and
+// through the gorgonia program the experiment identifies with), and the
+// residuals with their full Jacobian with respect to the three parameters
+// by the forward mode (Sim.Jacobian).
+func BenchmarkOwnModel(b *testing.B) {
+	q := []float64{dt}
+	for i, sz := range []size{{8, 150, cmdNoise}, {4, 20000, cmdNoise}} {
+		d, err := synth(sz.B, sz.T, sz.cmdNoise, uint64(i+1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := 2 * d.T * d.B
+		meas := append(append([]float64(nil), d.xm...), d.ym...)
+		y, r := make([]float64, m), make([]float64, m)
+		sim := Robot.NewSim(d.B, d.T)
+		ref := Robot.NewSim(d.B, d.T)
+		native := func() error { _, err := ref.Forward(start, q, d.x0, d.u, nil); return err }
+		name := fmt.Sprintf("%dx%d/", d.B, d.T)
+		b.Run(name+"native", func(b *testing.B) {
+			paired(b, native, func() error { _, err := sim.Forward(start, q, d.x0, d.u, nil); return err })
+		})
+		b.Run(name+"value", func(b *testing.B) {
+			paired(b, native, func() error { _, err := sim.Value(start, q, d.x0, d.u, y); return err })
+		})
+		g := make([]float64, 3)
+		b.Run(name+"value+grad-reverse", func(b *testing.B) {
+			paired(b, native, func() error {
+				if _, err := sim.Forward(start, q, d.x0, d.u, y); err != nil {
+					return err
+				}
+				for i := range r {
+					r[i] = (y[i] - meas[i]) * (1 / (posNoise * posNoise))
+				}
+				sim.Backward(start, q, d.u, r, 0, nil, g, nil, nil)
+				return nil
+			})
+		})
+		prog, err := compile(d, dyn.WithoutSelfCheck())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name+"value+grad-graph", func(b *testing.B) {
+			paired(b, native, func() error { _, err := prog.ValueAndGradInto(start, g); return err })
+		})
+		j, err := sim.NewJac(dyn.Wrt{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name+"jacobian-forward", func(b *testing.B) {
+			paired(b, native, func() error {
+				if err := sim.Jacobian(start, q, d.x0, d.u, j); err != nil {
+					return err
+				}
+				for i := range r {
+					r[i] = (j.Y[i] - meas[i]) * (1 / posNoise)
+				}
+				return nil
+			})
+		})
+	}
+}
