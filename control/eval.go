@@ -105,24 +105,3 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 	tr.FinalDistance = math.Hypot(last.X-ex, last.Y-ey)
 	return tr
 }
-
-// Execute runs controls through the exact model from p0 and returns every
-// pose and the world velocity of every step.
-func (m Mecanum) Execute(p0 Pose, controls [][4]float64, n int, dt float64) ([]Pose, [][2]float64) {
-	poses := make([]Pose, 0, len(controls)*n)
-	vel := make([][2]float64, 0, len(controls)*n)
-	p := p0
-	for _, ws := range controls {
-		vx, vy, wz := m.Body(ws)
-		for range n {
-			c, s := math.Cos(p.Theta), math.Sin(p.Theta)
-			vw := [2]float64{c*vx - s*vy, s*vx + c*vy}
-			p.X += dt * vw[0]
-			p.Y += dt * vw[1]
-			p.Theta += dt * wz
-			poses = append(poses, p)
-			vel = append(vel, vw)
-		}
-	}
-	return poses, vel
-}

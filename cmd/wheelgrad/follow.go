@@ -9,6 +9,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -21,7 +22,7 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
-	model, err := control.NewMecanum(params)
+	model, err := mecanum.NewDrive(params)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -32,13 +33,13 @@ func followMecanum(e env, a FollowArgs) error {
 	if err := checkFollowSteps(a, path, a.Dt); err != nil {
 		return err
 	}
-	var truth *control.Mecanum
+	var truth *mecanum.Drive
 	if a.MPC != "" {
 		tp, err := readMecanumParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}
-		tm, err := control.NewMecanum(tp)
+		tm, err := mecanum.NewDrive(tp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
@@ -79,7 +80,7 @@ func followMecanum(e env, a FollowArgs) error {
 		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
 			path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
 	}
-	poses, vel := model.Execute(plan.Start, planned, plan.N, plan.Dt)
+	poses, vel := control.Execute(model, plan.Start, planned, plan.N, plan.Dt)
 	pred := control.Track(path, 0, plan.Dt, poses, vel)
 	printTracking(e.stderr, "predicted", pred, mode)
 	if err := checkFollowed(pred, path, poses, a); err != nil {
@@ -90,7 +91,7 @@ func followMecanum(e env, a FollowArgs) error {
 	series := []figure.Series{}
 	var executed []control.Pose
 	if truth != nil {
-		olPoses, olVel := truth.Execute(plan.Start, planned, plan.N, plan.Dt)
+		olPoses, olVel := control.Execute(truth, plan.Start, planned, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
 		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)

@@ -13,6 +13,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/opt"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // `wheelgrad follow` for the models written in the step language
@@ -39,9 +40,9 @@ var followModelFlags = []struct {
 }
 
 func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
-	fs.Float64Var(&a.Umax, "umax", control.DefaultJoystickMax, "diffdrive: bound on the joystick commands |uf| and |ul|")
-	fs.Float64Var(&a.Vmax, "vmax", control.DefaultSkidSteerVmax, "skidsteer: bound on the commanded speed |vc| (m/s)")
-	fs.Float64Var(&a.Band, "band", 0, fmt.Sprintf("diffdrive: band T (m/s²) of the friction surrogate synthesis plans with (default %g·mu; 0: the exact clamp)", control.DefaultFrictionBand))
+	fs.Float64Var(&a.Umax, "umax", robots.DefaultJoystickMax, "diffdrive: bound on the joystick commands |uf| and |ul|")
+	fs.Float64Var(&a.Vmax, "vmax", robots.DefaultSkidSteerVmax, "skidsteer: bound on the commanded speed |vc| (m/s)")
+	fs.Float64Var(&a.Band, "band", 0, fmt.Sprintf("diffdrive: band T (m/s²) of the friction surrogate synthesis plans with (default %g·mu; 0: the exact clamp)", robots.DefaultFrictionBand))
 }
 
 func checkFollowModelFlags(model string, set map[string]bool) error {
@@ -82,7 +83,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 	if err := positive("umax", a.Umax); err != nil {
 		return err
 	}
-	band := control.DefaultFrictionBand * p.Mu
+	band := robots.DefaultFrictionBand * p.Mu
 	if a.Set["band"] {
 		if !(a.Band >= 0) || math.IsInf(a.Band, 0) {
 			return usagef("-band %g: want a finite number ≥ 0", a.Band)
@@ -92,11 +93,11 @@ func followDiffDrive(e env, a FollowArgs) error {
 	if a.Set["dt"] && math.Abs(a.Dt-p.H) > 1e-9*p.H {
 		return usagef("-model diffdrive steps by its h = %g s (%s): -dt %g differs (leave it out)", p.H, a.Params, a.Dt)
 	}
-	plan, err := control.NewDiffDriveRobot(p, band, a.Umax)
+	plan, err := robots.NewDiffDriveRobot(p, band, a.Umax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
-	exact, err := control.NewDiffDriveRobot(p, 0, a.Umax)
+	exact, err := robots.NewDiffDriveRobot(p, 0, a.Umax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -112,7 +113,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		if math.Abs(tp.H-p.H) > 1e-9*p.H {
 			return fmt.Errorf("%s: h = %g, the plan's %g (%s): the true robot must step alike", a.MPC, tp.H, p.H, a.Params)
 		}
-		tr, err := control.NewDiffDriveRobot(tp, 0, a.Umax)
+		tr, err := robots.NewDiffDriveRobot(tp, 0, a.Umax)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
@@ -126,7 +127,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
-	wmax := control.DefaultSkidSteerWmax
+	wmax := robots.DefaultSkidSteerWmax
 	if a.Set["wmax"] {
 		wmax = a.Wmax
 	}
@@ -138,7 +139,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 			return err
 		}
 	}
-	r, err := control.NewSkidSteerRobot(p, a.Vmax, wmax)
+	r, err := robots.NewSkidSteerRobot(p, a.Vmax, wmax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -148,7 +149,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 		if err != nil {
 			return err
 		}
-		tr, err := control.NewSkidSteerRobot(tp, a.Vmax, wmax)
+		tr, err := robots.NewSkidSteerRobot(tp, a.Vmax, wmax)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
