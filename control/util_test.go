@@ -1,7 +1,5 @@
 package control
 
-import (
-	"strconv"
-)
+import "strconv"
 
 func strconvFormat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -83,7 +83,7 @@ func followMecanum(e env, a FollowArgs) error {
 	poses, vel := control.Execute(model, plan.Start, planned, plan.N, plan.Dt)
 	pred := control.Track(path, 0, plan.Dt, poses, vel)
 	printTracking(e.stderr, "predicted", pred, mode)
-	if err := checkFollowed(pred, path, poses, a); err != nil {
+	if err := checkFollowed(pred, a); err != nil {
 		return err
 	}
 

@@ -236,7 +236,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)
 	}
-	if err := checkFollowed(pred, path, poses, a); err != nil {
+	if err := checkFollowed(pred, a); err != nil {
 		return err
 	}
 
