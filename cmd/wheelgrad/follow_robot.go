@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
@@ -12,7 +13,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/opt"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -186,52 +186,16 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	var planned [][]float64
-	var summary string
-	if every, horizon, chunked := control.Chunks(plan.K, rate); chunked {
-		res, err := control.SynthesizeRobotChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
-			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
-		})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Controls
-		summary = fmt.Sprintf("%d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s",
-			res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
-	} else {
-		s, err := control.NewRobotSynthesizer(plan)
-		if err != nil {
-			return err
-		}
-		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-			return true
-		}})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Controls
-		summary = fmt.Sprintf("%d iterations, %d evaluations, %s (%s)", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
-	}
-	x0, err := job.exact.StartState(plan.Start)
-	if err != nil {
+	f, err := control.FollowRobot(plan, job.exact, followSettings(a))
+	a.Prog.done()
+	if err != nil && !errors.Is(err, control.ErrNotFollowed) {
 		return err
 	}
-	poses, vel, _, err := job.exact.Execute(x0, planned, plan.N, plan.Dt)
-	if err != nil {
-		return err
-	}
-	pred := control.TrackRobot(job.exact, path, 0, plan.Dt, poses, vel)
+	planned, poses, vel, pred := f.Controls, f.Predicted.Poses, f.Predicted.Velocity, f.Predicted.Tracking
 	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %s\n",
-		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, summary)
+		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, synthesisSummary(f.Synthesis))
 	if job.planned != "" {
-		pp, pv, _, err := job.plan.Execute(x0, planned, plan.N, plan.Dt)
-		if err != nil {
-			return err
-		}
-		printTracking(e.stderr, job.planned, control.TrackRobot(job.plan, path, 0, plan.Dt, pp, pv), mode)
+		printTracking(e.stderr, job.planned, f.Planned.Tracking, mode)
 		printTracking(e.stderr, "predicted (exact friction)", pred, mode)
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)

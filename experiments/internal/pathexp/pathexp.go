@@ -19,7 +19,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/experiments/internal/baseline"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // TrueFriction is the simulated real robot's friction: it depends on the
@@ -125,11 +124,7 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := control.NewSynthesizer(plan)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Synthesize(nil, opt.Settings{})
+	res, err := control.FollowDrive(plan, control.FollowSettings{})
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +135,10 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 		rows = append(rows, r)
 		return r
 	}
-	predP, predV := control.Execute(model, plan.Start, res.Controls, plan.N, plan.Dt)
-	track("synthesis, predicted by the model", predP, predV, res.Opt.Runtime)
+	predP, predV := res.Predicted.Poses, res.Predicted.Velocity
+	track("synthesis, predicted by the model", predP, predV, res.Synthesis.Runtime)
 	olP, olV := control.Execute(truthM, plan.Start, res.Controls, plan.N, plan.Dt)
-	track("synthesis, open loop, executed", olP, olV, res.Opt.Runtime)
+	track("synthesis, open loop, executed", olP, olV, res.Synthesis.Runtime)
 
 	// 3. MPC against the truth.
 	plan2, _ := control.NewPlan(model, cfg.Path, cfg.Heading, cfg.Theta0, 4, 1.0/240, 30)
