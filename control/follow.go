@@ -68,28 +68,26 @@ func FollowRobot(plan *RobotPlan, exact Robot, fs FollowSettings) (*RobotFollow,
 	if exact.Model != plan.Robot.Model {
 		return nil, fmt.Errorf("control: the exact robot is model %s, the plan's %s: they must be the same step model", exact.Model.Name(), plan.Robot.Model.Name())
 	}
-	res := &RobotFollow{Plan: plan}
-	rate := 1 / (float64(plan.N) * plan.Dt)
-	if every, horizon, chunked := Chunks(plan.K, rate); chunked {
-		r, err := SynthesizeRobotChunked(plan, every, horizon, fs.Opt, fs.Chunk)
-		if err != nil {
-			return nil, err
-		}
-		res.Controls = r.Controls
-		res.Synthesis = Synthesis{Chunks: r.Chunks, Iterations: r.Iterations, Evaluations: r.Evaluations, Runtime: r.Runtime}
-	} else {
-		s, err := NewRobotSynthesizer(plan)
-		if err != nil {
-			return nil, err
-		}
-		r, err := s.Synthesize(nil, fs.whole())
-		if err != nil {
-			return nil, err
-		}
-		res.Controls = r.Controls
-		res.Synthesis = Synthesis{Iterations: r.Opt.Iterations, Evaluations: r.Opt.FuncEvaluations, Runtime: r.Opt.Runtime, Status: r.Opt.Status}
+	controls, syn, err := synthesize(plan.K, plan.N, plan.Dt, fs,
+		func(every, horizon int) (*ChunkResult, error) {
+			return SynthesizeRobotChunked(plan, every, horizon, fs.Opt, fs.Chunk)
+		},
+		func(r *ChunkResult) [][]float64 { return r.Controls },
+		func() ([][]float64, *opt.Result, error) {
+			s, err := NewRobotSynthesizer(plan)
+			if err != nil {
+				return nil, nil, err
+			}
+			r, err := s.Synthesize(nil, fs.whole())
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.Controls, r.Opt, nil
+		})
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	res := &RobotFollow{Plan: plan, Controls: controls, Synthesis: syn}
 	if res.Predicted, err = runRobot(exact, plan, res.Controls); err != nil {
 		return nil, err
 	}
@@ -144,30 +142,48 @@ type DriveFollow struct {
 // plan (whole, or in chunks when the path is long) and rolls the controls
 // through plan.Model from the plan's start.
 func FollowDrive(plan *Plan, fs FollowSettings) (*DriveFollow, error) {
-	res := &DriveFollow{Plan: plan}
-	rate := 1 / (float64(plan.N) * plan.Dt)
-	if every, horizon, chunked := Chunks(plan.K, rate); chunked {
-		r, err := SynthesizeChunked(plan, every, horizon, fs.Opt, fs.Chunk)
-		if err != nil {
-			return nil, err
-		}
-		res.Controls = r.Wheels
-		res.Synthesis = Synthesis{Chunks: r.Chunks, Iterations: r.Iterations, Evaluations: r.Evaluations, Runtime: r.Runtime}
-	} else {
-		s, err := NewSynthesizer(plan)
-		if err != nil {
-			return nil, err
-		}
-		r, err := s.Synthesize(nil, fs.whole())
-		if err != nil {
-			return nil, err
-		}
-		res.Controls = r.Controls
-		res.Synthesis = Synthesis{Iterations: r.Opt.Iterations, Evaluations: r.Opt.FuncEvaluations, Runtime: r.Opt.Runtime, Status: r.Opt.Status}
+	controls, syn, err := synthesize(plan.K, plan.N, plan.Dt, fs,
+		func(every, horizon int) (*ChunkResult, error) {
+			return SynthesizeChunked(plan, every, horizon, fs.Opt, fs.Chunk)
+		},
+		func(r *ChunkResult) [][4]float64 { return r.Wheels },
+		func() ([][4]float64, *opt.Result, error) {
+			s, err := NewSynthesizer(plan)
+			if err != nil {
+				return nil, nil, err
+			}
+			r, err := s.Synthesize(nil, fs.whole())
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.Controls, r.Opt, nil
+		})
+	if err != nil {
+		return nil, err
 	}
+	res := &DriveFollow{Plan: plan, Controls: controls, Synthesis: syn}
 	poses, vel := Execute(plan.Model, plan.Start, res.Controls, plan.N, plan.Dt)
 	res.Predicted = Trajectory{Poses: poses, Velocity: vel, Tracking: Track(plan.Path, plan.T0, plan.Dt, poses, vel)}
 	return res, notFollowed(res.Predicted.Tracking)
+}
+
+// synthesize plans k segments of n steps of dt whole, or in receding-horizon
+// chunks when the plan is long (Chunks), and summarises the work.
+func synthesize[C any](k, n int, dt float64, fs FollowSettings,
+	chunked func(every, horizon int) (*ChunkResult, error), rows func(*ChunkResult) []C,
+	whole func() ([]C, *opt.Result, error)) ([]C, Synthesis, error) {
+	if every, horizon, ok := Chunks(k, 1/(float64(n)*dt)); ok {
+		r, err := chunked(every, horizon)
+		if err != nil {
+			return nil, Synthesis{}, err
+		}
+		return rows(r), Synthesis{Chunks: r.Chunks, Iterations: r.Iterations, Evaluations: r.Evaluations, Runtime: r.Runtime}, nil
+	}
+	c, r, err := whole()
+	if err != nil {
+		return nil, Synthesis{}, err
+	}
+	return c, Synthesis{Iterations: r.Iterations, Evaluations: r.FuncEvaluations, Runtime: r.Runtime, Status: r.Status}, nil
 }
 
 func notFollowed(t Tracking) error {
