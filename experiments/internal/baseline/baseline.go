@@ -64,10 +64,10 @@ func Samples(runs []mecanum.Run, lag, stride int) (in [][3]float64, out [][4]flo
 func Train(in [][3]float64, out [][4]float64, wmax float64, seed uint64) (*Net, error) {
 	n := len(in)
 	if n < 10 || len(out) != n {
-		return nil, fmt.Errorf("control: %d training pairs for the data-driven baseline (need ≥ 10)", n)
+		return nil, fmt.Errorf("baseline: %d training pairs for the data-driven baseline (need ≥ 10)", n)
 	}
 	if !(wmax > 0) {
-		return nil, errors.New("control: wmax must be positive")
+		return nil, errors.New("baseline: wmax must be positive")
 	}
 	b := &Net{Wmax: wmax, N: n}
 	for k := range 3 {
