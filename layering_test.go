@@ -101,16 +101,13 @@ var ratchet = map[arrow]string{
 	{"cmd/wheelgrad", "models/pioneer"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cmd/wheelgrad", "models/skidsteer"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cmd/wheelgrad", "models/skidsteer/terra"}:     "issue 23, Deliver 2 and 3 (robots, cli)",
+	{"cmd/wheelgrad", "models/skidsteer/sbmpo"}:     "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cmd/wheelgrad", "models/tire"}:                "issue 23, Deliver 2 and 3 (robots, cli)",
 	// control imports no model and holds no copy of a model's step; the
 	// SBMPO planner moves to the skid-steer's room, the data-driven
 	// baseline to experiments/internal, the Mecanum graph synthesis out of
 	// control's graph building.
-	{"control", "graph"}:                  "issue 23, Deliver 5 (control)",
-	{"control", "models/diffdrive"}:       "issue 23, Deliver 5 (control)",
-	{"control", "models/mecanum"}:         "issue 23, Deliver 5 (control)",
-	{"control", "models/skidsteer"}:       "issue 23, Deliver 5 (control)",
-	{"control", "models/skidsteer/terra"}: "issue 23, Deliver 5 (control: SBMPO to the skid-steer's room)",
+	{"control", "graph"}: "issue 23, Deliver 5 (control)",
 	// Output staging (dataset.WriteFileAtomic) leaves dataset for the CLI's
 	// own package.
 	{"figure", "dataset"}: "issue 23, Deliver 3 (output staging out of dataset)",

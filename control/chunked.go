@@ -10,7 +10,7 @@ import (
 )
 
 // Long horizons. A synthesis over the whole path holds every step of the
-// path at once (the Mecanum graph's tensors, the Robot's dyn.Sim), so its
+// path at once (a Drive graph's tensors, the Robot's dyn.Sim), so its
 // memory grows with the duration, and L-BFGS-B's work per iteration with
 // it. Above ChunkSeconds the path is planned in receding-horizon chunks
 // instead: ChunkSeconds of controls at a time, each planned over
@@ -62,7 +62,7 @@ type ChunkResult struct {
 	Runtime     time.Duration
 }
 
-// SynthesizeChunked plans plan (a Mecanum Plan) in chunks of every segments
+// SynthesizeChunked plans plan (a Drive's Plan) in chunks of every segments
 // over horizons of horizon segments (see Chunks). Each chunk starts from the
 // pose the previous chunk's controls reach on plan.Model, warm-started
 // from the previous plan where it overlaps and from InitialGuess past it.
@@ -103,7 +103,7 @@ func SynthesizeChunked(plan *Plan, every, horizon int, settings opt.Settings, pr
 		res.Evaluations += r.Opt.FuncEvaluations
 		warm = r.Controls
 		n := min(every, total-done)
-		poses, _ := plan.Model.Execute(pose, r.Controls[:n], plan.N, plan.Dt)
+		poses, _ := Execute(plan.Model, pose, r.Controls[:n], plan.N, plan.Dt)
 		res.Wheels = append(res.Wheels, r.Controls[:n]...)
 		pose = poses[len(poses)-1]
 		done += n

@@ -1,20 +1,21 @@
 // Package control synthesises the commands that drive a robot model along a
 // path (Luo et al. §VII-B): reference paths (circle, figure 8, waypoint
 // files), heading modes, control synthesis by gradient through the model,
-// and receding-horizon re-planning.
+// receding-horizon re-planning, and the tracking metrics. It knows no
+// particular robot: a model reaches it through one of two interfaces.
 //
-// Any model written in the step language of package dyn is driven through
-// Robot (RobotPlan, RobotSynthesizer, RunRobotMPC): its loss gradient comes
-// from the model's generated reverse pass in dyn.Sim. The differential drive
-// with a pose, the skid-steer and the Mecanum robot are defined here
-// (DiffDrivePose, SkidSteer, MecanumPose). The Mecanum robot also has its
-// own gorgonia-graph synthesis (Plan, Synthesizer, RunMPC), which plans
-// through command-dependent friction networks.
+// Robot drives any model written in the step language of package dyn
+// (RobotPlan, RobotSynthesizer, RunRobotMPC): its loss gradient comes from
+// the model's own generated reverse pass in dyn.Sim, with the pose read
+// from the step's outputs (after the step, or at its start as the models
+// that report a log row's pose do). package robots builds the Robot of each
+// model of models/* (robots.NewDiffDriveRobot, NewSkidSteerRobot,
+// NewMecanumRobot).
 //
-// EnergyPlanner is the energy-efficient planner of Ordonez et al. §4.3
-// (SBMPO): an A*-type search over sampled yaw rates on the slip-calibrated
-// skid-steer kinematics, costed by the terramechanic power look-up table of
-// models/skidsteer/terra; Refine lowers the found plan's energy by gradient.
+// Drive is a robot whose four commands set its body velocity directly,
+// planned through a gorgonia graph (Plan, Synthesizer, RunMPC), so that
+// the gradient may flow through command-dependent friction networks: the
+// Mecanum robot of models/mecanum (mecanum.Drive).
 //
 // Angles follow FORMATS.md: the Mecanum robot's forward axis is its body y
 // axis, which points along the world direction (−sin θ, cos θ); travelling in

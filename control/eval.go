@@ -1,6 +1,10 @@
 package control
 
-import "math"
+import (
+	"errors"
+	"fmt"
+	"math"
+)
 
 // Tracking measures how an executed (or predicted) trajectory follows its
 // path: the numbers `wheelgrad follow` prints and the experiments tabulate.
@@ -8,11 +12,32 @@ type Tracking struct {
 	RMS, Max      float64 // distance to the curve (m), over every integration step
 	OnTimeRMS     float64 // distance to the reference point of the same time (m)
 	OnTimeMax     float64
-	Coverage      float64 // fraction of the path whose closest executed point lies within 5 cm
+	Coverage      float64 // fraction of the path within 5 cm of the executed trajectory (poses joined by straight steps)
 	ReversedRight float64 // figure8-reverse-right: share of right-lobe steps driven backwards
 	ForwardLeft   float64 // … and of left-lobe steps driven forwards
 	FinalDistance float64 // distance from the last pose to the path's end point
 	Steps         int
+	// Travelled is the length of the executed trajectory (m) and PathLength
+	// the path's: a robot that never moves sits on a path through its start
+	// at distance 0, so RMS alone cannot tell it from a perfect follower
+	// (Followed can).
+	Travelled, PathLength float64
+	extent                float64 // diagonal of the path's bounding box (m)
+}
+
+// Followed returns an error when the trajectory does not follow the path:
+// it travels less than half the path's length and its on-time error
+// exceeds a quarter of the path's extent (a robot that never moves, held
+// by stiction or by bounds that leave it too little speed).
+func (t Tracking) Followed() error {
+	if t.Steps == 0 {
+		return errors.New("control: no step to follow the path with")
+	}
+	if t.Travelled >= 0.5*t.PathLength || t.OnTimeRMS <= 0.25*t.extent {
+		return nil
+	}
+	return fmt.Errorf("control: the robot travels %.3g m of the path's %.3g m, %.3g m RMS from where it should be: it does not follow the path",
+		t.Travelled, t.PathLength, t.OnTimeRMS)
 }
 
 // Track evaluates poses (pose k at time (k+1)·dt from the start, path time
@@ -36,14 +61,34 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 	n := max(2000, int(length/0.001))
 	cx := make([]float64, n+1)
 	cy := make([]float64, n+1)
+	minX, maxX, minY, maxY := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i := range cx {
 		cx[i], cy[i], _, _ = p.At(T * float64(i) / float64(n))
+		if i > 0 {
+			tr.PathLength += math.Hypot(cx[i]-cx[i-1], cy[i]-cy[i-1])
+		}
+		minX, maxX = math.Min(minX, cx[i]), math.Max(maxX, cx[i])
+		minY, maxY = math.Min(minY, cy[i]), math.Max(maxY, cy[i])
 	}
+	tr.extent = math.Hypot(maxX-minX, maxY-minY)
 	covered := make([]bool, n+1)
 	var sum, sumT float64
 	var revR, totR, fwdL, totL int
+	bprev := 0 // the closest sample to the previous pose
+	// A closed curve (circle, figure 8) is covered across its end: sample
+	// n is sample 0.
+	closed := math.Hypot(cx[n]-cx[0], cy[n]-cy[0]) < 1e-9
+	wrap := func(i int) int {
+		if closed {
+			return ((i % n) + n) % n
+		}
+		return i
+	}
 	for k, q := range poses {
 		t := t0 + float64(k+1)*dt
+		if k > 0 {
+			tr.Travelled += math.Hypot(q.X-poses[k-1].X, q.Y-poses[k-1].Y)
+		}
 		// Closest sample by brute force over the whole curve: evaluation is
 		// not a hot path, and a local search could lock onto the wrong
 		// branch where the figure 8 crosses itself.
@@ -54,14 +99,44 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 				best, bi = d, i
 			}
 		}
-		d := math.Sqrt(best)
-		sum += d * d
-		tr.Max = math.Max(tr.Max, d)
-		for i := max(0, bi-2); i <= min(n, bi+2); i++ {
-			if d <= 0.05 {
-				covered[i] = true
+		// Covered: the samples within coverRadius of the executed step from
+		// the previous pose to this one, from the closest samples of both
+		// outwards along the curve (the poses alone leave gaps between them
+		// at a coarse step).
+		prev, bp := q, bi
+		if k > 0 {
+			prev, bp = poses[k-1], bprev
+		}
+		near := func(i int) bool {
+			return segmentDist2(cx[i], cy[i], prev.X, prev.Y, q.X, q.Y) <= coverRadius*coverRadius
+		}
+		a, b := min(bp, bi), max(bp, bi)
+		if closed && b-a > n/2 {
+			a, b = b, a+n // the shorter way round
+		}
+		for (closed || a > 0) && b-a < n && near(wrap(a-1)) {
+			a--
+		}
+		for (closed || b < n) && b-a < n && near(wrap(b+1)) {
+			b++
+		}
+		for i := a; i <= b; i++ {
+			if j := wrap(i); !covered[j] && near(j) {
+				covered[j] = true
 			}
 		}
+		bprev = bi
+		// The distance to the curve between the samples: to the chords on
+		// either side of the closest sample (1 mm apart, so within
+		// 1 mm²/(8·radius of curvature) of the curve itself).
+		d := math.Sqrt(best)
+		for _, j := range [2]int{bi - 1, bi + 1} {
+			if j >= 0 && j <= n {
+				d = math.Min(d, segmentDist(q.X, q.Y, cx[bi], cy[bi], cx[j], cy[j]))
+			}
+		}
+		sum += d * d
+		tr.Max = math.Max(tr.Max, d)
 		rx, ry, _, _ := p.At(math.Min(t, T))
 		dt2 := math.Hypot(q.X-rx, q.Y-ry)
 		sumT += dt2 * dt2
@@ -87,6 +162,9 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 	}
 	tr.RMS = math.Sqrt(sum / float64(len(poses)))
 	tr.OnTimeRMS = math.Sqrt(sumT / float64(len(poses)))
+	if closed {
+		covered[n] = covered[0]
+	}
 	c := 0
 	for _, b := range covered {
 		if b {
@@ -106,23 +184,24 @@ func Track(p Path, t0, dt float64, poses []Pose, vel [][2]float64) Tracking {
 	return tr
 }
 
-// Execute runs controls through the exact model from p0 and returns every
-// pose and the world velocity of every step.
-func (m Mecanum) Execute(p0 Pose, controls [][4]float64, n int, dt float64) ([]Pose, [][2]float64) {
-	poses := make([]Pose, 0, len(controls)*n)
-	vel := make([][2]float64, 0, len(controls)*n)
-	p := p0
-	for _, ws := range controls {
-		vx, vy, wz := m.Body(ws)
-		for range n {
-			c, s := math.Cos(p.Theta), math.Sin(p.Theta)
-			vw := [2]float64{c*vx - s*vy, s*vx + c*vy}
-			p.X += dt * vw[0]
-			p.Y += dt * vw[1]
-			p.Theta += dt * wz
-			poses = append(poses, p)
-			vel = append(vel, vw)
-		}
+// coverRadius is the distance within which a point of the path counts as
+// covered by the executed trajectory (m).
+const coverRadius = 0.05
+
+// segmentDist is the distance from (px, py) to the segment from (ax, ay) to
+// (bx, by).
+func segmentDist(px, py, ax, ay, bx, by float64) float64 {
+	return math.Sqrt(segmentDist2(px, py, ax, ay, bx, by))
+}
+
+// segmentDist2 is the square of segmentDist.
+func segmentDist2(px, py, ax, ay, bx, by float64) float64 {
+	ux, uy := bx-ax, by-ay
+	l2 := ux*ux + uy*uy
+	s := 0.0
+	if l2 > 0 {
+		s = math.Max(0, math.Min(1, ((px-ax)*ux+(py-ay)*uy)/l2))
 	}
-	return poses, vel
+	dx, dy := px-ax-s*ux, py-ay-s*uy
+	return dx*dx + dy*dy
 }

@@ -28,7 +28,7 @@ func FuzzWaypoints(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	m := testRobot
+	m := testDrive
 	f.Fuzz(func(t *testing.T, csv string) {
 		file := filepath.Join(t.TempDir(), "ref.csv")
 		if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {

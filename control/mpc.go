@@ -34,8 +34,8 @@ type MPCResult struct {
 // segments it measures the true pose, re-plans Horizon segments with the
 // plan's model from there (warm-started from the previous plan, shifted),
 // and executes the first Every segments on truth.
-func RunMPC(plan *Plan, truth Mecanum, ms MPCSettings) (*MPCResult, error) {
-	if err := truth.validate(); err != nil {
+func RunMPC(plan *Plan, truth Drive, ms MPCSettings) (*MPCResult, error) {
+	if err := truth.Validate(); err != nil {
 		return nil, err
 	}
 	if ms.Horizon <= 0 {
@@ -86,7 +86,7 @@ func RunMPC(plan *Plan, truth Mecanum, ms MPCSettings) (*MPCResult, error) {
 		res.Replans++
 		warm = r.Controls
 		n := min(ms.Every, total-done)
-		poses, vel := truth.Execute(pose, r.Controls[:n], plan.N, plan.Dt)
+		poses, vel := Execute(truth, pose, r.Controls[:n], plan.N, plan.Dt)
 		res.Controls = append(res.Controls, r.Controls[:n]...)
 		res.Poses = append(res.Poses, poses...)
 		res.Velocity = append(res.Velocity, vel...)

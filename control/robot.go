@@ -14,13 +14,16 @@ import (
 // state, which of its inputs are the decision variables (with bounds),
 // which fixed values the other inputs take, and which lanes are the planar
 // pose to track. Any model can be driven along a path through it
-// (RobotPlan, RobotSynthesizer, RunRobotMPC); NewDiffDriveRobot,
+// (RobotPlan, RobotSynthesizer, RunRobotMPC); robots.NewDiffDriveRobot,
 // NewSkidSteerRobot and NewMecanumRobot build the three of FORMATS.md.
 //
 // The pose lanes X, Y and Heading must each be a state and an output of
 // the same name whose value at step t is the state after step t (a model
 // that declares no Outputs records its next states, so it qualifies as it
-// is). The outputs carry the tracking loss's adjoints into the model's
+// is) or the state at the start of step t (as the models that report the
+// pose at a log row's time, e.g. skidsteer.Model and mecanum.Model; the
+// pose after the last step is then the final state). The outputs (and the
+// final state) carry the tracking loss's adjoints into the model's
 // generated reverse pass; the states receive the start pose.
 type Robot struct {
 	Model    *dyn.Model
@@ -71,6 +74,41 @@ type lanes struct {
 	ctl         []int
 	dt          int // −1: none
 	fixed       []float64
+	// atStart: the pose outputs are the state at the start of each step
+	// (otherwise after it).
+	atStart bool
+}
+
+// stateOf and outOf are the state and output index of pose lane c (0: x,
+// 1: y, 2: heading).
+func (l *lanes) stateOf(c int) int { return [3]int{l.x, l.y, l.th}[c] }
+func (l *lanes) outOf(c int) int   { return [3]int{l.ox, l.oy, l.oth}[c] }
+
+// after is pose lane c after step t of a one-lane rollout of T steps whose
+// outputs are y ([NY][T]) and final state xT.
+func (l *lanes) after(y, xT []float64, c, t, T int) float64 {
+	switch {
+	case !l.atStart:
+		return y[l.outOf(c)*T+t]
+	case t+1 < T:
+		return y[l.outOf(c)*T+t+1]
+	default:
+		return xT[l.stateOf(c)]
+	}
+}
+
+// seed adds v to the adjoint of pose lane c after step t: of its output
+// (ybar, [NY][T]) or, for the last step of a model whose outputs are at
+// the start of a step, of the final state (xTbar, [S]).
+func (l *lanes) seed(ybar, xTbar []float64, c, t, T int, v float64) {
+	switch {
+	case !l.atStart:
+		ybar[l.outOf(c)*T+t] += v
+	case t+1 < T:
+		ybar[l.outOf(c)*T+t+1] += v
+	default:
+		xTbar[l.stateOf(c)] += v
+	}
 }
 
 // Validate checks the robot against its model and names what is wrong.
@@ -179,7 +217,7 @@ func (r Robot) resolve() (*lanes, error) {
 
 // checkPoseOutputs checks, at one step from the initial state (pose
 // shifted off zero) with controls mid-range, that the pose outputs are the
-// next pose states.
+// next pose states or the pose at the start of the step, and records which.
 func (r Robot) checkPoseOutputs(l *lanes) error {
 	m := r.Model
 	x := append([]float64(nil), r.State0...)
@@ -195,12 +233,20 @@ func (r Robot) checkPoseOutputs(l *lanes) error {
 	xn := make([]float64, m.NS())
 	y := make([]float64, m.NY())
 	m.NewStepper().Step(r.Params, r.Settings, x, u, xn, y)
-	for _, p := range [][3]int{{l.x, l.ox}, {l.y, l.oy}, {l.th, l.oth}} {
-		if y[p[1]] != xn[p[0]] {
-			return fmt.Errorf("control: %s: output %q is %g after a step, the state %g: the pose outputs must be the next pose", m.Name(), m.Spec().State[p[0]], y[p[1]], xn[p[0]])
-		}
+	next, start := true, true
+	for c := range 3 {
+		next = next && y[l.outOf(c)] == xn[l.stateOf(c)]
+		start = start && y[l.outOf(c)] == x[l.stateOf(c)]
 	}
-	return nil
+	switch {
+	case next:
+		return nil
+	case start:
+		l.atStart = true
+		return nil
+	}
+	return fmt.Errorf("control: %s: the pose outputs %g, %g, %g are neither the pose after a step (%g, %g, %g) nor before it (%g, %g, %g)", m.Name(),
+		y[l.ox], y[l.oy], y[l.oth], xn[l.x], xn[l.y], xn[l.th], x[l.x], x[l.y], x[l.th])
 }
 
 // toPlanHeading converts the robot's heading to the heading convention of
@@ -235,8 +281,9 @@ func (r Robot) Execute(x0 []float64, controls [][]float64, n int, dt float64) ([
 	poses := make([]Pose, T)
 	vel := make([][2]float64, T)
 	px, py := x0[l.x], x0[l.y]
+	xT := sim.Final()
 	for t := range T {
-		p := Pose{X: y[l.ox*T+t], Y: y[l.oy*T+t], Theta: y[l.oth*T+t]}
+		p := Pose{X: l.after(y, xT, 0, t, T), Y: l.after(y, xT, 1, t, T), Theta: l.after(y, xT, 2, t, T)}
 		poses[t] = p
 		vel[t] = [2]float64{(p.X - px) / dt, (p.Y - py) / dt}
 		px, py = p.X, p.Y
@@ -298,4 +345,16 @@ func TrackRobot(r Robot, p Path, t0, dt float64, poses []Pose, vel [][2]float64)
 		conv[i] = Pose{X: q.X, Y: q.Y, Theta: r.toPlanHeading(q.Theta)}
 	}
 	return Track(p, t0, dt, conv, vel)
+}
+
+// WithSetting returns r with a setting of its model changed, e.g. the
+// differential drive's friction band "T" (0: the exact model).
+func (r Robot) WithSetting(name string, v float64) (Robot, error) {
+	k := r.Model.Index("setting", name)
+	if k < 0 {
+		return r, fmt.Errorf("control: %s has no setting %q", r.Model.Name(), name)
+	}
+	r.Settings = append([]float64(nil), r.Settings...)
+	r.Settings[k] = v
+	return r, nil
 }

@@ -126,6 +126,7 @@ type RobotSynthesizer struct {
 	u    []float64 // [T][U]
 	y    []float64 // [NY][T]
 	ybar []float64
+	xbar []float64 // adjoint of the final state
 	ubar []float64
 	pbar []float64
 }
@@ -142,7 +143,7 @@ func NewRobotSynthesizer(p *RobotPlan) (*RobotSynthesizer, error) {
 	m := p.Robot.Model
 	T := p.K * p.N
 	s := &RobotSynthesizer{plan: p, l: l, sim: m.NewSim(1, T),
-		y: make([]float64, m.NY()*T), ybar: make([]float64, m.NY()*T), ubar: make([]float64, m.NU()*T), pbar: make([]float64, m.NP())}
+		y: make([]float64, m.NY()*T), ybar: make([]float64, m.NY()*T), xbar: make([]float64, m.NS()), ubar: make([]float64, m.NU()*T), pbar: make([]float64, m.NP())}
 	zero := make([][]float64, p.K)
 	for i := range zero {
 		zero[i] = make([]float64, len(l.ctl))
@@ -249,43 +250,50 @@ func (s *RobotSynthesizer) eval(x, grad []float64) (total float64, terms Weights
 	cPos := w.Position / (n * scalePos * scalePos)
 	cVel := w.Velocity / (n * scaleVel * scaleVel)
 	cHead := w.Heading / (n * scaleHeading * scaleHeading)
-	y := s.y
-	yb := s.ybar
+	y, xT := s.y, s.sim.Final()
+	yb, xb := s.ybar, s.xbar
 	if grad != nil {
 		clear(yb)
+		clear(xb)
 	}
-	ox, oy, oth := l.ox*T, l.oy*T, l.oth*T
+	pose := func(c, t int) float64 { return l.after(y, xT, c, t, T) }
+	seed := func(c, t int, v float64) { l.seed(yb, xb, c, t, T, v) }
 	for i := 1; i <= m; i++ {
 		t := i*st - 1 // the pose after step t is at time (t+1)·dt
-		dx, dy := y[ox+t]-ref.X[i], y[oy+t]-ref.Y[i]
+		x1, y1 := pose(0, t), pose(1, t)
+		dx, dy := x1-ref.X[i], y1-ref.Y[i]
 		terms.Position += cPos * (dx*dx + dy*dy)
 		// The world velocity of step t: the pose change over dt (for explicit
 		// Euler exactly the velocity the step integrates).
 		px, py := s.x0[l.x], s.x0[l.y]
 		if t > 0 {
-			px, py = y[ox+t-1], y[oy+t-1]
+			px, py = pose(0, t-1), pose(1, t-1)
 		}
-		ex := (y[ox+t]-px)/p.Dt - ref.VX[i]
-		ey := (y[oy+t]-py)/p.Dt - ref.VY[i]
+		ex := (x1-px)/p.Dt - ref.VX[i]
+		ey := (y1-py)/p.Dt - ref.VY[i]
 		terms.Velocity += cVel * (ex*ex + ey*ey)
 		var hg float64
 		if th := ref.Theta[i]; !math.IsNaN(th) {
-			d := y[oth+t] - th
+			d := pose(2, t) - th
 			terms.Heading += cHead * 2 * (1 - math.Cos(d))
 			hg = cHead * 2 * math.Sin(d)
 		}
 		if grad != nil {
-			yb[ox+t] += 2*cPos*dx + 2*cVel*ex/p.Dt
-			yb[oy+t] += 2*cPos*dy + 2*cVel*ey/p.Dt
-			yb[oth+t] += hg
+			seed(0, t, 2*cPos*dx+2*cVel*ex/p.Dt)
+			seed(1, t, 2*cPos*dy+2*cVel*ey/p.Dt)
+			seed(2, t, hg)
 			if t > 0 {
-				yb[ox+t-1] -= 2 * cVel * ex / p.Dt
-				yb[oy+t-1] -= 2 * cVel * ey / p.Dt
+				seed(0, t-1, -2*cVel*ex/p.Dt)
+				seed(1, t-1, -2*cVel*ey/p.Dt)
 			}
 		}
 	}
 	if grad != nil {
-		s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, nil, s.pbar, nil, s.ubar)
+		var xTbar []float64
+		if l.atStart {
+			xTbar = xb
+		}
+		s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, xTbar, s.pbar, nil, s.ubar)
 		clear(grad)
 		for t := range T {
 			i := t / N

@@ -35,7 +35,7 @@ const (
 // Plan is one synthesis problem: drive Model from Start along Path in
 // segments of N steps of Dt, commands bounded by ±Wmax.
 type Plan struct {
-	Model   Mecanum
+	Model   Drive
 	Path    Path
 	Heading HeadingMode
 	Start   Pose
@@ -51,8 +51,8 @@ type Plan struct {
 
 // NewPlan sets up the plan for `wheelgrad follow`: K = duration·rate
 // segments of N = 1/(rate·dt) steps (which must be a whole number).
-func NewPlan(m Mecanum, p Path, mode HeadingMode, theta0, rate, dt, wmax float64) (*Plan, error) {
-	if err := m.validate(); err != nil {
+func NewPlan(m Drive, p Path, mode HeadingMode, theta0, rate, dt, wmax float64) (*Plan, error) {
+	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	if !(rate > 0) || !(dt > 0) || !(wmax > 0) {
@@ -89,6 +89,13 @@ func (p *Plan) reference() (*Reference, error) {
 	return Sample(sh, m, p.Heading, p.Start.Theta)
 }
 
+// SegmentReference samples the plan's window of the path at the K+1
+// boundaries of its control segments (the waypoints of an initial guess
+// or of a waypoint-to-waypoint controller).
+func (p *Plan) SegmentReference() (*Reference, error) {
+	return Sample(shifted{Path: p.Path, t0: p.T0, dur: float64(p.K*p.N) * p.Dt}, p.K, p.Heading, p.Start.Theta)
+}
+
 // shifted is a window [t0, t0+dur] of a path, for receding horizons. Past
 // the end of the path it holds the final point (the robot should stop there).
 type shifted struct {
@@ -119,7 +126,7 @@ type Synthesizer struct {
 
 // NewSynthesizer builds and compiles the loss graph of p.
 func NewSynthesizer(p *Plan) (*Synthesizer, error) {
-	if err := p.Model.validate(); err != nil {
+	if err := p.Model.Validate(); err != nil {
 		return nil, err
 	}
 	ref, err := p.reference()
@@ -176,41 +183,16 @@ func (s *Synthesizer) build(g *ad.Graph, w []*G.Node) (*G.Node, error) {
 		in[name] = n
 	}
 	var b errBuilder
-	// Wheel speeds under friction (eq. 3), per segment.
 	var ws [4]*G.Node
 	copy(ws[:], w)
-	var om [4]*G.Node
-	if m.Friction != nil {
-		mus, err := m.Friction.Graph(g, ws)
-		if err != nil {
-			return nil, err
-		}
-		for j := range om {
-			f := b.do(G.Sub(g.Scalar(1), b.do(G.Mul(mus[j], g.Scalar(m.k())))))
-			om[j] = b.do(G.HadamardProd(ws[j], f))
-		}
-	} else {
-		for j := range om {
-			om[j] = b.do(G.Mul(ws[j], g.Scalar(1-m.Params.Mu[j]*m.k())))
-		}
+	// Body velocities per segment, then per step.
+	bx, by, bz, err := m.BodyGraph(g, ws)
+	if err != nil {
+		return nil, err
 	}
-	// Body velocities (eq. 4) per segment, then per step.
-	lin := func(c [4]float64, scale float64) *G.Node {
-		var acc *G.Node
-		for j := range om {
-			t := b.do(G.Mul(om[j], g.Scalar(c[j]*scale)))
-			if acc == nil {
-				acc = t
-			} else {
-				acc = b.do(G.Add(acc, t))
-			}
-		}
-		return b.do(graph.Repeat(acc, p.N))
-	}
-	B := m.Params.BMatrix()
-	vx := lin(B[0], 1)
-	vy := lin(B[1], 1)
-	wz := lin(B[2], 1)
+	vx := b.do(graph.Repeat(bx, p.N))
+	vy := b.do(graph.Repeat(by, p.N))
+	wz := b.do(graph.Repeat(bz, p.N))
 	dt := g.Scalar(p.Dt)
 	// Heading at the start of each step (exclusive sum: Euler with the angle
 	// at the start of the step), and after it.
@@ -329,7 +311,7 @@ func (s *Synthesizer) SetStart(p Pose, t0 float64) error {
 // heading, through B⁺ and the friction factor; clipped to ±Wmax.
 func (s *Synthesizer) InitialGuess() [][4]float64 {
 	p := s.plan
-	ref, _ := Sample(shifted{Path: p.Path, t0: p.T0, dur: float64(p.K*p.N) * p.Dt}, p.K, p.Heading, p.Start.Theta)
+	ref, _ := p.SegmentReference()
 	segT := float64(p.N) * p.Dt
 	c := make([][4]float64, p.K)
 	for i := range c {
@@ -398,3 +380,7 @@ func (s *Synthesizer) Synthesize(init [][4]float64, settings opt.Settings) (*Res
 	}
 	return &Result{Controls: unflatten(res.X), Opt: res, Nodes: s.prog.Nodes()}, nil
 }
+
+// Flatten stores controls (one row per segment) as the flat vector that
+// Loss takes (wheel-major: w1 over segments, then w2, …).
+func (s *Synthesizer) Flatten(c [][4]float64) []float64 { return flatten(c) }

@@ -98,7 +98,7 @@ func runDemo(e env, dir string, prog *progress) error {
 	// 2. Figure 8 with the right lobe reversed (Luo et al. §VII-B).
 	ident := mecanum.DefaultParams()
 	ident.Mu = id.Mu[:]
-	model, err := control.NewMecanum(ident)
+	model, err := mecanum.NewDrive(ident)
 	if err != nil {
 		return err
 	}
@@ -107,23 +107,18 @@ func runDemo(e env, dir string, prog *progress) error {
 	if err != nil {
 		return err
 	}
-	s, err := control.NewSynthesizer(plan)
-	if err != nil {
-		return err
-	}
-	res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-		prog.printf("figure 8: iteration %d, loss %.4g", it.Iter, it.F)
-		return true
-	}})
+	res, err := control.FollowDrive(plan, control.FollowSettings{
+		Iteration: func(it opt.Iteration) { prog.printf("figure 8: iteration %d, loss %.4g", it.Iter, it.F) },
+	})
 	prog.done()
 	if err != nil {
 		return err
 	}
-	trueModel, _ := control.NewMecanum(truth)
-	poses, vel := trueModel.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
+	trueModel, _ := mecanum.NewDrive(truth)
+	poses, vel := control.Execute(trueModel, plan.Start, res.Controls, plan.N, plan.Dt)
 	tr := control.Track(path, 0, plan.Dt, poses, vel)
 	fmt.Fprintf(w, "\n2. Figure 8, 40 s, right lobe driven backwards: %d × 4 wheel commands (4 per second, |ω_s| ≤ 30 rad/s)\n\n", plan.K)
-	fmt.Fprintf(w, "   synthesis        %d L-BFGS-B iterations, %d evaluations, %s\n", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(time.Millisecond))
+	fmt.Fprintf(w, "   synthesis        %d L-BFGS-B iterations, %d evaluations, %s\n", res.Synthesis.Iterations, res.Synthesis.Evaluations, res.Synthesis.Runtime.Round(time.Millisecond))
 	fmt.Fprintf(w, "   executed on the true robot (true μ, exact simulation):\n")
 	fmt.Fprintf(w, "   distance to the curve   RMS %.1f mm, max %.1f mm\n", 1e3*tr.RMS, 1e3*tr.Max)
 	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)

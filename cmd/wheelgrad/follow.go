@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -21,7 +23,7 @@ func followMecanum(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
-	model, err := control.NewMecanum(params)
+	model, err := mecanum.NewDrive(params)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -32,13 +34,13 @@ func followMecanum(e env, a FollowArgs) error {
 	if err := checkFollowSteps(a, path, a.Dt); err != nil {
 		return err
 	}
-	var truth *control.Mecanum
+	var truth *mecanum.Drive
 	if a.MPC != "" {
 		tp, err := readMecanumParams(e, a.MPC, true)
 		if err != nil {
 			return err
 		}
-		tm, err := control.NewMecanum(tp)
+		tm, err := mecanum.NewDrive(tp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
@@ -50,39 +52,19 @@ func followMecanum(e env, a FollowArgs) error {
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	var planned [][4]float64
-	if every, horizon, chunked := control.Chunks(plan.K, a.Rate); chunked {
-		res, err := control.SynthesizeChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
-			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
-		})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Wheels
-		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels in %d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s\n",
-			path.Name(), plan.K, res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
-	} else {
-		s, err := control.NewSynthesizer(plan)
-		if err != nil {
-			return err
-		}
-		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-			return true
-		}})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Controls
-		fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels, %d iterations, %d evaluations, %s (%s)\n",
-			path.Name(), plan.K, res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
+	f, err := control.FollowDrive(plan, followSettings(a))
+	a.Prog.done()
+	if err != nil && !errors.Is(err, control.ErrNotFollowed) {
+		return err
 	}
-	poses, vel := model.Execute(plan.Start, planned, plan.N, plan.Dt)
-	pred := control.Track(path, 0, plan.Dt, poses, vel)
+	planned, poses, vel, pred := f.Controls, f.Predicted.Poses, f.Predicted.Velocity, f.Predicted.Tracking
+	sep := ", "
+	if f.Synthesis.Chunks > 0 {
+		sep = " in "
+	}
+	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels%s%s\n", path.Name(), plan.K, sep, synthesisSummary(f.Synthesis))
 	printTracking(e.stderr, "predicted", pred, mode)
-	if err := checkFollowed(pred, path, poses, a); err != nil {
+	if err := checkFollowed(pred, a); err != nil {
 		return err
 	}
 
@@ -90,7 +72,7 @@ func followMecanum(e env, a FollowArgs) error {
 	series := []figure.Series{}
 	var executed []control.Pose
 	if truth != nil {
-		olPoses, olVel := truth.Execute(plan.Start, planned, plan.N, plan.Dt)
+		olPoses, olVel := control.Execute(truth, plan.Start, planned, plan.N, plan.Dt)
 		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
 		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
 		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
@@ -134,6 +116,23 @@ func followMecanum(e env, a FollowArgs) error {
 		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
 	}
 	return nil
+}
+
+// followSettings reports the synthesis's progress on a's progress line.
+func followSettings(a FollowArgs) control.FollowSettings {
+	return control.FollowSettings{
+		Iteration: func(it opt.Iteration) { a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F) },
+		Chunk:     func(done, total int) { a.Prog.printf("synthesis in chunks: segment %d of %d", done, total) },
+	}
+}
+
+// synthesisSummary is the synthesis part of follow's summary line.
+func synthesisSummary(s control.Synthesis) string {
+	if s.Chunks > 0 {
+		return fmt.Sprintf("%d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s",
+			s.Chunks, control.ChunkSeconds, control.LookaheadSeconds, s.Iterations, s.Evaluations, s.Runtime.Round(1e6))
+	}
+	return fmt.Sprintf("%d iterations, %d evaluations, %s (%s)", s.Iterations, s.Evaluations, s.Runtime.Round(1e6), s.Status)
 }
 
 func printTracking(w io.Writer, what string, t control.Tracking, mode control.HeadingMode) {

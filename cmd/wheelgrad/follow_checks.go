@@ -34,30 +34,15 @@ func checkWaypointScale(path string) error {
 }
 
 // checkFollowed refuses a plan whose predicted robot does not follow the
-// path: a robot that never moves sits on a path through its start, at
-// distance 0, and its distance alone would look perfect. Not followed: it
-// travels less than half the path's length and its on-time error exceeds a
-// quarter of the path's extent. (control.Tracking.Coverage is no guide at a
-// coarse step: it marks only the samples beside each pose's closest point.)
-func checkFollowed(t control.Tracking, path control.Path, poses []control.Pose, a FollowArgs) error {
-	rx, ry := control.Dense(path, 2000)
-	var ref float64
-	minX, maxX, minY, maxY := rx[0], rx[0], ry[0], ry[0]
-	for i := 1; i < len(rx); i++ {
-		ref += math.Hypot(rx[i]-rx[i-1], ry[i]-ry[i-1])
-		minX, maxX = math.Min(minX, rx[i]), math.Max(maxX, rx[i])
-		minY, maxY = math.Min(minY, ry[i]), math.Max(maxY, ry[i])
-	}
-	var moved float64
-	for i := 1; i < len(poses); i++ {
-		moved += math.Hypot(poses[i].X-poses[i-1].X, poses[i].Y-poses[i-1].Y)
-	}
-	extent := math.Hypot(maxX-minX, maxY-minY)
-	if moved >= 0.5*ref || t.OnTimeRMS <= 0.25*extent {
+// path (control.Tracking.Followed: a robot that never moves sits on a path
+// through its start, at distance 0, and its distance alone would look
+// perfect).
+func checkFollowed(t control.Tracking, a FollowArgs) error {
+	if t.Followed() == nil {
 		return nil
 	}
 	return fmt.Errorf("the predicted robot travels %.3g m of the path's %.3g m, %.3g m RMS from where it should be: it does not follow the path; the command bounds (-wmax/-umax/-vmax) may leave it too little speed for -duration %g s; no controls written",
-		moved, ref, t.OnTimeRMS, a.Duration)
+		t.Travelled, t.PathLength, t.OnTimeRMS, a.Duration)
 }
 
 // checkFollowSteps refuses a plan of more than control.MaxSteps steps before

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"image/color"
@@ -12,7 +13,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/opt"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // `wheelgrad follow` for the models written in the step language
@@ -39,9 +40,9 @@ var followModelFlags = []struct {
 }
 
 func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
-	fs.Float64Var(&a.Umax, "umax", control.DefaultJoystickMax, "diffdrive: bound on the joystick commands |uf| and |ul|")
-	fs.Float64Var(&a.Vmax, "vmax", control.DefaultSkidSteerVmax, "skidsteer: bound on the commanded speed |vc| (m/s)")
-	fs.Float64Var(&a.Band, "band", 0, fmt.Sprintf("diffdrive: band T (m/s²) of the friction surrogate synthesis plans with (default %g·mu; 0: the exact clamp)", control.DefaultFrictionBand))
+	fs.Float64Var(&a.Umax, "umax", robots.DefaultJoystickMax, "diffdrive: bound on the joystick commands |uf| and |ul|")
+	fs.Float64Var(&a.Vmax, "vmax", robots.DefaultSkidSteerVmax, "skidsteer: bound on the commanded speed |vc| (m/s)")
+	fs.Float64Var(&a.Band, "band", 0, fmt.Sprintf("diffdrive: band T (m/s²) of the friction surrogate synthesis plans with (default %g·mu; 0: the exact clamp)", robots.DefaultFrictionBand))
 }
 
 func checkFollowModelFlags(model string, set map[string]bool) error {
@@ -82,7 +83,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 	if err := positive("umax", a.Umax); err != nil {
 		return err
 	}
-	band := control.DefaultFrictionBand * p.Mu
+	band := robots.DefaultFrictionBand * p.Mu
 	if a.Set["band"] {
 		if !(a.Band >= 0) || math.IsInf(a.Band, 0) {
 			return usagef("-band %g: want a finite number ≥ 0", a.Band)
@@ -92,11 +93,11 @@ func followDiffDrive(e env, a FollowArgs) error {
 	if a.Set["dt"] && math.Abs(a.Dt-p.H) > 1e-9*p.H {
 		return usagef("-model diffdrive steps by its h = %g s (%s): -dt %g differs (leave it out)", p.H, a.Params, a.Dt)
 	}
-	plan, err := control.NewDiffDriveRobot(p, band, a.Umax)
+	plan, err := robots.NewDiffDriveRobot(p, band, a.Umax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
-	exact, err := control.NewDiffDriveRobot(p, 0, a.Umax)
+	exact, err := robots.NewDiffDriveRobot(p, 0, a.Umax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -112,7 +113,7 @@ func followDiffDrive(e env, a FollowArgs) error {
 		if math.Abs(tp.H-p.H) > 1e-9*p.H {
 			return fmt.Errorf("%s: h = %g, the plan's %g (%s): the true robot must step alike", a.MPC, tp.H, p.H, a.Params)
 		}
-		tr, err := control.NewDiffDriveRobot(tp, 0, a.Umax)
+		tr, err := robots.NewDiffDriveRobot(tp, 0, a.Umax)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
@@ -126,7 +127,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 	if err != nil {
 		return err
 	}
-	wmax := control.DefaultSkidSteerWmax
+	wmax := robots.DefaultSkidSteerWmax
 	if a.Set["wmax"] {
 		wmax = a.Wmax
 	}
@@ -138,7 +139,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 			return err
 		}
 	}
-	r, err := control.NewSkidSteerRobot(p, a.Vmax, wmax)
+	r, err := robots.NewSkidSteerRobot(p, a.Vmax, wmax)
 	if err != nil {
 		return fmt.Errorf("%s: %w", a.Params, err)
 	}
@@ -148,7 +149,7 @@ func followSkidSteer(e env, a FollowArgs) error {
 		if err != nil {
 			return err
 		}
-		tr, err := control.NewSkidSteerRobot(tp, a.Vmax, wmax)
+		tr, err := robots.NewSkidSteerRobot(tp, a.Vmax, wmax)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
@@ -185,57 +186,21 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	var planned [][]float64
-	var summary string
-	if every, horizon, chunked := control.Chunks(plan.K, rate); chunked {
-		res, err := control.SynthesizeRobotChunked(plan, every, horizon, opt.Settings{}, func(done, total int) {
-			a.Prog.printf("synthesis in chunks: segment %d of %d", done, total)
-		})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Controls
-		summary = fmt.Sprintf("%d receding-horizon chunks of %d s (+%d s look-ahead), %d iterations, %d evaluations, %s",
-			res.Chunks, control.ChunkSeconds, control.LookaheadSeconds, res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
-	} else {
-		s, err := control.NewRobotSynthesizer(plan)
-		if err != nil {
-			return err
-		}
-		res, err := s.Synthesize(nil, opt.Settings{Callback: func(it opt.Iteration) bool {
-			a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F)
-			return true
-		}})
-		a.Prog.done()
-		if err != nil {
-			return err
-		}
-		planned = res.Controls
-		summary = fmt.Sprintf("%d iterations, %d evaluations, %s (%s)", res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Runtime.Round(1e6), res.Opt.Status)
-	}
-	x0, err := job.exact.StartState(plan.Start)
-	if err != nil {
+	f, err := control.FollowRobot(plan, job.exact, followSettings(a))
+	a.Prog.done()
+	if err != nil && !errors.Is(err, control.ErrNotFollowed) {
 		return err
 	}
-	poses, vel, _, err := job.exact.Execute(x0, planned, plan.N, plan.Dt)
-	if err != nil {
-		return err
-	}
-	pred := control.TrackRobot(job.exact, path, 0, plan.Dt, poses, vel)
+	planned, poses, vel, pred := f.Controls, f.Predicted.Poses, f.Predicted.Velocity, f.Predicted.Tracking
 	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %s\n",
-		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, summary)
+		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, synthesisSummary(f.Synthesis))
 	if job.planned != "" {
-		pp, pv, _, err := job.plan.Execute(x0, planned, plan.N, plan.Dt)
-		if err != nil {
-			return err
-		}
-		printTracking(e.stderr, job.planned, control.TrackRobot(job.plan, path, 0, plan.Dt, pp, pv), mode)
+		printTracking(e.stderr, job.planned, f.Planned.Tracking, mode)
 		printTracking(e.stderr, "predicted (exact friction)", pred, mode)
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)
 	}
-	if err := checkFollowed(pred, path, poses, a); err != nil {
+	if err := checkFollowed(pred, a); err != nil {
 		return err
 	}
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // ζ* of Park et al. and the asphalt slip of Ordonez et al. (Table 2).
@@ -77,7 +78,7 @@ func TestFollowDiffDriveRoundTripThroughSimulate(t *testing.T) {
 		}
 	}
 	// 167 segments of 4 steps of 0.06 s.
-	readControls(t, ctl, []string{"uf", "ul"}, []string{"x", "y", "theta"}, 668, 4, 0.06, []float64{control.DefaultJoystickMax, control.DefaultJoystickMax}, [3]float64{0, 0, theta0})
+	readControls(t, ctl, []string{"uf", "ul"}, []string{"x", "y", "theta"}, 668, 4, 0.06, []float64{robots.DefaultJoystickMax, robots.DefaultJoystickMax}, [3]float64{0, 0, theta0})
 	if b, err := os.ReadFile(png); err != nil || len(b) < 1000 {
 		t.Errorf("plot: %v", err)
 	}
@@ -123,7 +124,7 @@ func TestFollowSkidSteerRoundTripThroughSimulate(t *testing.T) {
 	if !strings.Contains(errOut, "predicted:") || !strings.Contains(errOut, "RMS") {
 		t.Errorf("no tracking report: %s", errOut)
 	}
-	readControls(t, ctl, []string{"vc", "wc"}, []string{"x", "y", "psi"}, 4800, 60, 1.0/240, []float64{control.DefaultSkidSteerVmax, control.DefaultSkidSteerWmax}, [3]float64{0, 0, 0.785398})
+	readControls(t, ctl, []string{"vc", "wc"}, []string{"x", "y", "psi"}, 4800, 60, 1.0/240, []float64{robots.DefaultSkidSteerVmax, robots.DefaultSkidSteerWmax}, [3]float64{0, 0, 0.785398})
 	st, _, errOut = runCLI("simulate", "-model", "skidsteer", "-params", params, "-controls", ctl, "-out", traj)
 	if st != 0 {
 		t.Fatalf("simulate: %s", errOut)
@@ -166,7 +167,7 @@ func TestFollowDiffDriveMPC(t *testing.T) {
 			t.Errorf("stderr lacks %q", want)
 		}
 	}
-	readControls(t, ctl, []string{"uf", "ul"}, []string{"x", "y", "theta"}, 200, 4, 0.06, []float64{control.DefaultJoystickMax, control.DefaultJoystickMax}, [3]float64{0, 0, 0})
+	readControls(t, ctl, []string{"uf", "ul"}, []string{"x", "y", "theta"}, 200, 4, 0.06, []float64{robots.DefaultJoystickMax, robots.DefaultJoystickMax}, [3]float64{0, 0, 0})
 }
 
 func TestFollowModelFlags(t *testing.T) {

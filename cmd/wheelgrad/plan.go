@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer/sbmpo"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer/terra"
 )
 
@@ -81,18 +81,18 @@ func parseFloats(flagName, s string, n int) ([]float64, error) {
 var obstacleSpec = dataset.Spec{Columns: []dataset.Column{{Name: "x"}, {Name: "y"}, {Name: "r"}}}
 
 // readObstacles reads the obstacles CSV (x,y,r per row; r ≥ 0).
-func readObstacles(path string) ([]control.Obstacle, error) {
+func readObstacles(path string) ([]sbmpo.Obstacle, error) {
 	tab, err := dataset.ReadFile(path, obstacleSpec)
 	if err != nil {
 		return nil, err
 	}
 	x, y, r := tab.Col("x"), tab.Col("y"), tab.Col("r")
-	obs := make([]control.Obstacle, tab.Len())
+	obs := make([]sbmpo.Obstacle, tab.Len())
 	for i := range obs {
 		if r[i] < 0 {
 			return nil, tab.Errorf(i, "r", "radius %g is negative", r[i])
 		}
-		obs[i] = control.Obstacle{X: x[i], Y: y[i], R: r[i]}
+		obs[i] = sbmpo.Obstacle{X: x[i], Y: y[i], R: r[i]}
 	}
 	return obs, nil
 }
@@ -159,14 +159,14 @@ func runPlan(e env, a planArgs) error {
 		return err
 	}
 	m.Vehicle = m.Vehicle.WithPayload(a.payload)
-	var obs []control.Obstacle
+	var obs []sbmpo.Obstacle
 	if a.obstacles != "" {
 		if obs, err = readObstacles(a.obstacles); err != nil {
 			return err
 		}
 	}
 	t0 := time.Now()
-	p, err := control.NewSkidSteerEnergyPlanner(m, a.speed, 0.5)
+	p, err := sbmpo.NewEnergyPlanner(m, a.speed, 0.5)
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func runPlan(e env, a planArgs) error {
 		plan.Energy, plan.Length, plan.Time, ms(plan.Elapsed), plan.Expanded)
 	final := plan
 	if a.refine {
-		ref, info, err := p.Refine(plan, goal, control.RefineWeights{})
+		ref, info, err := p.Refine(plan, goal, sbmpo.RefineWeights{})
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func runPlan(e env, a planArgs) error {
 		if err != nil {
 			return err
 		}
-		if err := plotPlan(stage, p, []*control.EnergyPlan{plan, final}, goal); err != nil {
+		if err := plotPlan(stage, p, []*sbmpo.EnergyPlan{plan, final}, goal); err != nil {
 			return err
 		}
 	}
@@ -221,7 +221,7 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 // integration step of its collision checks), so that `simulate -model
 // skidsteer` reproduces the predicted path exactly, plus the predicted power
 // of the row's command (W) and the cumulative energy (J) at the row's time.
-func writePlan(w io.Writer, m terra.Model, p *control.EnergyPlanner, plan *control.EnergyPlan) error {
+func writePlan(w io.Writer, m terra.Model, p *sbmpo.EnergyPlanner, plan *sbmpo.EnergyPlan) error {
 	cw := dataset.NewWriter(w)
 	if err := cw.WriteHeader("t", "vc", "wc", "x", "y", "psi", "power", "energy"); err != nil {
 		return err
@@ -251,7 +251,7 @@ func writePlan(w io.Writer, m terra.Model, p *control.EnergyPlanner, plan *contr
 	return cw.Flush()
 }
 
-func plotPlan(path string, p *control.EnergyPlanner, plans []*control.EnergyPlan, goal [2]float64) error {
+func plotPlan(path string, p *sbmpo.EnergyPlanner, plans []*sbmpo.EnergyPlan, goal [2]float64) error {
 	if len(plans) == 0 {
 		return errors.New("plan: nothing to plot")
 	}

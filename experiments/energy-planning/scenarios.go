@@ -7,16 +7,16 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer/sbmpo"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer/terra"
 )
 
 // The 10 m × 10 m area with cones (radius 0.15 m) of every scenario.
 var (
 	area  = [4]float64{0, 10, 0, 10}
-	cones = []control.Obstacle{{X: 3.5, Y: 2.3, R: 0.15}, {X: 5.2, Y: 4.6, R: 0.15}, {X: 3.6, Y: 6.2, R: 0.15}, {X: 7.4, Y: 3.4, R: 0.15},
+	cones = []sbmpo.Obstacle{{X: 3.5, Y: 2.3, R: 0.15}, {X: 5.2, Y: 4.6, R: 0.15}, {X: 3.6, Y: 6.2, R: 0.15}, {X: 7.4, Y: 3.4, R: 0.15},
 		{X: 7.0, Y: 6.6, R: 0.15}}
 	start = skidsteer.Pose{X: 1, Y: 1.5}
 	goal  = [2]float64{9, 7}
@@ -32,7 +32,7 @@ type executed struct {
 
 // execute drives the plan's commands on the true robot's kinematics at
 // 100 Hz and integrates the power its torques draw.
-func execute(plan *control.EnergyPlan, tr terra.Model, robotRadius float64) (executed, error) {
+func execute(plan *sbmpo.EnergyPlan, tr terra.Model, robotRadius float64) (executed, error) {
 	var e executed
 	ps := plan.Poses[0]
 	e.x, e.y = []float64{ps.X}, []float64{ps.Y}
@@ -107,13 +107,13 @@ func scenarios(w io.Writer, dir string, nn map[string]*nets) error {
 		// the slip calibration it was identified with; the kinematics the
 		// plan predicts with are the scenario's.
 		m := model(s.power, s.powerSlip, s.kg)
-		p, err := control.NewSkidSteerEnergyPlanner(m, vPlan, 0.5)
+		p, err := sbmpo.NewEnergyPlanner(m, vPlan, 0.5)
 		if err != nil {
 			return err
 		}
 		p.A = s.slip
 		p.Obstacles, p.Bounds = cones, area
-		var plan *control.EnergyPlan
+		var plan *sbmpo.EnergyPlan
 		best := time.Hour
 		for range 5 { // planning time: best of 5 (shared machine)
 			if plan, err = p.Plan(start, goal); err != nil {
@@ -125,7 +125,7 @@ func scenarios(w io.Writer, dir string, nn map[string]*nets) error {
 			fmt.Fprintf(w, "%-6s %-9s %-24s %7.2f   %v\n", s.fig, s.kin, s.powerName, p.Table.MTR, err)
 			continue
 		}
-		ref, info, err := p.Refine(plan, goal, control.RefineWeights{})
+		ref, info, err := p.Refine(plan, goal, sbmpo.RefineWeights{})
 		if err != nil {
 			return err
 		}

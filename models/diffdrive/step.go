@@ -34,6 +34,14 @@ func wheel(s *dyn.Step, sd, sdd, V dyn.X, smooth bool) (sdNext, sddNext dyn.X) {
 	return dyn.Where(dyn.Le(dyn.Abs(x), hmu), s.Const(0), x.Sub(dyn.Copysign(hmu, x))), sddNext
 }
 
+// joystick is the input map of eqs. 20–21: the wheel voltages V_R, V_L of
+// the joystick command (uf, ul).
+func joystick(s *dyn.Step) (VR, VL dyn.X) {
+	uf, ul := s.Input("uf"), s.Input("ul")
+	gu := s.Param("c1").Mul(s.Param("c2").Mul(dyn.Abs(uf)).RSubC(1)).Mul(ul)
+	return uf.Add(gu), uf.Sub(gu)
+}
+
 // defineStep is the step over the joystick command (uf, ul): the input map
 // of eqs. 20–21 and both wheels; its outputs are the next states. With
 // loss, the outputs are the body velocities v, ω of eq. 19 after the step,
@@ -59,9 +67,7 @@ func defineStep(name string, smooth, smoothAbs, loss bool) *dyn.Model {
 		}
 	}
 	return dyn.MustDefine(spec, func(s *dyn.Step) {
-		uf, ul := s.Input("uf"), s.Input("ul")
-		gu := s.Param("c1").Mul(s.Param("c2").Mul(dyn.Abs(uf)).RSubC(1)).Mul(ul)
-		VR, VL := uf.Add(gu), uf.Sub(gu)
+		VR, VL := joystick(s)
 		sR, aR := wheel(s, s.State("sdR"), s.State("sddR"), VR, smooth)
 		sL, aL := wheel(s, s.State("sdL"), s.State("sddL"), VL, smooth)
 		s.Next("sdR", sR)
@@ -90,6 +96,66 @@ func defineStep(name string, smooth, smoothAbs, loss bool) *dyn.Model {
 // uf, ul; settings h, l (l is unused: v, ω of eq. 19 follow from the
 // speeds).
 var StepModel = defineStep("diffdrive", false, false, false)
+
+// PoseModel is StepModel (eqs. 3–5, 20–21) extended with a unicycle pose
+// integrated from the body velocities of eq. 19 by explicit Euler at the
+// state at the start of the step:
+//
+//	x' = x + h·v·cos th,  y' = y + h·v·sin th,  th' = th + h·ω,
+//	v = (ṡ_R + ṡ_L)/2,    ω = (ṡ_R − ṡ_L)/l.
+//
+// The friction is the exact Kikuuwe clamp when the setting T is 0 (as
+// Params.Step) and the surrogate of band T > 0 otherwise (as
+// StepWheelSmooth), chosen per step, so that one model plans with the
+// surrogate and executes exactly. It is the step that control.Robot drives
+// along a path (robots.NewDiffDriveRobot).
+//
+// Lanes:
+//
+//	state     sdR, sddR, sdL, sddL, x, y, th   wheel speeds and accelerations, pose (m, m, rad)
+//	input     uf, ul                           joystick command
+//	params    c1, c2, alpha, beta, gamma, mu   ζ (Params.Zeta)
+//	settings  h, l, T                          step (s), axle length (m), friction band (0: exact)
+//	outputs   x, y, th                         the pose after the step
+//
+// pose_gen.go is its generated kernel.
+//
+//go:generate env DYN_UPDATE=1 go test -run Generated .
+var PoseModel = dyn.MustDefine(dyn.Spec{
+	Name:     "diffdrive_pose",
+	State:    []string{"sdR", "sddR", "sdL", "sddL", "x", "y", "th"},
+	Input:    []string{"uf", "ul"},
+	Params:   []string{"c1", "c2", "alpha", "beta", "gamma", "mu"},
+	Settings: []string{"h", "l", "T"},
+	Outputs:  []string{"x", "y", "th"},
+}, func(s *dyn.Step) {
+	VR, VL := joystick(s)
+	smooth := dyn.Gt(s.Setting("T"), s.Const(0))
+	wheelT := func(sd, sdd, V dyn.X) (dyn.X, dyn.X) {
+		sS, a := wheel(s, sd, sdd, V, true)
+		sE, _ := wheel(s, sd, sdd, V, false)
+		return dyn.Where(smooth, sS, sE), a
+	}
+	sdR, sdL := s.State("sdR"), s.State("sdL")
+	sR, aR := wheelT(sdR, s.State("sddR"), VR)
+	sL, aL := wheelT(sdL, s.State("sddL"), VL)
+	s.Next("sdR", sR)
+	s.Next("sddR", aR)
+	s.Next("sdL", sL)
+	s.Next("sddL", aL)
+	h := s.Setting("h")
+	v, w := sdR.Add(sdL).DivC(2), sdR.Sub(sdL).Div(s.Setting("l"))
+	x, y, th := s.State("x"), s.State("y"), s.State("th")
+	xn := x.Add(h.Mul(v).Mul(dyn.Cos(th)))
+	yn := y.Add(h.Mul(v).Mul(dyn.Sin(th)))
+	thn := th.Add(h.Mul(w))
+	s.Next("x", xn)
+	s.Next("y", yn)
+	s.Next("th", thn)
+	s.Output("x", xn)
+	s.Output("y", yn)
+	s.Output("th", thn)
+})
 
 // Calibration steps: the model plus the L1 loss of eq. 22 as the step cost,
 // for each combination of exact/smoothed friction (setting T) and exact/

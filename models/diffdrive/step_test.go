@@ -17,6 +17,7 @@ var stepModels = []struct {
 	varName, file string
 }{
 	{StepModel, "StepModel", "step_gen_sim.go"},
+	{PoseModel, "PoseModel", "pose_gen.go"},
 	{CalibExact, "CalibExact", "step_gen_calib.go"},
 	{CalibSmoothAbs, "CalibSmoothAbs", "step_gen_calib_sabs.go"},
 	{CalibSmooth, "CalibSmooth", "step_gen_calib_smooth.go"},

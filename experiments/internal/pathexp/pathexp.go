@@ -16,9 +16,9 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/ad"
 	"github.com/wheelgrad/wheelgrad/control"
+	"github.com/wheelgrad/wheelgrad/experiments/internal/baseline"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // TrueFriction is the simulated real robot's friction: it depends on the
@@ -99,7 +99,7 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 		return nil, err
 	}
 	base := mecanum.DefaultParams()
-	truthM := control.Mecanum{Params: base, Friction: DefaultTruth}
+	truthM := mecanum.Drive{Params: base, Friction: DefaultTruth}
 	truthM.Params.Mu = []float64{0, 0, 0, 0}
 
 	// 1. Identify constant μ from the logs (all runs jointly).
@@ -117,18 +117,14 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 		cfg.Name, id.Mu[0], id.Mu[1], id.Mu[2], id.Mu[3], len(runs), time.Since(t0).Round(time.Millisecond))
 	ident := base
 	ident.Mu = id.Mu[:]
-	model := control.Mecanum{Params: ident}
+	model := mecanum.Drive{Params: ident}
 
 	// 2. Open loop: plan with the identified model, execute on the truth.
 	plan, err := control.NewPlan(model, cfg.Path, cfg.Heading, cfg.Theta0, 4, 1.0/240, 30)
 	if err != nil {
 		return nil, err
 	}
-	s, err := control.NewSynthesizer(plan)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.Synthesize(nil, opt.Settings{})
+	res, err := control.FollowDrive(plan, control.FollowSettings{})
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +135,10 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 		rows = append(rows, r)
 		return r
 	}
-	predP, predV := model.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
-	track("synthesis, predicted by the model", predP, predV, res.Opt.Runtime)
-	olP, olV := truthM.Execute(plan.Start, res.Controls, plan.N, plan.Dt)
-	track("synthesis, open loop, executed", olP, olV, res.Opt.Runtime)
+	predP, predV := res.Predicted.Poses, res.Predicted.Velocity
+	track("synthesis, predicted by the model", predP, predV, res.Synthesis.Runtime)
+	olP, olV := control.Execute(truthM, plan.Start, res.Controls, plan.N, plan.Dt)
+	track("synthesis, open loop, executed", olP, olV, res.Synthesis.Runtime)
 
 	// 3. MPC against the truth.
 	plan2, _ := control.NewPlan(model, cfg.Path, cfg.Heading, cfg.Theta0, 4, 1.0/240, 30)
@@ -158,12 +154,12 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 
 	// 4. The paper's data-driven 3-32-4 network.
 	t1 := time.Now()
-	in, out := control.BaselineSamples(runs, plan.N, 16)
-	b, err := control.TrainBaseline(in, out, 30, 1)
+	in, out := baseline.Samples(runs, plan.N, 16)
+	b, err := baseline.Train(in, out, 30, 1)
 	if err != nil {
 		return nil, err
 	}
-	bP, bV := truthM.Execute(plan.Start, b.Controls(plan), plan.N, plan.Dt)
+	bP, bV := control.Execute(truthM, plan.Start, b.Controls(plan), plan.N, plan.Dt)
 	track("data-driven 3-32-4 network, executed", bP, bV, time.Since(t1))
 
 	fmt.Fprintf(w, "\n%-42s %9s %9s %10s", "method", "RMS (m)", "max (m)", "on time")

@@ -1,9 +1,10 @@
-package control
+package robots
 
 import (
 	"math"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 )
 
@@ -12,7 +13,7 @@ import (
 func BenchmarkRobotLossGrad(b *testing.B) {
 	for _, c := range []struct {
 		name string
-		r    Robot
+		r    control.Robot
 		dt   float64
 	}{
 		{"diffdrive_668steps", testDiffDrive(b, DefaultFrictionBand*diffdrive.Paper().Mu), 0.06},
@@ -20,15 +21,15 @@ func BenchmarkRobotLossGrad(b *testing.B) {
 		{"mecanum_9600steps", testMecanumRobot(b), 1.0 / 240},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			path, rate, err := OnSteps(Figure8{A: 1, T: 40}, 4, c.dt)
+			path, rate, err := control.OnSteps(control.Figure8{A: 1, T: 40}, 4, c.dt)
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, err := NewRobotPlan(c.r, path, Tangent, math.Pi/4, rate, c.dt)
+			p, err := control.NewRobotPlan(c.r, path, control.Tangent, math.Pi/4, rate, c.dt)
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := NewRobotSynthesizer(p)
+			s, err := control.NewRobotSynthesizer(p)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package control
+package baseline
 
 import (
 	"errors"
@@ -9,11 +9,12 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
-// Baseline is Luo et al.'s purely data-driven comparison (§VII-B): a 3-32-4
+// Net is Luo et al.'s purely data-driven comparison (§VII-B): a 3-32-4
 // network from the pose change over one control segment to the command
 // that produced it, trained on the identification logs; outputs are
 // normalised to [−1, 1] by the wheel-speed limit during training and rescaled
@@ -21,7 +22,7 @@ import (
 // we express it in the robot frame at the start of the segment, which can
 // only help the network (the world-frame difference depends on where the
 // robot points).
-type Baseline struct {
+type Net struct {
 	W1   [][]float64 // [32][3]
 	B1   []float64   // [32]
 	W2   [][]float64 // [4][32]
@@ -33,12 +34,12 @@ type Baseline struct {
 	N    int     // training pairs
 }
 
-const baselineHidden = 32
+const hidden = 32
 
-// BaselineSamples extracts training pairs from logs: for every stride-th
+// Samples extracts training pairs from logs: for every stride-th
 // camera row i whose row i+lag also has a camera pose and the same command
 // throughout, the pose change (robot frame at row i) and the command.
-func BaselineSamples(runs []mecanum.Run, lag, stride int) (in [][3]float64, out [][4]float64) {
+func Samples(runs []mecanum.Run, lag, stride int) (in [][3]float64, out [][4]float64) {
 	stride = max(stride, 1)
 	for _, r := range runs {
 		if r.X == nil {
@@ -58,17 +59,17 @@ func BaselineSamples(runs []mecanum.Run, lag, stride int) (in [][3]float64, out 
 	return in, out
 }
 
-// TrainBaseline fits the network by L-BFGS on the mean squared error of the
+// Train fits the network by L-BFGS on the mean squared error of the
 // normalised outputs (plus a small weight decay), from seeded random weights.
-func TrainBaseline(in [][3]float64, out [][4]float64, wmax float64, seed uint64) (*Baseline, error) {
+func Train(in [][3]float64, out [][4]float64, wmax float64, seed uint64) (*Net, error) {
 	n := len(in)
 	if n < 10 || len(out) != n {
-		return nil, fmt.Errorf("control: %d training pairs for the data-driven baseline (need ≥ 10)", n)
+		return nil, fmt.Errorf("baseline: %d training pairs for the data-driven baseline (need ≥ 10)", n)
 	}
 	if !(wmax > 0) {
-		return nil, errors.New("control: wmax must be positive")
+		return nil, errors.New("baseline: wmax must be positive")
 	}
-	b := &Baseline{Wmax: wmax, N: n}
+	b := &Net{Wmax: wmax, N: n}
 	for k := range 3 {
 		var m, v float64
 		for _, x := range in {
@@ -90,7 +91,7 @@ func TrainBaseline(in [][3]float64, out [][4]float64, wmax float64, seed uint64)
 			Y = append(Y, out[i][j]/wmax)
 		}
 	}
-	prog, err := baselineProgram(X, Y, n)
+	prog, err := program(X, Y, n)
 	if err != nil {
 		return nil, err
 	}
@@ -117,15 +118,15 @@ func TrainBaseline(in [][3]float64, out [][4]float64, wmax float64, seed uint64)
 	return b, nil
 }
 
-const baselineDecay = 1e-4
+const decay = 1e-4
 
-// baselineProgram is the training loss: mean squared error of the
+// program is the training loss: mean squared error of the
 // normalised outputs plus weight decay, over standardised inputs X [n,3] and
 // targets Y [n,4].
-func baselineProgram(X, Y []float64, n int) (*ad.Program, error) {
+func program(X, Y []float64, n int) (*ad.Program, error) {
 	return ad.Compile([]ad.Param{
-		{Name: "W1", Shape: []int{3, baselineHidden}}, {Name: "b1", Shape: []int{baselineHidden}},
-		{Name: "W2", Shape: []int{baselineHidden, 4}}, {Name: "b2", Shape: []int{4}},
+		{Name: "W1", Shape: []int{3, hidden}}, {Name: "b1", Shape: []int{hidden}},
+		{Name: "W2", Shape: []int{hidden, 4}}, {Name: "b2", Shape: []int{4}},
 	}, func(g *ad.Graph, p []*G.Node) (*G.Node, error) {
 		x := g.Const(X, n, 3)
 		y := g.Const(Y, n, 4)
@@ -134,39 +135,39 @@ func baselineProgram(X, Y []float64, n int) (*ad.Program, error) {
 		o := eb.do(G.BroadcastAdd(eb.do(G.Mul(h, p[2])), p[3], nil, []byte{0}))
 		mse := eb.do(G.Mul(eb.do(G.Sum(eb.do(G.Square(eb.do(G.Sub(o, y)))))), g.Scalar(1/float64(4*n))))
 		reg := eb.do(G.Add(eb.do(G.Sum(eb.do(G.Square(p[0])))), eb.do(G.Sum(eb.do(G.Square(p[2]))))))
-		return eb.do(G.Add(mse, eb.do(G.Mul(reg, g.Scalar(baselineDecay))))), eb.err
+		return eb.do(G.Add(mse, eb.do(G.Mul(reg, g.Scalar(decay))))), eb.err
 	})
 }
 
 // unpack reads the flat parameter vector (W1 [3,32], b1, W2 [32,4], b2, row-major).
-func (b *Baseline) unpack(x []float64) {
+func (b *Net) unpack(x []float64) {
 	at := func(i int) float64 { return x[i] }
 	off := 0
-	b.W1 = make([][]float64, baselineHidden)
-	for h := range baselineHidden {
-		b.W1[h] = []float64{at(0*baselineHidden + h), at(1*baselineHidden + h), at(2*baselineHidden + h)}
+	b.W1 = make([][]float64, hidden)
+	for h := range hidden {
+		b.W1[h] = []float64{at(0*hidden + h), at(1*hidden + h), at(2*hidden + h)}
 	}
-	off = 3 * baselineHidden
-	b.B1 = append([]float64(nil), x[off:off+baselineHidden]...)
-	off += baselineHidden
+	off = 3 * hidden
+	b.B1 = append([]float64(nil), x[off:off+hidden]...)
+	off += hidden
 	b.W2 = make([][]float64, 4)
 	for j := range 4 {
-		b.W2[j] = make([]float64, baselineHidden)
-		for h := range baselineHidden {
+		b.W2[j] = make([]float64, hidden)
+		for h := range hidden {
 			b.W2[j][h] = x[off+h*4+j]
 		}
 	}
-	off += 4 * baselineHidden
+	off += 4 * hidden
 	b.B2 = append([]float64(nil), x[off:off+4]...)
 }
 
-func (b *Baseline) predictNormalised(d [3]float64) [4]float64 {
+func (b *Net) predictNormalised(d [3]float64) [4]float64 {
 	var z [3]float64
 	for k := range 3 {
 		z[k] = (d[k] - b.Mean[k]) / b.Std[k]
 	}
 	var o [4]float64
-	h := make([]float64, baselineHidden)
+	h := make([]float64, hidden)
 	for i := range h {
 		a := b.B1[i]
 		for k := range 3 {
@@ -186,7 +187,7 @@ func (b *Baseline) predictNormalised(d [3]float64) [4]float64 {
 
 // Command returns the network's command for a pose change (robot frame),
 // rescaled and clipped to ±Wmax.
-func (b *Baseline) Command(dx, dy, dth float64) [4]float64 {
+func (b *Net) Command(dx, dy, dth float64) [4]float64 {
 	o := b.predictNormalised([3]float64{dx, dy, dth})
 	for j := range o {
 		o[j] = math.Max(-b.Wmax, math.Min(b.Wmax, o[j]*b.Wmax))
@@ -197,8 +198,8 @@ func (b *Baseline) Command(dx, dy, dth float64) [4]float64 {
 // Controls drives the plan's reference with the network, waypoint to
 // waypoint (the pose change between consecutive segment boundaries of the
 // reference, in the frame of the desired heading), as the paper did.
-func (b *Baseline) Controls(p *Plan) [][4]float64 {
-	ref, _ := Sample(shifted{Path: p.Path, t0: p.T0, dur: float64(p.K*p.N) * p.Dt}, p.K, p.Heading, p.Start.Theta)
+func (b *Net) Controls(p *control.Plan) [][4]float64 {
+	ref, _ := p.SegmentReference()
 	c := make([][4]float64, p.K)
 	for i := range c {
 		th := ref.Theta[i]
@@ -211,4 +212,17 @@ func (b *Baseline) Controls(p *Plan) [][4]float64 {
 		c[i] = b.Command(cs*dx+sn*dy, -sn*dx+cs*dy, ref.Theta[i+1]-th)
 	}
 	return c
+}
+
+// errBuilder threads the first error through a chain of gorgonia calls.
+type errBuilder struct{ err error }
+
+func (b *errBuilder) do(n *G.Node, err error) *G.Node {
+	if b.err == nil && err != nil {
+		b.err = err
+	}
+	if b.err != nil {
+		return nil
+	}
+	return n
 }

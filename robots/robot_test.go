@@ -1,4 +1,4 @@
-package control
+package robots
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
@@ -13,7 +14,7 @@ import (
 // The robots of the tests: the differential drive of Park et al. (ζ*)
 // planned with the friction surrogate, the skid-steer on asphalt (Ordonez
 // et al. Table 2), and the Mecanum robot of the other tests.
-func testDiffDrive(t testing.TB, band float64) Robot {
+func testDiffDrive(t testing.TB, band float64) control.Robot {
 	t.Helper()
 	r, err := NewDiffDriveRobot(diffdrive.Paper(), band, DefaultJoystickMax)
 	if err != nil {
@@ -22,7 +23,7 @@ func testDiffDrive(t testing.TB, band float64) Robot {
 	return r
 }
 
-func testSkidSteer(t testing.TB) Robot {
+func testSkidSteer(t testing.TB) control.Robot {
 	t.Helper()
 	s, err := skidsteer.SurfaceByName("asphalt")
 	if err != nil {
@@ -35,7 +36,7 @@ func testSkidSteer(t testing.TB) Robot {
 	return r
 }
 
-func testMecanumRobot(t testing.TB) Robot {
+func testMecanumRobot(t testing.TB) control.Robot {
 	t.Helper()
 	r, err := NewMecanumRobot(testRobot.Params, 30)
 	if err != nil {
@@ -50,26 +51,26 @@ func TestRobotLossEqualsMecanumSynthesizer(t *testing.T) {
 	r := testMecanumRobot(t)
 	for _, c := range []struct {
 		name   string
-		path   Path
-		mode   HeadingMode
+		path   control.Path
+		mode   control.HeadingMode
 		theta0 float64
 	}{
-		{"circle tangent", Circle{R: 0.5, T: 6}, Tangent, -math.Pi / 2},
-		{"figure8 reversed", Figure8{A: 1, T: 8}, Figure8ReverseRight, 3 * math.Pi / 4},
-		{"figure8 fixed", Figure8{A: 1, T: 5}, Fixed, 0.3},
+		{"circle tangent", control.Circle{R: 0.5, T: 6}, control.Tangent, -math.Pi / 2},
+		{"figure8 reversed", control.Figure8{A: 1, T: 8}, control.Figure8ReverseRight, 3 * math.Pi / 4},
+		{"figure8 fixed", control.Figure8{A: 1, T: 5}, control.Fixed, 0.3},
 	} {
 		mp := smallPlan(t, c.path, c.mode, c.theta0, testRobot)
 		mp.Start.X, mp.Start.Y = 0.01, -0.02
-		ms, err := NewSynthesizer(mp)
+		ms, err := control.NewSynthesizer(mp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp, err := NewRobotPlan(r, c.path, c.mode, c.theta0, 1, 1.0/10)
+		rp, err := control.NewRobotPlan(r, c.path, c.mode, c.theta0, 1, 1.0/10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rp.Start.X, rp.Start.Y = 0.01, -0.02
-		rs, err := NewRobotSynthesizer(rp)
+		rs, err := control.NewRobotSynthesizer(rp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestRobotLossEqualsMecanumSynthesizer(t *testing.T) {
 			for i := range mc {
 				rows[i] = mc[i][:]
 			}
-			want, wt := ms.NativeLoss(flatten(mc))
+			want, wt := ms.NativeLoss(ms.Flatten(mc))
 			got, gt, err := rs.Terms(rs.Flatten(rows))
 			if err != nil {
 				t.Fatal(err)
@@ -90,7 +91,7 @@ func TestRobotLossEqualsMecanumSynthesizer(t *testing.T) {
 				{"heading", gt.Heading, wt.Heading}, {"smooth", gt.Smooth, wt.Smooth}} {
 				g, w := v[1].(float64), v[2].(float64)
 				if math.Abs(g-w) > 1e-10*math.Max(1, math.Abs(w)) {
-					t.Errorf("%s seed %d: %s %.16g, Synthesizer %.16g", c.name, seed, v[0], g, w)
+					t.Errorf("%s seed %d: %s %.16g, control.Synthesizer %.16g", c.name, seed, v[0], g, w)
 				}
 			}
 		}
@@ -103,9 +104,9 @@ func TestRobotLossEqualsMecanumSynthesizer(t *testing.T) {
 func TestRobotLossGradient(t *testing.T) {
 	for _, c := range []struct {
 		name   string
-		r      Robot
-		path   Path
-		mode   HeadingMode
+		r      control.Robot
+		path   control.Path
+		mode   control.HeadingMode
 		theta0 float64
 		rate   float64
 		dt     float64
@@ -117,16 +118,16 @@ func TestRobotLossGradient(t *testing.T) {
 		// the central difference's truncation error falls as h² down to
 		// 3e-7 at h = 1e-5 (measured: 2.6e-6 at 3e-5, 2.9e-5 at 1e-4), then
 		// round-off grows.
-		{"diffdrive surrogate, figure 8", testDiffDrive(t, DefaultFrictionBand*diffdrive.Paper().Mu), Figure8{A: 1, T: 9.6}, Tangent, math.Pi / 4, 1 / (4 * 0.06), 0.06, 2, 1e-5, 1e-5},
-		{"skidsteer, circle", testSkidSteer(t), Circle{R: 0.5, T: 6}, Tangent, 0, 2, 0.05, 0.3, 1e-4, 1e-6},
-		{"mecanum, figure 8 reversed", testMecanumRobot(t), Figure8{A: 1, T: 6}, Figure8ReverseRight, 3 * math.Pi / 4, 1, 0.1, 5, 1e-4, 1e-6},
+		{"diffdrive surrogate, figure 8", testDiffDrive(t, DefaultFrictionBand*diffdrive.Paper().Mu), control.Figure8{A: 1, T: 9.6}, control.Tangent, math.Pi / 4, 1 / (4 * 0.06), 0.06, 2, 1e-5, 1e-5},
+		{"skidsteer, circle", testSkidSteer(t), control.Circle{R: 0.5, T: 6}, control.Tangent, 0, 2, 0.05, 0.3, 1e-4, 1e-6},
+		{"mecanum, figure 8 reversed", testMecanumRobot(t), control.Figure8{A: 1, T: 6}, control.Figure8ReverseRight, 3 * math.Pi / 4, 1, 0.1, 5, 1e-4, 1e-6},
 	} {
-		p, err := NewRobotPlan(c.r, c.path, c.mode, c.theta0, c.rate, c.dt)
+		p, err := control.NewRobotPlan(c.r, c.path, c.mode, c.theta0, c.rate, c.dt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		p.Start.X, p.Start.Y = 0.02, -0.01
-		s, err := NewRobotSynthesizer(p)
+		s, err := control.NewRobotSynthesizer(p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package control
+package sbmpo
 
 import (
 	"errors"
@@ -389,11 +389,11 @@ func (p *EnergyPlanner) Collides(plan *EnergyPlan) (bool, float64) {
 	return hit, clear
 }
 
-// NewSkidSteerEnergyPlanner builds the planner for a terramechanic model at
+// NewEnergyPlanner builds the planner for a terramechanic model at
 // forward speed vc: the model's minimum turn radius and its power look-up
 // table (81 nodes) over the yaw rates of turns no sharper than the MTR or
 // minRadius (m), whichever is larger.
-func NewSkidSteerEnergyPlanner(m terra.Model, vc, minRadius float64) (*EnergyPlanner, error) {
+func NewEnergyPlanner(m terra.Model, vc, minRadius float64) (*EnergyPlanner, error) {
 	if !(minRadius > 0) {
 		return nil, errors.New("sbmpo: minimum radius must be > 0")
 	}

@@ -1,10 +1,11 @@
-package control
+package sbmpo
 
 import (
 	"errors"
 	"math"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -53,15 +54,26 @@ type RefineInfo struct {
 
 // refineObjective is the refinement's loss over x = [ω_c per segment, Δt per
 // segment]: the plan's energy Σ P(ω_c,k)·Δt_k from the look-up table plus
-// the penalties, and its gradient by a reverse pass through the Euler steps
-// of the slip-calibrated kinematics.
+// the penalties, and its gradient. The poses come from the skid-steer's own
+// step (skidsteer.Model rolled out by dyn.Sim, SubSteps Euler steps per
+// segment) and the gradient from its generated reverse pass, seeded with
+// the penalties' adjoints on the poses. Not safe for concurrent use.
 type refineObjective struct {
 	q     EnergyPlanner
 	w     RefineWeights
 	start skidsteer.Pose
 	goal  [2]float64
 	vc    float64
-	poses []skidsteer.Pose // scratch: every Euler step's pose
+
+	sim                     *dyn.Sim // of len(x)/2·SubSteps steps
+	x0, u, ybar, xbar, ubar []float64
+	pbar                    []float64
+}
+
+// pose is the pose after step i of the last rollout (0: the start).
+func (o *refineObjective) pose(i int) skidsteer.Pose {
+	x := o.sim.State(i)
+	return skidsteer.Pose{X: x[0], Y: x[1], Psi: x[2]}
 }
 
 func (o *refineObjective) eval(x, grad []float64) (float64, error) {
@@ -69,28 +81,34 @@ func (o *refineObjective) eval(x, grad []float64) (float64, error) {
 	q, w := &o.q, o.w
 	wc, dt := x[:n], x[n:]
 	S := q.SubSteps
-	a := q.A[:]
-	ps := o.poses[:0]
-	ps = append(ps, o.start)
-	cur := o.start
+	T := n * S
+	m := skidsteer.Model
+	if o.sim == nil || o.sim.T != T {
+		o.sim = m.NewSim(1, T)
+		o.u, o.ubar = make([]float64, m.NU()*T), make([]float64, m.NU()*T)
+		o.ybar, o.xbar, o.pbar = make([]float64, m.NY()*T), make([]float64, m.NS()), make([]float64, m.NP())
+	}
+	o.x0 = append(o.x0[:0], o.start.X, o.start.Y, o.start.Psi)
 	f := 0.0
 	for k := range n {
 		pw, _, _ := q.Table.Power(wc[k])
 		f += pw * dt[k]
-		h := dt[k] / float64(S)
-		for range S {
-			cur = skidsteer.Step(a, cur, o.vc, wc[k], h)
-			ps = append(ps, cur)
+		for s := range S {
+			t := k*S + s
+			o.u[3*t], o.u[3*t+1], o.u[3*t+2] = o.vc, wc[k], dt[k]/float64(S)
 		}
 	}
-	o.poses = ps
-	// penalties on the poses, with their adjoints
-	npos := len(ps)
-	lx := make([]float64, npos)
-	ly := make([]float64, npos)
-	for i := 1; i < npos; i++ {
+	a := q.A[:]
+	if _, err := o.sim.Forward(a, nil, o.x0, o.u, nil); err != nil {
+		return 0, err
+	}
+	// penalties on the poses after each step, with their adjoints
+	lx := make([]float64, T+1)
+	ly := make([]float64, T+1)
+	for i := 1; i <= T; i++ {
+		p := o.pose(i)
 		for _, ob := range q.Obstacles {
-			dx, dy := ps[i].X-ob.X, ps[i].Y-ob.Y
+			dx, dy := p.X-ob.X, p.Y-ob.Y
 			d := math.Hypot(dx, dy)
 			c := ob.R + q.RobotRadius + w.Margin - d
 			if c > 0 && d > 0 {
@@ -104,7 +122,7 @@ func (o *refineObjective) eval(x, grad []float64) (float64, error) {
 			for _, e := range [4]struct {
 				v, s float64
 				x    bool
-			}{{b[0] + m - ps[i].X, -1, true}, {ps[i].X - (b[1] - m), 1, true}, {b[2] + m - ps[i].Y, -1, false}, {ps[i].Y - (b[3] - m), 1, false}} {
+			}{{b[0] + m - p.X, -1, true}, {p.X - (b[1] - m), 1, true}, {b[2] + m - p.Y, -1, false}, {p.Y - (b[3] - m), 1, false}} {
 				if e.v > 0 {
 					f += w.Clearance * e.v * e.v
 					if e.x {
@@ -116,13 +134,13 @@ func (o *refineObjective) eval(x, grad []float64) (float64, error) {
 			}
 		}
 	}
-	end := ps[npos-1]
+	end := o.pose(T)
 	gx, gy := end.X-o.goal[0], end.Y-o.goal[1]
 	if d := math.Hypot(gx, gy); d > q.GoalRadius/2 {
 		e := d - q.GoalRadius/2
 		f += w.Goal * e * e
-		lx[npos-1] += 2 * w.Goal * e * gx / d
-		ly[npos-1] += 2 * w.Goal * e * gy / d
+		lx[T] += 2 * w.Goal * e * gx / d
+		ly[T] += 2 * w.Goal * e * gy / d
 	}
 	for k := 0; k+1 < n; k++ {
 		d := wc[k+1] - wc[k]
@@ -131,35 +149,27 @@ func (o *refineObjective) eval(x, grad []float64) (float64, error) {
 	if grad == nil {
 		return f, nil
 	}
-	for i := range grad {
-		grad[i] = 0
-	}
+	clear(grad)
 	for k := 0; k+1 < n; k++ {
 		d := wc[k+1] - wc[k]
 		grad[k+1] += 2 * w.Smooth * d
 		grad[k] -= 2 * w.Smooth * d
 	}
-	// reverse pass: λ is the adjoint of the pose after step i
-	var ax, ay, apsi float64
-	for k := n - 1; k >= 0; k-- {
+	// The model's outputs are the pose at the start of each step: the pose
+	// after step i < T is output i, the last one the final state.
+	for i := 1; i < T; i++ {
+		o.ybar[i], o.ybar[T+i] = lx[i], ly[i] // outputs x, y over the steps
+	}
+	o.xbar[0], o.xbar[1] = lx[T], ly[T]
+	o.sim.Backward(a, nil, o.u, o.ybar, 0, o.xbar, o.pbar, nil, o.ubar)
+	for k := range n {
 		pw, dpw, _ := q.Table.Power(wc[k])
 		grad[k] += dpw * dt[k]
 		grad[n+k] += pw
-		h := dt[k] / float64(S)
-		fwd, lat, yaw := skidsteer.Velocity(a, o.vc, wc[k])
-		dfwd := a[1] + a[2]*o.vc
-		dlat := a[4] + a[5]*o.vc
-		dyaw := 1 + a[7] + a[8]*o.vc
-		for s := S - 1; s >= 0; s-- {
-			i := 1 + k*S + s // index of the pose after this step
-			ax += lx[i]
-			ay += ly[i]
-			prev := ps[i-1]
-			c, sn := math.Cos(prev.Psi), math.Sin(prev.Psi)
-			vx, vy := c*fwd-sn*lat, sn*fwd+c*lat
-			grad[k] += h * (ax*(c*dfwd-sn*dlat) + ay*(sn*dfwd+c*dlat) + apsi*dyaw)
-			grad[n+k] += (ax*vx + ay*vy + apsi*yaw) / float64(S)
-			apsi += h * (ax*(-vy) + ay*vx)
+		for s := range S {
+			t := k*S + s
+			grad[k] += o.ubar[3*t+1]
+			grad[n+k] += o.ubar[3*t+2] / float64(S)
 		}
 	}
 	return f, nil

@@ -1,8 +1,9 @@
-package control
+package robots
 
 import (
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -16,12 +17,12 @@ func TestMPCBeatsOpenLoopOnMismatchedRobot(t *testing.T) {
 	}
 	truth := testRobot
 	truth.Friction = toyFriction{a: [4]float64{0.52, 0.75, 0.7, 0.95}}
-	path := Figure8{A: 1, T: 40}
-	p, err := NewPlan(testRobot, path, Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
+	path := control.Figure8{A: 1, T: 40}
+	p, err := control.NewPlan(testRobot, path, control.Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSynthesizer(p)
+	s, err := control.NewSynthesizer(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,14 +30,14 @@ func TestMPCBeatsOpenLoopOnMismatchedRobot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poses, vel := truth.Execute(p.Start, open.Controls, p.N, p.Dt)
-	ol := Track(path, 0, p.Dt, poses, vel)
-	p2, _ := NewPlan(testRobot, path, Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
-	m, err := RunMPC(p2, truth, MPCSettings{Noise: 0.003, Seed: 1})
+	poses, vel := control.Execute(truth, p.Start, open.Controls, p.N, p.Dt)
+	ol := control.Track(path, 0, p.Dt, poses, vel)
+	p2, _ := control.NewPlan(testRobot, path, control.Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
+	m, err := control.RunMPC(p2, truth, control.MPCSettings{Noise: 0.003, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := Track(path, 0, p.Dt, m.Poses, m.Velocity)
+	cl := control.Track(path, 0, p.Dt, m.Poses, m.Velocity)
 	t.Logf("open loop executed: RMS %.1f mm, max %.1f mm, on time %.1f mm", 1e3*ol.RMS, 1e3*ol.Max, 1e3*ol.OnTimeRMS)
 	t.Logf("MPC executed (%d re-plans, %v): RMS %.1f mm, max %.1f mm, on time %.1f mm, reversed %.2f/%.2f", m.Replans, m.Runtime, 1e3*cl.RMS, 1e3*cl.Max, 1e3*cl.OnTimeRMS, cl.ReversedRight, cl.ForwardLeft)
 	if !(cl.RMS < ol.RMS) || !(cl.OnTimeRMS < ol.OnTimeRMS) {

@@ -1,4 +1,4 @@
-package control
+package baseline
 
 import (
 	"math"
@@ -6,13 +6,16 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/ad"
-
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // paperLogs are like Luo et al.'s identification data: 8 constant commands
 // of 7 s, 240-Hz rows, 60-Hz camera with σ = 3 mm.
+// testRobot is FORMATS.md's Mecanum robot with the friction.
+var testRobot = mecanum.Drive{Params: mecanum.Params{Model: "mecanum", R: 0.03, Lab: 0.2, M: 4, G: 9.8, Ts: 0.6, Mu: []float64{0.6, 0.7, 0.8, 0.9}}}
+
 func paperLogs(truth mecanum.Params) []mecanum.Run {
 	cmds := [][4]float64{
 		{10, 10, 10, 10}, {-10, -10, -10, -10}, {10, -10, 10, -10}, {-8, 8, -8, 8},
@@ -28,8 +31,8 @@ func paperLogs(truth mecanum.Params) []mecanum.Run {
 
 func TestBaselineTrainsAndLosesToSynthesis(t *testing.T) {
 	runs := paperLogs(testRobot.Params)
-	in, out := BaselineSamples(runs, 60, 16)
-	b, err := TrainBaseline(in, out, 30, 1)
+	in, out := Samples(runs, 60, 16)
+	b, err := Train(in, out, 30, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,19 +48,19 @@ func TestBaselineTrainsAndLosesToSynthesis(t *testing.T) {
 			break
 		}
 	}
-	p, err := NewPlan(testRobot, Figure8{A: 1, T: 40}, Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
+	p, err := control.NewPlan(testRobot, control.Figure8{A: 1, T: 40}, control.Figure8ReverseRight, 2.35619, 4, 1.0/240, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	poses, vel := testRobot.Execute(p.Start, b.Controls(p), p.N, p.Dt)
-	base := Track(p.Path, 0, p.Dt, poses, vel)
-	s, _ := NewSynthesizer(p)
+	poses, vel := control.Execute(testRobot, p.Start, b.Controls(p), p.N, p.Dt)
+	base := control.Track(p.Path, 0, p.Dt, poses, vel)
+	s, _ := control.NewSynthesizer(p)
 	res, err := s.Synthesize(nil, opt.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	poses, vel = testRobot.Execute(p.Start, res.Controls, p.N, p.Dt)
-	syn := Track(p.Path, 0, p.Dt, poses, vel)
+	poses, vel = control.Execute(testRobot, p.Start, res.Controls, p.N, p.Dt)
+	syn := control.Track(p.Path, 0, p.Dt, poses, vel)
 	t.Logf("figure 8: baseline RMS %.1f mm (max %.1f), synthesis RMS %.2f mm", 1e3*base.RMS, 1e3*base.Max, 1e3*syn.RMS)
 	if !(syn.RMS < base.RMS/5) {
 		t.Errorf("synthesis RMS %.4f m is not well below the data-driven baseline's %.4f m", syn.RMS, base.RMS)
@@ -75,12 +78,12 @@ func TestBaselineTrainingGradient(t *testing.T) {
 	for i := range Y {
 		Y[i] = r.Float64()*2 - 1
 	}
-	prog, err := baselineProgram(X, Y, n)
+	prog, err := program(X, Y, n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	native := func(x []float64) (float64, error) {
-		var b Baseline
+		var b Net
 		b.unpack(x)
 		b.Std = [3]float64{1, 1, 1}
 		var mse, reg float64
@@ -91,14 +94,14 @@ func TestBaselineTrainingGradient(t *testing.T) {
 				mse += d * d
 			}
 		}
-		for _, v := range x[:3*baselineHidden] {
+		for _, v := range x[:3*hidden] {
 			reg += v * v
 		}
-		off := 4 * baselineHidden
-		for _, v := range x[off : off+4*baselineHidden] {
+		off := 4 * hidden
+		for _, v := range x[off : off+4*hidden] {
 			reg += v * v
 		}
-		return mse/float64(4*n) + baselineDecay*reg, nil
+		return mse/float64(4*n) + decay*reg, nil
 	}
 	x := make([]float64, prog.Dim())
 	for i := range x {

@@ -1,10 +1,11 @@
-package control
+package robots
 
 import (
 	"math"
 	"testing"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -13,17 +14,17 @@ import (
 // own step when it has one) and executes the controls on exact, the model
 // the result is judged on (r itself, or the exact friction where r plans
 // with the surrogate).
-func followRobot(t *testing.T, r, exact Robot, path Path, mode HeadingMode, theta0, dt float64) (Tracking, *RobotPlan) {
+func followRobot(t *testing.T, r, exact control.Robot, path control.Path, mode control.HeadingMode, theta0, dt float64) (control.Tracking, *control.RobotPlan) {
 	t.Helper()
-	path, rate, err := OnSteps(path, 4, dt)
+	path, rate, err := control.OnSteps(path, 4, dt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewRobotPlan(r, path, mode, theta0, rate, dt)
+	p, err := control.NewRobotPlan(r, path, mode, theta0, rate, dt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewRobotSynthesizer(p)
+	s, err := control.NewRobotSynthesizer(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,19 +49,19 @@ func followRobot(t *testing.T, r, exact Robot, path Path, mode HeadingMode, thet
 	if err != nil {
 		t.Fatal(err)
 	}
-	gt := TrackRobot(exact, path, 0, p.Dt, guess, gv)
+	gt := control.TrackRobot(exact, path, 0, p.Dt, guess, gv)
 	poses, vel, _, err := exact.Execute(x0, res.Controls, p.N, p.Dt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := TrackRobot(exact, path, 0, p.Dt, poses, vel)
+	tr := control.TrackRobot(exact, path, 0, p.Dt, poses, vel)
 	t.Logf("%s %s, %s: %d segments × %d steps of %.4g s; %d iterations, %d evaluations, %v (%s); initial guess RMS %.1f mm; executed on %s: RMS %.2f mm, max %.2f mm, on time %.2f mm, coverage %.4f",
 		r.Model.Name(), path.Name(), mode, p.K, p.N, p.Dt, res.Opt.Iterations, res.Opt.FuncEvaluations, elapsed.Round(time.Millisecond), res.Opt.Status,
 		1e3*gt.RMS, exactName(exact), 1e3*tr.RMS, 1e3*tr.Max, 1e3*tr.OnTimeRMS, tr.Coverage)
 	return tr, p
 }
 
-func exactName(r Robot) string {
+func exactName(r control.Robot) string {
 	if k := r.Model.Index("setting", "T"); k >= 0 && r.Settings[k] == 0 {
 		return "the exact model (Kikuuwe clamp)"
 	}
@@ -77,10 +78,10 @@ func TestDiffDriveFollowsFigure8AndCircle(t *testing.T) {
 	mu := diffdrive.Paper().Mu
 	plan, exact := testDiffDrive(t, DefaultFrictionBand*mu), testDiffDrive(t, 0)
 	for _, c := range []struct {
-		path   Path
+		path   control.Path
 		theta0 float64
-	}{{Figure8{A: 1, T: 40}, math.Pi / 4}, {Circle{R: 0.5, T: 40}, 0}} {
-		tr, _ := followRobot(t, plan, exact, c.path, Tangent, c.theta0, diffdrive.Paper().H)
+	}{{control.Figure8{A: 1, T: 40}, math.Pi / 4}, {control.Circle{R: 0.5, T: 40}, 0}} {
+		tr, _ := followRobot(t, plan, exact, c.path, control.Tangent, c.theta0, diffdrive.Paper().H)
 		// Track's coverage marks the curve within ±2 mm of each pose, which
 		// steps of 0.06 s (up to 13 mm) leave gappy; that the whole path is
 		// driven shows in the distance to the reference of the same time
@@ -101,10 +102,10 @@ func TestDiffDriveFollowsFigure8AndCircle(t *testing.T) {
 func TestSkidSteerFollowsFigure8AndCircle(t *testing.T) {
 	r := testSkidSteer(t)
 	for _, c := range []struct {
-		path   Path
+		path   control.Path
 		theta0 float64
-	}{{Figure8{A: 1, T: 40}, math.Pi / 4}, {Circle{R: 0.5, T: 40}, 0}} {
-		tr, _ := followRobot(t, r, r, c.path, Tangent, c.theta0, 1.0/240)
+	}{{control.Figure8{A: 1, T: 40}, math.Pi / 4}, {control.Circle{R: 0.5, T: 40}, 0}} {
+		tr, _ := followRobot(t, r, r, c.path, control.Tangent, c.theta0, 1.0/240)
 		if tr.RMS > 0.005 || tr.Max > 0.02 || tr.Coverage < 0.999 {
 			t.Errorf("skidsteer %s: RMS %.4f m, max %.4f m, coverage %.4f: want ≤ 0.005, 0.02, ≥ 0.999", c.path.Name(), tr.RMS, tr.Max, tr.Coverage)
 		}
@@ -116,7 +117,7 @@ func TestSkidSteerFollowsFigure8AndCircle(t *testing.T) {
 // reversal 100 %, as good as the graph synthesizer).
 func TestMecanumRobotFigure8Reversed(t *testing.T) {
 	r := testMecanumRobot(t)
-	tr, _ := followRobot(t, r, r, Figure8{A: 1, T: 40}, Figure8ReverseRight, 2.35619, 1.0/240)
+	tr, _ := followRobot(t, r, r, control.Figure8{A: 1, T: 40}, control.Figure8ReverseRight, 2.35619, 1.0/240)
 	if tr.RMS > 0.015 || tr.Max > 0.05 || tr.OnTimeRMS > 0.03 || tr.Coverage < 0.999 {
 		t.Errorf("tracking RMS %.4f m, max %.4f m, on-time RMS %.4f m, coverage %.4f", tr.RMS, tr.Max, tr.OnTimeRMS, tr.Coverage)
 	}
@@ -143,15 +144,15 @@ func TestRobotMPCBeatsOpenLoopOnMismatchedDiffDrive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, rate, err := OnSteps(Figure8{A: 1, T: 40}, 4, pp.H)
+	path, rate, err := control.OnSteps(control.Figure8{A: 1, T: 40}, 4, pp.H)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewRobotPlan(plan, path, Tangent, math.Pi/4, rate, pp.H)
+	p, err := control.NewRobotPlan(plan, path, control.Tangent, math.Pi/4, rate, pp.H)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewRobotSynthesizer(p)
+	s, err := control.NewRobotSynthesizer(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +165,13 @@ func TestRobotMPCBeatsOpenLoopOnMismatchedDiffDrive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ol := TrackRobot(truth, path, 0, p.Dt, op, ov)
-	p2, _ := NewRobotPlan(plan, path, Tangent, math.Pi/4, rate, pp.H)
-	m, err := RunRobotMPC(p2, truth, MPCSettings{Noise: 0.003, Seed: 1})
+	ol := control.TrackRobot(truth, path, 0, p.Dt, op, ov)
+	p2, _ := control.NewRobotPlan(plan, path, control.Tangent, math.Pi/4, rate, pp.H)
+	m, err := control.RunRobotMPC(p2, truth, control.MPCSettings{Noise: 0.003, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := TrackRobot(truth, path, 0, p.Dt, m.Poses, m.Velocity)
+	cl := control.TrackRobot(truth, path, 0, p.Dt, m.Poses, m.Velocity)
 	t.Logf("open loop executed: RMS %.1f mm, max %.1f mm, on time %.1f mm", 1e3*ol.RMS, 1e3*ol.Max, 1e3*ol.OnTimeRMS)
 	t.Logf("MPC executed (%d re-plans, %v): RMS %.1f mm, max %.1f mm, on time %.1f mm", m.Replans, m.Runtime.Round(time.Millisecond), 1e3*cl.RMS, 1e3*cl.Max, 1e3*cl.OnTimeRMS)
 	if !(cl.RMS < ol.RMS/5) || !(cl.OnTimeRMS < ol.OnTimeRMS) {
@@ -178,38 +179,5 @@ func TestRobotMPCBeatsOpenLoopOnMismatchedDiffDrive(t *testing.T) {
 	}
 	if len(m.Poses) != p.K*p.N || len(m.Controls) != p.K {
 		t.Errorf("MPC executed %d steps and %d segments, want %d and %d", len(m.Poses), len(m.Controls), p.K*p.N, p.K)
-	}
-}
-
-// OnSteps fits paths to a model's fixed step.
-func TestOnSteps(t *testing.T) {
-	p, rate, err := OnSteps(Figure8{A: 1, T: 40}, 4, 0.06)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 4 steps of 0.06 s per segment; 40 s rounded up to 167 segments.
-	if f := p.(Figure8); math.Abs(f.T-167*0.24) > 1e-12 || math.Abs(rate-1/0.24) > 1e-12 {
-		t.Errorf("figure 8 over %g s at %g segments/s, want 40.08 and 4.1667", f.T, rate)
-	}
-	if _, _, err := segments(p.Duration(), rate, 0.06); err != nil {
-		t.Errorf("the fitted plan is not whole: %v", err)
-	}
-	// A plan that fits already is unchanged.
-	p, rate, _ = OnSteps(Circle{R: 0.5, T: 40}, 4, 1.0/240)
-	if p.(Circle).T != 40 || rate != 4 {
-		t.Errorf("circle %v at %g", p, rate)
-	}
-	// Other paths hold their end point.
-	w := shifted{Path: Circle{R: 0.5, T: 1}, dur: 1}
-	q, _, _ := OnSteps(w, 4, 0.06)
-	if math.Abs(q.Duration()-5*0.24) > 1e-12 {
-		t.Errorf("padded duration %g, want 1.2", q.Duration())
-	}
-	x, y, vx, vy := q.At(1.1)
-	if math.Abs(x) > 1e-12 || math.Abs(y) > 1e-12 || vx != 0 || vy != 0 {
-		t.Errorf("past the end: (%g, %g, %g, %g), want the end point at rest", x, y, vx, vy)
-	}
-	if _, _, err := OnSteps(w, 0, 0.06); err == nil {
-		t.Error("rate 0 accepted")
 	}
 }

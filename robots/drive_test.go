@@ -1,4 +1,4 @@
-package control
+package robots
 
 import (
 	"math"
@@ -8,11 +8,12 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
 
 // The FORMATS.md defaults with the friction.
-var testRobot = Mecanum{Params: mecanum.Params{Model: "mecanum", R: 0.03, Lab: 0.2, M: 4, G: 9.8, Ts: 0.6, Mu: []float64{0.6, 0.7, 0.8, 0.9}}}
+var testRobot = mecanum.Drive{Params: mecanum.Params{Model: "mecanum", R: 0.03, Lab: 0.2, M: 4, G: 9.8, Ts: 0.6, Mu: []float64{0.6, 0.7, 0.8, 0.9}}}
 
 // toyFriction is a smooth command-dependent friction for tests:
 // μ_j = a_j + b·tanh(ω_s,j / 10).
@@ -38,9 +39,9 @@ func (f toyFriction) Graph(g *ad.Graph, ws [4]*G.Node) ([4]*G.Node, error) {
 	return mu, nil
 }
 
-func smallPlan(t *testing.T, path Path, mode HeadingMode, theta0 float64, m Mecanum) *Plan {
+func smallPlan(t *testing.T, path control.Path, mode control.HeadingMode, theta0 float64, m mecanum.Drive) *control.Plan {
 	t.Helper()
-	p, err := NewPlan(m, path, mode, theta0, 1, 1.0/10, 30)
+	p, err := control.NewPlan(m, path, mode, theta0, 1, 1.0/10, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,23 +64,23 @@ func TestSynthesisGraphMatchesNative(t *testing.T) {
 	fr.Friction = toyFriction{a: [4]float64{0.5, 0.6, 0.7, 0.8}}
 	for _, c := range []struct {
 		name   string
-		path   Path
-		mode   HeadingMode
+		path   control.Path
+		mode   control.HeadingMode
 		theta0 float64
-		m      Mecanum
+		m      mecanum.Drive
 	}{
-		{"circle tangent", Circle{R: 0.5, T: 6}, Tangent, -math.Pi / 2, testRobot},
-		{"figure8 reversed", Figure8{A: 1, T: 8}, Figure8ReverseRight, 3 * math.Pi / 4, testRobot},
-		{"figure8 fixed, friction network", Figure8{A: 1, T: 5}, Fixed, 0.3, fr},
+		{"circle tangent", control.Circle{R: 0.5, T: 6}, control.Tangent, -math.Pi / 2, testRobot},
+		{"figure8 reversed", control.Figure8{A: 1, T: 8}, control.Figure8ReverseRight, 3 * math.Pi / 4, testRobot},
+		{"figure8 fixed, friction network", control.Figure8{A: 1, T: 5}, control.Fixed, 0.3, fr},
 	} {
 		p := smallPlan(t, c.path, c.mode, c.theta0, c.m)
 		p.Start.X, p.Start.Y = 0.01, -0.02
-		s, err := NewSynthesizer(p)
+		s, err := control.NewSynthesizer(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for seed := range uint64(3) {
-			x := flatten(randomControls(p.K, seed))
+			x := s.Flatten(randomControls(p.K, seed))
 			grad := make([]float64, len(x))
 			f, err := s.Loss(x, grad)
 			if err != nil {
@@ -105,7 +106,11 @@ func TestSynthesisGraphMatchesNative(t *testing.T) {
 }
 
 func TestPseudoInverse(t *testing.T) {
-	for _, m := range []Mecanum{testRobot, func() Mecanum { m := testRobot; m.Friction = toyFriction{a: [4]float64{0.5, 0.6, 0.7, 0.8}}; return m }()} {
+	for _, m := range []mecanum.Drive{testRobot, func() mecanum.Drive {
+		m := testRobot
+		m.Friction = toyFriction{a: [4]float64{0.5, 0.6, 0.7, 0.8}}
+		return m
+	}()} {
 		for _, v := range [][3]float64{{0.1, 0.2, 0.5}, {-0.3, 0, 0}, {0, -0.1, -1}} {
 			ws := m.PseudoInverse(v[0], v[1], v[2])
 			vx, vy, wz := m.Body(ws)
@@ -121,8 +126,8 @@ func TestPseudoInverse(t *testing.T) {
 func TestExecuteMatchesMecanumSimulate(t *testing.T) {
 	c := randomControls(5, 7)
 	n, dt := 12, 1.0/240
-	start := Pose{X: 0.1, Y: -0.2, Theta: 0.4}
-	poses, _ := testRobot.Execute(start, c, n, dt)
+	start := control.Pose{X: 0.1, Y: -0.2, Theta: 0.4}
+	poses, _ := control.Execute(testRobot, start, c, n, dt)
 	var run mecanum.Run
 	for i := 0; i <= len(c)*n; i++ {
 		ws := c[min(i/n, len(c)-1)]
@@ -138,7 +143,7 @@ func TestExecuteMatchesMecanumSimulate(t *testing.T) {
 	x, y, th := mecanum.Simulate(testRobot.Params, &run)
 	for k, p := range poses {
 		if math.Abs(p.X-x[k+1]) > 1e-12 || math.Abs(p.Y-y[k+1]) > 1e-12 || math.Abs(p.Theta-th[k+1]) > 1e-12 {
-			t.Fatalf("step %d: Execute %+v, Simulate (%g, %g, %g)", k, p, x[k+1], y[k+1], th[k+1])
+			t.Fatalf("step %d: control.Execute %+v, Simulate (%g, %g, %g)", k, p, x[k+1], y[k+1], th[k+1])
 		}
 	}
 }
@@ -170,16 +175,16 @@ func testNet() *mecanum.FrictionNet {
 func TestSynthesisThroughFrictionNet(t *testing.T) {
 	p := testRobot.Params
 	p.Friction = testNet()
-	m, err := NewMecanum(p)
+	m, err := mecanum.NewDrive(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := smallPlan(t, Figure8{A: 1, T: 6}, Figure8ReverseRight, 3*math.Pi/4, m)
-	s, err := NewSynthesizer(plan)
+	plan := smallPlan(t, control.Figure8{A: 1, T: 6}, control.Figure8ReverseRight, 3*math.Pi/4, m)
+	s, err := control.NewSynthesizer(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := flatten(randomControls(plan.K, 9))
+	x := s.Flatten(randomControls(plan.K, 9))
 	grad := make([]float64, len(x))
 	f, err := s.Loss(x, grad)
 	if err != nil {
