@@ -1,0 +1,94 @@
+package dyn
+
+import "fmt"
+
+// Input dynamics: the pieces a step definition puts in front of a model
+// whose inputs are commands (wheel speeds, body velocities) when the robot
+// does not follow its commands at once. They are step-building helpers, not
+// models: a model calls them inside its own definition, so the lag and the
+// dead time are traced, generated and differentiated with the rest of the
+// step, and identified jointly with the model's own parameters.
+
+// Lag is a first-order lag τ·ω̇ = u − ω over a step of length dt with the
+// command u held (zero-order hold), discretised exactly:
+//
+//	next = ω + (1 − e^(−dt/τ))·(u − ω)
+//	mean = u + (ω − u)·(τ/dt)·(1 − e^(−dt/τ))
+//
+// next is the lagged value at the end of the step (the state to carry); mean
+// is its average over the step, which is what moves a pose integrated with
+// the step's held velocity (its integral over the step is exact, where the
+// value at either end is off by half a step of the transient). τ > 0 is the
+// time constant (s). A step with dt = 0 (padding) leaves ω unchanged and
+// its mean is ω, with finite gradients: the 0/0 of the mean is selected
+// away with Where.
+func Lag(omega, u, dt, tau X) (next, mean X) {
+	x := dt.Div(tau)                 // dt/τ ≥ 0
+	g := Exp(x.Neg()).RSubC(1)       // 1 − e^(−dt/τ)
+	next = omega.Add(g.Mul(u.Sub(omega)))
+	pos := Gt(x, omega.check().constant(0))
+	// (1 − e^(−x))/x, with x replaced by 1 in padded lanes so that neither
+	// branch divides by zero; the padded lanes take mean = ω.
+	xs := Where(pos, x, x.check().constant(1))
+	gs := Where(pos, g, Exp(xs.Neg()).RSubC(1))
+	frac := gs.Div(xs)
+	mean = Where(pos, u.Add(omega.Sub(u).Mul(frac)), omega)
+	return next, mean
+}
+
+// DeadTimeStates returns the names of the n state lanes that DeadTime keeps
+// for an input: prefix1 … prefixn, the input 1 … n steps ago. A model's
+// Spec lists them among its states.
+func DeadTimeStates(prefix string, n int) []string {
+	out := make([]string, n)
+	for k := range n {
+		out[k] = fmt.Sprintf("%s%d", prefix, k+1)
+	}
+	return out
+}
+
+// DeadTime delays the input u by d seconds (a parameter or setting,
+// 0 ≤ d ≤ n·dt), continuously in d so that d has a gradient: the states
+// prefix1 … prefixn (DeadTimeStates) hold the last n inputs q_1 … q_n
+// (q_0 = u, the current one), and the delayed input is their interpolation
+// at s = d/dt samples back,
+//
+//	u(t − d) ≈ Σ_k max(0, 1 − |s − k|)·q_k,   k = 0 … n,
+//
+// with s clamped to [0, n]: linear interpolation between the two samples
+// around s. Over a step with the command held, it is also the step's
+// average of the delayed command (a fraction s − ⌊s⌋ of the step sees the
+// older sample). ∂/∂d is piecewise constant, with kinks at whole samples
+// (as Ivanjko's whole-sample delay of models/pioneer, made continuous).
+// DeadTime declares the Next of its states (the shift register); a padded
+// step (dt = 0) keeps them and passes q_0. The initial states are the
+// inputs before the first step: the caller sets them (the first measured
+// speed when the log has one, the first command, or 0 for rest).
+func DeadTime(s *Step, prefix string, n int, u, d, dt X) X {
+	if n < 1 {
+		panic(fmt.Sprintf("dyn: %s: DeadTime with %d states", s.spec.Name, n))
+	}
+	names := DeadTimeStates(prefix, n)
+	q := make([]X, n+1)
+	q[0] = u
+	for k, name := range names {
+		q[k+1] = s.State(name)
+	}
+	zero, one := s.Const(0), s.Const(1)
+	pos := Gt(dt, zero)
+	sm := Clamp(d.Div(Where(pos, dt, one)), zero, s.Const(float64(n)))
+	var out X
+	for k := range n + 1 {
+		w := Max(zero, Abs(sm.SubC(float64(k))).RSubC(1))
+		if k == 0 {
+			out = w.Mul(q[k])
+		} else {
+			out = out.Add(w.Mul(q[k]))
+		}
+	}
+	out = Where(pos, out, u)
+	for k, name := range names {
+		s.Next(name, Where(pos, q[k], q[k+1]))
+	}
+	return out
+}
