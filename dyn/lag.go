@@ -23,8 +23,8 @@ import "fmt"
 // its mean is ω, with finite gradients: the 0/0 of the mean is selected
 // away with Where.
 func Lag(omega, u, dt, tau X) (next, mean X) {
-	x := dt.Div(tau)                 // dt/τ ≥ 0
-	g := Exp(x.Neg()).RSubC(1)       // 1 − e^(−dt/τ)
+	x := dt.Div(tau)           // dt/τ ≥ 0
+	g := Exp(x.Neg()).RSubC(1) // 1 − e^(−dt/τ)
 	next = omega.Add(g.Mul(u.Sub(omega)))
 	pos := Gt(x, omega.check().constant(0))
 	// (1 − e^(−x))/x, with x replaced by 1 in padded lanes so that neither
