@@ -50,16 +50,18 @@ func DeadTimeStates(prefix string, n int) []string {
 // DeadTime delays the input u by d seconds (a parameter or setting,
 // 0 ≤ d ≤ n·dt), continuously in d so that d has a gradient: the states
 // prefix1 … prefixn (DeadTimeStates) hold the last n inputs q_1 … q_n
-// (q_0 = u, the current one), and the delayed input is their interpolation
-// at s = d/dt samples back,
+// (q_0 = u, the current one), and the delayed input is their linear
+// interpolation at s = d/dt samples back (s clamped to [0, n]), written in
+// increments,
 //
-//	u(t − d) ≈ Σ_k max(0, 1 − |s − k|)·q_k,   k = 0 … n,
+//	u(t − d) ≈ q_0 + Σ_{k=1…n} clamp(s − (k−1), 0, 1)·(q_k − q_{k−1}).
 //
-// with s clamped to [0, n]: linear interpolation between the two samples
-// around s. Over a step with the command held, it is also the step's
-// average of the delayed command (a fraction s − ⌊s⌋ of the step sees the
-// older sample). ∂/∂d is piecewise constant, with kinks at whole samples
-// (as Ivanjko's whole-sample delay of models/pioneer, made continuous).
+// Over a step with the command held, it is also the step's average of the
+// delayed command (a fraction s − ⌊s⌋ of the step sees the older sample).
+// ∂/∂d is piecewise constant (as Ivanjko's whole-sample delay of
+// models/pioneer, made continuous); at d = 0 it is the right derivative,
+// so a fit starting without dead time sees whether one helps (at other
+// whole samples, a measure-zero set, it is the sum of both sides' slopes).
 // DeadTime declares the Next of its states (the shift register); a padded
 // step (dt = 0) keeps them and passes q_0. The initial states are the
 // inputs before the first step: the caller sets them (the first measured
@@ -77,14 +79,10 @@ func DeadTime(s *Step, prefix string, n int, u, d, dt X) X {
 	zero, one := s.Const(0), s.Const(1)
 	pos := Gt(dt, zero)
 	sm := Clamp(d.Div(Where(pos, dt, one)), zero, s.Const(float64(n)))
-	var out X
-	for k := range n + 1 {
-		w := Max(zero, Abs(sm.SubC(float64(k))).RSubC(1))
-		if k == 0 {
-			out = w.Mul(q[k])
-		} else {
-			out = out.Add(w.Mul(q[k]))
-		}
+	out := u
+	for k := 1; k <= n; k++ {
+		w := Clamp(sm.SubC(float64(k-1)), zero, one)
+		out = out.Add(w.Mul(q[k].Sub(q[k-1])))
 	}
 	out = Where(pos, out, u)
 	for k, name := range names {
