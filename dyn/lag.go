@@ -19,20 +19,18 @@ import "fmt"
 // is its average over the step, which is what moves a pose integrated with
 // the step's held velocity (its integral over the step is exact, where the
 // value at either end is off by half a step of the transient). τ > 0 is the
-// time constant (s). A step with dt = 0 (padding) leaves ω unchanged and
-// its mean is ω, with finite gradients: the 0/0 of the mean is selected
-// away with Where.
+// time constant (s); τ = 0 is no lag (next = mean = u). A step with dt = 0
+// (padding) leaves ω unchanged and its mean is ω, with finite gradients:
+// the 0/0 of the mean is selected away with Where.
 func Lag(omega, u, dt, tau X) (next, mean X) {
-	x := dt.Div(tau)           // dt/τ ≥ 0
+	zero := omega.check().constant(0)
+	pos := Gt(dt, zero)
+	// x = dt/τ > 0 in every lane: padded lanes divide 1 by τ instead, and
+	// take ω; τ = 0 (no lag) gives x = ∞, g = 1, next = mean = u.
+	x := Where(pos, dt, zero.AddC(1)).Div(tau)
 	g := Exp(x.Neg()).RSubC(1) // 1 − e^(−dt/τ)
-	next = omega.Add(g.Mul(u.Sub(omega)))
-	pos := Gt(x, omega.check().constant(0))
-	// (1 − e^(−x))/x, with x replaced by 1 in padded lanes so that neither
-	// branch divides by zero; the padded lanes take mean = ω.
-	xs := Where(pos, x, x.check().constant(1))
-	gs := Where(pos, g, Exp(xs.Neg()).RSubC(1))
-	frac := gs.Div(xs)
-	mean = Where(pos, u.Add(omega.Sub(u).Mul(frac)), omega)
+	next = Where(pos, omega.Add(g.Mul(u.Sub(omega))), omega)
+	mean = Where(pos, u.Add(omega.Sub(u).Mul(g.Div(x))), omega)
 	return next, mean
 }
 

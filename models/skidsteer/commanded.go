@@ -49,6 +49,11 @@ type WindowOptions struct {
 	// Delay. With Commanded and neither free and Tau = 0, the commands
 	// drive the slip model directly ("without the lag").
 	FitTau, FitDelay bool
+	// SkipRepeats treats a pose row that repeats the previous pose row
+	// exactly as no measurement (a pose source slower than the log, whose
+	// stale value was copied forward): windows end at the row where their
+	// last pose first appeared.
+	SkipRepeats bool
 	// MaxIterations bounds the optimiser (default 500).
 	MaxIterations int
 }
@@ -112,6 +117,9 @@ type WindowFit struct {
 	Windows     int
 	TrainRMS    float64 // end-position RMS over the windows fitted (m)
 	Predictions []WindowPrediction
+	// Notes are one-line remarks on the fit (a dead time on a whole log
+	// period, where the loss has a kink and σ rests on one slope).
+	Notes []string
 }
 
 // windowSet is the windows of a set of runs as one batched rollout of a dyn
@@ -129,8 +137,17 @@ type windowSet struct {
 }
 
 // windowRows cuts a run into windows of pose rows (see WindowOptions.Horizon).
-func windowRows(l *Log, horizon float64) [][2]int {
+func windowRows(l *Log, horizon float64, skipRepeats bool) [][2]int {
 	rows := l.PoseRows()
+	if skipRepeats {
+		kept := rows[:0:0]
+		for k, i := range rows {
+			if k == 0 || l.Pose[i] != l.Pose[rows[k-1]] {
+				kept = append(kept, i)
+			}
+		}
+		rows = kept
+	}
 	if len(rows) < 2 {
 		return nil
 	}
@@ -165,7 +182,7 @@ func newWindowSet(runs []*Log, p Params, o WindowOptions) (*windowSet, error) {
 		if o.Inputs == Commanded && (l.WlCmd == nil || l.WrCmd == nil) {
 			return nil, &dataset.RowError{Row: 0, Column: "wl_cmd", Msg: fmt.Sprintf("run %d has no commanded wheel speeds wl_cmd, wr_cmd", ri)}
 		}
-		for _, w := range windowRows(l, o.Horizon) {
+		for _, w := range windowRows(l, o.Horizon, o.SkipRepeats) {
 			ws.pred = append(ws.pred, WindowPrediction{Run: ri, From: w[0], To: w[1]})
 			ws.T = max(ws.T, w[1]-w[0])
 		}
@@ -367,7 +384,16 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	if iters == 0 {
 		iters = 500
 	}
-	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: ws.eval, Lower: lo, Upper: hi}, x, opt.Settings{MaxIterations: iters})
+	obj := func(x, grad []float64) (float64, error) {
+		f, err := ws.eval(x, grad)
+		for i := range grad {
+			if !free[i] {
+				grad[i] = 0 // held (τ = 0: no lag has no finite ∂/∂τ)
+			}
+		}
+		return f, err
+	}
+	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, x, opt.Settings{MaxIterations: iters})
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +425,16 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	if o.Inputs == Commanded {
 		p.Tau, p.Delay, p.TauStd, p.DelayStd = xf[9], xf[10], std[9], std[10]
 	}
-	return &WindowFit{Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,
+	var notes []string
+	if o.Inputs == Commanded && free[10] && !atBound[10] {
+		// DeadTime interpolates linearly between samples: the loss is
+		// smooth between whole log periods and kinked at them.
+		h := runs[0].T[1] - runs[0].T[0]
+		if s := xf[10] / h; math.Abs(s-math.Round(s)) < 1e-6 {
+			notes = append(notes, fmt.Sprintf("delay = %g s is on a whole log period (%.0f × %g s), where the loss has a kink: its σ and τ's rest on the sum of both sides' slopes", xf[10], math.Round(s), h))
+		}
+	}
+	return &WindowFit{Notes: notes, Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,
 		Loss: loss, Status: res.Status.Kind(), Iterations: res.Iterations, Windows: ws.W,
 		TrainRMS: EndpointRMS(ws.pred), Predictions: append([]WindowPrediction(nil), ws.pred...)}, nil
 }

@@ -16,12 +16,12 @@ var (
 	_ = dyn.SignOf
 )
 
-// lagKernel is the generated dyn.Kernel of LagModel (step 04a179d4fa5d1aa0).
+// lagKernel is the generated dyn.Kernel of LagModel (step 190faab1416b4102).
 type lagKernel struct{}
 
 func init() {
 	// A stale kernel is refused; LagModel then runs on the interpreter.
-	_ = LagModel.UseGenerated(lagKernel{}, "04a179d4fa5d1aa0")
+	_ = LagModel.UseGenerated(lagKernel{}, "190faab1416b4102")
 }
 
 // Forward implements dyn.Kernel.
@@ -422,84 +422,81 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		if !(u2 > 0.0) {
 			v287 = s44
 		}
-		v288 := u2 / p9
+		v288 := v84 / p9
 		v289 := -v288
 		v290 := math.Exp(v289)
 		v291 := 1.0 - v290
 		v292 := v186 - s3
 		v293 := v291 * v292
 		v294 := s3 + v293
-		v296 := v288
-		if !(v288 > 0.0) {
-			v296 = 1.0
+		v295 := v294
+		if !(u2 > 0.0) {
+			v295 = s3
 		}
-		v297 := -v296
-		v298 := math.Exp(v297)
-		v299 := 1.0 - v298
-		v300 := v291
-		if !(v288 > 0.0) {
-			v300 = v299
+		v296 := s3 - v186
+		v297 := v291 / v288
+		v298 := v296 * v297
+		v299 := v186 + v298
+		v300 := v299
+		if !(u2 > 0.0) {
+			v300 = s3
 		}
-		v301 := v300 / v296
-		v302 := s3 - v186
-		v303 := v301 * v302
-		v304 := v186 + v303
-		v305 := v304
-		if !(v288 > 0.0) {
-			v305 = s3
+		v301 := v267 - s4
+		v302 := v291 * v301
+		v303 := s4 + v302
+		v304 := v303
+		if !(u2 > 0.0) {
+			v304 = s4
 		}
-		v306 := v267 - s4
-		v307 := v291 * v306
-		v308 := s4 + v307
-		v309 := s4 - v267
-		v310 := v301 * v309
-		v311 := v267 + v310
-		v312 := v311
-		if !(v288 > 0.0) {
-			v312 = s4
+		v305 := s4 - v267
+		v306 := v297 * v305
+		v307 := v267 + v306
+		v308 := v307
+		if !(u2 > 0.0) {
+			v308 = s4
 		}
-		v313 := v305 + v312
-		v314 := q0 * v313
-		v315 := v314 * 0.5
-		v316 := v312 - v305
-		v317 := q0 * v316
-		v318 := v317 / q1
-		v319 := v315 * v318
-		v320 := p0 * v315
-		v321 := v315 + v320
-		v322 := p1 * v318
-		v323 := v321 + v322
-		v324 := p2 * v319
-		v325 := v323 + v324
-		v326 := p3 * v315
-		v327 := p4 * v318
-		v328 := v326 + v327
-		v329 := p5 * v319
+		v309 := v300 + v308
+		v310 := q0 * v309
+		v311 := v310 * 0.5
+		v312 := v308 - v300
+		v313 := q0 * v312
+		v314 := v313 / q1
+		v315 := v311 * v314
+		v316 := p0 * v311
+		v317 := v311 + v316
+		v318 := p1 * v314
+		v319 := v317 + v318
+		v320 := p2 * v315
+		v321 := v319 + v320
+		v322 := p3 * v311
+		v323 := p4 * v314
+		v324 := v322 + v323
+		v325 := p5 * v315
+		v326 := v324 + v325
+		v327 := p6 * v311
+		v328 := v314 + v327
+		v329 := p7 * v314
 		v330 := v328 + v329
-		v331 := p6 * v315
-		v332 := v318 + v331
-		v333 := p7 * v318
-		v334 := v332 + v333
-		v335 := p8 * v319
-		v336 := v334 + v335
-		v338, v337 := math.Sincos(s2)
-		v339 := v325 * v337
-		v340 := v330 * v338
-		v341 := v339 - v340
-		v342 := u2 * v341
-		v343 := s0 + v342
-		v344 := v325 * v338
-		v345 := v330 * v337
-		v346 := v344 + v345
-		v347 := u2 * v346
-		v348 := s1 + v347
-		v349 := u2 * v336
-		v350 := s2 + v349
-		xn[0*n+j] = v343
-		xn[1*n+j] = v348
-		xn[2*n+j] = v350
-		xn[3*n+j] = v294
-		xn[4*n+j] = v308
+		v331 := p8 * v315
+		v332 := v330 + v331
+		v334, v333 := math.Sincos(s2)
+		v335 := v321 * v333
+		v336 := v326 * v334
+		v337 := v335 - v336
+		v338 := u2 * v337
+		v339 := s0 + v338
+		v340 := v321 * v334
+		v341 := v326 * v333
+		v342 := v340 + v341
+		v343 := u2 * v342
+		v344 := s1 + v343
+		v345 := u2 * v332
+		v346 := s2 + v345
+		xn[0*n+j] = v339
+		xn[1*n+j] = v344
+		xn[2*n+j] = v346
+		xn[3*n+j] = v295
+		xn[4*n+j] = v304
 		xn[5*n+j] = v187
 		xn[6*n+j] = v188
 		xn[7*n+j] = v189
@@ -950,85 +947,82 @@ func (lagKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			if !(u2 > 0.0) {
 				v287 = s44
 			}
-			v288 := u2 / p9
+			v288 := v84 / p9
 			v289 := -v288
 			v290 := math.Exp(v289)
 			v291 := 1.0 - v290
 			v292 := v186 - s3
 			v293 := v291 * v292
 			v294 := s3 + v293
-			v296 := v288
-			if !(v288 > 0.0) {
-				v296 = 1.0
+			v295 := v294
+			if !(u2 > 0.0) {
+				v295 = s3
 			}
-			v297 := -v296
-			v298 := math.Exp(v297)
-			v299 := 1.0 - v298
-			v300 := v291
-			if !(v288 > 0.0) {
-				v300 = v299
+			v296 := s3 - v186
+			v297 := v291 / v288
+			v298 := v296 * v297
+			v299 := v186 + v298
+			v300 := v299
+			if !(u2 > 0.0) {
+				v300 = s3
 			}
-			v301 := v300 / v296
-			v302 := s3 - v186
-			v303 := v301 * v302
-			v304 := v186 + v303
-			v305 := v304
-			if !(v288 > 0.0) {
-				v305 = s3
+			v301 := v267 - s4
+			v302 := v291 * v301
+			v303 := s4 + v302
+			v304 := v303
+			if !(u2 > 0.0) {
+				v304 = s4
 			}
-			v306 := v267 - s4
-			v307 := v291 * v306
-			v308 := s4 + v307
-			v309 := s4 - v267
-			v310 := v301 * v309
-			v311 := v267 + v310
-			v312 := v311
-			if !(v288 > 0.0) {
-				v312 = s4
+			v305 := s4 - v267
+			v306 := v297 * v305
+			v307 := v267 + v306
+			v308 := v307
+			if !(u2 > 0.0) {
+				v308 = s4
 			}
-			v313 := v305 + v312
-			v314 := q0 * v313
-			v315 := v314 * 0.5
-			v316 := v312 - v305
-			v317 := q0 * v316
-			v318 := v317 / q1
-			v319 := v315 * v318
-			v320 := p0 * v315
-			v321 := v315 + v320
-			v322 := p1 * v318
-			v323 := v321 + v322
-			v324 := p2 * v319
-			v325 := v323 + v324
-			v326 := p3 * v315
-			v327 := p4 * v318
-			v328 := v326 + v327
-			v329 := p5 * v319
+			v309 := v300 + v308
+			v310 := q0 * v309
+			v311 := v310 * 0.5
+			v312 := v308 - v300
+			v313 := q0 * v312
+			v314 := v313 / q1
+			v315 := v311 * v314
+			v316 := p0 * v311
+			v317 := v311 + v316
+			v318 := p1 * v314
+			v319 := v317 + v318
+			v320 := p2 * v315
+			v321 := v319 + v320
+			v322 := p3 * v311
+			v323 := p4 * v314
+			v324 := v322 + v323
+			v325 := p5 * v315
+			v326 := v324 + v325
+			v327 := p6 * v311
+			v328 := v314 + v327
+			v329 := p7 * v314
 			v330 := v328 + v329
-			v331 := p6 * v315
-			v332 := v318 + v331
-			v333 := p7 * v318
-			v334 := v332 + v333
-			v335 := p8 * v319
-			v336 := v334 + v335
-			v338, v337 := math.Sincos(s2)
-			v339 := v325 * v337
-			v340 := v330 * v338
-			v341 := v339 - v340
-			v342 := u2 * v341
-			v343 := s0 + v342
-			v344 := v325 * v338
-			v345 := v330 * v337
-			v346 := v344 + v345
-			v347 := u2 * v346
-			v348 := s1 + v347
-			v349 := u2 * v336
-			v350 := s2 + v349
+			v331 := p8 * v315
+			v332 := v330 + v331
+			v334, v333 := math.Sincos(s2)
+			v335 := v321 * v333
+			v336 := v326 * v334
+			v337 := v335 - v336
+			v338 := u2 * v337
+			v339 := s0 + v338
+			v340 := v321 * v334
+			v341 := v326 * v333
+			v342 := v340 + v341
+			v343 := u2 * v342
+			v344 := s1 + v343
+			v345 := u2 * v332
+			v346 := s2 + v345
 			xb := (t + 1) * 45 * n
-			X[xb+0*n+j] = v343
-			X[xb+1*n+j] = v348
-			X[xb+2*n+j] = v350
-			X[xb+3*n+j] = v294
-			X[xb+4*n+j] = v308
+			X[xb+0*n+j] = v339
+			X[xb+1*n+j] = v344
+			X[xb+2*n+j] = v346
+			X[xb+3*n+j] = v295
+			X[xb+4*n+j] = v304
 			X[xb+5*n+j] = v187
 			X[xb+6*n+j] = v188
 			X[xb+7*n+j] = v189
@@ -1074,11 +1068,11 @@ func (lagKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 				y[(1*T+t)*n+j] = s1
 				y[(2*T+t)*n+j] = s2
 			}
-			s0 = v343
-			s1 = v348
-			s2 = v350
-			s3 = v294
-			s4 = v308
+			s0 = v339
+			s1 = v344
+			s2 = v346
+			s3 = v295
+			s4 = v304
 			s5 = v187
 			s6 = v188
 			s7 = v189
@@ -1532,84 +1526,81 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		if !(u2 > 0.0) {
 			v287 = s44
 		}
-		v288 := u2 / p9
+		v288 := v84 / p9
 		v289 := -v288
 		v290 := math.Exp(v289)
 		v291 := 1.0 - v290
 		v292 := v186 - s3
 		v293 := v291 * v292
 		v294 := s3 + v293
-		v296 := v288
-		if !(v288 > 0.0) {
-			v296 = 1.0
+		v295 := v294
+		if !(u2 > 0.0) {
+			v295 = s3
 		}
-		v297 := -v296
-		v298 := math.Exp(v297)
-		v299 := 1.0 - v298
-		v300 := v291
-		if !(v288 > 0.0) {
-			v300 = v299
+		v296 := s3 - v186
+		v297 := v291 / v288
+		v298 := v296 * v297
+		v299 := v186 + v298
+		v300 := v299
+		if !(u2 > 0.0) {
+			v300 = s3
 		}
-		v301 := v300 / v296
-		v302 := s3 - v186
-		v303 := v301 * v302
-		v304 := v186 + v303
-		v305 := v304
-		if !(v288 > 0.0) {
-			v305 = s3
+		v301 := v267 - s4
+		v302 := v291 * v301
+		v303 := s4 + v302
+		v304 := v303
+		if !(u2 > 0.0) {
+			v304 = s4
 		}
-		v306 := v267 - s4
-		v307 := v291 * v306
-		v308 := s4 + v307
-		v309 := s4 - v267
-		v310 := v301 * v309
-		v311 := v267 + v310
-		v312 := v311
-		if !(v288 > 0.0) {
-			v312 = s4
+		v305 := s4 - v267
+		v306 := v297 * v305
+		v307 := v267 + v306
+		v308 := v307
+		if !(u2 > 0.0) {
+			v308 = s4
 		}
-		v313 := v305 + v312
-		v314 := q0 * v313
-		v315 := v314 * 0.5
-		v316 := v312 - v305
-		v317 := q0 * v316
-		v318 := v317 / q1
-		v319 := v315 * v318
-		v320 := p0 * v315
-		v321 := v315 + v320
-		v322 := p1 * v318
-		v323 := v321 + v322
-		v324 := p2 * v319
-		v325 := v323 + v324
-		v326 := p3 * v315
-		v327 := p4 * v318
-		v328 := v326 + v327
-		v329 := p5 * v319
+		v309 := v300 + v308
+		v310 := q0 * v309
+		v311 := v310 * 0.5
+		v312 := v308 - v300
+		v313 := q0 * v312
+		v314 := v313 / q1
+		v315 := v311 * v314
+		v316 := p0 * v311
+		v317 := v311 + v316
+		v318 := p1 * v314
+		v319 := v317 + v318
+		v320 := p2 * v315
+		v321 := v319 + v320
+		v322 := p3 * v311
+		v323 := p4 * v314
+		v324 := v322 + v323
+		v325 := p5 * v315
+		v326 := v324 + v325
+		v327 := p6 * v311
+		v328 := v314 + v327
+		v329 := p7 * v314
 		v330 := v328 + v329
-		v331 := p6 * v315
-		v332 := v318 + v331
-		v333 := p7 * v318
-		v334 := v332 + v333
-		v335 := p8 * v319
-		v336 := v334 + v335
-		v338, v337 := math.Sincos(s2)
-		v339 := v325 * v337
-		v340 := v330 * v338
-		v341 := v339 - v340
-		v342 := u2 * v341
-		v343 := s0 + v342
-		v344 := v325 * v338
-		v345 := v330 * v337
-		v346 := v344 + v345
-		v347 := u2 * v346
-		v348 := s1 + v347
-		v349 := u2 * v336
-		v350 := s2 + v349
-		_ = v343
-		_ = v348
-		_ = v350
-		_ = v294
-		_ = v308
+		v331 := p8 * v315
+		v332 := v330 + v331
+		v334, v333 := math.Sincos(s2)
+		v335 := v321 * v333
+		v336 := v326 * v334
+		v337 := v335 - v336
+		v338 := u2 * v337
+		v339 := s0 + v338
+		v340 := v321 * v334
+		v341 := v326 * v333
+		v342 := v340 + v341
+		v343 := u2 * v342
+		v344 := s1 + v343
+		v345 := u2 * v332
+		v346 := s2 + v345
+		_ = v339
+		_ = v344
+		_ = v346
+		_ = v295
+		_ = v304
 		_ = v187
 		_ = v188
 		_ = v189
@@ -1650,13 +1641,13 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		_ = v285
 		_ = v286
 		_ = v287
-		var gs0, gs1, gs2, gs3, gs4, gs5, gs6, gs7, gs8, gs9, gs10, gs11, gs12, gs13, gs14, gs15, gs16, gs17, gs18, gs19, gs20, gs21, gs22, gs23, gs24, gs25, gs26, gs27, gs28, gs29, gs30, gs31, gs32, gs33, gs34, gs35, gs36, gs37, gs38, gs39, gs40, gs41, gs42, gs43, gs44, gu0, gu1, gu2, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gp9, gp10, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201, gv202, gv203, gv204, gv205, gv206, gv207, gv208, gv209, gv210, gv211, gv212, gv213, gv214, gv215, gv216, gv217, gv218, gv219, gv220, gv221, gv222, gv223, gv224, gv225, gv226, gv227, gv228, gv229, gv230, gv231, gv232, gv233, gv234, gv235, gv236, gv237, gv238, gv239, gv240, gv241, gv242, gv243, gv244, gv245, gv246, gv247, gv248, gv249, gv250, gv251, gv252, gv253, gv254, gv255, gv256, gv257, gv258, gv259, gv260, gv261, gv262, gv263, gv264, gv265, gv266, gv267, gv268, gv269, gv270, gv271, gv272, gv273, gv274, gv275, gv276, gv277, gv278, gv279, gv280, gv281, gv282, gv283, gv284, gv285, gv286, gv287, gv288, gv289, gv290, gv291, gv292, gv293, gv294, gv296, gv297, gv298, gv299, gv300, gv301, gv302, gv303, gv304, gv305, gv306, gv307, gv308, gv309, gv310, gv311, gv312, gv313, gv314, gv315, gv316, gv317, gv318, gv319, gv320, gv321, gv322, gv323, gv324, gv325, gv326, gv327, gv328, gv329, gv330, gv331, gv332, gv333, gv334, gv335, gv336, gv337, gv338, gv339, gv340, gv341, gv342, gv343, gv344, gv345, gv346, gv347, gv348, gv349, gv350 float64
+		var gs0, gs1, gs2, gs3, gs4, gs5, gs6, gs7, gs8, gs9, gs10, gs11, gs12, gs13, gs14, gs15, gs16, gs17, gs18, gs19, gs20, gs21, gs22, gs23, gs24, gs25, gs26, gs27, gs28, gs29, gs30, gs31, gs32, gs33, gs34, gs35, gs36, gs37, gs38, gs39, gs40, gs41, gs42, gs43, gs44, gu0, gu1, gu2, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gp9, gp10, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201, gv202, gv203, gv204, gv205, gv206, gv207, gv208, gv209, gv210, gv211, gv212, gv213, gv214, gv215, gv216, gv217, gv218, gv219, gv220, gv221, gv222, gv223, gv224, gv225, gv226, gv227, gv228, gv229, gv230, gv231, gv232, gv233, gv234, gv235, gv236, gv237, gv238, gv239, gv240, gv241, gv242, gv243, gv244, gv245, gv246, gv247, gv248, gv249, gv250, gv251, gv252, gv253, gv254, gv255, gv256, gv257, gv258, gv259, gv260, gv261, gv262, gv263, gv264, gv265, gv266, gv267, gv268, gv269, gv270, gv271, gv272, gv273, gv274, gv275, gv276, gv277, gv278, gv279, gv280, gv281, gv282, gv283, gv284, gv285, gv286, gv287, gv288, gv289, gv290, gv291, gv292, gv293, gv294, gv295, gv296, gv297, gv298, gv299, gv300, gv301, gv302, gv303, gv304, gv305, gv306, gv307, gv308, gv309, gv310, gv311, gv312, gv313, gv314, gv315, gv316, gv317, gv318, gv319, gv320, gv321, gv322, gv323, gv324, gv325, gv326, gv327, gv328, gv329, gv330, gv331, gv332, gv333, gv334, gv335, gv336, gv337, gv338, gv339, gv340, gv341, gv342, gv343, gv344, gv345, gv346 float64
 		if axn != nil {
-			gv343 += axn[0*n+j]
-			gv348 += axn[1*n+j]
-			gv350 += axn[2*n+j]
-			gv294 += axn[3*n+j]
-			gv308 += axn[4*n+j]
+			gv339 += axn[0*n+j]
+			gv344 += axn[1*n+j]
+			gv346 += axn[2*n+j]
+			gv295 += axn[3*n+j]
+			gv304 += axn[4*n+j]
 			gv187 += axn[5*n+j]
 			gv188 += axn[6*n+j]
 			gv189 += axn[7*n+j]
@@ -1703,166 +1694,165 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gs1 += ay[1*ys+j]
 			gs2 += ay[2*ys+j]
 		}
-		gs2 += gv350
-		gv349 += gv350
-		if gv349 != 0 {
-			gu2 += gv349 * v336
-			gv336 += gv349 * u2
-		}
-		gs1 += gv348
-		gv347 += gv348
-		if gv347 != 0 {
-			gu2 += gv347 * v346
-			gv346 += gv347 * u2
-		}
-		gv344 += gv346
+		gs2 += gv346
 		gv345 += gv346
 		if gv345 != 0 {
-			gv330 += gv345 * v337
-			gv337 += gv345 * v330
+			gu2 += gv345 * v332
+			gv332 += gv345 * u2
 		}
-		if gv344 != 0 {
-			gv325 += gv344 * v338
-			gv338 += gv344 * v325
+		gs1 += gv344
+		gv343 += gv344
+		if gv343 != 0 {
+			gu2 += gv343 * v342
+			gv342 += gv343 * u2
 		}
-		gs0 += gv343
-		gv342 += gv343
-		if gv342 != 0 {
-			gu2 += gv342 * v341
-			gv341 += gv342 * u2
+		gv340 += gv342
+		gv341 += gv342
+		if gv341 != 0 {
+			gv326 += gv341 * v333
+			gv333 += gv341 * v326
 		}
-		gv339 += gv341
-		gv340 += -gv341
 		if gv340 != 0 {
-			gv330 += gv340 * v338
-			gv338 += gv340 * v330
+			gv321 += gv340 * v334
+			gv334 += gv340 * v321
 		}
-		if gv339 != 0 {
-			gv325 += gv339 * v337
-			gv337 += gv339 * v325
+		gs0 += gv339
+		gv338 += gv339
+		if gv338 != 0 {
+			gu2 += gv338 * v337
+			gv337 += gv338 * u2
 		}
-		gs2 += gv338 * v337
-		gs2 += gv337 * -v338
-		gv334 += gv336
-		gv335 += gv336
+		gv335 += gv337
+		gv336 += -gv337
+		if gv336 != 0 {
+			gv326 += gv336 * v334
+			gv334 += gv336 * v326
+		}
 		if gv335 != 0 {
-			gp8 += gv335 * v319
-			gv319 += gv335 * p8
+			gv321 += gv335 * v333
+			gv333 += gv335 * v321
 		}
-		gv332 += gv334
-		gv333 += gv334
-		if gv333 != 0 {
-			gp7 += gv333 * v318
-			gv318 += gv333 * p7
-		}
-		gv318 += gv332
+		gs2 += gv334 * v333
+		gs2 += gv333 * -v334
+		gv330 += gv332
 		gv331 += gv332
 		if gv331 != 0 {
-			gp6 += gv331 * v315
-			gv315 += gv331 * p6
+			gp8 += gv331 * v315
+			gv315 += gv331 * p8
 		}
 		gv328 += gv330
 		gv329 += gv330
 		if gv329 != 0 {
-			gp5 += gv329 * v319
-			gv319 += gv329 * p5
+			gp7 += gv329 * v314
+			gv314 += gv329 * p7
 		}
-		gv326 += gv328
+		gv314 += gv328
 		gv327 += gv328
 		if gv327 != 0 {
-			gp4 += gv327 * v318
-			gv318 += gv327 * p4
+			gp6 += gv327 * v311
+			gv311 += gv327 * p6
 		}
-		if gv326 != 0 {
-			gp3 += gv326 * v315
-			gv315 += gv326 * p3
+		gv324 += gv326
+		gv325 += gv326
+		if gv325 != 0 {
+			gp5 += gv325 * v315
+			gv315 += gv325 * p5
 		}
-		gv323 += gv325
-		gv324 += gv325
-		if gv324 != 0 {
-			gp2 += gv324 * v319
-			gv319 += gv324 * p2
+		gv322 += gv324
+		gv323 += gv324
+		if gv323 != 0 {
+			gp4 += gv323 * v314
+			gv314 += gv323 * p4
 		}
-		gv321 += gv323
-		gv322 += gv323
 		if gv322 != 0 {
-			gp1 += gv322 * v318
-			gv318 += gv322 * p1
+			gp3 += gv322 * v311
+			gv311 += gv322 * p3
 		}
-		gv315 += gv321
+		gv319 += gv321
 		gv320 += gv321
 		if gv320 != 0 {
-			gp0 += gv320 * v315
-			gv315 += gv320 * p0
+			gp2 += gv320 * v315
+			gv315 += gv320 * p2
 		}
-		if gv319 != 0 {
-			gv315 += gv319 * v318
-			gv318 += gv319 * v315
-		}
+		gv317 += gv319
+		gv318 += gv319
 		if gv318 != 0 {
-			gv317 += gv318 * (1 / q1)
+			gp1 += gv318 * v314
+			gv314 += gv318 * p1
 		}
-		if gv317 != 0 {
-			gv316 += gv317 * q0
+		gv311 += gv317
+		gv316 += gv317
+		if gv316 != 0 {
+			gp0 += gv316 * v311
+			gv311 += gv316 * p0
 		}
-		gv312 += gv316
-		gv305 += -gv316
 		if gv315 != 0 {
-			gv314 += gv315 * 0.5
+			gv311 += gv315 * v314
+			gv314 += gv315 * v311
 		}
 		if gv314 != 0 {
-			gv313 += gv314 * q0
+			gv313 += gv314 * (1 / q1)
 		}
-		gv305 += gv313
-		gv312 += gv313
-		if v288 > 0.0 {
-			gv311 += gv312
-		} else {
-			gs4 += gv312
+		if gv313 != 0 {
+			gv312 += gv313 * q0
 		}
-		gv267 += gv311
-		gv310 += gv311
+		gv308 += gv312
+		gv300 += -gv312
+		if gv311 != 0 {
+			gv310 += gv311 * 0.5
+		}
 		if gv310 != 0 {
-			gv301 += gv310 * v309
-			gv309 += gv310 * v301
+			gv309 += gv310 * q0
 		}
-		gs4 += gv309
-		gv267 += -gv309
-		gs4 += gv308
-		gv307 += gv308
-		if gv307 != 0 {
-			gv291 += gv307 * v306
-			gv306 += gv307 * v291
-		}
-		gv267 += gv306
-		gs4 += -gv306
-		if v288 > 0.0 {
-			gv304 += gv305
+		gv300 += gv309
+		gv308 += gv309
+		if u2 > 0.0 {
+			gv307 += gv308
 		} else {
-			gs3 += gv305
+			gs4 += gv308
 		}
-		gv186 += gv304
-		gv303 += gv304
-		if gv303 != 0 {
-			gv301 += gv303 * v302
-			gv302 += gv303 * v301
+		gv267 += gv307
+		gv306 += gv307
+		if gv306 != 0 {
+			gv297 += gv306 * v305
+			gv305 += gv306 * v297
 		}
-		gs3 += gv302
-		gv186 += -gv302
-		if gv301 != 0 {
-			gv300 += gv301 * (1 / v296)
-			gv296 += gv301 * (-v301 / v296)
-		}
-		if v288 > 0.0 {
-			gv291 += gv300
+		gs4 += gv305
+		gv267 += -gv305
+		if u2 > 0.0 {
+			gv303 += gv304
 		} else {
+			gs4 += gv304
+		}
+		gs4 += gv303
+		gv302 += gv303
+		if gv302 != 0 {
+			gv291 += gv302 * v301
+			gv301 += gv302 * v291
+		}
+		gv267 += gv301
+		gs4 += -gv301
+		if u2 > 0.0 {
 			gv299 += gv300
+		} else {
+			gs3 += gv300
 		}
-		gv298 += -gv299
-		gv297 += gv298 * v298
-		gv296 += -gv297
-		if v288 > 0.0 {
-			gv288 += gv296
+		gv186 += gv299
+		gv298 += gv299
+		if gv298 != 0 {
+			gv296 += gv298 * v297
+			gv297 += gv298 * v296
+		}
+		if gv297 != 0 {
+			gv291 += gv297 * (1 / v288)
+			gv288 += gv297 * (-v297 / v288)
+		}
+		gs3 += gv296
+		gv186 += -gv296
+		if u2 > 0.0 {
+			gv294 += gv295
+		} else {
+			gs3 += gv295
 		}
 		gs3 += gv294
 		gv293 += gv294
@@ -1876,7 +1866,7 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		gv289 += gv290 * v290
 		gv288 += -gv289
 		if gv288 != 0 {
-			gu2 += gv288 * (1 / p9)
+			gv84 += gv288 * (1 / p9)
 			gp9 += gv288 * (-v288 / p9)
 		}
 		if u2 > 0.0 {
@@ -3119,84 +3109,81 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 			if !(u2 > 0.0) {
 				v287 = s44
 			}
-			v288 := u2 / p9
+			v288 := v84 / p9
 			v289 := -v288
 			v290 := math.Exp(v289)
 			v291 := 1.0 - v290
 			v292 := v186 - s3
 			v293 := v291 * v292
 			v294 := s3 + v293
-			v296 := v288
-			if !(v288 > 0.0) {
-				v296 = 1.0
+			v295 := v294
+			if !(u2 > 0.0) {
+				v295 = s3
 			}
-			v297 := -v296
-			v298 := math.Exp(v297)
-			v299 := 1.0 - v298
-			v300 := v291
-			if !(v288 > 0.0) {
-				v300 = v299
+			v296 := s3 - v186
+			v297 := v291 / v288
+			v298 := v296 * v297
+			v299 := v186 + v298
+			v300 := v299
+			if !(u2 > 0.0) {
+				v300 = s3
 			}
-			v301 := v300 / v296
-			v302 := s3 - v186
-			v303 := v301 * v302
-			v304 := v186 + v303
-			v305 := v304
-			if !(v288 > 0.0) {
-				v305 = s3
+			v301 := v267 - s4
+			v302 := v291 * v301
+			v303 := s4 + v302
+			v304 := v303
+			if !(u2 > 0.0) {
+				v304 = s4
 			}
-			v306 := v267 - s4
-			v307 := v291 * v306
-			v308 := s4 + v307
-			v309 := s4 - v267
-			v310 := v301 * v309
-			v311 := v267 + v310
-			v312 := v311
-			if !(v288 > 0.0) {
-				v312 = s4
+			v305 := s4 - v267
+			v306 := v297 * v305
+			v307 := v267 + v306
+			v308 := v307
+			if !(u2 > 0.0) {
+				v308 = s4
 			}
-			v313 := v305 + v312
-			v314 := q0 * v313
-			v315 := v314 * 0.5
-			v316 := v312 - v305
-			v317 := q0 * v316
-			v318 := v317 / q1
-			v319 := v315 * v318
-			v320 := p0 * v315
-			v321 := v315 + v320
-			v322 := p1 * v318
-			v323 := v321 + v322
-			v324 := p2 * v319
-			v325 := v323 + v324
-			v326 := p3 * v315
-			v327 := p4 * v318
-			v328 := v326 + v327
-			v329 := p5 * v319
+			v309 := v300 + v308
+			v310 := q0 * v309
+			v311 := v310 * 0.5
+			v312 := v308 - v300
+			v313 := q0 * v312
+			v314 := v313 / q1
+			v315 := v311 * v314
+			v316 := p0 * v311
+			v317 := v311 + v316
+			v318 := p1 * v314
+			v319 := v317 + v318
+			v320 := p2 * v315
+			v321 := v319 + v320
+			v322 := p3 * v311
+			v323 := p4 * v314
+			v324 := v322 + v323
+			v325 := p5 * v315
+			v326 := v324 + v325
+			v327 := p6 * v311
+			v328 := v314 + v327
+			v329 := p7 * v314
 			v330 := v328 + v329
-			v331 := p6 * v315
-			v332 := v318 + v331
-			v333 := p7 * v318
-			v334 := v332 + v333
-			v335 := p8 * v319
-			v336 := v334 + v335
-			v338, v337 := math.Sincos(s2)
-			v339 := v325 * v337
-			v340 := v330 * v338
-			v341 := v339 - v340
-			v342 := u2 * v341
-			v343 := s0 + v342
-			v344 := v325 * v338
-			v345 := v330 * v337
-			v346 := v344 + v345
-			v347 := u2 * v346
-			v348 := s1 + v347
-			v349 := u2 * v336
-			v350 := s2 + v349
-			_ = v343
-			_ = v348
-			_ = v350
-			_ = v294
-			_ = v308
+			v331 := p8 * v315
+			v332 := v330 + v331
+			v334, v333 := math.Sincos(s2)
+			v335 := v321 * v333
+			v336 := v326 * v334
+			v337 := v335 - v336
+			v338 := u2 * v337
+			v339 := s0 + v338
+			v340 := v321 * v334
+			v341 := v326 * v333
+			v342 := v340 + v341
+			v343 := u2 * v342
+			v344 := s1 + v343
+			v345 := u2 * v332
+			v346 := s2 + v345
+			_ = v339
+			_ = v344
+			_ = v346
+			_ = v295
+			_ = v304
 			_ = v187
 			_ = v188
 			_ = v189
@@ -3237,12 +3224,12 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 			_ = v285
 			_ = v286
 			_ = v287
-			var gs0, gs1, gs2, gs3, gs4, gs5, gs6, gs7, gs8, gs9, gs10, gs11, gs12, gs13, gs14, gs15, gs16, gs17, gs18, gs19, gs20, gs21, gs22, gs23, gs24, gs25, gs26, gs27, gs28, gs29, gs30, gs31, gs32, gs33, gs34, gs35, gs36, gs37, gs38, gs39, gs40, gs41, gs42, gs43, gs44, gu0, gu1, gu2, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gp9, gp10, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201, gv202, gv203, gv204, gv205, gv206, gv207, gv208, gv209, gv210, gv211, gv212, gv213, gv214, gv215, gv216, gv217, gv218, gv219, gv220, gv221, gv222, gv223, gv224, gv225, gv226, gv227, gv228, gv229, gv230, gv231, gv232, gv233, gv234, gv235, gv236, gv237, gv238, gv239, gv240, gv241, gv242, gv243, gv244, gv245, gv246, gv247, gv248, gv249, gv250, gv251, gv252, gv253, gv254, gv255, gv256, gv257, gv258, gv259, gv260, gv261, gv262, gv263, gv264, gv265, gv266, gv267, gv268, gv269, gv270, gv271, gv272, gv273, gv274, gv275, gv276, gv277, gv278, gv279, gv280, gv281, gv282, gv283, gv284, gv285, gv286, gv287, gv288, gv289, gv290, gv291, gv292, gv293, gv294, gv296, gv297, gv298, gv299, gv300, gv301, gv302, gv303, gv304, gv305, gv306, gv307, gv308, gv309, gv310, gv311, gv312, gv313, gv314, gv315, gv316, gv317, gv318, gv319, gv320, gv321, gv322, gv323, gv324, gv325, gv326, gv327, gv328, gv329, gv330, gv331, gv332, gv333, gv334, gv335, gv336, gv337, gv338, gv339, gv340, gv341, gv342, gv343, gv344, gv345, gv346, gv347, gv348, gv349, gv350 float64
-			gv343 += l0
-			gv348 += l1
-			gv350 += l2
-			gv294 += l3
-			gv308 += l4
+			var gs0, gs1, gs2, gs3, gs4, gs5, gs6, gs7, gs8, gs9, gs10, gs11, gs12, gs13, gs14, gs15, gs16, gs17, gs18, gs19, gs20, gs21, gs22, gs23, gs24, gs25, gs26, gs27, gs28, gs29, gs30, gs31, gs32, gs33, gs34, gs35, gs36, gs37, gs38, gs39, gs40, gs41, gs42, gs43, gs44, gu0, gu1, gu2, gp0, gp1, gp2, gp3, gp4, gp5, gp6, gp7, gp8, gp9, gp10, gv84, gv85, gv86, gv87, gv88, gv89, gv90, gv91, gv92, gv93, gv94, gv95, gv96, gv97, gv98, gv99, gv100, gv101, gv102, gv103, gv104, gv105, gv106, gv107, gv108, gv109, gv110, gv111, gv112, gv113, gv114, gv115, gv116, gv117, gv118, gv119, gv120, gv121, gv122, gv123, gv124, gv125, gv126, gv127, gv128, gv129, gv130, gv131, gv132, gv133, gv134, gv135, gv136, gv137, gv138, gv139, gv140, gv141, gv142, gv143, gv144, gv145, gv146, gv147, gv148, gv149, gv150, gv151, gv152, gv153, gv154, gv155, gv156, gv157, gv158, gv159, gv160, gv161, gv162, gv163, gv164, gv165, gv166, gv167, gv168, gv169, gv170, gv171, gv172, gv173, gv174, gv175, gv176, gv177, gv178, gv179, gv180, gv181, gv182, gv183, gv184, gv185, gv186, gv187, gv188, gv189, gv190, gv191, gv192, gv193, gv194, gv195, gv196, gv197, gv198, gv199, gv200, gv201, gv202, gv203, gv204, gv205, gv206, gv207, gv208, gv209, gv210, gv211, gv212, gv213, gv214, gv215, gv216, gv217, gv218, gv219, gv220, gv221, gv222, gv223, gv224, gv225, gv226, gv227, gv228, gv229, gv230, gv231, gv232, gv233, gv234, gv235, gv236, gv237, gv238, gv239, gv240, gv241, gv242, gv243, gv244, gv245, gv246, gv247, gv248, gv249, gv250, gv251, gv252, gv253, gv254, gv255, gv256, gv257, gv258, gv259, gv260, gv261, gv262, gv263, gv264, gv265, gv266, gv267, gv268, gv269, gv270, gv271, gv272, gv273, gv274, gv275, gv276, gv277, gv278, gv279, gv280, gv281, gv282, gv283, gv284, gv285, gv286, gv287, gv288, gv289, gv290, gv291, gv292, gv293, gv294, gv295, gv296, gv297, gv298, gv299, gv300, gv301, gv302, gv303, gv304, gv305, gv306, gv307, gv308, gv309, gv310, gv311, gv312, gv313, gv314, gv315, gv316, gv317, gv318, gv319, gv320, gv321, gv322, gv323, gv324, gv325, gv326, gv327, gv328, gv329, gv330, gv331, gv332, gv333, gv334, gv335, gv336, gv337, gv338, gv339, gv340, gv341, gv342, gv343, gv344, gv345, gv346 float64
+			gv339 += l0
+			gv344 += l1
+			gv346 += l2
+			gv295 += l3
+			gv304 += l4
 			gv187 += l5
 			gv188 += l6
 			gv189 += l7
@@ -3288,166 +3275,165 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 				gs1 += ybar[(1*T+t)*n+j]
 				gs2 += ybar[(2*T+t)*n+j]
 			}
-			gs2 += gv350
-			gv349 += gv350
-			if gv349 != 0 {
-				gu2 += gv349 * v336
-				gv336 += gv349 * u2
-			}
-			gs1 += gv348
-			gv347 += gv348
-			if gv347 != 0 {
-				gu2 += gv347 * v346
-				gv346 += gv347 * u2
-			}
-			gv344 += gv346
+			gs2 += gv346
 			gv345 += gv346
 			if gv345 != 0 {
-				gv330 += gv345 * v337
-				gv337 += gv345 * v330
+				gu2 += gv345 * v332
+				gv332 += gv345 * u2
 			}
-			if gv344 != 0 {
-				gv325 += gv344 * v338
-				gv338 += gv344 * v325
+			gs1 += gv344
+			gv343 += gv344
+			if gv343 != 0 {
+				gu2 += gv343 * v342
+				gv342 += gv343 * u2
 			}
-			gs0 += gv343
-			gv342 += gv343
-			if gv342 != 0 {
-				gu2 += gv342 * v341
-				gv341 += gv342 * u2
+			gv340 += gv342
+			gv341 += gv342
+			if gv341 != 0 {
+				gv326 += gv341 * v333
+				gv333 += gv341 * v326
 			}
-			gv339 += gv341
-			gv340 += -gv341
 			if gv340 != 0 {
-				gv330 += gv340 * v338
-				gv338 += gv340 * v330
+				gv321 += gv340 * v334
+				gv334 += gv340 * v321
 			}
-			if gv339 != 0 {
-				gv325 += gv339 * v337
-				gv337 += gv339 * v325
+			gs0 += gv339
+			gv338 += gv339
+			if gv338 != 0 {
+				gu2 += gv338 * v337
+				gv337 += gv338 * u2
 			}
-			gs2 += gv338 * v337
-			gs2 += gv337 * -v338
-			gv334 += gv336
-			gv335 += gv336
+			gv335 += gv337
+			gv336 += -gv337
+			if gv336 != 0 {
+				gv326 += gv336 * v334
+				gv334 += gv336 * v326
+			}
 			if gv335 != 0 {
-				gp8 += gv335 * v319
-				gv319 += gv335 * p8
+				gv321 += gv335 * v333
+				gv333 += gv335 * v321
 			}
-			gv332 += gv334
-			gv333 += gv334
-			if gv333 != 0 {
-				gp7 += gv333 * v318
-				gv318 += gv333 * p7
-			}
-			gv318 += gv332
+			gs2 += gv334 * v333
+			gs2 += gv333 * -v334
+			gv330 += gv332
 			gv331 += gv332
 			if gv331 != 0 {
-				gp6 += gv331 * v315
-				gv315 += gv331 * p6
+				gp8 += gv331 * v315
+				gv315 += gv331 * p8
 			}
 			gv328 += gv330
 			gv329 += gv330
 			if gv329 != 0 {
-				gp5 += gv329 * v319
-				gv319 += gv329 * p5
+				gp7 += gv329 * v314
+				gv314 += gv329 * p7
 			}
-			gv326 += gv328
+			gv314 += gv328
 			gv327 += gv328
 			if gv327 != 0 {
-				gp4 += gv327 * v318
-				gv318 += gv327 * p4
+				gp6 += gv327 * v311
+				gv311 += gv327 * p6
 			}
-			if gv326 != 0 {
-				gp3 += gv326 * v315
-				gv315 += gv326 * p3
+			gv324 += gv326
+			gv325 += gv326
+			if gv325 != 0 {
+				gp5 += gv325 * v315
+				gv315 += gv325 * p5
 			}
-			gv323 += gv325
-			gv324 += gv325
-			if gv324 != 0 {
-				gp2 += gv324 * v319
-				gv319 += gv324 * p2
+			gv322 += gv324
+			gv323 += gv324
+			if gv323 != 0 {
+				gp4 += gv323 * v314
+				gv314 += gv323 * p4
 			}
-			gv321 += gv323
-			gv322 += gv323
 			if gv322 != 0 {
-				gp1 += gv322 * v318
-				gv318 += gv322 * p1
+				gp3 += gv322 * v311
+				gv311 += gv322 * p3
 			}
-			gv315 += gv321
+			gv319 += gv321
 			gv320 += gv321
 			if gv320 != 0 {
-				gp0 += gv320 * v315
-				gv315 += gv320 * p0
+				gp2 += gv320 * v315
+				gv315 += gv320 * p2
 			}
-			if gv319 != 0 {
-				gv315 += gv319 * v318
-				gv318 += gv319 * v315
-			}
+			gv317 += gv319
+			gv318 += gv319
 			if gv318 != 0 {
-				gv317 += gv318 * (1 / q1)
+				gp1 += gv318 * v314
+				gv314 += gv318 * p1
 			}
-			if gv317 != 0 {
-				gv316 += gv317 * q0
+			gv311 += gv317
+			gv316 += gv317
+			if gv316 != 0 {
+				gp0 += gv316 * v311
+				gv311 += gv316 * p0
 			}
-			gv312 += gv316
-			gv305 += -gv316
 			if gv315 != 0 {
-				gv314 += gv315 * 0.5
+				gv311 += gv315 * v314
+				gv314 += gv315 * v311
 			}
 			if gv314 != 0 {
-				gv313 += gv314 * q0
+				gv313 += gv314 * (1 / q1)
 			}
-			gv305 += gv313
-			gv312 += gv313
-			if v288 > 0.0 {
-				gv311 += gv312
-			} else {
-				gs4 += gv312
+			if gv313 != 0 {
+				gv312 += gv313 * q0
 			}
-			gv267 += gv311
-			gv310 += gv311
+			gv308 += gv312
+			gv300 += -gv312
+			if gv311 != 0 {
+				gv310 += gv311 * 0.5
+			}
 			if gv310 != 0 {
-				gv301 += gv310 * v309
-				gv309 += gv310 * v301
+				gv309 += gv310 * q0
 			}
-			gs4 += gv309
-			gv267 += -gv309
-			gs4 += gv308
-			gv307 += gv308
-			if gv307 != 0 {
-				gv291 += gv307 * v306
-				gv306 += gv307 * v291
-			}
-			gv267 += gv306
-			gs4 += -gv306
-			if v288 > 0.0 {
-				gv304 += gv305
+			gv300 += gv309
+			gv308 += gv309
+			if u2 > 0.0 {
+				gv307 += gv308
 			} else {
-				gs3 += gv305
+				gs4 += gv308
 			}
-			gv186 += gv304
-			gv303 += gv304
-			if gv303 != 0 {
-				gv301 += gv303 * v302
-				gv302 += gv303 * v301
+			gv267 += gv307
+			gv306 += gv307
+			if gv306 != 0 {
+				gv297 += gv306 * v305
+				gv305 += gv306 * v297
 			}
-			gs3 += gv302
-			gv186 += -gv302
-			if gv301 != 0 {
-				gv300 += gv301 * (1 / v296)
-				gv296 += gv301 * (-v301 / v296)
-			}
-			if v288 > 0.0 {
-				gv291 += gv300
+			gs4 += gv305
+			gv267 += -gv305
+			if u2 > 0.0 {
+				gv303 += gv304
 			} else {
+				gs4 += gv304
+			}
+			gs4 += gv303
+			gv302 += gv303
+			if gv302 != 0 {
+				gv291 += gv302 * v301
+				gv301 += gv302 * v291
+			}
+			gv267 += gv301
+			gs4 += -gv301
+			if u2 > 0.0 {
 				gv299 += gv300
+			} else {
+				gs3 += gv300
 			}
-			gv298 += -gv299
-			gv297 += gv298 * v298
-			gv296 += -gv297
-			if v288 > 0.0 {
-				gv288 += gv296
+			gv186 += gv299
+			gv298 += gv299
+			if gv298 != 0 {
+				gv296 += gv298 * v297
+				gv297 += gv298 * v296
+			}
+			if gv297 != 0 {
+				gv291 += gv297 * (1 / v288)
+				gv288 += gv297 * (-v297 / v288)
+			}
+			gs3 += gv296
+			gv186 += -gv296
+			if u2 > 0.0 {
+				gv294 += gv295
+			} else {
+				gs3 += gv295
 			}
 			gs3 += gv294
 			gv293 += gv294
@@ -3461,7 +3447,7 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 			gv289 += gv290 * v290
 			gv288 += -gv289
 			if gv288 != 0 {
-				gu2 += gv288 * (1 / p9)
+				gv84 += gv288 * (1 / p9)
 				gp9 += gv288 * (-v288 / p9)
 			}
 			if u2 > 0.0 {
