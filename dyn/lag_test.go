@@ -144,3 +144,35 @@ func TestLagGradient(t *testing.T) {
 		}
 	}
 }
+
+// At d = 0 the gradient to the dead time is the right derivative (a fit
+// starting without dead time sees whether one helps).
+func TestDeadTimeRightDerivativeAtZero(t *testing.T) {
+	const n, T, h = 3, 6, 0.05
+	m := lagModel(t, n)
+	x0 := []float64{0.2, 1, -1, 0.5}
+	u := make([]float64, 0, 2*T)
+	for k := range T {
+		u = append(u, float64(k%3)-0.5, h)
+	}
+	f := func(d float64) float64 {
+		sim := m.NewSim(1, T)
+		if _, err := sim.Forward([]float64{0.3, d}, nil, x0, u, nil); err != nil {
+			t.Fatal(err)
+		}
+		return sim.Final()[0]
+	}
+	sim := m.NewSim(1, T)
+	if _, err := sim.Forward([]float64{0.3, 0}, nil, x0, u, nil); err != nil {
+		t.Fatal(err)
+	}
+	pbar := make([]float64, 2)
+	xT := make([]float64, n+1)
+	xT[0] = 1
+	sim.Backward([]float64{0.3, 0}, nil, u, nil, 0, xT, pbar, nil, nil)
+	const e = 1e-7
+	right := (f(e) - f(0)) / e
+	if math.Abs(pbar[1]-right) > 1e-5*max(1, math.Abs(right)) || right == 0 {
+		t.Errorf("∂w/∂d at d = 0: %g (reverse pass), right difference %g", pbar[1], right)
+	}
+}

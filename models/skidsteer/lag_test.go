@@ -231,3 +231,38 @@ func TestFitWindowsRecoversLag(t *testing.T) {
 		t.Errorf("held-out endpoint RMS %g m with the lag, %g m without", rl, rn)
 	}
 }
+
+// BenchmarkLagWindowsEval is one loss and gradient of FitWindows over 180
+// two-second windows at 20 Hz (the Warthog's training set): the hot loop of
+// the fit.
+func BenchmarkLagWindowsEval(b *testing.B) {
+	p := lagParams()
+	runs := syntheticLagRuns(p, 180, 0.01, 3)
+	ws, err := newWindowSet(runs, p, WindowOptions{Inputs: Commanded, WeightPsi: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := ws.modelParams(p)
+	g := make([]float64, len(x))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := ws.eval(x, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFitWindowsLag is a whole fit of the slip coefficients, τ and
+// the dead time over 180 windows, σ included.
+func BenchmarkFitWindowsLag(b *testing.B) {
+	p := lagParams()
+	runs := syntheticLagRuns(p, 180, 0.01, 3)
+	start := Params{Model: "skidsteer", R: p.R, Track: p.Track}
+	for range b.N {
+		f, err := FitWindows(runs, start, WindowOptions{Inputs: Commanded, WeightPsi: 1, FitTau: true, FitDelay: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(f.Iterations), "iterations")
+	}
+}
