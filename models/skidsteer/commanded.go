@@ -54,6 +54,10 @@ type WindowOptions struct {
 	// stale value was copied forward): windows end at the row where their
 	// last pose first appeared.
 	SkipRepeats bool
+	// DelayStarts is the number of further starting dead times, spread
+	// evenly inside the register's range, when the dead time is free
+	// (default 4; the start parameters' Delay is always tried).
+	DelayStarts int
 	// MaxIterations bounds the optimiser (default 500).
 	MaxIterations int
 }
@@ -393,9 +397,32 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 		}
 		return f, err
 	}
-	res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, x, opt.Settings{MaxIterations: iters})
-	if err != nil {
-		return nil, err
+	// τ and the dead time trade against each other along a curved valley
+	// (a longer dead time with a shorter lag): from one start the fit can
+	// stop on the bound d = 0 with a better minimum inside. With the dead
+	// time free, the fit starts from DelayStarts dead times spread over the
+	// register as well and keeps the best.
+	starts := [][]float64{x}
+	if o.Inputs == Commanded && free[10] {
+		ns := o.DelayStarts
+		if ns == 0 {
+			ns = 4
+		}
+		for k := 1; k <= ns; k++ {
+			xs := append([]float64(nil), x...)
+			xs[10] = hi[10] * float64(k) / float64(ns+1)
+			starts = append(starts, xs)
+		}
+	}
+	var res *opt.Result
+	for _, x0 := range starts {
+		r, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, x0, opt.Settings{MaxIterations: iters})
+		if err != nil {
+			return nil, err
+		}
+		if res == nil || r.F < res.F {
+			res = r
+		}
 	}
 	xf := res.X
 	loss, err := ws.eval(xf, nil)
@@ -431,7 +458,7 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 		// smooth between whole log periods and kinked at them.
 		h := runs[0].T[1] - runs[0].T[0]
 		if s := xf[10] / h; math.Abs(s-math.Round(s)) < 1e-6 {
-			notes = append(notes, fmt.Sprintf("delay = %g s is on a whole log period (%.0f × %g s), where the loss has a kink: its σ and τ's rest on the sum of both sides' slopes", xf[10], math.Round(s), h))
+			notes = append(notes, fmt.Sprintf("delay = %g s is on a whole log period (%.0f × %g s), where the loss may have a kink: σ rests on the right-hand slope", xf[10], math.Round(s), h))
 		}
 	}
 	return &WindowFit{Notes: notes, Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,

@@ -20,9 +20,9 @@ var LagNames = [2]string{"tau", "delay"}
 
 // LagModel is Model driven by commanded wheel speeds through input
 // dynamics (issue 25): each side's wheel speed ω follows its command u
-// after a dead time d through a first-order lag τ·ω̇ = u − ω (dyn.DeadTime,
-// dyn.Lag, exact over a step with the command held), and the step's mean
-// wheel speeds give the commands of eqs. 2–3,
+// after a dead time d through a first-order lag τ·ω̇ = u(t − d) − ω
+// (dyn.LagDeadTime: exact over a step with the command held, smooth in d),
+// and the step's mean wheel speeds give the commands of eqs. 2–3,
 //
 //	vc = r·(ω̄l + ω̄r)/2,   wc = r·(ω̄r − ω̄l)/track,
 //
@@ -52,10 +52,8 @@ var LagModel = dyn.MustDefine(dyn.Spec{
 }, func(s *dyn.Step) {
 	x, y, psi := s.State("x"), s.State("y"), s.State("psi")
 	dt, tau, d := s.Input("dt"), s.Param("tau"), s.Param("delay")
-	ul := dyn.DeadTime(s, "ql", DeadTimeSteps, s.Input("wl_cmd"), d, dt)
-	ur := dyn.DeadTime(s, "qr", DeadTimeSteps, s.Input("wr_cmd"), d, dt)
-	nl, ml := dyn.Lag(s.State("wl"), ul, dt, tau)
-	nr, mr := dyn.Lag(s.State("wr"), ur, dt, tau)
+	nl, ml := dyn.LagDeadTime(s, "ql", DeadTimeSteps, s.State("wl"), s.Input("wl_cmd"), d, dt, tau)
+	nr, mr := dyn.LagDeadTime(s, "qr", DeadTimeSteps, s.State("wr"), s.Input("wr_cmd"), d, dt, tau)
 	s.Next("wl", nl)
 	s.Next("wr", nr)
 	r, track := s.Setting("r"), s.Setting("track")
@@ -84,10 +82,10 @@ const lagStates = 5 + 2*DeadTimeSteps
 // SimulateCommanded is the exact native reference of LagModel: from pose0
 // and the wheel speeds w0 (left, right; the first measured speeds, or 0 for
 // rest, which are also taken as the commands before the first row), it
-// delays the commanded wheel speeds wlCmd, wrCmd by p.Delay (interpolated
-// between samples, as dyn.DeadTime; at most DeadTimeSteps rows), passes
-// them through the first-order lag p.Tau (exact over each row) and
-// integrates the step's mean wheel speeds with Step. It returns the pose at
+// delays the commanded wheel speeds wlCmd, wrCmd by p.Delay (at most
+// DeadTimeSteps rows), passes them through the first-order lag p.Tau, both
+// exact over each row with its command held, and integrates the step's
+// mean wheel speeds with Step. It returns the pose at
 // every row time, as Simulate. p.Tau = 0 is no lag; p needs r and track.
 func SimulateCommanded(p Params, pose0 Pose, w0 [2]float64, t, wlCmd, wrCmd []float64) ([]Pose, error) {
 	n := len(t)
@@ -109,25 +107,29 @@ func SimulateCommanded(p Params, pose0 Pose, w0 [2]float64, t, wlCmd, wrCmd []fl
 		h := t[i+1] - t[i]
 		var mean [2]float64
 		for side := range 2 {
-			// the command d seconds ago, interpolated between the rows
-			// around it (rows before the first take w0)
+			// s = d/h = j + f rows back: the command of row i−j−1 holds
+			// for the first f·h of the step, then row i−j's (rows before
+			// the first take w0); the lag is exact over both parts.
 			s := min(p.Delay/h, DeadTimeSteps)
-			k := int(math.Floor(s))
-			f := s - float64(k)
-			at := func(j int) float64 {
-				if j < 0 {
+			j := math.Floor(s)
+			f := s - j
+			at := func(r int) float64 {
+				if r < 0 {
 					return w0[side]
 				}
-				return cmds[side][j]
+				return cmds[side][r]
 			}
-			u := (1-f)*at(i-k) + f*at(i-k-1)
+			old, cur := at(i-int(j)-1), at(i-int(j))
+			h1, h2 := f*h, (1-f)*h
 			if p.Tau == 0 {
-				mean[side], w[side] = u, u
+				mean[side], w[side] = (h1*old+h2*cur)/h, cur
 				continue
 			}
-			e := math.Exp(-h / p.Tau)
-			mean[side] = u + (w[side]-u)*p.Tau/h*(1-e)
-			w[side] = u + (w[side]-u)*e
+			a1, a2 := math.Exp(-h1/p.Tau), math.Exp(-h2/p.Tau)
+			m := old + (w[side]-old)*a1
+			integral := h1*old + (w[side]-old)*p.Tau*(1-a1) + h2*cur + (m-cur)*p.Tau*(1-a2)
+			mean[side] = integral / h
+			w[side] = cur + (m-cur)*a2
 		}
 		vc := p.R * (mean[0] + mean[1]) / 2
 		wc := p.R * (mean[1] - mean[0]) / p.Track
