@@ -253,9 +253,6 @@ func (r *Result) Print(w io.Writer) {
 			}
 			fmt.Fprintf(w, "  %-6s %10.4f ± %.4f\n", n, f.Value[i], f.Std[i])
 		}
-		for _, n := range f.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
 	}
 }
 
@@ -272,7 +269,7 @@ func (r *Result) Figure(path string) error {
 			miss.X, miss.Y = append(miss.X, w.Measured.X, w.Predicted.X), append(miss.Y, w.Measured.Y, w.Predicted.Y)
 		}
 		icp.Points, pred.Points, miss.Segments, miss.Width = true, true, true, 0.5
-		ps = append(ps, figure.Panel{Title: fmt.Sprintf("%s: %.2f m", row.Name, row.Test), XLabel: "x (m)", YLabel: "y (m)", Series: []figure.Series{miss, icp, pred}})
+		ps = append(ps, figure.Panel{Title: fmt.Sprintf("%s: RMS %.2f m, mean %.2f m", row.Name, row.Test, row.TestMean), XLabel: "x (m)", YLabel: "y (m)", Series: []figure.Series{miss, icp, pred}})
 	}
 	return figure.Panels(path, "Warthog 2-s windows (test): end positions", 2, ps)
 }

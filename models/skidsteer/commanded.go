@@ -121,9 +121,6 @@ type WindowFit struct {
 	Windows     int
 	TrainRMS    float64 // end-position RMS over the windows fitted (m)
 	Predictions []WindowPrediction
-	// Notes are one-line remarks on the fit (a dead time on a whole log
-	// period, where the loss has a kink and σ rests on one slope).
-	Notes []string
 }
 
 // windowSet is the windows of a set of runs as one batched rollout of a dyn
@@ -452,16 +449,7 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	if o.Inputs == Commanded {
 		p.Tau, p.Delay, p.TauStd, p.DelayStd = xf[9], xf[10], std[9], std[10]
 	}
-	var notes []string
-	if o.Inputs == Commanded && free[10] && !atBound[10] {
-		// DeadTime interpolates linearly between samples: the loss is
-		// smooth between whole log periods and kinked at them.
-		h := runs[0].T[1] - runs[0].T[0]
-		if s := xf[10] / h; math.Abs(s-math.Round(s)) < 1e-6 {
-			notes = append(notes, fmt.Sprintf("delay = %g s is on a whole log period (%.0f × %g s), where the loss may have a kink: σ rests on the right-hand slope", xf[10], math.Round(s), h))
-		}
-	}
-	return &WindowFit{Notes: notes, Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,
+	return &WindowFit{Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,
 		Loss: loss, Status: res.Status.Kind(), Iterations: res.Iterations, Windows: ws.W,
 		TrainRMS: EndpointRMS(ws.pred), Predictions: append([]WindowPrediction(nil), ws.pred...)}, nil
 }
