@@ -499,3 +499,23 @@ func (ws *windowSet) sigma(x []float64, free []bool, loss float64) ([]float64, e
 	}
 	return std, nil
 }
+
+// PredictCommanded simulates a whole run from its commanded wheel speeds
+// wl_cmd, wr_cmd with p's lag and dead time (SimulateCommanded), from the
+// run's first pose (or the origin) and its first measured wheel speeds
+// (rest where it has none): what `simulate` and `validate` predict for a
+// log with commanded speeds. It returns the pose at every row.
+func PredictCommanded(l *Log, p Params) ([]Pose, error) {
+	if l.WlCmd == nil || l.WrCmd == nil {
+		return nil, &dataset.RowError{Row: 0, Column: "wl_cmd", Msg: "the log has no commanded wheel speeds wl_cmd, wr_cmd"}
+	}
+	var w0 [2]float64
+	if l.Wl != nil && l.Wr != nil {
+		w0 = [2]float64{l.Wl[0], l.Wr[0]}
+	}
+	var pose0 Pose
+	if rows := l.PoseRows(); len(rows) > 0 && rows[0] == 0 {
+		pose0 = l.Pose[0]
+	}
+	return SimulateCommanded(p, pose0, w0, l.T, l.WlCmd, l.WrCmd)
+}

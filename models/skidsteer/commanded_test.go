@@ -3,6 +3,7 @@ package skidsteer
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,108 @@ func TestFitWindowsErrors(t *testing.T) {
 	}
 	if _, err := PredictWindows(runs[:1], Params{}, WindowOptions{Inputs: Commanded}); err == nil || !strings.Contains(err.Error(), "track") {
 		t.Errorf("no r, track: err = %v", err)
+	}
+}
+
+// Windows of a horizon follow each other from pose row to pose row.
+func TestWindowRows(t *testing.T) {
+	tt := make([]float64, 50)
+	x := make([]float64, 50)
+	for i := range tt {
+		tt[i] = 0.1 * float64(i)
+		x[i] = math.NaN()
+		if i%2 == 0 {
+			x[i] = float64(i)
+		}
+	}
+	z := make([]float64, 50)
+	l, err := NewLog(tt, z, z, x, x, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := windowRows(l, 1, false)
+	// pose rows 0, 2, …, 48; a 1-s horizon is 10 rows
+	want := [][2]int{{0, 10}, {10, 20}, {20, 30}, {30, 40}}
+	if len(got) != len(want) {
+		t.Fatalf("windows %v, want %v", got, want)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("window %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+	if w := windowRows(l, 0, false); len(w) != 1 || w[0] != [2]int{0, 48} {
+		t.Errorf("whole run: %v", w)
+	}
+	// a repeated pose is no measurement with SkipRepeats
+	l.Pose[48] = l.Pose[46]
+	if w := windowRows(l, 0, true); w[0] != [2]int{0, 46} {
+		t.Errorf("with the last pose stale: %v, want [0 46]", w)
+	}
+}
+
+// From measured speeds, FitWindows recovers the slip coefficients of
+// Simulate's data within their σ, over 2-s windows of long runs.
+func TestFitWindowsMeasured(t *testing.T) {
+	g, _ := SurfaceByName("grass")
+	truth := FromCoeffs(g.A[:])
+	truth.A[0][0], truth.A[2][1] = -0.08, -0.35
+	rng := rand.New(rand.NewPCG(4, 4))
+	var runs []*Log
+	for r := range 4 {
+		tt, vc, wc := RandomCommands(400, 0.05, 1, uint64(r+1))
+		ps, err := Simulate(truth, Pose{}, tt, vc, wc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y, psi := make([]float64, len(tt)), make([]float64, len(tt)), make([]float64, len(tt))
+		for i, q := range ps {
+			x[i], y[i], psi[i] = q.X+0.005*rng.NormFloat64(), q.Y+0.005*rng.NormFloat64(), q.Psi+0.005*rng.NormFloat64()
+		}
+		l, err := NewLog(tt, vc, wc, x, y, psi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, l)
+	}
+	f, err := FitWindows(runs, Params{}, WindowOptions{Horizon: 2, WeightPsi: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Windows < 30 {
+		t.Fatalf("%d windows", f.Windows)
+	}
+	want := truth.Coeffs()
+	for i, n := range f.Names {
+		if z := math.Abs(f.Value[i]-want[i]) / f.Std[i]; !(z < 4) {
+			t.Errorf("%s = %g ± %g, truth %g", n, f.Value[i], f.Std[i], want[i])
+		}
+	}
+	nom, err := PredictWindows(runs, Params{}, WindowOptions{Horizon: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(f.TrainRMS < EndpointRMS(nom)/3) {
+		t.Errorf("calibrated RMS %g, nominal %g", f.TrainRMS, EndpointRMS(nom))
+	}
+}
+
+// PredictCommanded starts from the run's first pose and measured speeds.
+func TestPredictCommanded(t *testing.T) {
+	p := lagParams()
+	runs := syntheticLagRuns(p, 1, 0, 9)
+	l := runs[0]
+	got, err := PredictCommanded(l, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range got {
+		if math.Abs(q.X-l.Pose[i].X)+math.Abs(q.Y-l.Pose[i].Y)+math.Abs(q.Psi-l.Pose[i].Psi) > 1e-12 {
+			t.Fatalf("row %d: %+v, want %+v", i, q, l.Pose[i])
+		}
+	}
+	l.WlCmd = nil
+	if _, err := PredictCommanded(l, p); err == nil || !strings.Contains(err.Error(), "wl_cmd") {
+		t.Errorf("no commands: err = %v", err)
 	}
 }
