@@ -209,6 +209,11 @@ func newWindowSet(runs []*Log, p Params, o WindowOptions) (*windowSet, error) {
 			}
 		}
 		if o.Inputs == Commanded {
+			for i := a; i < b; i++ {
+				if h := l.T[i+1] - l.T[i]; p.Delay > DeadTimeSteps*h*(1+1e-12) {
+					return nil, &dataset.RowError{Row: i, Column: "t", Msg: fmt.Sprintf("the delay %g s is longer than %d log periods (%g s) here", p.Delay, DeadTimeSteps, DeadTimeSteps*h)}
+				}
+			}
 			// The lag and the dead-time register start from the measured
 			// wheel speeds at the window's first row, else from the
 			// previous row's command (held), else from rest.

@@ -80,6 +80,14 @@ func TestFitWindowsErrors(t *testing.T) {
 	if _, err := PredictWindows(runs[:1], Params{}, WindowOptions{Inputs: Commanded}); err == nil || !strings.Contains(err.Error(), "track") {
 		t.Errorf("no r, track: err = %v", err)
 	}
+	long := lagParams()
+	long.Delay = 1.2 // 24 periods of 0.05 s
+	if _, err := PredictWindows(runs[:1], long, WindowOptions{Inputs: Commanded}); err == nil || !strings.Contains(err.Error(), "longer than 20 log periods") {
+		t.Errorf("delay beyond the register: err = %v", err)
+	}
+	if _, err := PredictCommanded(runs[0], long); err == nil || !strings.Contains(err.Error(), "longer than 20 log periods") {
+		t.Errorf("delay beyond the register (native): err = %v", err)
+	}
 }
 
 // Windows of a horizon follow each other from pose row to pose row.

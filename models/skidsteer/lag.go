@@ -105,6 +105,9 @@ func SimulateCommanded(p Params, pose0 Pose, w0 [2]float64, t, wlCmd, wrCmd []fl
 	cmds := [2][]float64{wlCmd, wrCmd}
 	for i := 0; i+1 < n; i++ {
 		h := t[i+1] - t[i]
+		if p.Delay > DeadTimeSteps*h*(1+1e-12) {
+			return nil, fmt.Errorf("skidsteer: delay %g s is longer than %d log periods (%g s at row %d)", p.Delay, DeadTimeSteps, DeadTimeSteps*h, i)
+		}
 		var mean [2]float64
 		for side := range 2 {
 			// s = d/h = j + f rows back: the command of row i−j−1 holds
