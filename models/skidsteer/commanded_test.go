@@ -192,3 +192,34 @@ func TestPredictCommanded(t *testing.T) {
 		t.Errorf("no commands: err = %v", err)
 	}
 }
+
+// Without measured wheel speeds a run's first window starts from rest.
+func TestFitWindowsFromRest(t *testing.T) {
+	truth := lagParams()
+	truth.Delay = 0.08
+	var runs []*Log
+	for k := range 60 {
+		tt, wl, wr, _ := lagCase(uint64(500+k), 40, 0.05)
+		ps, err := SimulateCommanded(truth, Pose{}, [2]float64{}, tt, wl, wr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y, psi := make([]float64, len(tt)), make([]float64, len(tt)), make([]float64, len(tt))
+		for i, q := range ps {
+			x[i], y[i], psi[i] = q.X, q.Y, q.Psi
+		}
+		l, err := NewLog(tt, make([]float64, len(tt)), make([]float64, len(tt)), x, y, psi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.WlCmd, l.WrCmd = wl, wr
+		runs = append(runs, l)
+	}
+	f, err := FitWindows(runs, Params{R: truth.R, Track: truth.Track}, WindowOptions{Inputs: Commanded, WeightPsi: 1, FitTau: true, FitDelay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f.Params.Tau-truth.Tau) > 1e-4 || math.Abs(f.Params.Delay-truth.Delay) > 1e-4 || f.TrainRMS > 1e-5 {
+		t.Errorf("from rest: τ = %g, delay = %g (truth %g, %g), RMS %g m", f.Params.Tau, f.Params.Delay, truth.Tau, truth.Delay, f.TrainRMS)
+	}
+}
