@@ -49,6 +49,13 @@
 // Ge, Lt, Le, and the friction surrogates of package graph with an explicit
 // temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs.
 //
+// Input dynamics (lag.go): Lag (a first-order lag discretised exactly, with
+// its mean over the step), DeadTime (a delay continuous in its length, kept
+// as a shift register of state lanes) and LagDeadTime (the two together,
+// exact over a held step and smooth in the delay) are helpers a definition
+// calls in front of a model whose inputs are commands; their parameters are
+// the model's, identified with the rest.
+//
 // NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
 // in the branch not taken never reaches the value; and the reverse pass of
 // every op whose partial derivative can be infinite (÷, √, log, tan, atan2,

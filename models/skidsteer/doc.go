@@ -37,8 +37,19 @@
 //     visual-odometry noise, and the 2-s along-track / cross-track prediction
 //     errors of Figs. 12–14.
 //
+// Input dynamics (issue 25): LagModel drives the same slip model from
+// commanded wheel speeds wl_cmd, wr_cmd through a first-order lag τ and a
+// dead time (dyn.Lag, dyn.DeadTime; generated kernel lag_gen.go), starting
+// from the first measured wheel speeds; SimulateCommanded is its exact
+// native reference. FitWindows identifies the slip coefficients (and τ, the
+// dead time) from the end poses of windows predicted open loop from their
+// first pose — from the measured speeds (Model) or from the commands
+// (LagModel) — by L-BFGS-B over the generated reverse pass, with
+// Gauss–Newton σ; PredictWindows and EndpointRMS/EndpointMean score held-out
+// windows (experiments/real-warthog).
+//
 // Logs are read by ReadLog (LogSpec, RunsFromTable): the commands vc, wc or
-// the wheel speeds wl, wr, poses on the same rows or merged by time from a
+// the wheel speeds wl, wr (with the optional commanded wl_cmd, wr_cmd), poses on the same rows or merged by time from a
 // file of their own, the parameter file's command map, runs split by traj;
 // ReadParams reads the parameter file with its warnings. Every error names
 // the file, the line and the column.

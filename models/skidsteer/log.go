@@ -13,6 +13,11 @@ type Log struct {
 	T, Vc, Wc []float64
 	Pose      []Pose
 	HasPose   []bool
+	// Wl, Wr are the measured wheel speeds (rad/s) of a log in wheel-speed
+	// form (Vc, Wc come from them), and WlCmd, WrCmd the commanded ones
+	// where the log has wl_cmd, wr_cmd; nil when absent. LagModel predicts
+	// from the commands, starting from the first measured speeds.
+	Wl, Wr, WlCmd, WrCmd []float64
 }
 
 // maxSpeed bounds |vc| (m/s) and |wc| (rad/s): beyond it a log is surely in

@@ -27,6 +27,16 @@ type Params struct {
 	// wc = R·(wr−wl)/Track; needed only for such logs.
 	R     float64 `json:"r,omitempty"`
 	Track float64 `json:"track,omitempty"`
+	// Tau (s) and Delay (s) are the input dynamics of a log predicted
+	// from commanded wheel speeds wl_cmd, wr_cmd (LagModel): each side's
+	// wheel speed follows its command through a first-order lag of time
+	// constant Tau after a dead time Delay. Both 0 (absent): the model is
+	// driven by the speeds as given, with no input dynamics.
+	Tau   float64 `json:"tau,omitempty"`
+	Delay float64 `json:"delay,omitempty"`
+	// TauStd and DelayStd are their standard deviations, as identified.
+	TauStd   float64 `json:"tau_std,omitempty"`
+	DelayStd float64 `json:"delay_std,omitempty"`
 	// CommandMap maps a log's channels to the commands (vc, wc, or wl, wr
 	// for a wheel-speed log); read by the command line.
 	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
@@ -43,6 +53,14 @@ func (p Params) Validate() error {
 	}
 	if math.IsNaN(p.R) || math.IsInf(p.R, 0) || p.R < 0 || math.IsNaN(p.Track) || math.IsInf(p.Track, 0) || p.Track < 0 {
 		return fmt.Errorf("r = %v and track = %v must be finite and ≥ 0 (0: not given)", p.R, p.Track)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"tau", p.Tau}, {"delay", p.Delay}, {"tau_std", p.TauStd}, {"delay_std", p.DelayStd}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || c.v < 0 {
+			return fmt.Errorf("%s = %v must be finite and ≥ 0 (s)", c.name, c.v)
+		}
 	}
 	for i, v := range p.Coeffs() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -3,6 +3,7 @@ package skidsteer
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -21,22 +22,26 @@ var WheelCommands = []string{"wl", "wr"}
 // with the README's additions): t, the commands vc, wc (or, with wheels,
 // wl, wr), optional sparse poses x, y, psi, and an optional traj column
 // splitting runs.
+//
+// A log in wheel-speed form may carry the commanded wheel speeds wl_cmd,
+// wr_cmd (rad/s) beside the measured wl, wr (optional columns, both or
+// neither): the inputs of LagModel.
 func LogSpec(wheels bool) dataset.Spec {
 	cmds := Commands
 	if wheels {
 		cmds = WheelCommands
 	}
-	return dataset.Spec{
-		Columns: []dataset.Column{
-			{Name: "t"}, {Name: cmds[0]}, {Name: cmds[1]},
-			{Name: "x", Optional: true, Sparse: true},
-			{Name: "y", Optional: true, Sparse: true},
-			{Name: "psi", Optional: true, Sparse: true},
-			{Name: "traj", Optional: true, Text: true},
-		},
-		Time:  "t",
-		Group: "traj",
+	cols := []dataset.Column{
+		{Name: "t"}, {Name: cmds[0]}, {Name: cmds[1]},
+		{Name: "x", Optional: true, Sparse: true},
+		{Name: "y", Optional: true, Sparse: true},
+		{Name: "psi", Optional: true, Sparse: true},
+		{Name: "traj", Optional: true, Text: true},
 	}
+	if wheels {
+		cols = append(cols, dataset.Column{Name: "wl_cmd", Optional: true}, dataset.Column{Name: "wr_cmd", Optional: true})
+	}
+	return dataset.Spec{Columns: cols, Time: "t", Group: "traj"}
 }
 
 // Run is one run of a log read from a file: the checked Log and where its
@@ -64,6 +69,14 @@ func RunsFromTable(tab *dataset.Table, p Params) ([]Run, error) {
 			}
 		}
 	}
+	if tab.Has("wl_cmd") != tab.Has("wr_cmd") {
+		missing := "wr_cmd"
+		if !tab.Has("wl_cmd") {
+			missing = "wl_cmd"
+		}
+		return nil, &dataset.ParseError{File: tab.File, Line: tab.Line[0] - 1, Column: missing,
+			Err: fmt.Errorf("%w (wl_cmd and wr_cmd go together)", dataset.ErrMissingColumn)}
+	}
 	vc, wc := tab.Col("vc"), tab.Col("wc")
 	if wheels {
 		wl, wr := tab.Col("wl"), tab.Col("wr")
@@ -84,6 +97,13 @@ func RunsFromTable(tab *dataset.Table, p Params) ([]Run, error) {
 			return c[i:j]
 		}
 		l, err := NewLog(tab.Col("t")[i:j], vc[i:j], wc[i:j], cut(tab.Col("x")), cut(tab.Col("y")), cut(tab.Col("psi")))
+		if l != nil && wheels {
+			l.Wl, l.Wr = tab.Col("wl")[i:j], tab.Col("wr")[i:j]
+			l.WlCmd, l.WrCmd = cut(tab.Col("wl_cmd")), cut(tab.Col("wr_cmd"))
+			if err == nil {
+				err = checkWheelCommands(l)
+			}
+		}
 		r := Run{Log: l, Origin: dataset.Origin{Table: tab, Row: i}}
 		if ids != nil {
 			r.ID = ids[i]
@@ -172,4 +192,20 @@ func ReadParams(path string, needA bool) (p Params, warnings []string, err error
 		}
 	}
 	return p, p.Warnings(), nil
+}
+
+// checkWheelCommands checks the commanded wheel speeds of a log: finite and
+// within ±maxSpeed, as the other commands.
+func checkWheelCommands(l *Log) error {
+	for _, c := range []struct {
+		name string
+		v    []float64
+	}{{"wl_cmd", l.WlCmd}, {"wr_cmd", l.WrCmd}} {
+		for i, v := range c.v {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxSpeed {
+				return &dataset.RowError{Row: i, Column: c.name, Msg: fmt.Sprintf("commanded wheel speed %g is not finite or beyond ±%d", v, maxSpeed)}
+			}
+		}
+	}
+	return nil
 }
