@@ -266,3 +266,14 @@ func BenchmarkFitWindowsLag(b *testing.B) {
 		b.ReportMetric(float64(f.Iterations), "iterations")
 	}
 }
+
+// The generated value-only and forward-mode kernels of LagModel equal the
+// interpreter (the forward kernels came with the merge of forward mode).
+func TestGeneratedForwardLag(t *testing.T) {
+	p := lagParams()
+	tt, wl, wr, w0 := lagCase(3, 40, 0.05)
+	x0, u := lagInputs(tt, wl, wr, w0)
+	if _, err := LagModel.CheckGeneratedForward(append(p.Coeffs(), p.Tau, p.Delay), []float64{p.R, p.Track}, x0, u, 1, len(tt)-1, 1e-10); err != nil {
+		t.Error(err)
+	}
+}
