@@ -18,8 +18,12 @@ var (
 // diffDrivePoseKernel is the generated dyn.Kernel of DiffDrivePose (step 50173457850d9807).
 type diffDrivePoseKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (diffDrivePoseKernel) StepHash() string { return "50173457850d9807" }
+
 func init() {
-	// A stale kernel is refused; DiffDrivePose then runs on the interpreter.
+	// A stale kernel is refused, and DiffDrivePose's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = DiffDrivePose.UseGenerated(diffDrivePoseKernel{}, "50173457850d9807")
 }
 
@@ -507,14 +511,18 @@ func (diffDrivePoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int,
 			gv101 += gv106 * v105
 			gv105 += gv106 * v101
 		}
-		gs6 += gv105 * v102
+		if gv105 != 0 {
+			gs6 += gv105 * v102
+		}
 		gs4 += gv104
 		gv103 += gv104
 		if gv103 != 0 {
 			gv101 += gv103 * v102
 			gv102 += gv103 * v101
 		}
-		gs6 += gv102 * -v105
+		if gv102 != 0 {
+			gs6 += gv102 * -v105
+		}
 		if gv101 != 0 {
 			gv98 += gv101 * q1
 		}
@@ -553,14 +561,18 @@ func (diffDrivePoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int,
 			gv54 += gv88 * v87
 			gv87 += gv88 * v54
 		}
-		gv86 += gv87 * (1 - v87*v87)
+		if gv87 != 0 {
+			gv86 += gv87 * (1 - v87*v87)
+		}
 		if gv86 != 0 {
 			gv85 += gv86 * (1 / v54)
 			gv54 += gv86 * (-v86 / v54)
 		}
 		gv84 += gv85
 		gv53 += -gv85
-		gv83 += gv84 * dyn.SignOf(v83)
+		if gv84 != 0 {
+			gv83 += gv84 * dyn.SignOf(v83)
+		}
 		gv82 += gv83
 		gs3 += -gv83
 		if gv82 != 0 {
@@ -622,7 +634,9 @@ func (diffDrivePoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int,
 			gv54 += gv58 * v57
 			gv57 += gv58 * v54
 		}
-		gv56 += gv57 * (1 - v57*v57)
+		if gv57 != 0 {
+			gv56 += gv57 * (1 - v57*v57)
+		}
 		if gv56 != 0 {
 			gv55 += gv56 * (1 / v54)
 			gv54 += gv56 * (-v56 / v54)
@@ -636,7 +650,9 @@ func (diffDrivePoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int,
 			gv52 += gv53 * v51
 		}
 		gp5 += gv52
-		gv49 += gv50 * dyn.SignOf(v49)
+		if gv50 != 0 {
+			gv49 += gv50 * dyn.SignOf(v49)
+		}
 		gv48 += gv49
 		gs1 += -gv49
 		if gv48 != 0 {
@@ -704,7 +720,9 @@ func (diffDrivePoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int,
 			gp1 += gv22 * v21
 			gv21 += gv22 * p1
 		}
-		gu0 += gv21 * dyn.SignOf(u0)
+		if gv21 != 0 {
+			gu0 += gv21 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -923,14 +941,18 @@ func (diffDrivePoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar f
 				gv101 += gv106 * v105
 				gv105 += gv106 * v101
 			}
-			gs6 += gv105 * v102
+			if gv105 != 0 {
+				gs6 += gv105 * v102
+			}
 			gs4 += gv104
 			gv103 += gv104
 			if gv103 != 0 {
 				gv101 += gv103 * v102
 				gv102 += gv103 * v101
 			}
-			gs6 += gv102 * -v105
+			if gv102 != 0 {
+				gs6 += gv102 * -v105
+			}
 			if gv101 != 0 {
 				gv98 += gv101 * q1
 			}
@@ -969,14 +991,18 @@ func (diffDrivePoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar f
 				gv54 += gv88 * v87
 				gv87 += gv88 * v54
 			}
-			gv86 += gv87 * (1 - v87*v87)
+			if gv87 != 0 {
+				gv86 += gv87 * (1 - v87*v87)
+			}
 			if gv86 != 0 {
 				gv85 += gv86 * (1 / v54)
 				gv54 += gv86 * (-v86 / v54)
 			}
 			gv84 += gv85
 			gv53 += -gv85
-			gv83 += gv84 * dyn.SignOf(v83)
+			if gv84 != 0 {
+				gv83 += gv84 * dyn.SignOf(v83)
+			}
 			gv82 += gv83
 			gs3 += -gv83
 			if gv82 != 0 {
@@ -1038,7 +1064,9 @@ func (diffDrivePoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar f
 				gv54 += gv58 * v57
 				gv57 += gv58 * v54
 			}
-			gv56 += gv57 * (1 - v57*v57)
+			if gv57 != 0 {
+				gv56 += gv57 * (1 - v57*v57)
+			}
 			if gv56 != 0 {
 				gv55 += gv56 * (1 / v54)
 				gv54 += gv56 * (-v56 / v54)
@@ -1052,7 +1080,9 @@ func (diffDrivePoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar f
 				gv52 += gv53 * v51
 			}
 			gp5 += gv52
-			gv49 += gv50 * dyn.SignOf(v49)
+			if gv50 != 0 {
+				gv49 += gv50 * dyn.SignOf(v49)
+			}
 			gv48 += gv49
 			gs1 += -gv49
 			if gv48 != 0 {
@@ -1120,7 +1150,9 @@ func (diffDrivePoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar f
 				gp1 += gv22 * v21
 				gv21 += gv22 * p1
 			}
-			gu0 += gv21 * dyn.SignOf(u0)
+			if gv21 != 0 {
+				gu0 += gv21 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

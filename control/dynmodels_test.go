@@ -27,7 +27,10 @@ func TestDiffDrivePoseMatchesNative(t *testing.T) {
 	p := diffdrive.Paper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for name, k := range kernels(DiffDrivePose) {
-		st := DiffDrivePose.NewStepperWith(k)
+		st, err := DiffDrivePose.NewStepperWith(k)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, band := range []float64{0, 0.05} {
 			q := []float64{p.L, p.H, band}
 			z := p.Zeta()
@@ -48,7 +51,9 @@ func TestDiffDrivePoseMatchesNative(t *testing.T) {
 				x := []float64{s.SdR, s.SddR, s.SdL, s.SddL, pose.X, pose.Y, pose.Theta}
 				xn := make([]float64, 7)
 				y := make([]float64, 3)
-				st.Step(z[:], q, x, []float64{uf, ul}, xn, y)
+				if _, err := st.Step(z[:], q, x, []float64{uf, ul}, xn, y); err != nil {
+					t.Fatal(err)
+				}
 				var want diffdrive.State
 				if band == 0 {
 					var lock [2]bool
@@ -88,12 +93,17 @@ func TestSkidSteerMatchesNative(t *testing.T) {
 	for _, surf := range skidsteer.Table2 {
 		a := surf.A[:]
 		for name, k := range kernels(SkidSteer) {
-			st := SkidSteer.NewStepperWith(k)
+			st, err := SkidSteer.NewStepperWith(k)
+			if err != nil {
+				t.Fatal(err)
+			}
 			pose := skidsteer.Pose{X: 1, Y: -2, Psi: 3}
 			for step := range 500 {
 				vc, wc, dt := rng.NormFloat64(), 2*rng.NormFloat64(), 0.01+0.1*rng.Float64()
 				xn := make([]float64, 3)
-				st.Step(a, nil, []float64{pose.X, pose.Y, pose.Psi}, []float64{vc, wc, dt}, xn, nil)
+				if _, err := st.Step(a, nil, []float64{pose.X, pose.Y, pose.Psi}, []float64{vc, wc, dt}, xn, nil); err != nil {
+					t.Fatal(err)
+				}
 				want := skidsteer.Step(a, pose, vc, wc, dt)
 				if !near(xn[0], want.X) || !near(xn[1], want.Y) || !near(xn[2], want.Psi) {
 					t.Fatalf("%s %s step %d: %v, native %+v", surf.Name, name, step, xn, want)

@@ -18,8 +18,12 @@ var (
 // mecanumPoseKernel is the generated dyn.Kernel of MecanumPose (step 24706eed5d3afcf7).
 type mecanumPoseKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (mecanumPoseKernel) StepHash() string { return "24706eed5d3afcf7" }
+
 func init() {
-	// A stale kernel is refused; MecanumPose then runs on the interpreter.
+	// A stale kernel is refused, and MecanumPose's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = MecanumPose.UseGenerated(mecanumPoseKernel{}, "24706eed5d3afcf7")
 }
 
@@ -353,8 +357,12 @@ func (mecanumPoseKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv41 += gv52 * v50
 			gv50 += gv52 * v41
 		}
-		gs2 += gv51 * v50
-		gs2 += gv50 * -v51
+		if gv51 != 0 {
+			gs2 += gv51 * v50
+		}
+		if gv50 != 0 {
+			gs2 += gv50 * -v51
+		}
 		if gv49 != 0 {
 			gv48 += gv49 * v24
 		}
@@ -583,8 +591,12 @@ func (mecanumPoseKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv41 += gv52 * v50
 				gv50 += gv52 * v41
 			}
-			gs2 += gv51 * v50
-			gs2 += gv50 * -v51
+			if gv51 != 0 {
+				gs2 += gv51 * v50
+			}
+			if gv50 != 0 {
+				gs2 += gv50 * -v51
+			}
 			if gv49 != 0 {
 				gv48 += gv49 * v24
 			}

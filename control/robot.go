@@ -194,7 +194,9 @@ func (r Robot) checkPoseOutputs(l *lanes) error {
 	}
 	xn := make([]float64, m.NS())
 	y := make([]float64, m.NY())
-	m.NewStepper().Step(r.Params, r.Settings, x, u, xn, y)
+	if _, err := m.NewStepper().Step(r.Params, r.Settings, x, u, xn, y); err != nil {
+		return fmt.Errorf("control: %w", err)
+	}
 	for _, p := range [][3]int{{l.x, l.ox}, {l.y, l.oy}, {l.th, l.oth}} {
 		if y[p[1]] != xn[p[0]] {
 			return fmt.Errorf("control: %s: output %q is %g after a step, the state %g: the pose outputs must be the next pose", m.Name(), m.Spec().State[p[0]], y[p[1]], xn[p[0]])

@@ -285,7 +285,9 @@ func (s *RobotSynthesizer) eval(x, grad []float64) (total float64, terms Weights
 		}
 	}
 	if grad != nil {
-		s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, nil, s.pbar, nil, s.ubar)
+		if err := s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, nil, s.pbar, nil, s.ubar); err != nil {
+			return 0, Weights{}, err
+		}
 		clear(grad)
 		for t := range T {
 			i := t / N

@@ -18,8 +18,12 @@ var (
 // skidSteerKernel is the generated dyn.Kernel of SkidSteer (step 526a13d011e42e77).
 type skidSteerKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (skidSteerKernel) StepHash() string { return "526a13d011e42e77" }
+
 func init() {
-	// A stale kernel is refused; SkidSteer then runs on the interpreter.
+	// A stale kernel is refused, and SkidSteer's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = SkidSteer.UseGenerated(skidSteerKernel{}, "526a13d011e42e77")
 }
 
@@ -268,8 +272,12 @@ func (skidSteerKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gv21 += gv35 * v33
 			gv33 += gv35 * v21
 		}
-		gs2 += gv34 * v33
-		gs2 += gv33 * -v34
+		if gv34 != 0 {
+			gs2 += gv34 * v33
+		}
+		if gv33 != 0 {
+			gs2 += gv33 * -v34
+		}
 		gv30 += gv32
 		gv31 += gv32
 		if gv31 != 0 {
@@ -478,8 +486,12 @@ func (skidSteerKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gv21 += gv35 * v33
 				gv33 += gv35 * v21
 			}
-			gs2 += gv34 * v33
-			gs2 += gv33 * -v34
+			if gv34 != 0 {
+				gs2 += gv34 * v33
+			}
+			if gv33 != 0 {
+				gs2 += gv33 * -v34
+			}
 			gv30 += gv32
 			gv31 += gv32
 			if gv31 != 0 {

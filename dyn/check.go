@@ -63,7 +63,10 @@ func (m *Model) checkKinked(k Kernel, p, q, x0, u []float64, B, T int, ybar []fl
 }
 
 func (m *Model) checkRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []float64, cbar float64, xTbar []float64, seed uint64, h float64) (Check, error) {
-	sim := m.NewSimWith(k, B, T)
+	if err := m.accepts(k); err != nil {
+		return Check{}, err
+	}
+	sim := m.newSim(k, B, T, opConfig{})
 	if err := sim.checkLens(p, q, x0, u); err != nil {
 		return Check{}, err
 	}
@@ -101,7 +104,7 @@ func (m *Model) checkRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []f
 		return Check{}, err
 	}
 	pbar, x0bar, ubar := make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))
-	sim.Backward(p, q, u, ybar, cbar, xTbar, pbar, x0bar, ubar)
+	sim.backward(p, q, u, ybar, cbar, xTbar, pbar, x0bar, ubar)
 	var an float64
 	var dirs [3][]float64
 	for b, zg := range [3][2][]float64{{p, pbar}, {x0, x0bar}, {u, ubar}} {
@@ -150,4 +153,37 @@ func (m *Model) checkRollout(k Kernel, p, q, x0, u []float64, B, T int, ybar []f
 // built-in gradient check, and the relative error measured.
 func (m *Model) SelfChecked() (bool, float64) {
 	return m.checked.Load(), math.Float64frombits(m.lastCheck.Load())
+}
+
+// selfCheck is the built-in check of the first backward run of a model's
+// Sim or op: kernel k's gradient against central differences of the native
+// rollout at the actual values, once per model (it passes or fails every
+// caller that waits for it).
+func (m *Model) selfCheck(k Kernel, cfg opConfig, p, q, x0, u []float64, B, T int, ybar []float64, cbar float64, xTbar []float64) error {
+	m.checkOnce.Lock()
+	defer m.checkOnce.Unlock()
+	if m.checked.Load() {
+		return nil
+	}
+	zero := cbar == 0
+	for _, s := range [][]float64{ybar, xTbar} {
+		for _, v := range s {
+			if v != 0 {
+				zero = false
+			}
+		}
+	}
+	if zero {
+		ybar, xTbar = nil, nil // no upstream signal: check with random weights
+	}
+	c, err := m.checkKinked(k, p, q, x0, u, B, T, ybar, cbar, xTbar, cfg.seed, cfg.checkTol)
+	if err != nil {
+		return fmt.Errorf("dyn: %s: self-check: %w", m.spec.Name, err)
+	}
+	m.lastCheck.Store(math.Float64bits(c.RelErr))
+	if c.RelErr > cfg.checkTol {
+		return fmt.Errorf("dyn: %s: self-check failed: %v, tolerance %.3g (WithoutSelfCheck turns the check off)", m.spec.Name, c, cfg.checkTol)
+	}
+	m.checked.Store(true)
+	return nil
 }

@@ -50,12 +50,15 @@
 // temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs.
 //
 // NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
-// in the branch not taken never reaches the value; and the reverse pass of
-// every op whose partial derivative can be infinite (÷, √, log, tan, atan2,
-// ×) skips lanes whose adjoint is exactly zero, so the untaken branch
-// cannot turn 0·Inf into a NaN gradient — the failure that makes other
-// differentiable simulators return NaN gradients at rest or at a friction
-// limit.
+// in the branch not taken never reaches the value; and the reverse step of
+// every op that multiplies its adjoint by a partial derivative (× ÷ √ log
+// log1p exp sin cos tan atan atan2 tanh |·| copysign) skips lanes whose
+// adjoint is exactly zero, so the untaken branch, whose adjoint is zero,
+// cannot turn 0·Inf or 0·NaN into a NaN gradient — the failure that makes
+// other differentiable simulators return NaN gradients at rest, at a
+// friction limit or at a surrogate's temperature 0 ("double where"). Users
+// need no trick: Where(Gt(T, 0), TanhClampSym(x, mu, T), Clamp(x, −mu, mu))
+// has a finite gradient at T = 0.
 //
 // Why a package beside ad rather than in it: ad runs gorgonia graphs
 // (compile once, run many, shards, chunked scans); dyn is a language whose

@@ -7,13 +7,18 @@ package dyn
 // few nanoseconds per instruction. The reverse pass is derived from the
 // same instructions (partials of each op), so it is generated, not written.
 type interp struct {
-	p   *program
-	n   int
-	val [][]float64 // per node: its lanes (leaves alias the caller's data)
-	adj [][]float64
-	own []float64 // backing of the op and constant lanes
-	adb []float64 // backing of adj
+	p     *program
+	hash  string // the model's Hash (StepHasher)
+	stale error  // made by NewKernel in place of a stale generated kernel
+	n     int
+	val   [][]float64 // per node: its lanes (leaves alias the caller's data)
+	adj   [][]float64
+	own   []float64 // backing of the op and constant lanes
+	adb   []float64 // backing of adj
 }
+
+// StepHash implements StepHasher.
+func (in *interp) StepHash() string { return in.hash }
 
 func (in *interp) resize(n int) {
 	if in.n == n && in.val != nil {
@@ -193,7 +198,7 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 			gb := in.adj[nd.b][:len(g)]
 			a, b := in.val[nd.a][:len(g)], in.val[nd.b][:len(g)]
 			for j, v := range g {
-				if v != 0 { // 0·Inf from a branch Where did not take stays 0
+				if v != 0 { // see guardedOp
 					ga[j] += v * b[j]
 					gb[j] += v * a[j]
 				}
@@ -214,7 +219,6 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 			}
 		default:
 			ar := nd.op.arity()
-			risky := nd.op.risky()
 			a, vv := in.val[nd.a][:len(g)], in.val[i]
 			var b, c, gb, gc []float64
 			if ar > 1 {
@@ -224,7 +228,7 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 				c, gc = in.val[nd.c][:len(g)], in.adj[nd.c][:len(g)]
 			}
 			for j, v := range g {
-				if v == 0 && risky {
+				if v == 0 { // see guardedOp
 					continue
 				}
 				var bj, cj float64

@@ -18,8 +18,12 @@ var (
 // kernelExperimentalStep is the generated dyn.Kernel of ExperimentalStep (step ea88fda200105980).
 type kernelExperimentalStep struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelExperimentalStep) StepHash() string { return "ea88fda200105980" }
+
 func init() {
-	// A stale kernel is refused; ExperimentalStep then runs on the interpreter.
+	// A stale kernel is refused, and ExperimentalStep's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = ExperimentalStep.UseGenerated(kernelExperimentalStep{}, "ea88fda200105980")
 }
 
@@ -1528,7 +1532,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv346 != 0 {
 			gv345 += gv346 * 0.5
 		}
-		gv344 += gv345 * (1 - v345*v345)
+		if gv345 != 0 {
+			gv344 += gv345 * (1 - v345*v345)
+		}
 		if gv344 != 0 {
 			gv324 += gv344 * (1 / v65)
 		}
@@ -1550,7 +1556,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv337 != 0 {
 			gv336 += gv337 * 0.5
 		}
-		gv335 += gv336 * (1 - v336*v336)
+		if gv336 != 0 {
+			gv335 += gv336 * (1 - v336*v336)
+		}
 		if gv335 != 0 {
 			gv332 += gv335 * (1 / v65)
 		}
@@ -1564,7 +1572,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv330 += gv331
 		}
-		gv324 += gv330 * dyn.SignOf(v324)
+		if gv330 != 0 {
+			gv324 += gv330 * dyn.SignOf(v324)
+		}
 		if gv329 != 0 {
 			gv325 += gv329 * (1 / v328)
 			gv328 += gv329 * (-v329 / v328)
@@ -1602,7 +1612,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv316 != 0 {
 			gv315 += gv316 * 0.5
 		}
-		gv314 += gv315 * (1 - v315*v315)
+		if gv315 != 0 {
+			gv314 += gv315 * (1 - v315*v315)
+		}
 		if gv314 != 0 {
 			gv311 += gv314 * (1 / v65)
 		}
@@ -1617,7 +1629,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv309 += gv310
 		}
-		gv270 += gv309 * dyn.SignOf(v270)
+		if gv309 != 0 {
+			gv270 += gv309 * dyn.SignOf(v270)
+		}
 		if gv308 != 0 {
 			gv304 += gv308 * (1 / v307)
 			gv307 += gv308 * (-v308 / v307)
@@ -1649,7 +1663,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv295 != 0 {
 			gv294 += gv295 * 0.5
 		}
-		gv293 += gv294 * (1 - v294*v294)
+		if gv294 != 0 {
+			gv293 += gv294 * (1 - v294*v294)
+		}
 		if gv293 != 0 {
 			gv290 += gv293 * (1 / v65)
 		}
@@ -1673,7 +1689,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv285 += gv286
 		}
-		gv279 += gv285 * dyn.SignOf(v279)
+		if gv285 != 0 {
+			gv279 += gv285 * dyn.SignOf(v279)
+		}
 		if gv284 != 0 {
 			gv280 += gv284 * (1 / v283)
 			gv283 += gv284 * (-v284 / v283)
@@ -1703,7 +1721,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 			gs4 += gv274 * v273
 			gv273 += gv274 * s4
 		}
-		gv272 += gv273 * v273
+		if gv273 != 0 {
+			gv272 += gv273 * v273
+		}
 		gv271 += -gv272
 		if gv271 != 0 {
 			gp9 += gv271 * (-v271 / p9)
@@ -1725,7 +1745,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv265 != 0 {
 			gv264 += gv265 * (1 / (1 + v264))
 		}
-		gv263 += gv264 * v264
+		if gv264 != 0 {
+			gv263 += gv264 * v264
+		}
 		if gv263 != 0 {
 			gv262 += gv263 * (1 / v38)
 		}
@@ -1742,7 +1764,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv258 != 0 {
 			gv257 += gv258 * (1 / (1 + v257))
 		}
-		gv256 += gv257 * v257
+		if gv257 != 0 {
+			gv256 += gv257 * v257
+		}
 		if gv256 != 0 {
 			gv255 += gv256 * (1 / v38)
 		}
@@ -1814,7 +1838,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv230 != 0 {
 			gv229 += gv230 * 0.5
 		}
-		gv228 += gv229 * (1 - v229*v229)
+		if gv229 != 0 {
+			gv228 += gv229 * (1 - v229*v229)
+		}
 		if gv228 != 0 {
 			gs3 += gv228 * (1 / v65)
 		}
@@ -1837,7 +1863,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv221 != 0 {
 			gv220 += gv221 * (1 / (1 + v220))
 		}
-		gv219 += gv220 * v220
+		if gv220 != 0 {
+			gv219 += gv220 * v220
+		}
 		if gv219 != 0 {
 			gv218 += gv219 * (1 / v38)
 		}
@@ -1854,7 +1882,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv214 != 0 {
 			gv213 += gv214 * (1 / (1 + v213))
 		}
-		gv212 += gv213 * v213
+		if gv213 != 0 {
+			gv212 += gv213 * v213
+		}
 		if gv212 != 0 {
 			gv211 += gv212 * (1 / v38)
 		}
@@ -1909,7 +1939,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv191 != 0 {
 			gv190 += gv191 * 0.5
 		}
-		gv189 += gv190 * (1 - v190*v190)
+		if gv190 != 0 {
+			gv189 += gv190 * (1 - v190*v190)
+		}
 		if gv189 != 0 {
 			gv169 += gv189 * (1 / v65)
 		}
@@ -1931,7 +1963,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv182 != 0 {
 			gv181 += gv182 * 0.5
 		}
-		gv180 += gv181 * (1 - v181*v181)
+		if gv181 != 0 {
+			gv180 += gv181 * (1 - v181*v181)
+		}
 		if gv180 != 0 {
 			gv177 += gv180 * (1 / v65)
 		}
@@ -1945,7 +1979,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv175 += gv176
 		}
-		gv169 += gv175 * dyn.SignOf(v169)
+		if gv175 != 0 {
+			gv169 += gv175 * dyn.SignOf(v169)
+		}
 		if gv174 != 0 {
 			gv170 += gv174 * (1 / v173)
 			gv173 += gv174 * (-v174 / v173)
@@ -1983,7 +2019,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv161 != 0 {
 			gv160 += gv161 * 0.5
 		}
-		gv159 += gv160 * (1 - v160*v160)
+		if gv160 != 0 {
+			gv159 += gv160 * (1 - v160*v160)
+		}
 		if gv159 != 0 {
 			gv156 += gv159 * (1 / v65)
 		}
@@ -1998,7 +2036,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv154 += gv155
 		}
-		gv108 += gv154 * dyn.SignOf(v108)
+		if gv154 != 0 {
+			gv108 += gv154 * dyn.SignOf(v108)
+		}
 		if gv153 != 0 {
 			gv148 += gv153 * (1 / v152)
 			gv152 += gv153 * (-v153 / v152)
@@ -2030,7 +2070,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv139 != 0 {
 			gv138 += gv139 * 0.5
 		}
-		gv137 += gv138 * (1 - v138*v138)
+		if gv138 != 0 {
+			gv137 += gv138 * (1 - v138*v138)
+		}
 		if gv137 != 0 {
 			gv134 += gv137 * (1 / v65)
 		}
@@ -2054,7 +2096,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv129 += gv130
 		}
-		gv117 += gv129 * dyn.SignOf(v117)
+		if gv129 != 0 {
+			gv117 += gv129 * dyn.SignOf(v117)
+		}
 		if gv128 != 0 {
 			gv123 += gv128 * (1 / v127)
 			gv127 += gv128 * (-v128 / v127)
@@ -2084,7 +2128,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 			gs1 += gv112 * v111
 			gv111 += gv112 * s1
 		}
-		gv110 += gv111 * v111
+		if gv111 != 0 {
+			gv110 += gv111 * v111
+		}
 		gv109 += -gv110
 		if gv109 != 0 {
 			gp3 += gv109 * (-v109 / p3)
@@ -2106,7 +2152,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv103 != 0 {
 			gv102 += gv103 * (1 / (1 + v102))
 		}
-		gv101 += gv102 * v102
+		if gv102 != 0 {
+			gv101 += gv102 * v102
+		}
 		if gv101 != 0 {
 			gv100 += gv101 * (1 / v38)
 		}
@@ -2123,7 +2171,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv96 != 0 {
 			gv95 += gv96 * (1 / (1 + v95))
 		}
-		gv94 += gv95 * v95
+		if gv95 != 0 {
+			gv94 += gv95 * v95
+		}
 		if gv94 != 0 {
 			gv93 += gv94 * (1 / v38)
 		}
@@ -2195,7 +2245,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv68 != 0 {
 			gv67 += gv68 * 0.5
 		}
-		gv66 += gv67 * (1 - v67*v67)
+		if gv67 != 0 {
+			gv66 += gv67 * (1 - v67*v67)
+		}
 		if gv66 != 0 {
 			gs0 += gv66 * (1 / v65)
 		}
@@ -2218,7 +2270,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv58 != 0 {
 			gv57 += gv58 * (1 / (1 + v57))
 		}
-		gv56 += gv57 * v57
+		if gv57 != 0 {
+			gv56 += gv57 * v57
+		}
 		if gv56 != 0 {
 			gv55 += gv56 * (1 / v38)
 		}
@@ -2235,7 +2289,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv51 != 0 {
 			gv50 += gv51 * (1 / (1 + v50))
 		}
-		gv49 += gv50 * v50
+		if gv50 != 0 {
+			gv49 += gv50 * v50
+		}
 		if gv49 != 0 {
 			gv48 += gv49 * (1 / v38)
 		}
@@ -2864,7 +2920,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv346 != 0 {
 				gv345 += gv346 * 0.5
 			}
-			gv344 += gv345 * (1 - v345*v345)
+			if gv345 != 0 {
+				gv344 += gv345 * (1 - v345*v345)
+			}
 			if gv344 != 0 {
 				gv324 += gv344 * (1 / v65)
 			}
@@ -2886,7 +2944,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv337 != 0 {
 				gv336 += gv337 * 0.5
 			}
-			gv335 += gv336 * (1 - v336*v336)
+			if gv336 != 0 {
+				gv335 += gv336 * (1 - v336*v336)
+			}
 			if gv335 != 0 {
 				gv332 += gv335 * (1 / v65)
 			}
@@ -2900,7 +2960,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv330 += gv331
 			}
-			gv324 += gv330 * dyn.SignOf(v324)
+			if gv330 != 0 {
+				gv324 += gv330 * dyn.SignOf(v324)
+			}
 			if gv329 != 0 {
 				gv325 += gv329 * (1 / v328)
 				gv328 += gv329 * (-v329 / v328)
@@ -2938,7 +3000,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv316 != 0 {
 				gv315 += gv316 * 0.5
 			}
-			gv314 += gv315 * (1 - v315*v315)
+			if gv315 != 0 {
+				gv314 += gv315 * (1 - v315*v315)
+			}
 			if gv314 != 0 {
 				gv311 += gv314 * (1 / v65)
 			}
@@ -2953,7 +3017,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv309 += gv310
 			}
-			gv270 += gv309 * dyn.SignOf(v270)
+			if gv309 != 0 {
+				gv270 += gv309 * dyn.SignOf(v270)
+			}
 			if gv308 != 0 {
 				gv304 += gv308 * (1 / v307)
 				gv307 += gv308 * (-v308 / v307)
@@ -2985,7 +3051,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv295 != 0 {
 				gv294 += gv295 * 0.5
 			}
-			gv293 += gv294 * (1 - v294*v294)
+			if gv294 != 0 {
+				gv293 += gv294 * (1 - v294*v294)
+			}
 			if gv293 != 0 {
 				gv290 += gv293 * (1 / v65)
 			}
@@ -3009,7 +3077,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv285 += gv286
 			}
-			gv279 += gv285 * dyn.SignOf(v279)
+			if gv285 != 0 {
+				gv279 += gv285 * dyn.SignOf(v279)
+			}
 			if gv284 != 0 {
 				gv280 += gv284 * (1 / v283)
 				gv283 += gv284 * (-v284 / v283)
@@ -3039,7 +3109,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 				gs4 += gv274 * v273
 				gv273 += gv274 * s4
 			}
-			gv272 += gv273 * v273
+			if gv273 != 0 {
+				gv272 += gv273 * v273
+			}
 			gv271 += -gv272
 			if gv271 != 0 {
 				gp9 += gv271 * (-v271 / p9)
@@ -3061,7 +3133,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv265 != 0 {
 				gv264 += gv265 * (1 / (1 + v264))
 			}
-			gv263 += gv264 * v264
+			if gv264 != 0 {
+				gv263 += gv264 * v264
+			}
 			if gv263 != 0 {
 				gv262 += gv263 * (1 / v38)
 			}
@@ -3078,7 +3152,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv258 != 0 {
 				gv257 += gv258 * (1 / (1 + v257))
 			}
-			gv256 += gv257 * v257
+			if gv257 != 0 {
+				gv256 += gv257 * v257
+			}
 			if gv256 != 0 {
 				gv255 += gv256 * (1 / v38)
 			}
@@ -3150,7 +3226,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv230 != 0 {
 				gv229 += gv230 * 0.5
 			}
-			gv228 += gv229 * (1 - v229*v229)
+			if gv229 != 0 {
+				gv228 += gv229 * (1 - v229*v229)
+			}
 			if gv228 != 0 {
 				gs3 += gv228 * (1 / v65)
 			}
@@ -3173,7 +3251,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv221 != 0 {
 				gv220 += gv221 * (1 / (1 + v220))
 			}
-			gv219 += gv220 * v220
+			if gv220 != 0 {
+				gv219 += gv220 * v220
+			}
 			if gv219 != 0 {
 				gv218 += gv219 * (1 / v38)
 			}
@@ -3190,7 +3270,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv214 != 0 {
 				gv213 += gv214 * (1 / (1 + v213))
 			}
-			gv212 += gv213 * v213
+			if gv213 != 0 {
+				gv212 += gv213 * v213
+			}
 			if gv212 != 0 {
 				gv211 += gv212 * (1 / v38)
 			}
@@ -3245,7 +3327,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv191 != 0 {
 				gv190 += gv191 * 0.5
 			}
-			gv189 += gv190 * (1 - v190*v190)
+			if gv190 != 0 {
+				gv189 += gv190 * (1 - v190*v190)
+			}
 			if gv189 != 0 {
 				gv169 += gv189 * (1 / v65)
 			}
@@ -3267,7 +3351,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv182 != 0 {
 				gv181 += gv182 * 0.5
 			}
-			gv180 += gv181 * (1 - v181*v181)
+			if gv181 != 0 {
+				gv180 += gv181 * (1 - v181*v181)
+			}
 			if gv180 != 0 {
 				gv177 += gv180 * (1 / v65)
 			}
@@ -3281,7 +3367,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv175 += gv176
 			}
-			gv169 += gv175 * dyn.SignOf(v169)
+			if gv175 != 0 {
+				gv169 += gv175 * dyn.SignOf(v169)
+			}
 			if gv174 != 0 {
 				gv170 += gv174 * (1 / v173)
 				gv173 += gv174 * (-v174 / v173)
@@ -3319,7 +3407,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv161 != 0 {
 				gv160 += gv161 * 0.5
 			}
-			gv159 += gv160 * (1 - v160*v160)
+			if gv160 != 0 {
+				gv159 += gv160 * (1 - v160*v160)
+			}
 			if gv159 != 0 {
 				gv156 += gv159 * (1 / v65)
 			}
@@ -3334,7 +3424,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv154 += gv155
 			}
-			gv108 += gv154 * dyn.SignOf(v108)
+			if gv154 != 0 {
+				gv108 += gv154 * dyn.SignOf(v108)
+			}
 			if gv153 != 0 {
 				gv148 += gv153 * (1 / v152)
 				gv152 += gv153 * (-v153 / v152)
@@ -3366,7 +3458,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv139 != 0 {
 				gv138 += gv139 * 0.5
 			}
-			gv137 += gv138 * (1 - v138*v138)
+			if gv138 != 0 {
+				gv137 += gv138 * (1 - v138*v138)
+			}
 			if gv137 != 0 {
 				gv134 += gv137 * (1 / v65)
 			}
@@ -3390,7 +3484,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv129 += gv130
 			}
-			gv117 += gv129 * dyn.SignOf(v117)
+			if gv129 != 0 {
+				gv117 += gv129 * dyn.SignOf(v117)
+			}
 			if gv128 != 0 {
 				gv123 += gv128 * (1 / v127)
 				gv127 += gv128 * (-v128 / v127)
@@ -3420,7 +3516,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 				gs1 += gv112 * v111
 				gv111 += gv112 * s1
 			}
-			gv110 += gv111 * v111
+			if gv111 != 0 {
+				gv110 += gv111 * v111
+			}
 			gv109 += -gv110
 			if gv109 != 0 {
 				gp3 += gv109 * (-v109 / p3)
@@ -3442,7 +3540,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv103 != 0 {
 				gv102 += gv103 * (1 / (1 + v102))
 			}
-			gv101 += gv102 * v102
+			if gv102 != 0 {
+				gv101 += gv102 * v102
+			}
 			if gv101 != 0 {
 				gv100 += gv101 * (1 / v38)
 			}
@@ -3459,7 +3559,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv96 != 0 {
 				gv95 += gv96 * (1 / (1 + v95))
 			}
-			gv94 += gv95 * v95
+			if gv95 != 0 {
+				gv94 += gv95 * v95
+			}
 			if gv94 != 0 {
 				gv93 += gv94 * (1 / v38)
 			}
@@ -3531,7 +3633,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv68 != 0 {
 				gv67 += gv68 * 0.5
 			}
-			gv66 += gv67 * (1 - v67*v67)
+			if gv67 != 0 {
+				gv66 += gv67 * (1 - v67*v67)
+			}
 			if gv66 != 0 {
 				gs0 += gv66 * (1 / v65)
 			}
@@ -3554,7 +3658,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv58 != 0 {
 				gv57 += gv58 * (1 / (1 + v57))
 			}
-			gv56 += gv57 * v57
+			if gv57 != 0 {
+				gv56 += gv57 * v57
+			}
 			if gv56 != 0 {
 				gv55 += gv56 * (1 / v38)
 			}
@@ -3571,7 +3677,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv51 != 0 {
 				gv50 += gv51 * (1 / (1 + v50))
 			}
-			gv49 += gv50 * v50
+			if gv50 != 0 {
+				gv49 += gv50 * v50
+			}
 			if gv49 != 0 {
 				gv48 += gv49 * (1 / v38)
 			}

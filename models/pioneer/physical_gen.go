@@ -18,8 +18,12 @@ var (
 // kernelPhysicalStep is the generated dyn.Kernel of PhysicalStep (step 9671bf828c6f6afe).
 type kernelPhysicalStep struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelPhysicalStep) StepHash() string { return "9671bf828c6f6afe" }
+
 func init() {
-	// A stale kernel is refused; PhysicalStep then runs on the interpreter.
+	// A stale kernel is refused, and PhysicalStep's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = PhysicalStep.UseGenerated(kernelPhysicalStep{}, "9671bf828c6f6afe")
 }
 
@@ -1473,7 +1477,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 			gp16 += gv249 * p19
 			gp19 += gv249 * p16
 		}
-		gv247 += gv248 * v248
+		if gv248 != 0 {
+			gv247 += gv248 * v248
+		}
 		gv246 += -gv247
 		if gv246 != 0 {
 			gp18 += gv246 * (-v246 / p18)
@@ -1563,7 +1569,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv219 != 0 {
 			gv218 += gv219 * (1 / (1 + v218))
 		}
-		gv217 += gv218 * v218
+		if gv218 != 0 {
+			gv217 += gv218 * v218
+		}
 		if gv217 != 0 {
 			gv216 += gv217 * (1 / v109)
 		}
@@ -1580,7 +1588,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv212 != 0 {
 			gv211 += gv212 * (1 / (1 + v211))
 		}
-		gv210 += gv211 * v211
+		if gv211 != 0 {
+			gv210 += gv211 * v211
+		}
 		if gv210 != 0 {
 			gv209 += gv210 * (1 / v109)
 		}
@@ -1652,7 +1662,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv184 != 0 {
 			gv183 += gv184 * 0.5
 		}
-		gv182 += gv183 * (1 - v183*v183)
+		if gv183 != 0 {
+			gv182 += gv183 * (1 - v183*v183)
+		}
 		if gv182 != 0 {
 			gs1 += gv182 * (1 / v110)
 		}
@@ -1675,7 +1687,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv175 != 0 {
 			gv174 += gv175 * (1 / (1 + v174))
 		}
-		gv173 += gv174 * v174
+		if gv174 != 0 {
+			gv173 += gv174 * v174
+		}
 		if gv173 != 0 {
 			gv172 += gv173 * (1 / v80)
 		}
@@ -1692,7 +1706,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv168 != 0 {
 			gv167 += gv168 * (1 / (1 + v167))
 		}
-		gv166 += gv167 * v167
+		if gv167 != 0 {
+			gv166 += gv167 * v167
+		}
 		if gv166 != 0 {
 			gv165 += gv166 * (1 / v80)
 		}
@@ -1738,7 +1754,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv149 != 0 {
 			gv148 += gv149 * (1 / (1 + v148))
 		}
-		gv147 += gv148 * v148
+		if gv148 != 0 {
+			gv147 += gv148 * v148
+		}
 		if gv147 != 0 {
 			gv146 += gv147 * (1 / v109)
 		}
@@ -1755,7 +1773,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv142 != 0 {
 			gv141 += gv142 * (1 / (1 + v141))
 		}
-		gv140 += gv141 * v141
+		if gv141 != 0 {
+			gv140 += gv141 * v141
+		}
 		if gv140 != 0 {
 			gv139 += gv140 * (1 / v109)
 		}
@@ -1827,7 +1847,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv113 != 0 {
 			gv112 += gv113 * 0.5
 		}
-		gv111 += gv112 * (1 - v112*v112)
+		if gv112 != 0 {
+			gv111 += gv112 * (1 - v112*v112)
+		}
 		if gv111 != 0 {
 			gs0 += gv111 * (1 / v110)
 		}
@@ -1850,7 +1872,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv100 != 0 {
 			gv99 += gv100 * (1 / (1 + v99))
 		}
-		gv98 += gv99 * v99
+		if gv99 != 0 {
+			gv98 += gv99 * v99
+		}
 		if gv98 != 0 {
 			gv97 += gv98 * (1 / v80)
 		}
@@ -1867,7 +1891,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv93 != 0 {
 			gv92 += gv93 * (1 / (1 + v92))
 		}
-		gv91 += gv92 * v92
+		if gv92 != 0 {
+			gv91 += gv92 * v92
+		}
 		if gv91 != 0 {
 			gv90 += gv91 * (1 / v80)
 		}
@@ -1926,7 +1952,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv62 != 0 {
 			gv61 += gv62 * 0.5
 		}
-		gv60 += gv61 * (1 - v61*v61)
+		if gv61 != 0 {
+			gv60 += gv61 * (1 - v61*v61)
+		}
 		if gv60 != 0 {
 			gv53 += gv60 * (1 / v59)
 		}
@@ -2664,7 +2692,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 				gp16 += gv249 * p19
 				gp19 += gv249 * p16
 			}
-			gv247 += gv248 * v248
+			if gv248 != 0 {
+				gv247 += gv248 * v248
+			}
 			gv246 += -gv247
 			if gv246 != 0 {
 				gp18 += gv246 * (-v246 / p18)
@@ -2754,7 +2784,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv219 != 0 {
 				gv218 += gv219 * (1 / (1 + v218))
 			}
-			gv217 += gv218 * v218
+			if gv218 != 0 {
+				gv217 += gv218 * v218
+			}
 			if gv217 != 0 {
 				gv216 += gv217 * (1 / v109)
 			}
@@ -2771,7 +2803,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv212 != 0 {
 				gv211 += gv212 * (1 / (1 + v211))
 			}
-			gv210 += gv211 * v211
+			if gv211 != 0 {
+				gv210 += gv211 * v211
+			}
 			if gv210 != 0 {
 				gv209 += gv210 * (1 / v109)
 			}
@@ -2843,7 +2877,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv184 != 0 {
 				gv183 += gv184 * 0.5
 			}
-			gv182 += gv183 * (1 - v183*v183)
+			if gv183 != 0 {
+				gv182 += gv183 * (1 - v183*v183)
+			}
 			if gv182 != 0 {
 				gs1 += gv182 * (1 / v110)
 			}
@@ -2866,7 +2902,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv175 != 0 {
 				gv174 += gv175 * (1 / (1 + v174))
 			}
-			gv173 += gv174 * v174
+			if gv174 != 0 {
+				gv173 += gv174 * v174
+			}
 			if gv173 != 0 {
 				gv172 += gv173 * (1 / v80)
 			}
@@ -2883,7 +2921,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv168 != 0 {
 				gv167 += gv168 * (1 / (1 + v167))
 			}
-			gv166 += gv167 * v167
+			if gv167 != 0 {
+				gv166 += gv167 * v167
+			}
 			if gv166 != 0 {
 				gv165 += gv166 * (1 / v80)
 			}
@@ -2929,7 +2969,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv149 != 0 {
 				gv148 += gv149 * (1 / (1 + v148))
 			}
-			gv147 += gv148 * v148
+			if gv148 != 0 {
+				gv147 += gv148 * v148
+			}
 			if gv147 != 0 {
 				gv146 += gv147 * (1 / v109)
 			}
@@ -2946,7 +2988,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv142 != 0 {
 				gv141 += gv142 * (1 / (1 + v141))
 			}
-			gv140 += gv141 * v141
+			if gv141 != 0 {
+				gv140 += gv141 * v141
+			}
 			if gv140 != 0 {
 				gv139 += gv140 * (1 / v109)
 			}
@@ -3018,7 +3062,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv113 != 0 {
 				gv112 += gv113 * 0.5
 			}
-			gv111 += gv112 * (1 - v112*v112)
+			if gv112 != 0 {
+				gv111 += gv112 * (1 - v112*v112)
+			}
 			if gv111 != 0 {
 				gs0 += gv111 * (1 / v110)
 			}
@@ -3041,7 +3087,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv100 != 0 {
 				gv99 += gv100 * (1 / (1 + v99))
 			}
-			gv98 += gv99 * v99
+			if gv99 != 0 {
+				gv98 += gv99 * v99
+			}
 			if gv98 != 0 {
 				gv97 += gv98 * (1 / v80)
 			}
@@ -3058,7 +3106,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv93 != 0 {
 				gv92 += gv93 * (1 / (1 + v92))
 			}
-			gv91 += gv92 * v92
+			if gv92 != 0 {
+				gv91 += gv92 * v92
+			}
 			if gv91 != 0 {
 				gv90 += gv91 * (1 / v80)
 			}
@@ -3117,7 +3167,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv62 != 0 {
 				gv61 += gv62 * 0.5
 			}
-			gv60 += gv61 * (1 - v61*v61)
+			if gv61 != 0 {
+				gv60 += gv61 * (1 - v61*v61)
+			}
 			if gv60 != 0 {
 				gv53 += gv60 * (1 / v59)
 			}

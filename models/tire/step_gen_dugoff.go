@@ -18,8 +18,12 @@ var (
 // kernelDugoffBody is the generated dyn.Kernel of DugoffBody (step 86ea900ab816d297).
 type kernelDugoffBody struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelDugoffBody) StepHash() string { return "86ea900ab816d297" }
+
 func init() {
-	// A stale kernel is refused; DugoffBody then runs on the interpreter.
+	// A stale kernel is refused, and DugoffBody's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = DugoffBody.UseGenerated(kernelDugoffBody{}, "86ea900ab816d297")
 }
 
@@ -854,8 +858,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv179 += gv190 * v188
 			gv188 += gv190 * v179
 		}
-		gs2 += gv189 * v188
-		gs2 += gv188 * -v189
+		if gv189 != 0 {
+			gs2 += gv189 * v188
+		}
+		if gv188 != 0 {
+			gs2 += gv188 * -v189
+		}
 		gs5 += gv187
 		gv186 += gv187
 		if gv186 != 0 {
@@ -1061,7 +1069,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv69 += gv113 * v112
 			gv112 += gv113 * v69
 		}
-		gv111 += gv112 * (1 - v112*v112)
+		if gv112 != 0 {
+			gv111 += gv112 * (1 - v112*v112)
+		}
 		if gv111 != 0 {
 			gv78 += gv111 * (1 / q8)
 		}
@@ -1155,8 +1165,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		} else {
 			gv81 += gv82
 		}
-		gv79 += gv81 * dyn.SignOf(v79)
-		gv78 += gv80 * dyn.SignOf(v78)
+		if gv81 != 0 {
+			gv79 += gv81 * dyn.SignOf(v79)
+		}
+		if gv80 != 0 {
+			gv78 += gv80 * dyn.SignOf(v78)
+		}
 		if gv79 != 0 {
 			gu1 += gv79 * q2
 		}
@@ -1179,7 +1193,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv69 += gv72 * v71
 			gv71 += gv72 * v69
 		}
-		gv70 += gv71 * (1 - v71*v71)
+		if gv71 != 0 {
+			gv70 += gv71 * (1 - v71*v71)
+		}
 		if gv70 != 0 {
 			gv33 += gv70 * (1 / q8)
 		}
@@ -1279,8 +1295,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		} else {
 			gv38 += gv39
 		}
-		gv36 += gv38 * dyn.SignOf(v36)
-		gv33 += gv37 * dyn.SignOf(v33)
+		if gv38 != 0 {
+			gv36 += gv38 * dyn.SignOf(v36)
+		}
+		if gv37 != 0 {
+			gv33 += gv37 * dyn.SignOf(v33)
+		}
 		if gv36 != 0 {
 			gu0 += gv36 * q2
 		}
@@ -1637,8 +1657,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv179 += gv190 * v188
 				gv188 += gv190 * v179
 			}
-			gs2 += gv189 * v188
-			gs2 += gv188 * -v189
+			if gv189 != 0 {
+				gs2 += gv189 * v188
+			}
+			if gv188 != 0 {
+				gs2 += gv188 * -v189
+			}
 			gs5 += gv187
 			gv186 += gv187
 			if gv186 != 0 {
@@ -1844,7 +1868,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv69 += gv113 * v112
 				gv112 += gv113 * v69
 			}
-			gv111 += gv112 * (1 - v112*v112)
+			if gv112 != 0 {
+				gv111 += gv112 * (1 - v112*v112)
+			}
 			if gv111 != 0 {
 				gv78 += gv111 * (1 / q8)
 			}
@@ -1938,8 +1964,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			} else {
 				gv81 += gv82
 			}
-			gv79 += gv81 * dyn.SignOf(v79)
-			gv78 += gv80 * dyn.SignOf(v78)
+			if gv81 != 0 {
+				gv79 += gv81 * dyn.SignOf(v79)
+			}
+			if gv80 != 0 {
+				gv78 += gv80 * dyn.SignOf(v78)
+			}
 			if gv79 != 0 {
 				gu1 += gv79 * q2
 			}
@@ -1962,7 +1992,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv69 += gv72 * v71
 				gv71 += gv72 * v69
 			}
-			gv70 += gv71 * (1 - v71*v71)
+			if gv71 != 0 {
+				gv70 += gv71 * (1 - v71*v71)
+			}
 			if gv70 != 0 {
 				gv33 += gv70 * (1 / q8)
 			}
@@ -2062,8 +2094,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			} else {
 				gv38 += gv39
 			}
-			gv36 += gv38 * dyn.SignOf(v36)
-			gv33 += gv37 * dyn.SignOf(v33)
+			if gv38 != 0 {
+				gv36 += gv38 * dyn.SignOf(v36)
+			}
+			if gv37 != 0 {
+				gv33 += gv37 * dyn.SignOf(v33)
+			}
 			if gv36 != 0 {
 				gu0 += gv36 * q2
 			}
