@@ -32,10 +32,18 @@
 //     stay ordinary gorgonia graphs around it and long horizons cost one
 //     node, not thousands. Final() chains chunks with their adjoints
 //     stitched by gorgonia.
-//   - A built-in check: the first backward run of a model's op compares the
-//     generated gradient with central differences of the native rollout at
-//     the actual values, along a random direction, and fails the run if they
-//     disagree (on by default; WithoutSelfCheck for hot loops).
+//   - A built-in check: the first backward run of a model's Sim or op
+//     compares the generated gradient with finite differences of the native
+//     rollout at the actual values, along a random direction, and fails the
+//     run if they disagree (on by default; WithoutSelfCheck for hot loops).
+//     It is right at kinks: the branch of every switch (clamp limits, |·|,
+//     min, max, Where) is recorded at the point and at the stencil's
+//     points; a side where a switch changes branch is left out (a one-sided
+//     difference, the derivative the reverse pass takes at a kink), and
+//     where switches lie on both sides the check goes along the parameters
+//     alone, lane by lane, or at a point moved off the switches. A failure
+//     names the lane, the step and the kernel or instruction that disagree
+//     (Model.LastSelfCheck).
 //   - Generate: Go source for a Kernel of the model, straight-line forward
 //     and reverse code with the time loop inside (the state and its adjoint
 //     in registers); registered by the package that defines the model, it
@@ -65,7 +73,12 @@
 // programs become graph nodes among other things, and most of its users
 // (Sim, Stepper, generated kernels) never touch a graph.
 //
-// Concurrency: a Model is immutable and safe for concurrent use. Sim,
-// Stepper, the interpreter and the ops hold scratch memory: one per
-// goroutine.
+// Misuse is an error, not a wrong number: a Sim or Stepper called from two
+// goroutines at once returns ErrConcurrentUse (a Model is immutable and safe
+// for concurrent use; Sim, Stepper, the interpreter and the ops hold scratch
+// memory: one per goroutine); a kernel of another model is refused by
+// NewSimWith and NewStepperWith; a stale generated kernel makes the model's
+// Sims, Steppers and ops fail with ErrStaleKernel unless they opt into the
+// interpreter; a parameter or input that reaches no result is an error of
+// the definition unless Spec.AllowUnused.
 package dyn

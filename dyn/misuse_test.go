@@ -3,6 +3,7 @@ package dyn_test
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/ad"
@@ -17,19 +18,21 @@ import (
 type blockingKernel struct {
 	dyn.Kernel
 	in, out chan struct{}
+	first   *atomic.Bool
 }
 
 func (k blockingKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
-	select {
-	case k.in <- struct{}{}:
+	if k.first.CompareAndSwap(true, false) {
+		k.in <- struct{}{}
 		<-k.out
-	default:
 	}
 	return k.Kernel.Forward(n, p, q, x, u, xn, y, ys)
 }
 
 func newBlocking(m *dyn.Model) blockingKernel {
-	return blockingKernel{Kernel: m.NewInterpreter(), in: make(chan struct{}), out: make(chan struct{})}
+	k := blockingKernel{Kernel: m.NewInterpreter(), in: make(chan struct{}), out: make(chan struct{}), first: new(atomic.Bool)}
+	k.first.Store(true)
+	return k
 }
 
 // TestConcurrentUseIsAnError: a second goroutine calling a Sim or Stepper

@@ -136,11 +136,13 @@ type Model struct {
 	hash string
 	gen  atomic.Pointer[genKernel]
 
-	unused    []string
-	stale     atomic.Pointer[error] // a refused generated kernel (UseGenerated)
-	checkOnce sync.Mutex
-	checked   atomic.Bool
-	lastCheck atomic.Uint64 // math.Float64bits of the last self-check error
+	unused       []string
+	stale        atomic.Pointer[error] // a refused generated kernel (UseGenerated)
+	checkOnce    sync.Mutex
+	inconclusive int // self-checks that found switches on both sides (under checkOnce)
+	last         atomic.Pointer[Check]
+	checked      atomic.Bool
+	lastCheck    atomic.Uint64 // math.Float64bits of the last self-check error
 }
 
 // program is the tape after dead-code elimination: nodes in topological

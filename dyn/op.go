@@ -68,10 +68,11 @@ type Traj struct {
 // (t·U + k)·B + j; nil when U = 0). Gradients reach p, x0 and u; when x0 or
 // u are data their gradient is computed and dropped.
 //
-// On the first backward run of the first graph of a model, the generated
-// gradient is checked against central differences of the native rollout
-// along a random direction at the actual values (see CheckRollout), and a
-// disagreement above the tolerance fails the run with an error; options
+// On the first backward run of a model (over its graphs and Sims), the
+// generated gradient is checked against finite differences of the native
+// rollout along a random direction at the actual values (see CheckRollout
+// and Sim.Backward), and a disagreement above the tolerance fails the run
+// with an error naming the lane, step and kernel or instruction; options
 // turn it off or change the tolerance.
 func Rollout(m *Model, p, q, x0, u *G.Node, B, T int, opts ...OpOption) (*Traj, error) {
 	cfg := newConfig(opts)
