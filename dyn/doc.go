@@ -55,7 +55,10 @@
 // Tan, Atan, Atan2, Exp, Log, Log1p, Sqrt, Tanh, Abs, Sign, Copysign, Min,
 // Max, Clamp (graph.Clamp's subgradients), Where with the comparisons Gt,
 // Ge, Lt, Le, and the friction surrogates of package graph with an explicit
-// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs.
+// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs; Interp1, a
+// piecewise-linear table look-up whose values can be parameters. Vector
+// parameters and inputs: Spec{Params: dyn.Vec("w", 99)} and s.ParamVec("w",
+// 99) (s.InputVec likewise).
 //
 // NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
 // in the branch not taken never reaches the value; and the reverse step of
