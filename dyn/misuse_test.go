@@ -2,6 +2,7 @@ package dyn_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -265,6 +266,15 @@ func TestBackwardErrors(t *testing.T) {
 	}
 	if err := sim.Backward(p, q, u, nil, 0, xTbar, pbar, nil, nil); err != nil {
 		t.Errorf("a right call: %v", err)
+	}
+	// After a Forward that failed (a NaN input), no Backward of stale states.
+	bad := append([]float64(nil), u...)
+	bad[3] = math.NaN()
+	if _, err := sim.Forward(p, q, x0, bad, nil); err == nil {
+		t.Fatal("a NaN input accepted")
+	}
+	if err := sim.Backward(p, q, bad, nil, 0, xTbar, pbar, nil, nil); err == nil || !strings.Contains(err.Error(), "without a successful Forward") {
+		t.Errorf("Backward after a failed Forward: %v", err)
 	}
 }
 

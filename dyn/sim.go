@@ -179,13 +179,13 @@ func (s *Sim) Forward(p, q, x0, u, y []float64) (float64, error) {
 		return 0, err
 	}
 	c := s.forward(p, q, x0, u, y)
-	s.ran = true
 	if !finite(c) || !allFinite(s.Final()) {
 		if err := s.CheckFinite(nil, nil, nil, u); err != nil {
 			return c, err
 		}
 		return c, s.divergence()
 	}
+	s.ran = true
 	return c, nil
 }
 
