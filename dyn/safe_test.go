@@ -109,3 +109,37 @@ func TestLagAtZeroTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestUntakenBranchStepJacobian is the same through one step's reverse
+// (Stepper.Jacobian: the generated Reverse, not RollBack): ∂x'/∂x = p,
+// ∂x'/∂u = 1, ∂x'/∂p = x for every op's lane, nothing else.
+func TestUntakenBranchStepJacobian(t *testing.T) {
+	m := testmodels.Untaken
+	S := m.NS()
+	p, x, u := make([]float64, S), make([]float64, S), make([]float64, S)
+	for k, c := range testmodels.UntakenCases {
+		p[k], x[k], u[k] = 2, 1.5, c.U
+	}
+	for name, k := range map[string]dyn.Kernel{"interpreter": m.NewInterpreter(), "generated": m.NewKernel()} {
+		st, err := m.NewStepperWith(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jx, ju, jp := make([]float64, S*S), make([]float64, S*S), make([]float64, S*S)
+		if err := st.Jacobian(p, nil, x, u, jx, ju, jp); err != nil {
+			t.Fatal(err)
+		}
+		for r, c := range testmodels.UntakenCases {
+			for col := range S {
+				wx, wu, wp := 0.0, 0.0, 0.0
+				if col == r {
+					wx, wu, wp = p[r], 1, x[r]
+				}
+				if jx[r*S+col] != wx || ju[r*S+col] != wu || jp[r*S+col] != wp {
+					t.Errorf("%s %s: row %d column %d: ∂/∂x %v, ∂/∂u %v, ∂/∂p %v, want %v, %v, %v",
+						name, c.Name, r, col, jx[r*S+col], ju[r*S+col], jp[r*S+col], wx, wu, wp)
+				}
+			}
+		}
+	}
+}
