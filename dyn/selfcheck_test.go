@@ -112,6 +112,32 @@ func TestCheckIsRightAtAKink(t *testing.T) {
 	}
 }
 
+// TestProgramCompilesAtAKink: ad.Compile's own check (on by default) of a
+// loss around the rollout, at the stiction kink, moves off the kink instead
+// of failing the compile (and never blames G.Concat).
+func TestProgramCompilesAtAKink(t *testing.T) {
+	m := stiction(t, "stictionad")
+	const B, T = 4, 30
+	p, q, x0, u := onTheKink(B, T)
+	prog, err := ad.Compile([]ad.Param{{Name: "p", Shape: []int{3}}}, func(g *ad.Graph, ps []*G.Node) (*G.Node, error) {
+		tr, err := dyn.Rollout(m, ps[0], g.Const(q), g.Const(x0), g.Const(u), B, T)
+		if err != nil {
+			return nil, err
+		}
+		y, err := tr.Output("x")
+		if err != nil {
+			return nil, err
+		}
+		return G.Sum(y)
+	}, ad.WithX0(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, skipped := prog.SelfCheck(); skipped != "" || rel > ad.DefaultSelfCheckTol {
+		t.Errorf("ad's check: %v %q", rel, skipped)
+	}
+}
+
 // signBroken is a kernel whose reverse pass is wrong in lanes where state 0
 // is negative (a data-dependent bug, as real ones are).
 type signBroken struct{ dyn.Kernel }
