@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"sync/atomic"
 
@@ -425,10 +427,70 @@ func Compile(params []Param, build BuildFunc, opts ...Option) (p *Program, err e
 		}
 		p.selfCheck, p.selfSkipped = rel, skipped
 		if cfg.checkTol > 0 && rel > cfg.checkTol {
-			return nil, fmt.Errorf("ad: self-check failed: the gradient disagrees with central differences of the graph's forward values by %.3g (relative) along random directions, tolerance %.3g: gorgonia differentiated an op of this graph wrongly (G.Concat is a known case: use graph.Concat); WithoutSelfCheck skips the check", rel, cfg.checkTol)
+			// The point may sit on a kink of the loss (an exact clamp at
+			// its limit, a wheel at rest under stiction), where central
+			// differences straddle a one-sided derivative: check again at
+			// points moved off it by a relative 1e-5 and 1e-4; a wrong
+			// gradient disagrees there too.
+			rng := rand.New(rand.NewPCG(cfg.checkSeed, 0x0ff))
+			for _, delta := range []float64{1e-5, 1e-4} {
+				moved := make([]float64, len(at))
+				for i, v := range at {
+					moved[i] = v + delta*rng.NormFloat64()*math.Max(math.Abs(v), 1)
+				}
+				r, sk, err := p.runSelfCheck(moved, cfg)
+				if err == nil && sk == "" && r <= cfg.checkTol {
+					p.selfCheck = r
+					break
+				}
+			}
+		}
+		if cfg.checkTol > 0 && p.selfCheck > cfg.checkTol {
+			rel := p.selfCheck
+			return nil, fmt.Errorf("ad: self-check failed: the gradient disagrees with central differences of the graph's forward values by %.3g (relative) along random directions, tolerance %.3g: %s; WithoutSelfCheck skips the check", rel, cfg.checkTol, suspects(eg))
 		}
 	}
 	return p, nil
+}
+
+// suspects says what can make the graph's gradient disagree with its
+// forward values, naming only what the graph holds: G.Concat (wrong
+// gradients: use graph.Concat), the custom ops (which check themselves, as
+// dyn's rollouts do), and kinks of the loss (an exact clamp or |·| that
+// central differences straddle at the check point).
+func suspects(eg *G.ExprGraph) string {
+	var concat bool
+	custom := map[string]bool{}
+	var names []string
+	for _, n := range eg.AllNodes() {
+		op := n.Op()
+		if op == nil {
+			continue
+		}
+		t := reflect.TypeOf(op)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch {
+		case t.PkgPath() == "gorgonia.org/gorgonia" && strings.HasPrefix(op.String(), "Concat"):
+			concat = true
+		case t.PkgPath() != "gorgonia.org/gorgonia" && !custom[op.String()]:
+			custom[op.String()] = true
+			names = append(names, op.String())
+		}
+	}
+	var s []string
+	if concat {
+		s = append(s, "G.Concat, which gorgonia differentiates wrongly (use graph.Concat)")
+	}
+	if len(names) > 0 {
+		if len(names) > 6 {
+			names = append(names[:6], "…")
+		}
+		s = append(s, "a custom op's gradient ("+strings.Join(names, ", ")+")")
+	}
+	s = append(s, "or a kink of the loss within the check's step (an exact clamp, |·|, a Where switching): then check at another point (WithSelfCheck)")
+	return "suspects: " + strings.Join(s, "; ")
 }
 
 func tooMany(n, budget int, when string) error {
@@ -478,7 +540,8 @@ func (p *Program) Params() []Param { return p.params }
 func (p *Program) Nodes() int { return p.nodes }
 
 // SelfCheck is the relative error measured by the self-check (0 if not
-// run), and why it was skipped ("" if it ran): it is skipped, not failed,
+// run; at a point moved off a kink when the given point sits on one), and
+// why it was skipped ("" if it ran): it is skipped, not failed,
 // when the graph's value or gradient is not finite at the check point (the
 // point is outside the model's domain, which says nothing about its
 // gradient; give a valid point with WithX0 or WithSelfCheck).

@@ -232,7 +232,9 @@ func (r Robot) checkPoseOutputs(l *lanes) error {
 	}
 	xn := make([]float64, m.NS())
 	y := make([]float64, m.NY())
-	m.NewStepper().Step(r.Params, r.Settings, x, u, xn, y)
+	if _, err := m.NewStepper().Step(r.Params, r.Settings, x, u, xn, y); err != nil {
+		return fmt.Errorf("control: %w", err)
+	}
 	next, start := true, true
 	for c := range 3 {
 		next = next && y[l.outOf(c)] == xn[l.stateOf(c)]

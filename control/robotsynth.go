@@ -293,7 +293,9 @@ func (s *RobotSynthesizer) eval(x, grad []float64) (total float64, terms Weights
 		if l.atStart {
 			xTbar = xb
 		}
-		s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, xTbar, s.pbar, nil, s.ubar)
+		if err := s.sim.Backward(r.Params, r.Settings, s.u, yb, 0, xTbar, s.pbar, nil, s.ubar); err != nil {
+			return 0, Weights{}, err
+		}
 		clear(grad)
 		for t := range T {
 			i := t / N

@@ -32,10 +32,18 @@
 //     stay ordinary gorgonia graphs around it and long horizons cost one
 //     node, not thousands. Final() chains chunks with their adjoints
 //     stitched by gorgonia.
-//   - A built-in check: the first backward run of a model's op compares the
-//     generated gradient with central differences of the native rollout at
-//     the actual values, along a random direction, and fails the run if they
-//     disagree (on by default; WithoutSelfCheck for hot loops).
+//   - A built-in check: the first backward run of a model's Sim or op
+//     compares the generated gradient with finite differences of the native
+//     rollout at the actual values, along a random direction, and fails the
+//     run if they disagree (on by default; WithoutSelfCheck for hot loops).
+//     It is right at kinks: the branch of every switch (clamp limits, |·|,
+//     min, max, Where) is recorded at the point and at the stencil's
+//     points; a side where a switch changes branch is left out (a one-sided
+//     difference, the derivative the reverse pass takes at a kink), and
+//     where switches lie on both sides the check goes along the parameters
+//     alone, lane by lane, or at a point moved off the switches. A failure
+//     names the lane, the step and the kernel or instruction that disagree
+//     (Model.LastSelfCheck).
 //   - Generate: Go source for a Kernel of the model, straight-line forward
 //     and reverse code with the time loop inside (the state and its adjoint
 //     in registers); registered by the package that defines the model, it
@@ -47,7 +55,10 @@
 // Tan, Atan, Atan2, Exp, Log, Log1p, Sqrt, Tanh, Abs, Sign, Copysign, Min,
 // Max, Clamp (graph.Clamp's subgradients), Where with the comparisons Gt,
 // Ge, Lt, Le, and the friction surrogates of package graph with an explicit
-// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs.
+// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs; Interp1, a
+// piecewise-linear table look-up whose values can be parameters. Vector
+// parameters and inputs: Spec{Params: dyn.Vec("w", 99)} and s.ParamVec("w",
+// 99) (s.InputVec likewise).
 //
 // Input dynamics (lag.go): Lag (a first-order lag discretised exactly, with
 // its mean over the step), DeadTime (a delay continuous in its length, kept
@@ -57,12 +68,15 @@
 // the model's, identified with the rest.
 //
 // NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
-// in the branch not taken never reaches the value; and the reverse pass of
-// every op whose partial derivative can be infinite (÷, √, log, tan, atan2,
-// ×) skips lanes whose adjoint is exactly zero, so the untaken branch
-// cannot turn 0·Inf into a NaN gradient — the failure that makes other
-// differentiable simulators return NaN gradients at rest or at a friction
-// limit.
+// in the branch not taken never reaches the value; and the reverse step of
+// every op that multiplies its adjoint by a partial derivative (× ÷ √ log
+// log1p exp sin cos tan atan atan2 tanh |·| copysign) skips lanes whose
+// adjoint is exactly zero, so the untaken branch, whose adjoint is zero,
+// cannot turn 0·Inf or 0·NaN into a NaN gradient — the failure that makes
+// other differentiable simulators return NaN gradients at rest, at a
+// friction limit or at a surrogate's temperature 0 ("double where"). Users
+// need no trick: Where(Gt(T, 0), TanhClampSym(x, mu, T), Clamp(x, −mu, mu))
+// has a finite gradient at T = 0.
 //
 // Why a package beside ad rather than in it: ad runs gorgonia graphs
 // (compile once, run many, shards, chunked scans); dyn is a language whose
@@ -104,7 +118,12 @@
 // most) → forward; a scalar loss with P ≤ 16 → forward, else reverse;
 // controls (a direction per input and step) → reverse.
 //
-// Concurrency: a Model is immutable and safe for concurrent use. Sim,
-// Stepper, the interpreter and the ops hold scratch memory: one per
-// goroutine.
+// Misuse is an error, not a wrong number: a Sim or Stepper called from two
+// goroutines at once returns ErrConcurrentUse (a Model is immutable and safe
+// for concurrent use; Sim, Stepper, the interpreter and the ops hold scratch
+// memory: one per goroutine); a kernel of another model is refused by
+// NewSimWith and NewStepperWith; a stale generated kernel makes the model's
+// Sims, Steppers and ops fail with ErrStaleKernel unless they opt into the
+// interpreter (Value and Jacobian are guarded as Forward is); a parameter or input that reaches no result is an error of
+// the definition unless Spec.AllowUnused.
 package dyn

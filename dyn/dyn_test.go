@@ -112,7 +112,10 @@ func TestOpsMatchGo(t *testing.T) {
 					x0[j] = math.Abs(x0[j]) + 0.01
 				}
 			}
-			sim := m.NewSimWith(m.NewInterpreter(), B, 1)
+			sim, err := m.NewSimWith(m.NewInterpreter(), B, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y := make([]float64, B)
 			if _, err := sim.Forward(nil, nil, x0, nil, y); err != nil {
 				t.Fatal(err)
@@ -190,7 +193,10 @@ func TestLagMatchesNativeTwin(t *testing.T) {
 	for _, temp := range []float64{0, 0.2} {
 		q := []float64{0.01, temp}
 		for name, k := range map[string]dyn.Kernel{"interpreter": m.NewInterpreter(), "generated": m.NewKernel()} {
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y := make([]float64, 2*T*B)
 			if _, err := sim.Forward(p, q, x0, u, y); err != nil {
 				t.Fatal(err)
@@ -226,7 +232,10 @@ func TestGeneratedEqualsInterpreter(t *testing.T) {
 		var gs [2][3][]float64
 		var cs [2]float64
 		for i, k := range []dyn.Kernel{m.NewInterpreter(), m.NewKernel()} {
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			ys[i] = make([]float64, m.NY()*T*B)
 			c, err := sim.Forward(p, q, x0, u, ys[i])
 			if err != nil {
@@ -238,7 +247,9 @@ func TestGeneratedEqualsInterpreter(t *testing.T) {
 				ybar[j] = math.Sin(float64(j))
 			}
 			gs[i] = [3][]float64{make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))}
-			sim.Backward(p, q, u, ybar, 0.7, nil, gs[i][0], gs[i][1], gs[i][2])
+			if err := sim.Backward(p, q, u, ybar, 0.7, nil, gs[i][0], gs[i][1], gs[i][2]); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if !close(cs[0], cs[1], 1e-12) {
 			t.Errorf("%s: cost %v vs %v", m.Name(), cs[0], cs[1])
@@ -302,7 +313,10 @@ func TestReverseMatchesCentralDifferences(t *testing.T) {
 				}
 			}
 			// Coordinate-wise for the parameters: F = Σ outputs·w + cost.
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y := make([]float64, m.NY()*T*B)
 			w := make([]float64, len(y))
 			for i := range w {
@@ -320,7 +334,9 @@ func TestReverseMatchesCentralDifferences(t *testing.T) {
 			}
 			F(p)
 			g := make([]float64, len(p))
-			sim.Backward(p, q, u, w, 1, nil, g, nil, nil)
+			if err := sim.Backward(p, q, u, w, 1, nil, g, nil, nil); err != nil {
+				t.Fatal(err)
+			}
 			for i := range p {
 				h := 1e-6 * math.Max(1, math.Abs(p[i]))
 				pp := append([]float64(nil), p...)
@@ -347,7 +363,10 @@ func TestWhereShieldsNaN(t *testing.T) {
 	// lane 0: a < 0 (sqrt(a) NaN untaken); lane 1: b = 0 exactly (1/b Inf untaken);
 	x0[0], x0[B+1] = -0.5, 0
 	for name, k := range map[string]dyn.Kernel{"interpreter": m.NewInterpreter(), "generated": m.NewKernel()} {
-		sim := m.NewSimWith(k, B, T)
+		sim, err := m.NewSimWith(k, B, T)
+		if err != nil {
+			t.Fatal(err)
+		}
 		y := make([]float64, m.NY()*T*B)
 		if _, err := sim.Forward(p, q, x0, u, y); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -357,7 +376,9 @@ func TestWhereShieldsNaN(t *testing.T) {
 			ybar[i] = 1
 		}
 		gp, gx, gu := make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))
-		sim.Backward(p, q, u, ybar, 1, nil, gp, gx, gu)
+		if err := sim.Backward(p, q, u, ybar, 1, nil, gp, gx, gu); err != nil {
+			t.Fatal(err)
+		}
 		for _, s := range [][]float64{y, gp, gx, gu} {
 			for i, v := range s {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -379,7 +400,9 @@ func TestJacobian(t *testing.T) {
 	}
 	next := func(p, x, u []float64) []float64 {
 		xn := make([]float64, 4)
-		st.Step(p, q, x, u, xn, nil)
+		if _, err := st.Step(p, q, x, u, xn, nil); err != nil {
+			t.Fatal(err)
+		}
 		return xn
 	}
 	for _, blk := range []struct {

@@ -47,7 +47,9 @@ func ExampleModel_NewSim() {
 	fmt.Printf("final x: %.4f %.4f\n", sim.Final()[0], sim.Final()[1])
 	xTbar := []float64{1, 1, 0, 0} // d(x_T of lane 0 + x_T of lane 1)
 	dtau, dx0, du := make([]float64, 1), make([]float64, len(x0)), make([]float64, len(u))
-	sim.Backward(tau, dt, u, nil, 0, xTbar, dtau, dx0, du)
+	if err := sim.Backward(tau, dt, u, nil, 0, xTbar, dtau, dx0, du); err != nil {
+		panic(err)
+	}
 	fmt.Printf("d/dtau %.4f, d/dx0 %v, d/du first step %.4f\n", dtau[0], dx0[:2], du[0])
 	// Output:
 	// final x: 0.5663 1.5663

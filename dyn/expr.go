@@ -79,18 +79,17 @@ func (o opcode) passesGradient() bool {
 	return !o.isLeaf() && o != opSign && o < opGt
 }
 
-// risky reports ops whose partial derivatives can be infinite or NaN at
-// finite operands (1/0, sqrt at 0, log at 0, tan at π/2): their reverse
-// step skips lanes whose adjoint is exactly zero, so that a branch not taken
-// by Where (adjoint 0) cannot turn 0·Inf into a NaN gradient.
-func (o opcode) risky() bool {
-	switch o {
-	case opDiv, opLog, opLog1p, opSqrt, opTan, opAtan2:
-		return true
-	}
-	return false
-}
-
+// NaN safety. The reverse step of every op that multiplies its adjoint by
+// a partial derivative skips lanes whose adjoint is exactly zero (in the
+// interpreter and in generated code). A branch that Where does not take
+// gets adjoint 0, and so does everything only it reads; its values and
+// partials may be NaN or Inf (1/0, log 0, exp overflowing, tanh or sin of
+// NaN, a friction surrogate at temperature 0), and 0·NaN would be NaN. With
+// the skip, an adjoint is non-zero only along paths the forward pass took,
+// so no non-finite value of an untaken branch reaches a gradient: the
+// "double where" problem is solved here, not left to the user. Ops whose
+// reverse step passes the adjoint on unchanged (+ − neg min max clamp
+// where) need no skip: 0 stays 0.
 // node is one tape entry; a, b, c index earlier nodes; k is a constant's
 // value or a leaf's lane index.
 type node struct {

@@ -153,6 +153,16 @@ func orNil(x []float64) []float64 {
 // vector v equals the reverse pass's ∂⟨v, Y⟩ for the same directions.
 func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 	m := s.m
+	if err := s.enter(); err != nil {
+		return err
+	}
+	busy := true
+	defer func() {
+		if busy {
+			s.busy.Store(false)
+		}
+	}()
+	s.ran = false
 	if err := s.checkLens(p, q, x0, u); err != nil {
 		return err
 	}
@@ -192,12 +202,15 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 	s.stale, s.cost = true, j.Cost
 	if !finite(j.Cost) || !allFinite(j.XT) {
 		// Roll forward storing the states, to name where it diverged.
+		busy = false
+		s.busy.Store(false)
 		_, err := s.Forward(p, q, x0, u, nil)
 		if err == nil {
 			err = fmt.Errorf("dyn: %s: the forward-mode rollout is not finite where Forward is", m.spec.Name)
 		}
 		return err
 	}
+	s.ran = true
 	return nil
 }
 

@@ -76,7 +76,10 @@ func TestJacobianMatchesReverse(t *testing.T) {
 		for kname, k := range kernels(c.m) {
 			m, B, T := c.m, c.B, c.T
 			S, NP := m.NS(), m.NP()
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			j, err := sim.NewJac(dyn.Wrt{X0: true})
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +101,9 @@ func TestJacobianMatchesReverse(t *testing.T) {
 			}
 			// Backward right after Jacobian rolls forward again first.
 			pbar, x0bar := make([]float64, NP), make([]float64, S*B)
-			sim.Backward(c.p, c.q, c.u, v, cbar, w, pbar, x0bar, nil)
+			if err := sim.Backward(c.p, c.q, c.u, v, cbar, w, pbar, x0bar, nil); err != nil {
+				t.Fatal(err)
+			}
 			D := j.D
 			fwd := make([]float64, NP+S*B) // the same contraction from J
 			for i, vi := range v {
@@ -174,7 +179,10 @@ func TestJacobianMatchesCentralDifferences(t *testing.T) {
 		for kname, k := range kernels(c.m) {
 			m, B, T := c.m, c.B, c.T
 			S, NP := m.NS(), m.NP()
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			j, err := sim.NewJac(dyn.Wrt{X0: true})
 			if err != nil {
 				t.Fatal(err)
@@ -258,7 +266,10 @@ func TestJacobianGeneratedEqualsInterpreter(t *testing.T) {
 		for _, w := range ws {
 			var js [2]*dyn.Jac
 			for i, k := range []dyn.Kernel{c.m.NewInterpreter(), c.m.NewKernel()} {
-				sim := c.m.NewSimWith(k, c.B, c.T)
+				sim, err := c.m.NewSimWith(k, c.B, c.T)
+				if err != nil {
+					t.Fatal(err)
+				}
 				j, err := sim.NewJac(w)
 				if err != nil {
 					t.Fatal(err)
@@ -290,7 +301,10 @@ func TestJacobianGeneratedEqualsInterpreter(t *testing.T) {
 func TestJacobianSubsetIsColumns(t *testing.T) {
 	c := fwdCases()[1]
 	for kname, k := range kernels(c.m) {
-		sim := c.m.NewSimWith(k, c.B, c.T)
+		sim, err := c.m.NewSimWith(k, c.B, c.T)
+		if err != nil {
+			t.Fatal(err)
+		}
 		all, _ := sim.NewJac(dyn.Wrt{X0: true})
 		sub, err := sim.NewJac(dyn.Wrt{Params: []int{2, 0}, X0: true})
 		if err != nil {
@@ -321,7 +335,10 @@ func TestJacobianWhereShieldsNaN(t *testing.T) {
 	p, q, x0, u := randomProblem(m, B, T, 2)
 	x0[0], x0[B+1] = -0.5, 0
 	for kname, k := range kernels(m) {
-		sim := m.NewSimWith(k, B, T)
+		sim, err := m.NewSimWith(k, B, T)
+		if err != nil {
+			t.Fatal(err)
+		}
 		j, _ := sim.NewJac(dyn.Wrt{X0: true})
 		if err := sim.Jacobian(p, q, x0, u, j); err != nil {
 			t.Fatalf("%s: %v", kname, err)
@@ -348,7 +365,10 @@ func TestSqrtAtZeroTangent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := m.NewSimWith(m.NewInterpreter(), 1, 2)
+	sim, err := m.NewSimWith(m.NewInterpreter(), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	j, _ := sim.NewJac(dyn.Wrt{})
 	if err := sim.Jacobian([]float64{0.5}, nil, []float64{0}, nil, j); err != nil {
 		t.Fatal(err)
@@ -399,7 +419,10 @@ func TestValueEqualsForward(t *testing.T) {
 	for _, c := range fwdCases() {
 		for kname, k := range kernels(c.m) {
 			m := c.m
-			sim := m.NewSimWith(k, c.B, c.T)
+			sim, err := m.NewSimWith(k, c.B, c.T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y1, y2 := make([]float64, m.NY()*c.T*c.B), make([]float64, m.NY()*c.T*c.B)
 			c1, err := sim.Forward(c.p, c.q, c.x0, c.u, y1)
 			if err != nil {
@@ -407,7 +430,9 @@ func TestValueEqualsForward(t *testing.T) {
 			}
 			xT := append([]float64(nil), sim.Final()...)
 			g1 := make([]float64, m.NP())
-			sim.Backward(c.p, c.q, c.u, y1, 1, nil, g1, nil, nil)
+			if err := sim.Backward(c.p, c.q, c.u, y1, 1, nil, g1, nil, nil); err != nil {
+				t.Fatal(err)
+			}
 			c2, err := sim.Value(c.p, c.q, c.x0, c.u, y2)
 			if err != nil {
 				t.Fatal(err)
@@ -426,7 +451,9 @@ func TestValueEqualsForward(t *testing.T) {
 				}
 			}
 			g2 := make([]float64, m.NP())
-			sim.Backward(c.p, c.q, c.u, y1, 1, nil, g2, nil, nil)
+			if err := sim.Backward(c.p, c.q, c.u, y1, 1, nil, g2, nil, nil); err != nil {
+				t.Fatal(err)
+			}
 			for i := range g1 {
 				if g1[i] != g2[i] {
 					t.Errorf("%s %s: gradient %d after Value %v, after Forward %v", c.name, kname, i, g2[i], g1[i])

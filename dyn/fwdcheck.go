@@ -25,7 +25,14 @@ func (m *Model) CheckGeneratedForward(p, q, x0, u []float64, B, T int, tol float
 	if _, ok := g.k.(TangentRoller); !ok {
 		return 0, fmt.Errorf("dyn: %s: the generated kernel has no RollTangent: regenerate it", m.spec.Name)
 	}
-	gs, is := m.NewSimWith(g.k, B, T), m.NewSimWith(m.NewInterpreter(), B, T)
+	gs, err := m.NewSimWith(g.k, B, T)
+	if err != nil {
+		return 0, err
+	}
+	is, err := m.NewSimWith(m.NewInterpreter(), B, T)
+	if err != nil {
+		return 0, err
+	}
 	ny := m.NY() * T * B
 	y1, y2 := make([]float64, ny), make([]float64, ny)
 	c1, err := gs.Forward(p, q, x0, u, y1)

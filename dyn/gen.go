@@ -38,7 +38,9 @@ func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
 	w("// Not every model calls math or dyn's helpers.\nvar (\n\t_ = math.Abs\n\t_ = dyn.SignOf\n)\n\n")
 	w("// %s is the generated dyn.Kernel of %s (step %s).\n", typeName, varName, m.hash)
 	w("type %s struct{}\n\n", typeName)
-	w("func init() {\n\t// A stale kernel is refused; %s then runs on the interpreter.\n", varName)
+	w("// StepHash implements dyn.StepHasher: another model refuses this kernel.\n")
+	w("func (%s) StepHash() string { return %q }\n\n", typeName, m.hash)
+	w("func init() {\n\t// A stale kernel is refused, and %s's Sims, Steppers and ops then fail\n\t// with that error unless they opt into the interpreter.\n", varName)
 	w("\t_ = %s.UseGenerated(%s{}, %q)\n}\n\n", varName, typeName, m.hash)
 
 	// Forward.
@@ -611,20 +613,20 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 		s = acc(nd.a, "-"+gv)
 	case opSin:
 		if o := g.pair[id]; o >= 0 {
-			s = acc(nd.a, gv+" * "+g.val(o))
+			s = guard(gv, acc(nd.a, gv+" * "+g.val(o)))
 		} else {
-			s = acc(nd.a, gv+" * math.Cos("+a+")")
+			s = guard(gv, acc(nd.a, gv+" * math.Cos("+a+")"))
 		}
 	case opCos:
 		if o := g.pair[id]; o >= 0 {
-			s = acc(nd.a, gv+" * -"+g.val(o))
+			s = guard(gv, acc(nd.a, gv+" * -"+g.val(o)))
 		} else {
-			s = acc(nd.a, gv+" * -math.Sin("+a+")")
+			s = guard(gv, acc(nd.a, gv+" * -math.Sin("+a+")"))
 		}
 	case opTan:
 		s = guard(gv, acc(nd.a, gv+" * (1 + "+v+"*"+v+")"))
 	case opAtan:
-		s = acc(nd.a, gv+" * (1 / (1 + "+a+"*"+a+"))")
+		s = guard(gv, acc(nd.a, gv+" * (1 / (1 + "+a+"*"+a+"))"))
 	case opAtan2:
 		r := "r2" + v
 		inner := acc(nd.a, gv+" * ("+bb+" / "+r+")") + acc(nd.b, gv+" * (-"+a+" / "+r+")")
@@ -632,7 +634,7 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 			s = guard(gv, fmt.Sprintf("if %s := %s*%s + %s*%s; %s != 0 {\n%s}\n", r, a, a, bb, bb, r, inner))
 		}
 	case opExp:
-		s = acc(nd.a, gv+" * "+v)
+		s = guard(gv, acc(nd.a, gv+" * "+v))
 	case opLog:
 		s = guard(gv, acc(nd.a, gv+" * (1 / "+a+")"))
 	case opLog1p:
@@ -640,9 +642,9 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opSqrt:
 		s = guard(gv, acc(nd.a, gv+" * (0.5 / "+v+")"))
 	case opTanh:
-		s = acc(nd.a, gv+" * (1 - "+v+"*"+v+")")
+		s = guard(gv, acc(nd.a, gv+" * (1 - "+v+"*"+v+")"))
 	case opAbs:
-		s = acc(nd.a, gv+" * dyn.SignOf("+a+")")
+		s = guard(gv, acc(nd.a, gv+" * dyn.SignOf("+a+")"))
 	case opMin, opMax:
 		cmp := "<="
 		if nd.op == opMax {
@@ -654,7 +656,7 @@ func (g *gen) reverseOp(b *bytes.Buffer, id int32) {
 	case opWhere:
 		s = branch(g.cond(nd.c), acc(nd.a, gv), acc(nd.b, gv))
 	case opCopysign:
-		s = acc(nd.a, gv+" * (math.Copysign(1, "+a+") * math.Copysign(1, "+bb+"))")
+		s = guard(gv, acc(nd.a, gv+" * (math.Copysign(1, "+a+") * math.Copysign(1, "+bb+"))"))
 	default:
 		panic(fmt.Sprintf("dyn.Generate: reverse of %v", nd.op))
 	}
@@ -669,7 +671,7 @@ func (g *gen) cond(c int32) string {
 	return g.val(c) + " != 0"
 }
 
-// guard skips an update when the adjoint is zero (see opcode.risky).
+// guard skips an update when the adjoint is zero (see expr.go, NaN safety).
 func guard(gv, body string) string {
 	if body == "" {
 		return ""

@@ -1,5 +1,7 @@
 package dyn
 
+import "math"
+
 // interp runs the compiled step over n lanes, one instruction at a time,
 // each instruction a loop over the lanes: the dispatch is paid once per
 // instruction, not per lane, so wide batches (thousands of segments) run at
@@ -7,13 +9,18 @@ package dyn
 // few nanoseconds per instruction. The reverse pass is derived from the
 // same instructions (partials of each op), so it is generated, not written.
 type interp struct {
-	p   *program
-	n   int
-	val [][]float64 // per node: its lanes (leaves alias the caller's data)
-	adj [][]float64
-	own []float64 // backing of the op and constant lanes
-	adb []float64 // backing of adj
+	p     *program
+	hash  string // the model's Hash (StepHasher)
+	stale error  // made by NewKernel in place of a stale generated kernel
+	n     int
+	val   [][]float64 // per node: its lanes (leaves alias the caller's data)
+	adj   [][]float64
+	own   []float64 // backing of the op and constant lanes
+	adb   []float64 // backing of adj
 }
+
+// StepHash implements StepHasher.
+func (in *interp) StepHash() string { return in.hash }
 
 func (in *interp) resize(n int) {
 	if in.n == n && in.val != nil {
@@ -193,7 +200,7 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 			gb := in.adj[nd.b][:len(g)]
 			a, b := in.val[nd.a][:len(g)], in.val[nd.b][:len(g)]
 			for j, v := range g {
-				if v != 0 { // 0·Inf from a branch Where did not take stays 0
+				if v != 0 { // see guardedOp
 					ga[j] += v * b[j]
 					gb[j] += v * a[j]
 				}
@@ -214,7 +221,6 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 			}
 		default:
 			ar := nd.op.arity()
-			risky := nd.op.risky()
 			a, vv := in.val[nd.a][:len(g)], in.val[i]
 			var b, c, gb, gc []float64
 			if ar > 1 {
@@ -224,7 +230,7 @@ func (in *interp) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float
 				c, gc = in.val[nd.c][:len(g)], in.adj[nd.c][:len(g)]
 			}
 			for j, v := range g {
-				if v == 0 && risky {
+				if v == 0 { // see guardedOp
 					continue
 				}
 				var bj, cj float64
@@ -280,4 +286,87 @@ func addTo(dst, src []float64) {
 	for j := range dst {
 		dst[j] += src[j]
 	}
+}
+
+// branchCode is the branch op took at operands (a, b, c) in one lane, for
+// the ops whose value or derivative switches (|·| and sign at 0, min, max,
+// clamp, where, the comparisons, copysign); ok is false for the others.
+// Two points with the same codes everywhere lie on the same smooth piece
+// of the step, so a finite difference between them is exact to O(h²).
+func branchCode(op opcode, a, b, c float64) (code uint8, ok bool) {
+	switch op {
+	case opAbs, opSign:
+		return uint8(SignOf(a) + 1), true
+	case opMin:
+		return uint8(b2f(a <= b)), true
+	case opMax:
+		return uint8(b2f(a >= b)), true
+	case opClamp:
+		switch {
+		case a < b:
+			return 1, true
+		case a > c:
+			return 2, true
+		}
+		return 0, true
+	case opWhere:
+		return uint8(b2f(c != 0)), true
+	case opGt, opGe, opLt, opLe:
+		return uint8(eval(op, a, b, 0)), true
+	case opCopysign:
+		return uint8(2*b2f(math.Signbit(a)) + b2f(math.Signbit(b))), true
+	}
+	return 0, false
+}
+
+// tieCode marks, at a stencil point, a switch whose operands lie within
+// rounding of its threshold (a state stuck at rest is 0 ± 1e-22): its
+// branch there is noise, not a crossing, and matches any branch.
+const tieCode = 255
+
+// switches appends, after run, the branch codes of every switching
+// instruction in every lane (instruction-major); with ties, operands within
+// rounding of the threshold get tieCode.
+func (in *interp) switches(dst []uint8, ties bool) []uint8 {
+	nodes := in.p.nodes
+	for i := int(in.p.firstOp); i < len(nodes); i++ {
+		nd := &nodes[i]
+		if _, ok := branchCode(nd.op, 0, 0, 0); !ok {
+			continue
+		}
+		ops := [3]int32{nd.a, nd.b, nd.c}
+		var v [3][]float64
+		for j := range nd.op.arity() {
+			v[j] = in.val[ops[j]]
+		}
+		for j := range in.n {
+			var x [3]float64
+			for o := range nd.op.arity() {
+				x[o] = v[o][j]
+			}
+			code, _ := branchCode(nd.op, x[0], x[1], x[2])
+			if ties && atTie(nd.op, x[0], x[1], x[2]) {
+				code = tieCode
+			}
+			dst = append(dst, code)
+		}
+	}
+	return dst
+}
+
+// atTie reports operands within rounding (1e-12, absolute and relative)
+// of a switch's threshold.
+func atTie(op opcode, a, b, c float64) bool {
+	near := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*(1+math.Abs(x)+math.Abs(y)) }
+	switch op {
+	case opAbs, opSign:
+		return near(a, 0)
+	case opMin, opMax, opGt, opGe, opLt, opLe:
+		return near(a, b)
+	case opClamp:
+		return near(a, b) || near(a, c)
+	case opCopysign:
+		return near(a, 0) || near(b, 0)
+	}
+	return false
 }

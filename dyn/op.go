@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"math"
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
@@ -21,6 +20,14 @@ type opConfig struct {
 	seed     uint64
 	interp   bool
 	dataU    bool
+}
+
+func newConfig(opts []OpOption) opConfig {
+	cfg := opConfig{check: true, checkTol: DefaultCheckTol, seed: 1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
 }
 
 // InputsAreData declares the inputs u data (commands of a log, step
@@ -61,16 +68,14 @@ type Traj struct {
 // (t·U + k)·B + j; nil when U = 0). Gradients reach p, x0 and u; when x0 or
 // u are data their gradient is computed and dropped.
 //
-// On the first backward run of the first graph of a model, the generated
-// gradient is checked against central differences of the native rollout
-// along a random direction at the actual values (see CheckRollout), and a
-// disagreement above the tolerance fails the run with an error; options
+// On the first backward run of a model (over its graphs and Sims), the
+// generated gradient is checked against finite differences of the native
+// rollout along a random direction at the actual values (see CheckRollout
+// and Sim.Backward), and a disagreement above the tolerance fails the run
+// with an error naming the lane, step and kernel or instruction; options
 // turn it off or change the tolerance.
 func Rollout(m *Model, p, q, x0, u *G.Node, B, T int, opts ...OpOption) (*Traj, error) {
-	cfg := opConfig{check: true, checkTol: DefaultCheckTol, seed: 1}
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := newConfig(opts)
 	if B < 1 || T < 1 {
 		return nil, fmt.Errorf("dyn.Rollout(%s): B = %d lanes and T = %d steps, want ≥ 1", m.spec.Name, B, T)
 	}
@@ -79,7 +84,10 @@ func Rollout(m *Model, p, q, x0, u *G.Node, B, T int, opts ...OpOption) (*Traj, 
 	if cfg.interp {
 		k = m.NewInterpreter()
 	}
-	ws.sim = m.NewSimWith(k, B, T)
+	if err := m.accepts(k); err != nil {
+		return nil, fmt.Errorf("dyn.Rollout: %w", err)
+	}
+	ws.sim = m.newSim(k, B, T, cfg)
 	ws.ny = m.NY() * T * B
 	ws.size = ws.ny + 1 + m.NS()*B
 	ws.gsize = m.NP() + m.NS()*B + T*m.NU()*B
@@ -321,58 +329,21 @@ func (op *gradOp) Do(in ...G.Value) (G.Value, error) {
 	}
 	ybar, cbar, xTbar := gb[:ws.ny], gb[ws.ny], gb[ws.ny+1:]
 	m := ws.m
-	if ws.cfg.check && !m.checked.Load() {
-		if err := ws.selfCheck(p, q, x0, u, ybar, cbar, xTbar); err != nil {
-			return nil, err
-		}
-	}
 	out := op.buf.Data().([]float64)
 	np, ns := m.NP(), m.NS()*ws.B
 	var ubar []float64
 	if m.NU() > 0 && !ws.cfg.dataU {
 		ubar = out[np+ns:]
 	}
-	ws.sim.Backward(p, q, u, ybar, cbar, xTbar, out[:np], out[np:np+ns], ubar)
+	if err := ws.sim.Backward(p, q, u, ybar, cbar, xTbar, out[:np], out[np:np+ns], ubar); err != nil {
+		return nil, err
+	}
 	for i, v := range out[:np] {
 		if !finite(v) {
 			return nil, fmt.Errorf("dyn: %s: the gradient of parameter %s is %v (the forward values were finite)", m.spec.Name, m.spec.Params[i], v)
 		}
 	}
 	return op.buf, nil
-}
-
-func (ws *workspace) selfCheck(p, q, x0, u, ybar []float64, cbar float64, xTbar []float64) error {
-	m := ws.m
-	m.checkOnce.Lock()
-	defer m.checkOnce.Unlock()
-	if m.checked.Load() {
-		return nil
-	}
-	zero := cbar == 0
-	for _, s := range [][]float64{ybar, xTbar} {
-		for _, v := range s {
-			if v != 0 {
-				zero = false
-			}
-		}
-	}
-	if zero {
-		ybar, xTbar = nil, nil // no upstream signal: check with random weights
-	}
-	var k Kernel = m.NewInterpreter()
-	if g := m.gen.Load(); g != nil && !ws.cfg.interp {
-		k = g.k
-	}
-	c, err := m.checkKinked(k, p, q, x0, u, ws.B, ws.T, ybar, cbar, xTbar, ws.cfg.seed, ws.cfg.checkTol)
-	if err != nil {
-		return fmt.Errorf("dyn: %s: self-check: %w", m.spec.Name, err)
-	}
-	m.lastCheck.Store(math.Float64bits(c.RelErr))
-	if c.RelErr > ws.cfg.checkTol {
-		return fmt.Errorf("dyn: %s: self-check failed: %v, tolerance %.3g", m.spec.Name, c, ws.cfg.checkTol)
-	}
-	m.checked.Store(true)
-	return nil
 }
 
 // sliceOp copies n values from offset lo of a packed vector (of length

@@ -13,6 +13,16 @@ import "fmt"
 // with the states stored).
 func (s *Sim) Value(p, q, x0, u, y []float64) (float64, error) {
 	m := s.m
+	if err := s.enter(); err != nil {
+		return 0, err
+	}
+	busy := true
+	defer func() {
+		if busy {
+			s.busy.Store(false)
+		}
+	}()
+	s.ran = false
 	if err := s.checkLens(p, q, x0, u); err != nil {
 		return 0, err
 	}
@@ -51,7 +61,10 @@ func (s *Sim) Value(p, q, x0, u, y []float64) (float64, error) {
 	}
 	s.cost = c
 	if !finite(c) || !allFinite(xT) {
+		busy = false
+		s.busy.Store(false)
 		return s.Forward(p, q, x0, u, y)
 	}
+	s.ran = true
 	return c, nil
 }

@@ -204,7 +204,10 @@ func measure(d *data, reps int) (*result, *ad.Program, error) {
 		kernel dyn.Kernel
 		dst    *float64
 	}{{Robot.NewKernel(), &r.NativeS}, {Robot.NewInterpreter(), &r.InterpNativeS}} {
-		sim := Robot.NewSimWith(k.kernel, d.B, d.T)
+		sim, err := Robot.NewSimWith(k.kernel, d.B, d.T)
+		if err != nil {
+			return nil, nil, err
+		}
 		if *k.dst, err = timeIt(reps, func() error { _, err := sim.Forward(start, q, d.x0, d.u, nil); return err }); err != nil {
 			return nil, nil, err
 		}

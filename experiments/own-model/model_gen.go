@@ -19,8 +19,12 @@ var (
 // robotKernel is the generated dyn.Kernel of Robot (step b5d0eed9574d780c).
 type robotKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (robotKernel) StepHash() string { return "b5d0eed9574d780c" }
+
 func init() {
-	// A stale kernel is refused; Robot then runs on the interpreter.
+	// A stale kernel is refused, and Robot's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Robot.UseGenerated(robotKernel{}, "b5d0eed9574d780c")
 }
 
@@ -184,14 +188,18 @@ func (robotKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gv23 += gv28 * v27
 			gv27 += gv28 * v23
 		}
-		gs2 += gv27 * v24
+		if gv27 != 0 {
+			gs2 += gv27 * v24
+		}
 		gs0 += gv26
 		gv25 += gv26
 		if gv25 != 0 {
 			gv23 += gv25 * v24
 			gv24 += gv25 * v23
 		}
-		gs2 += gv24 * -v27
+		if gv24 != 0 {
+			gs2 += gv24 * -v27
+		}
 		if gv23 != 0 {
 			gs3 += gv23 * q0
 		}
@@ -321,14 +329,18 @@ func (robotKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gv23 += gv28 * v27
 				gv27 += gv28 * v23
 			}
-			gs2 += gv27 * v24
+			if gv27 != 0 {
+				gs2 += gv27 * v24
+			}
 			gs0 += gv26
 			gv25 += gv26
 			if gv25 != 0 {
 				gv23 += gv25 * v24
 				gv24 += gv25 * v23
 			}
-			gs2 += gv24 * -v27
+			if gv24 != 0 {
+				gs2 += gv24 * -v27
+			}
 			if gv23 != 0 {
 				gs3 += gv23 * q0
 			}

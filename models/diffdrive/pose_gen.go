@@ -19,8 +19,12 @@ var (
 // kernelPoseModel is the generated dyn.Kernel of PoseModel (step a698dad973eb9346).
 type kernelPoseModel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelPoseModel) StepHash() string { return "a698dad973eb9346" }
+
 func init() {
-	// A stale kernel is refused; PoseModel then runs on the interpreter.
+	// A stale kernel is refused, and PoseModel's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = PoseModel.UseGenerated(kernelPoseModel{}, "a698dad973eb9346")
 }
 
@@ -502,14 +506,18 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gv99 += gv104 * v103
 			gv103 += gv104 * v99
 		}
-		gs6 += gv103 * v100
+		if gv103 != 0 {
+			gs6 += gv103 * v100
+		}
 		gs4 += gv102
 		gv101 += gv102
 		if gv101 != 0 {
 			gv99 += gv101 * v100
 			gv100 += gv101 * v99
 		}
-		gs6 += gv100 * -v103
+		if gv100 != 0 {
+			gs6 += gv100 * -v103
+		}
 		if gv99 != 0 {
 			gv96 += gv99 * q0
 		}
@@ -533,7 +541,9 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 		}
 		gv73 += gv92
 		gv91 += -gv92
-		gv60 += gv91 * (math.Copysign(1, v60) * math.Copysign(1, v73))
+		if gv91 != 0 {
+			gv60 += gv91 * (math.Copysign(1, v60) * math.Copysign(1, v73))
+		}
 		gv73 += gv88
 		gv87 += gv88
 		if gv87 != 0 {
@@ -554,14 +564,18 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gv48 += gv81 * v80
 			gv80 += gv81 * v48
 		}
-		gv79 += gv80 * (1 - v80*v80)
+		if gv80 != 0 {
+			gv79 += gv80 * (1 - v80*v80)
+		}
 		if gv79 != 0 {
 			gv78 += gv79 * (1 / v48)
 			gv48 += gv79 * (-v79 / v48)
 		}
 		gv77 += gv78
 		gv47 += -gv78
-		gv76 += gv77 * dyn.SignOf(v76)
+		if gv77 != 0 {
+			gv76 += gv77 * dyn.SignOf(v76)
+		}
 		gv75 += gv76
 		gs3 += -gv76
 		if gv75 != 0 {
@@ -599,7 +613,9 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 		}
 		gv40 += gv64
 		gv63 += -gv64
-		gv60 += gv63 * (math.Copysign(1, v60) * math.Copysign(1, v40))
+		if gv63 != 0 {
+			gv60 += gv63 * (math.Copysign(1, v60) * math.Copysign(1, v40))
+		}
 		if gv60 != 0 {
 			gp5 += gv60 * q0
 		}
@@ -623,7 +639,9 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gv48 += gv52 * v51
 			gv51 += gv52 * v48
 		}
-		gv50 += gv51 * (1 - v51*v51)
+		if gv51 != 0 {
+			gv50 += gv51 * (1 - v51*v51)
+		}
 		if gv50 != 0 {
 			gv49 += gv50 * (1 / v48)
 			gv48 += gv50 * (-v50 / v48)
@@ -637,7 +655,9 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gv46 += gv47 * v45
 		}
 		gp5 += gv46
-		gv43 += gv44 * dyn.SignOf(v43)
+		if gv44 != 0 {
+			gv43 += gv44 * dyn.SignOf(v43)
+		}
 		gv42 += gv43
 		gs1 += -gv43
 		if gv42 != 0 {
@@ -693,7 +713,9 @@ func (kernelPoseModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gp1 += gv22 * v21
 			gv21 += gv22 * p1
 		}
-		gu0 += gv21 * dyn.SignOf(u0)
+		if gv21 != 0 {
+			gu0 += gv21 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -910,14 +932,18 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gv99 += gv104 * v103
 				gv103 += gv104 * v99
 			}
-			gs6 += gv103 * v100
+			if gv103 != 0 {
+				gs6 += gv103 * v100
+			}
 			gs4 += gv102
 			gv101 += gv102
 			if gv101 != 0 {
 				gv99 += gv101 * v100
 				gv100 += gv101 * v99
 			}
-			gs6 += gv100 * -v103
+			if gv100 != 0 {
+				gs6 += gv100 * -v103
+			}
 			if gv99 != 0 {
 				gv96 += gv99 * q0
 			}
@@ -941,7 +967,9 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 			}
 			gv73 += gv92
 			gv91 += -gv92
-			gv60 += gv91 * (math.Copysign(1, v60) * math.Copysign(1, v73))
+			if gv91 != 0 {
+				gv60 += gv91 * (math.Copysign(1, v60) * math.Copysign(1, v73))
+			}
 			gv73 += gv88
 			gv87 += gv88
 			if gv87 != 0 {
@@ -962,14 +990,18 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gv48 += gv81 * v80
 				gv80 += gv81 * v48
 			}
-			gv79 += gv80 * (1 - v80*v80)
+			if gv80 != 0 {
+				gv79 += gv80 * (1 - v80*v80)
+			}
 			if gv79 != 0 {
 				gv78 += gv79 * (1 / v48)
 				gv48 += gv79 * (-v79 / v48)
 			}
 			gv77 += gv78
 			gv47 += -gv78
-			gv76 += gv77 * dyn.SignOf(v76)
+			if gv77 != 0 {
+				gv76 += gv77 * dyn.SignOf(v76)
+			}
 			gv75 += gv76
 			gs3 += -gv76
 			if gv75 != 0 {
@@ -1007,7 +1039,9 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 			}
 			gv40 += gv64
 			gv63 += -gv64
-			gv60 += gv63 * (math.Copysign(1, v60) * math.Copysign(1, v40))
+			if gv63 != 0 {
+				gv60 += gv63 * (math.Copysign(1, v60) * math.Copysign(1, v40))
+			}
 			if gv60 != 0 {
 				gp5 += gv60 * q0
 			}
@@ -1031,7 +1065,9 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gv48 += gv52 * v51
 				gv51 += gv52 * v48
 			}
-			gv50 += gv51 * (1 - v51*v51)
+			if gv51 != 0 {
+				gv50 += gv51 * (1 - v51*v51)
+			}
 			if gv50 != 0 {
 				gv49 += gv50 * (1 / v48)
 				gv48 += gv50 * (-v50 / v48)
@@ -1045,7 +1081,9 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gv46 += gv47 * v45
 			}
 			gp5 += gv46
-			gv43 += gv44 * dyn.SignOf(v43)
+			if gv44 != 0 {
+				gv43 += gv44 * dyn.SignOf(v43)
+			}
 			gv42 += gv43
 			gs1 += -gv43
 			if gv42 != 0 {
@@ -1101,7 +1139,9 @@ func (kernelPoseModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gp1 += gv22 * v21
 				gv21 += gv22 * p1
 			}
-			gu0 += gv21 * dyn.SignOf(u0)
+			if gv21 != 0 {
+				gu0 += gv21 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

@@ -17,7 +17,10 @@ func TestPoseModelMatchesNative(t *testing.T) {
 	p := Paper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for name, k := range map[string]dyn.Kernel{"generated": PoseModel.NewKernel(), "interpreter": PoseModel.NewInterpreter()} {
-		st := PoseModel.NewStepperWith(k)
+		st, err := PoseModel.NewStepperWith(k)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, band := range []float64{0, 0.05} {
 			q := []float64{p.H, p.L, band}
 			z := p.Zeta()
@@ -38,7 +41,9 @@ func TestPoseModelMatchesNative(t *testing.T) {
 				x := []float64{s.SdR, s.SddR, s.SdL, s.SddL, px, py, pth}
 				xn := make([]float64, 7)
 				y := make([]float64, 3)
-				st.Step(z[:], q, x, []float64{uf, ul}, xn, y)
+				if _, err := st.Step(z[:], q, x, []float64{uf, ul}, xn, y); err != nil {
+					t.Fatal(err)
+				}
 				var want State
 				if band == 0 {
 					var lock [2]bool

@@ -257,7 +257,9 @@ func (s *StepLoss) LossGrad(z [6]float64, sm Smoothing) (float64, [6]float64, er
 	if err != nil {
 		return 0, g, err
 	}
-	sim.Backward(z[:], q, s.u, nil, 1, nil, s.grad, nil, nil)
+	if err := sim.Backward(z[:], q, s.u, nil, 1, nil, s.grad, nil, nil); err != nil {
+		return 0, g, err
+	}
 	copy(g[:], s.grad)
 	return L, g, nil
 }

@@ -19,8 +19,12 @@ var (
 // kernelCalibExact is the generated dyn.Kernel of CalibExact (step 874505803579f028).
 type kernelCalibExact struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelCalibExact) StepHash() string { return "874505803579f028" }
+
 func init() {
-	// A stale kernel is refused; CalibExact then runs on the interpreter.
+	// A stale kernel is refused, and CalibExact's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = CalibExact.UseGenerated(kernelCalibExact{}, "874505803579f028")
 }
 
@@ -322,10 +326,14 @@ func (kernelCalibExact) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		if gv65 != 0 {
 			gv64 += gv65 * q2
 		}
-		gv63 += gv64 * dyn.SignOf(v63)
+		if gv64 != 0 {
+			gv63 += gv64 * dyn.SignOf(v63)
+		}
 		gv60 += gv63
 		gu3 += -gv63
-		gv61 += gv62 * dyn.SignOf(v61)
+		if gv62 != 0 {
+			gv61 += gv62 * dyn.SignOf(v61)
+		}
 		gv58 += gv61
 		gu2 += -gv61
 		if gv60 != 0 {
@@ -343,7 +351,9 @@ func (kernelCalibExact) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		gv51 += gv55
 		gv54 += -gv55
-		gv39 += gv54 * (math.Copysign(1, v39) * math.Copysign(1, v51))
+		if gv54 != 0 {
+			gv39 += gv54 * (math.Copysign(1, v39) * math.Copysign(1, v51))
+		}
 		gs2 += gv51
 		gv50 += gv51
 		if gv50 != 0 {
@@ -370,7 +380,9 @@ func (kernelCalibExact) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		}
 		gv38 += gv43
 		gv42 += -gv43
-		gv39 += gv42 * (math.Copysign(1, v39) * math.Copysign(1, v38))
+		if gv42 != 0 {
+			gv39 += gv42 * (math.Copysign(1, v39) * math.Copysign(1, v38))
+		}
 		if gv39 != 0 {
 			gp5 += gv39 * q0
 		}
@@ -423,7 +435,9 @@ func (kernelCalibExact) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gp1 += gv21 * v20
 			gv20 += gv21 * p1
 		}
-		gu0 += gv20 * dyn.SignOf(u0)
+		if gv20 != 0 {
+			gu0 += gv20 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -568,10 +582,14 @@ func (kernelCalibExact) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			if gv65 != 0 {
 				gv64 += gv65 * q2
 			}
-			gv63 += gv64 * dyn.SignOf(v63)
+			if gv64 != 0 {
+				gv63 += gv64 * dyn.SignOf(v63)
+			}
 			gv60 += gv63
 			gu3 += -gv63
-			gv61 += gv62 * dyn.SignOf(v61)
+			if gv62 != 0 {
+				gv61 += gv62 * dyn.SignOf(v61)
+			}
 			gv58 += gv61
 			gu2 += -gv61
 			if gv60 != 0 {
@@ -589,7 +607,9 @@ func (kernelCalibExact) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			}
 			gv51 += gv55
 			gv54 += -gv55
-			gv39 += gv54 * (math.Copysign(1, v39) * math.Copysign(1, v51))
+			if gv54 != 0 {
+				gv39 += gv54 * (math.Copysign(1, v39) * math.Copysign(1, v51))
+			}
 			gs2 += gv51
 			gv50 += gv51
 			if gv50 != 0 {
@@ -616,7 +636,9 @@ func (kernelCalibExact) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			}
 			gv38 += gv43
 			gv42 += -gv43
-			gv39 += gv42 * (math.Copysign(1, v39) * math.Copysign(1, v38))
+			if gv42 != 0 {
+				gv39 += gv42 * (math.Copysign(1, v39) * math.Copysign(1, v38))
+			}
 			if gv39 != 0 {
 				gp5 += gv39 * q0
 			}
@@ -669,7 +691,9 @@ func (kernelCalibExact) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gp1 += gv21 * v20
 				gv20 += gv21 * p1
 			}
-			gu0 += gv20 * dyn.SignOf(u0)
+			if gv20 != 0 {
+				gu0 += gv20 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

@@ -19,8 +19,12 @@ var (
 // kernelCalibSmoothAbs is the generated dyn.Kernel of CalibSmoothAbs (step 18cd3ab804271e82).
 type kernelCalibSmoothAbs struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelCalibSmoothAbs) StepHash() string { return "18cd3ab804271e82" }
+
 func init() {
-	// A stale kernel is refused; CalibSmoothAbs then runs on the interpreter.
+	// A stale kernel is refused, and CalibSmoothAbs's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = CalibSmoothAbs.UseGenerated(kernelCalibSmoothAbs{}, "18cd3ab804271e82")
 }
 
@@ -400,7 +404,9 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 		}
 		gv52 += gv56
 		gv55 += -gv56
-		gv40 += gv55 * (math.Copysign(1, v40) * math.Copysign(1, v52))
+		if gv55 != 0 {
+			gv40 += gv55 * (math.Copysign(1, v40) * math.Copysign(1, v52))
+		}
 		gs2 += gv52
 		gv51 += gv52
 		if gv51 != 0 {
@@ -427,7 +433,9 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 		}
 		gv39 += gv44
 		gv43 += -gv44
-		gv40 += gv43 * (math.Copysign(1, v40) * math.Copysign(1, v39))
+		if gv43 != 0 {
+			gv40 += gv43 * (math.Copysign(1, v40) * math.Copysign(1, v39))
+		}
 		if gv40 != 0 {
 			gp5 += gv40 * q0
 		}
@@ -480,7 +488,9 @@ func (kernelCalibSmoothAbs) Reverse(n int, p, q, x, u, axn, ay []float64, ys int
 			gp1 += gv22 * v21
 			gv21 += gv22 * p1
 		}
-		gu0 += gv21 * dyn.SignOf(u0)
+		if gv21 != 0 {
+			gu0 += gv21 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -681,7 +691,9 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 			}
 			gv52 += gv56
 			gv55 += -gv56
-			gv40 += gv55 * (math.Copysign(1, v40) * math.Copysign(1, v52))
+			if gv55 != 0 {
+				gv40 += gv55 * (math.Copysign(1, v40) * math.Copysign(1, v52))
+			}
 			gs2 += gv52
 			gv51 += gv52
 			if gv51 != 0 {
@@ -708,7 +720,9 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 			}
 			gv39 += gv44
 			gv43 += -gv44
-			gv40 += gv43 * (math.Copysign(1, v40) * math.Copysign(1, v39))
+			if gv43 != 0 {
+				gv40 += gv43 * (math.Copysign(1, v40) * math.Copysign(1, v39))
+			}
 			if gv40 != 0 {
 				gp5 += gv40 * q0
 			}
@@ -761,7 +775,9 @@ func (kernelCalibSmoothAbs) RollBack(n, T int, p, q, X, u, ybar []float64, cbar 
 				gp1 += gv22 * v21
 				gv21 += gv22 * p1
 			}
-			gu0 += gv21 * dyn.SignOf(u0)
+			if gv21 != 0 {
+				gu0 += gv21 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

@@ -19,8 +19,12 @@ var (
 // kernelCalibSmooth is the generated dyn.Kernel of CalibSmooth (step 140452ed57252d82).
 type kernelCalibSmooth struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelCalibSmooth) StepHash() string { return "140452ed57252d82" }
+
 func init() {
-	// A stale kernel is refused; CalibSmooth then runs on the interpreter.
+	// A stale kernel is refused, and CalibSmooth's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = CalibSmooth.UseGenerated(kernelCalibSmooth{}, "140452ed57252d82")
 }
 
@@ -403,10 +407,14 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		if gv88 != 0 {
 			gv87 += gv88 * q3
 		}
-		gv86 += gv87 * dyn.SignOf(v86)
+		if gv87 != 0 {
+			gv86 += gv87 * dyn.SignOf(v86)
+		}
 		gv83 += gv86
 		gu3 += -gv86
-		gv84 += gv85 * dyn.SignOf(v84)
+		if gv85 != 0 {
+			gv84 += gv85 * dyn.SignOf(v84)
+		}
 		gv81 += gv84
 		gu2 += -gv84
 		if gv83 != 0 {
@@ -439,14 +447,18 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv46 += gv72 * v71
 			gv71 += gv72 * v46
 		}
-		gv70 += gv71 * (1 - v71*v71)
+		if gv71 != 0 {
+			gv70 += gv71 * (1 - v71*v71)
+		}
 		if gv70 != 0 {
 			gv69 += gv70 * (1 / v46)
 			gv46 += gv70 * (-v70 / v46)
 		}
 		gv68 += gv69
 		gv45 += -gv69
-		gv67 += gv68 * dyn.SignOf(v67)
+		if gv68 != 0 {
+			gv67 += gv68 * dyn.SignOf(v67)
+		}
 		gv66 += gv67
 		gs3 += -gv67
 		if gv66 != 0 {
@@ -494,7 +506,9 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv46 += gv50 * v49
 			gv49 += gv50 * v46
 		}
-		gv48 += gv49 * (1 - v49*v49)
+		if gv49 != 0 {
+			gv48 += gv49 * (1 - v49*v49)
+		}
 		if gv48 != 0 {
 			gv47 += gv48 * (1 / v46)
 			gv46 += gv48 * (-v48 / v46)
@@ -508,7 +522,9 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv44 += gv45 * v43
 		}
 		gp5 += gv44
-		gv41 += gv42 * dyn.SignOf(v41)
+		if gv42 != 0 {
+			gv41 += gv42 * dyn.SignOf(v41)
+		}
 		gv40 += gv41
 		gs1 += -gv41
 		if gv40 != 0 {
@@ -564,7 +580,9 @@ func (kernelCalibSmooth) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp1 += gv21 * v20
 			gv20 += gv21 * p1
 		}
-		gu0 += gv20 * dyn.SignOf(u0)
+		if gv20 != 0 {
+			gu0 += gv20 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -736,10 +754,14 @@ func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			if gv88 != 0 {
 				gv87 += gv88 * q3
 			}
-			gv86 += gv87 * dyn.SignOf(v86)
+			if gv87 != 0 {
+				gv86 += gv87 * dyn.SignOf(v86)
+			}
 			gv83 += gv86
 			gu3 += -gv86
-			gv84 += gv85 * dyn.SignOf(v84)
+			if gv85 != 0 {
+				gv84 += gv85 * dyn.SignOf(v84)
+			}
 			gv81 += gv84
 			gu2 += -gv84
 			if gv83 != 0 {
@@ -772,14 +794,18 @@ func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv46 += gv72 * v71
 				gv71 += gv72 * v46
 			}
-			gv70 += gv71 * (1 - v71*v71)
+			if gv71 != 0 {
+				gv70 += gv71 * (1 - v71*v71)
+			}
 			if gv70 != 0 {
 				gv69 += gv70 * (1 / v46)
 				gv46 += gv70 * (-v70 / v46)
 			}
 			gv68 += gv69
 			gv45 += -gv69
-			gv67 += gv68 * dyn.SignOf(v67)
+			if gv68 != 0 {
+				gv67 += gv68 * dyn.SignOf(v67)
+			}
 			gv66 += gv67
 			gs3 += -gv67
 			if gv66 != 0 {
@@ -827,7 +853,9 @@ func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv46 += gv50 * v49
 				gv49 += gv50 * v46
 			}
-			gv48 += gv49 * (1 - v49*v49)
+			if gv49 != 0 {
+				gv48 += gv49 * (1 - v49*v49)
+			}
 			if gv48 != 0 {
 				gv47 += gv48 * (1 / v46)
 				gv46 += gv48 * (-v48 / v46)
@@ -841,7 +869,9 @@ func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv44 += gv45 * v43
 			}
 			gp5 += gv44
-			gv41 += gv42 * dyn.SignOf(v41)
+			if gv42 != 0 {
+				gv41 += gv42 * dyn.SignOf(v41)
+			}
 			gv40 += gv41
 			gs1 += -gv41
 			if gv40 != 0 {
@@ -897,7 +927,9 @@ func (kernelCalibSmooth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp1 += gv21 * v20
 				gv20 += gv21 * p1
 			}
-			gu0 += gv20 * dyn.SignOf(u0)
+			if gv20 != 0 {
+				gu0 += gv20 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

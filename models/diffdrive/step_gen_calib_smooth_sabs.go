@@ -19,8 +19,12 @@ var (
 // kernelCalibSmoothBoth is the generated dyn.Kernel of CalibSmoothBoth (step 16870fa2a36694e1).
 type kernelCalibSmoothBoth struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelCalibSmoothBoth) StepHash() string { return "16870fa2a36694e1" }
+
 func init() {
-	// A stale kernel is refused; CalibSmoothBoth then runs on the interpreter.
+	// A stale kernel is refused, and CalibSmoothBoth's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = CalibSmoothBoth.UseGenerated(kernelCalibSmoothBoth{}, "16870fa2a36694e1")
 }
 
@@ -496,14 +500,18 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 			gv47 += gv73 * v72
 			gv72 += gv73 * v47
 		}
-		gv71 += gv72 * (1 - v72*v72)
+		if gv72 != 0 {
+			gv71 += gv72 * (1 - v72*v72)
+		}
 		if gv71 != 0 {
 			gv70 += gv71 * (1 / v47)
 			gv47 += gv71 * (-v71 / v47)
 		}
 		gv69 += gv70
 		gv46 += -gv70
-		gv68 += gv69 * dyn.SignOf(v68)
+		if gv69 != 0 {
+			gv68 += gv69 * dyn.SignOf(v68)
+		}
 		gv67 += gv68
 		gs3 += -gv68
 		if gv67 != 0 {
@@ -551,7 +559,9 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 			gv47 += gv51 * v50
 			gv50 += gv51 * v47
 		}
-		gv49 += gv50 * (1 - v50*v50)
+		if gv50 != 0 {
+			gv49 += gv50 * (1 - v50*v50)
+		}
 		if gv49 != 0 {
 			gv48 += gv49 * (1 / v47)
 			gv47 += gv49 * (-v49 / v47)
@@ -565,7 +575,9 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 			gv45 += gv46 * v44
 		}
 		gp5 += gv45
-		gv42 += gv43 * dyn.SignOf(v42)
+		if gv43 != 0 {
+			gv42 += gv43 * dyn.SignOf(v42)
+		}
 		gv41 += gv42
 		gs1 += -gv42
 		if gv41 != 0 {
@@ -621,7 +633,9 @@ func (kernelCalibSmoothBoth) Reverse(n int, p, q, x, u, axn, ay []float64, ys in
 			gp1 += gv22 * v21
 			gv21 += gv22 * p1
 		}
-		gu0 += gv21 * dyn.SignOf(u0)
+		if gv21 != 0 {
+			gu0 += gv21 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -864,14 +878,18 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 				gv47 += gv73 * v72
 				gv72 += gv73 * v47
 			}
-			gv71 += gv72 * (1 - v72*v72)
+			if gv72 != 0 {
+				gv71 += gv72 * (1 - v72*v72)
+			}
 			if gv71 != 0 {
 				gv70 += gv71 * (1 / v47)
 				gv47 += gv71 * (-v71 / v47)
 			}
 			gv69 += gv70
 			gv46 += -gv70
-			gv68 += gv69 * dyn.SignOf(v68)
+			if gv69 != 0 {
+				gv68 += gv69 * dyn.SignOf(v68)
+			}
 			gv67 += gv68
 			gs3 += -gv68
 			if gv67 != 0 {
@@ -919,7 +937,9 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 				gv47 += gv51 * v50
 				gv50 += gv51 * v47
 			}
-			gv49 += gv50 * (1 - v50*v50)
+			if gv50 != 0 {
+				gv49 += gv50 * (1 - v50*v50)
+			}
 			if gv49 != 0 {
 				gv48 += gv49 * (1 / v47)
 				gv47 += gv49 * (-v49 / v47)
@@ -933,7 +953,9 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 				gv45 += gv46 * v44
 			}
 			gp5 += gv45
-			gv42 += gv43 * dyn.SignOf(v42)
+			if gv43 != 0 {
+				gv42 += gv43 * dyn.SignOf(v42)
+			}
 			gv41 += gv42
 			gs1 += -gv42
 			if gv41 != 0 {
@@ -989,7 +1011,9 @@ func (kernelCalibSmoothBoth) RollBack(n, T int, p, q, X, u, ybar []float64, cbar
 				gp1 += gv22 * v21
 				gv21 += gv22 * p1
 			}
-			gu0 += gv21 * dyn.SignOf(u0)
+			if gv21 != 0 {
+				gu0 += gv21 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

@@ -19,8 +19,12 @@ var (
 // kernelStepModel is the generated dyn.Kernel of StepModel (step 55d3cf87962229cd).
 type kernelStepModel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelStepModel) StepHash() string { return "55d3cf87962229cd" }
+
 func init() {
-	// A stale kernel is refused; StepModel then runs on the interpreter.
+	// A stale kernel is refused, and StepModel's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = StepModel.UseGenerated(kernelStepModel{}, "55d3cf87962229cd")
 }
 
@@ -284,7 +288,9 @@ func (kernelStepModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 		}
 		gv46 += gv50
 		gv49 += -gv50
-		gv34 += gv49 * (math.Copysign(1, v34) * math.Copysign(1, v46))
+		if gv49 != 0 {
+			gv34 += gv49 * (math.Copysign(1, v34) * math.Copysign(1, v46))
+		}
 		gs2 += gv46
 		gv45 += gv46
 		if gv45 != 0 {
@@ -311,7 +317,9 @@ func (kernelStepModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 		}
 		gv33 += gv38
 		gv37 += -gv38
-		gv34 += gv37 * (math.Copysign(1, v34) * math.Copysign(1, v33))
+		if gv37 != 0 {
+			gv34 += gv37 * (math.Copysign(1, v34) * math.Copysign(1, v33))
+		}
 		if gv34 != 0 {
 			gp5 += gv34 * q0
 		}
@@ -364,7 +372,9 @@ func (kernelStepModel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac 
 			gp1 += gv16 * v15
 			gv15 += gv16 * p1
 		}
-		gu0 += gv15 * dyn.SignOf(u0)
+		if gv15 != 0 {
+			gu0 += gv15 * dyn.SignOf(u0)
+		}
 		ax[0*n+j] = gs0
 		ax[1*n+j] = gs1
 		ax[2*n+j] = gs2
@@ -495,7 +505,9 @@ func (kernelStepModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 			}
 			gv46 += gv50
 			gv49 += -gv50
-			gv34 += gv49 * (math.Copysign(1, v34) * math.Copysign(1, v46))
+			if gv49 != 0 {
+				gv34 += gv49 * (math.Copysign(1, v34) * math.Copysign(1, v46))
+			}
 			gs2 += gv46
 			gv45 += gv46
 			if gv45 != 0 {
@@ -522,7 +534,9 @@ func (kernelStepModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 			}
 			gv33 += gv38
 			gv37 += -gv38
-			gv34 += gv37 * (math.Copysign(1, v34) * math.Copysign(1, v33))
+			if gv37 != 0 {
+				gv34 += gv37 * (math.Copysign(1, v34) * math.Copysign(1, v33))
+			}
 			if gv34 != 0 {
 				gp5 += gv34 * q0
 			}
@@ -575,7 +589,9 @@ func (kernelStepModel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float
 				gp1 += gv16 * v15
 				gv15 += gv16 * p1
 			}
-			gu0 += gv15 * dyn.SignOf(u0)
+			if gv15 != 0 {
+				gu0 += gv15 * dyn.SignOf(u0)
+			}
 			l0 = gs0
 			l1 = gs1
 			l2 = gs2

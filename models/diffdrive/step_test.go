@@ -49,7 +49,10 @@ func TestStepModelMatchesSimulate(t *testing.T) {
 		s0 := State{SdR: 0.3, SddR: 0.1, SdL: -0.2}
 		p.SimulateSpeeds(s0, uf, ul, vr, vl)
 		for name, k := range map[string]dyn.Kernel{"generated": StepModel.NewKernel(), "interpreter": StepModel.NewInterpreter()} {
-			sim := StepModel.NewSimWith(k, 1, n-1)
+			sim, err := StepModel.NewSimWith(k, 1, n-1)
+			if err != nil {
+				t.Fatal(err)
+			}
 			u := make([]float64, 2*(n-1))
 			for i := range n - 1 {
 				u[2*i], u[2*i+1] = uf[i], ul[i]

@@ -128,7 +128,10 @@ func BenchmarkModelRollout(b *testing.B) {
 		name string
 		k    dyn.Kernel
 	}{{"generated", Model.NewKernel()}, {"interpreter", Model.NewInterpreter()}} {
-		sim := Model.NewSimWith(k.k, 1, T)
+		sim, err := Model.NewSimWith(k.k, 1, T)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(k.name+"/forward", func(b *testing.B) {
 			for range b.N {
 				if _, err := sim.Forward(p.Mu, q, x0, u, y); err != nil {
@@ -141,7 +144,9 @@ func BenchmarkModelRollout(b *testing.B) {
 				if _, err := sim.Forward(p.Mu, q, x0, u, y); err != nil {
 					b.Fatal(err)
 				}
-				sim.Backward(p.Mu, q, u, ybar, 0, nil, pbar, x0bar, nil)
+				if err := sim.Backward(p.Mu, q, u, ybar, 0, nil, pbar, x0bar, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

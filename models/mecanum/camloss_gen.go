@@ -19,8 +19,12 @@ var (
 // cameraLossKernel is the generated dyn.Kernel of cameraLoss (step 1d984db3de5e0b1e).
 type cameraLossKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (cameraLossKernel) StepHash() string { return "1d984db3de5e0b1e" }
+
 func init() {
-	// A stale kernel is refused; cameraLoss then runs on the interpreter.
+	// A stale kernel is refused, and cameraLoss's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = cameraLoss.UseGenerated(cameraLossKernel{}, "1d984db3de5e0b1e")
 }
 
@@ -361,13 +365,17 @@ func (cameraLossKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		if gv33 != 0 {
 			gv32 += gv33 * q3
 		}
-		gs2 += gv32 * -v29
+		if gv32 != 0 {
+			gs2 += gv32 * -v29
+		}
 		gs0 += gv31
 		gv30 += -gv31
 		if gv30 != 0 {
 			gv29 += gv30 * q3
 		}
-		gs2 += gv29 * v32
+		if gv29 != 0 {
+			gs2 += gv29 * v32
+		}
 		gu5 += gv28
 		gv27 += gv28
 		if gv27 != 0 {
@@ -586,13 +594,17 @@ func (cameraLossKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			if gv33 != 0 {
 				gv32 += gv33 * q3
 			}
-			gs2 += gv32 * -v29
+			if gv32 != 0 {
+				gs2 += gv32 * -v29
+			}
 			gs0 += gv31
 			gv30 += -gv31
 			if gv30 != 0 {
 				gv29 += gv30 * q3
 			}
-			gs2 += gv29 * v32
+			if gv29 != 0 {
+				gs2 += gv29 * v32
+			}
 			gu5 += gv28
 			gv27 += gv28
 			if gv27 != 0 {

@@ -181,14 +181,18 @@ func (d *DynFit) Eval(x, grad []float64) (float64, error) {
 	}
 	if d.cam != nil {
 		K := len(d.at)
-		d.cam.Backward(nil, d.lq, d.lu, nil, 1, nil, nil, d.lxbar, nil)
+		if err := d.cam.Backward(nil, d.lq, d.lu, nil, 1, nil, nil, d.lxbar, nil); err != nil {
+			return L, err
+		}
 		for k, m := range d.at {
 			for c := range 3 {
 				d.ybar[c*T*B+m] = d.lxbar[c*K+k]
 			}
 		}
 	}
-	d.sim.Backward(mu, d.q, d.u, d.ybar, 0, nil, d.pbar, d.x0bar, nil)
+	if err := d.sim.Backward(mu, d.q, d.u, d.ybar, 0, nil, d.pbar, d.x0bar, nil); err != nil {
+		return L, err
+	}
 	clear(grad)
 	copy(grad[:4], d.pbar)
 	if prior > 0 {

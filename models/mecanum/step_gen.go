@@ -19,8 +19,12 @@ var (
 // modelKernel is the generated dyn.Kernel of Model (step 8630d82f47933784).
 type modelKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (modelKernel) StepHash() string { return "8630d82f47933784" }
+
 func init() {
-	// A stale kernel is refused; Model then runs on the interpreter.
+	// A stale kernel is refused, and Model's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Model.UseGenerated(modelKernel{}, "8630d82f47933784")
 }
 
@@ -384,8 +388,12 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gv55 += gv61 * v60
 			gv60 += gv61 * v55
 		}
-		gs2 += gv60 * -v59
-		gs2 += gv59 * v60
+		if gv60 != 0 {
+			gs2 += gv60 * -v59
+		}
+		if gv59 != 0 {
+			gs2 += gv59 * v60
+		}
 		gv50 += gv58
 		gv57 += gv58
 		if gv57 != 0 {
@@ -643,8 +651,12 @@ func (modelKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gv55 += gv61 * v60
 				gv60 += gv61 * v55
 			}
-			gs2 += gv60 * -v59
-			gs2 += gv59 * v60
+			if gv60 != 0 {
+				gs2 += gv60 * -v59
+			}
+			if gv59 != 0 {
+				gs2 += gv59 * v60
+			}
 			gv50 += gv58
 			gv57 += gv58
 			if gv57 != 0 {

@@ -61,7 +61,10 @@ func TestModelEqualsSimulate(t *testing.T) {
 		name string
 		k    dyn.Kernel
 	}{{"generated", Model.NewKernel()}, {"interpreter", Model.NewInterpreter()}} {
-		sim := Model.NewSimWith(k.k, B, T)
+		sim, err := Model.NewSimWith(k.k, B, T)
+		if err != nil {
+			t.Fatal(err)
+		}
 		y := make([]float64, 3*T*B)
 		if _, err := sim.Forward(p.Mu, SettingsOf(p), x0, u, y); err != nil {
 			t.Fatal(err)
@@ -118,7 +121,9 @@ func TestModelGradientMatchesSimulate(t *testing.T) {
 		t.Fatal(err)
 	}
 	pbar, x0bar, ubar := make([]float64, 4), make([]float64, 3*B), make([]float64, len(u))
-	sim.Backward(p.Mu, SettingsOf(p), u, ybar, 0, nil, pbar, x0bar, ubar)
+	if err := sim.Backward(p.Mu, SettingsOf(p), u, ybar, 0, nil, pbar, x0bar, ubar); err != nil {
+		t.Fatal(err)
+	}
 	z := append(append([]float64(nil), p.Mu...), x0...)
 	g := append(append([]float64(nil), pbar...), x0bar...)
 	chk, err := ad.CheckGrad(func(z []float64) (float64, error) { return F(z[:4], z[4:]), nil }, g, z, 1e-6)
@@ -155,8 +160,12 @@ func TestModelStepJacobian(t *testing.T) {
 		mp[j] += h
 		mm[j] -= h
 		xp, xm := make([]float64, 3), make([]float64, 3)
-		st.Step(mp, SettingsOf(p), x, u, xp, nil)
-		st.Step(mm, SettingsOf(p), x, u, xm, nil)
+		if _, err := st.Step(mp, SettingsOf(p), x, u, xp, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Step(mm, SettingsOf(p), x, u, xm, nil); err != nil {
+			t.Fatal(err)
+		}
 		for c := range 3 {
 			fd := (xp[c] - xm[c]) / (2 * h)
 			if math.Abs(fd-jp[c*4+j]) > 1e-8*(1+math.Abs(fd)) {
@@ -217,7 +226,9 @@ func TestModelRolloutGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	pbar, x0bar := make([]float64, 4), make([]float64, 3*B)
-	sim.Backward(p.Mu, q, u, w, 0, nil, pbar, x0bar, nil)
+	if err := sim.Backward(p.Mu, q, u, w, 0, nil, pbar, x0bar, nil); err != nil {
+		t.Fatal(err)
+	}
 	for i, v := range append(pbar, x0bar...) {
 		if math.Abs(v-grad[i]) > 1e-12*(1+math.Abs(v)) {
 			t.Errorf("∂F/∂z[%d]: graph %v, Sim %v", i, grad[i], v)

@@ -19,8 +19,12 @@ var (
 // kernelExperimentalStep is the generated dyn.Kernel of ExperimentalStep (step ea88fda200105980).
 type kernelExperimentalStep struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelExperimentalStep) StepHash() string { return "ea88fda200105980" }
+
 func init() {
-	// A stale kernel is refused; ExperimentalStep then runs on the interpreter.
+	// A stale kernel is refused, and ExperimentalStep's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = ExperimentalStep.UseGenerated(kernelExperimentalStep{}, "ea88fda200105980")
 }
 
@@ -1529,7 +1533,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv346 != 0 {
 			gv345 += gv346 * 0.5
 		}
-		gv344 += gv345 * (1 - v345*v345)
+		if gv345 != 0 {
+			gv344 += gv345 * (1 - v345*v345)
+		}
 		if gv344 != 0 {
 			gv324 += gv344 * (1 / v65)
 		}
@@ -1551,7 +1557,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv337 != 0 {
 			gv336 += gv337 * 0.5
 		}
-		gv335 += gv336 * (1 - v336*v336)
+		if gv336 != 0 {
+			gv335 += gv336 * (1 - v336*v336)
+		}
 		if gv335 != 0 {
 			gv332 += gv335 * (1 / v65)
 		}
@@ -1565,7 +1573,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv330 += gv331
 		}
-		gv324 += gv330 * dyn.SignOf(v324)
+		if gv330 != 0 {
+			gv324 += gv330 * dyn.SignOf(v324)
+		}
 		if gv329 != 0 {
 			gv325 += gv329 * (1 / v328)
 			gv328 += gv329 * (-v329 / v328)
@@ -1603,7 +1613,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv316 != 0 {
 			gv315 += gv316 * 0.5
 		}
-		gv314 += gv315 * (1 - v315*v315)
+		if gv315 != 0 {
+			gv314 += gv315 * (1 - v315*v315)
+		}
 		if gv314 != 0 {
 			gv311 += gv314 * (1 / v65)
 		}
@@ -1618,7 +1630,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv309 += gv310
 		}
-		gv270 += gv309 * dyn.SignOf(v270)
+		if gv309 != 0 {
+			gv270 += gv309 * dyn.SignOf(v270)
+		}
 		if gv308 != 0 {
 			gv304 += gv308 * (1 / v307)
 			gv307 += gv308 * (-v308 / v307)
@@ -1650,7 +1664,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv295 != 0 {
 			gv294 += gv295 * 0.5
 		}
-		gv293 += gv294 * (1 - v294*v294)
+		if gv294 != 0 {
+			gv293 += gv294 * (1 - v294*v294)
+		}
 		if gv293 != 0 {
 			gv290 += gv293 * (1 / v65)
 		}
@@ -1674,7 +1690,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv285 += gv286
 		}
-		gv279 += gv285 * dyn.SignOf(v279)
+		if gv285 != 0 {
+			gv279 += gv285 * dyn.SignOf(v279)
+		}
 		if gv284 != 0 {
 			gv280 += gv284 * (1 / v283)
 			gv283 += gv284 * (-v284 / v283)
@@ -1704,7 +1722,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 			gs4 += gv274 * v273
 			gv273 += gv274 * s4
 		}
-		gv272 += gv273 * v273
+		if gv273 != 0 {
+			gv272 += gv273 * v273
+		}
 		gv271 += -gv272
 		if gv271 != 0 {
 			gp9 += gv271 * (-v271 / p9)
@@ -1726,7 +1746,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv265 != 0 {
 			gv264 += gv265 * (1 / (1 + v264))
 		}
-		gv263 += gv264 * v264
+		if gv264 != 0 {
+			gv263 += gv264 * v264
+		}
 		if gv263 != 0 {
 			gv262 += gv263 * (1 / v38)
 		}
@@ -1743,7 +1765,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv258 != 0 {
 			gv257 += gv258 * (1 / (1 + v257))
 		}
-		gv256 += gv257 * v257
+		if gv257 != 0 {
+			gv256 += gv257 * v257
+		}
 		if gv256 != 0 {
 			gv255 += gv256 * (1 / v38)
 		}
@@ -1815,7 +1839,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv230 != 0 {
 			gv229 += gv230 * 0.5
 		}
-		gv228 += gv229 * (1 - v229*v229)
+		if gv229 != 0 {
+			gv228 += gv229 * (1 - v229*v229)
+		}
 		if gv228 != 0 {
 			gs3 += gv228 * (1 / v65)
 		}
@@ -1838,7 +1864,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv221 != 0 {
 			gv220 += gv221 * (1 / (1 + v220))
 		}
-		gv219 += gv220 * v220
+		if gv220 != 0 {
+			gv219 += gv220 * v220
+		}
 		if gv219 != 0 {
 			gv218 += gv219 * (1 / v38)
 		}
@@ -1855,7 +1883,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv214 != 0 {
 			gv213 += gv214 * (1 / (1 + v213))
 		}
-		gv212 += gv213 * v213
+		if gv213 != 0 {
+			gv212 += gv213 * v213
+		}
 		if gv212 != 0 {
 			gv211 += gv212 * (1 / v38)
 		}
@@ -1910,7 +1940,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv191 != 0 {
 			gv190 += gv191 * 0.5
 		}
-		gv189 += gv190 * (1 - v190*v190)
+		if gv190 != 0 {
+			gv189 += gv190 * (1 - v190*v190)
+		}
 		if gv189 != 0 {
 			gv169 += gv189 * (1 / v65)
 		}
@@ -1932,7 +1964,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv182 != 0 {
 			gv181 += gv182 * 0.5
 		}
-		gv180 += gv181 * (1 - v181*v181)
+		if gv181 != 0 {
+			gv180 += gv181 * (1 - v181*v181)
+		}
 		if gv180 != 0 {
 			gv177 += gv180 * (1 / v65)
 		}
@@ -1946,7 +1980,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv175 += gv176
 		}
-		gv169 += gv175 * dyn.SignOf(v169)
+		if gv175 != 0 {
+			gv169 += gv175 * dyn.SignOf(v169)
+		}
 		if gv174 != 0 {
 			gv170 += gv174 * (1 / v173)
 			gv173 += gv174 * (-v174 / v173)
@@ -1984,7 +2020,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv161 != 0 {
 			gv160 += gv161 * 0.5
 		}
-		gv159 += gv160 * (1 - v160*v160)
+		if gv160 != 0 {
+			gv159 += gv160 * (1 - v160*v160)
+		}
 		if gv159 != 0 {
 			gv156 += gv159 * (1 / v65)
 		}
@@ -1999,7 +2037,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv154 += gv155
 		}
-		gv108 += gv154 * dyn.SignOf(v108)
+		if gv154 != 0 {
+			gv108 += gv154 * dyn.SignOf(v108)
+		}
 		if gv153 != 0 {
 			gv148 += gv153 * (1 / v152)
 			gv152 += gv153 * (-v153 / v152)
@@ -2031,7 +2071,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv139 != 0 {
 			gv138 += gv139 * 0.5
 		}
-		gv137 += gv138 * (1 - v138*v138)
+		if gv138 != 0 {
+			gv137 += gv138 * (1 - v138*v138)
+		}
 		if gv137 != 0 {
 			gv134 += gv137 * (1 / v65)
 		}
@@ -2055,7 +2097,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		} else {
 			gv129 += gv130
 		}
-		gv117 += gv129 * dyn.SignOf(v117)
+		if gv129 != 0 {
+			gv117 += gv129 * dyn.SignOf(v117)
+		}
 		if gv128 != 0 {
 			gv123 += gv128 * (1 / v127)
 			gv127 += gv128 * (-v128 / v127)
@@ -2085,7 +2129,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 			gs1 += gv112 * v111
 			gv111 += gv112 * s1
 		}
-		gv110 += gv111 * v111
+		if gv111 != 0 {
+			gv110 += gv111 * v111
+		}
 		gv109 += -gv110
 		if gv109 != 0 {
 			gp3 += gv109 * (-v109 / p3)
@@ -2107,7 +2153,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv103 != 0 {
 			gv102 += gv103 * (1 / (1 + v102))
 		}
-		gv101 += gv102 * v102
+		if gv102 != 0 {
+			gv101 += gv102 * v102
+		}
 		if gv101 != 0 {
 			gv100 += gv101 * (1 / v38)
 		}
@@ -2124,7 +2172,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv96 != 0 {
 			gv95 += gv96 * (1 / (1 + v95))
 		}
-		gv94 += gv95 * v95
+		if gv95 != 0 {
+			gv94 += gv95 * v95
+		}
 		if gv94 != 0 {
 			gv93 += gv94 * (1 / v38)
 		}
@@ -2196,7 +2246,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv68 != 0 {
 			gv67 += gv68 * 0.5
 		}
-		gv66 += gv67 * (1 - v67*v67)
+		if gv67 != 0 {
+			gv66 += gv67 * (1 - v67*v67)
+		}
 		if gv66 != 0 {
 			gs0 += gv66 * (1 / v65)
 		}
@@ -2219,7 +2271,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv58 != 0 {
 			gv57 += gv58 * (1 / (1 + v57))
 		}
-		gv56 += gv57 * v57
+		if gv57 != 0 {
+			gv56 += gv57 * v57
+		}
 		if gv56 != 0 {
 			gv55 += gv56 * (1 / v38)
 		}
@@ -2236,7 +2290,9 @@ func (kernelExperimentalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys i
 		if gv51 != 0 {
 			gv50 += gv51 * (1 / (1 + v50))
 		}
-		gv49 += gv50 * v50
+		if gv50 != 0 {
+			gv49 += gv50 * v50
+		}
 		if gv49 != 0 {
 			gv48 += gv49 * (1 / v38)
 		}
@@ -2865,7 +2921,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv346 != 0 {
 				gv345 += gv346 * 0.5
 			}
-			gv344 += gv345 * (1 - v345*v345)
+			if gv345 != 0 {
+				gv344 += gv345 * (1 - v345*v345)
+			}
 			if gv344 != 0 {
 				gv324 += gv344 * (1 / v65)
 			}
@@ -2887,7 +2945,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv337 != 0 {
 				gv336 += gv337 * 0.5
 			}
-			gv335 += gv336 * (1 - v336*v336)
+			if gv336 != 0 {
+				gv335 += gv336 * (1 - v336*v336)
+			}
 			if gv335 != 0 {
 				gv332 += gv335 * (1 / v65)
 			}
@@ -2901,7 +2961,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv330 += gv331
 			}
-			gv324 += gv330 * dyn.SignOf(v324)
+			if gv330 != 0 {
+				gv324 += gv330 * dyn.SignOf(v324)
+			}
 			if gv329 != 0 {
 				gv325 += gv329 * (1 / v328)
 				gv328 += gv329 * (-v329 / v328)
@@ -2939,7 +3001,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv316 != 0 {
 				gv315 += gv316 * 0.5
 			}
-			gv314 += gv315 * (1 - v315*v315)
+			if gv315 != 0 {
+				gv314 += gv315 * (1 - v315*v315)
+			}
 			if gv314 != 0 {
 				gv311 += gv314 * (1 / v65)
 			}
@@ -2954,7 +3018,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv309 += gv310
 			}
-			gv270 += gv309 * dyn.SignOf(v270)
+			if gv309 != 0 {
+				gv270 += gv309 * dyn.SignOf(v270)
+			}
 			if gv308 != 0 {
 				gv304 += gv308 * (1 / v307)
 				gv307 += gv308 * (-v308 / v307)
@@ -2986,7 +3052,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv295 != 0 {
 				gv294 += gv295 * 0.5
 			}
-			gv293 += gv294 * (1 - v294*v294)
+			if gv294 != 0 {
+				gv293 += gv294 * (1 - v294*v294)
+			}
 			if gv293 != 0 {
 				gv290 += gv293 * (1 / v65)
 			}
@@ -3010,7 +3078,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv285 += gv286
 			}
-			gv279 += gv285 * dyn.SignOf(v279)
+			if gv285 != 0 {
+				gv279 += gv285 * dyn.SignOf(v279)
+			}
 			if gv284 != 0 {
 				gv280 += gv284 * (1 / v283)
 				gv283 += gv284 * (-v284 / v283)
@@ -3040,7 +3110,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 				gs4 += gv274 * v273
 				gv273 += gv274 * s4
 			}
-			gv272 += gv273 * v273
+			if gv273 != 0 {
+				gv272 += gv273 * v273
+			}
 			gv271 += -gv272
 			if gv271 != 0 {
 				gp9 += gv271 * (-v271 / p9)
@@ -3062,7 +3134,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv265 != 0 {
 				gv264 += gv265 * (1 / (1 + v264))
 			}
-			gv263 += gv264 * v264
+			if gv264 != 0 {
+				gv263 += gv264 * v264
+			}
 			if gv263 != 0 {
 				gv262 += gv263 * (1 / v38)
 			}
@@ -3079,7 +3153,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv258 != 0 {
 				gv257 += gv258 * (1 / (1 + v257))
 			}
-			gv256 += gv257 * v257
+			if gv257 != 0 {
+				gv256 += gv257 * v257
+			}
 			if gv256 != 0 {
 				gv255 += gv256 * (1 / v38)
 			}
@@ -3151,7 +3227,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv230 != 0 {
 				gv229 += gv230 * 0.5
 			}
-			gv228 += gv229 * (1 - v229*v229)
+			if gv229 != 0 {
+				gv228 += gv229 * (1 - v229*v229)
+			}
 			if gv228 != 0 {
 				gs3 += gv228 * (1 / v65)
 			}
@@ -3174,7 +3252,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv221 != 0 {
 				gv220 += gv221 * (1 / (1 + v220))
 			}
-			gv219 += gv220 * v220
+			if gv220 != 0 {
+				gv219 += gv220 * v220
+			}
 			if gv219 != 0 {
 				gv218 += gv219 * (1 / v38)
 			}
@@ -3191,7 +3271,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv214 != 0 {
 				gv213 += gv214 * (1 / (1 + v213))
 			}
-			gv212 += gv213 * v213
+			if gv213 != 0 {
+				gv212 += gv213 * v213
+			}
 			if gv212 != 0 {
 				gv211 += gv212 * (1 / v38)
 			}
@@ -3246,7 +3328,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv191 != 0 {
 				gv190 += gv191 * 0.5
 			}
-			gv189 += gv190 * (1 - v190*v190)
+			if gv190 != 0 {
+				gv189 += gv190 * (1 - v190*v190)
+			}
 			if gv189 != 0 {
 				gv169 += gv189 * (1 / v65)
 			}
@@ -3268,7 +3352,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv182 != 0 {
 				gv181 += gv182 * 0.5
 			}
-			gv180 += gv181 * (1 - v181*v181)
+			if gv181 != 0 {
+				gv180 += gv181 * (1 - v181*v181)
+			}
 			if gv180 != 0 {
 				gv177 += gv180 * (1 / v65)
 			}
@@ -3282,7 +3368,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv175 += gv176
 			}
-			gv169 += gv175 * dyn.SignOf(v169)
+			if gv175 != 0 {
+				gv169 += gv175 * dyn.SignOf(v169)
+			}
 			if gv174 != 0 {
 				gv170 += gv174 * (1 / v173)
 				gv173 += gv174 * (-v174 / v173)
@@ -3320,7 +3408,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv161 != 0 {
 				gv160 += gv161 * 0.5
 			}
-			gv159 += gv160 * (1 - v160*v160)
+			if gv160 != 0 {
+				gv159 += gv160 * (1 - v160*v160)
+			}
 			if gv159 != 0 {
 				gv156 += gv159 * (1 / v65)
 			}
@@ -3335,7 +3425,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv154 += gv155
 			}
-			gv108 += gv154 * dyn.SignOf(v108)
+			if gv154 != 0 {
+				gv108 += gv154 * dyn.SignOf(v108)
+			}
 			if gv153 != 0 {
 				gv148 += gv153 * (1 / v152)
 				gv152 += gv153 * (-v153 / v152)
@@ -3367,7 +3459,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv139 != 0 {
 				gv138 += gv139 * 0.5
 			}
-			gv137 += gv138 * (1 - v138*v138)
+			if gv138 != 0 {
+				gv137 += gv138 * (1 - v138*v138)
+			}
 			if gv137 != 0 {
 				gv134 += gv137 * (1 / v65)
 			}
@@ -3391,7 +3485,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			} else {
 				gv129 += gv130
 			}
-			gv117 += gv129 * dyn.SignOf(v117)
+			if gv129 != 0 {
+				gv117 += gv129 * dyn.SignOf(v117)
+			}
 			if gv128 != 0 {
 				gv123 += gv128 * (1 / v127)
 				gv127 += gv128 * (-v128 / v127)
@@ -3421,7 +3517,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 				gs1 += gv112 * v111
 				gv111 += gv112 * s1
 			}
-			gv110 += gv111 * v111
+			if gv111 != 0 {
+				gv110 += gv111 * v111
+			}
 			gv109 += -gv110
 			if gv109 != 0 {
 				gp3 += gv109 * (-v109 / p3)
@@ -3443,7 +3541,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv103 != 0 {
 				gv102 += gv103 * (1 / (1 + v102))
 			}
-			gv101 += gv102 * v102
+			if gv102 != 0 {
+				gv101 += gv102 * v102
+			}
 			if gv101 != 0 {
 				gv100 += gv101 * (1 / v38)
 			}
@@ -3460,7 +3560,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv96 != 0 {
 				gv95 += gv96 * (1 / (1 + v95))
 			}
-			gv94 += gv95 * v95
+			if gv95 != 0 {
+				gv94 += gv95 * v95
+			}
 			if gv94 != 0 {
 				gv93 += gv94 * (1 / v38)
 			}
@@ -3532,7 +3634,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv68 != 0 {
 				gv67 += gv68 * 0.5
 			}
-			gv66 += gv67 * (1 - v67*v67)
+			if gv67 != 0 {
+				gv66 += gv67 * (1 - v67*v67)
+			}
 			if gv66 != 0 {
 				gs0 += gv66 * (1 / v65)
 			}
@@ -3555,7 +3659,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv58 != 0 {
 				gv57 += gv58 * (1 / (1 + v57))
 			}
-			gv56 += gv57 * v57
+			if gv57 != 0 {
+				gv56 += gv57 * v57
+			}
 			if gv56 != 0 {
 				gv55 += gv56 * (1 / v38)
 			}
@@ -3572,7 +3678,9 @@ func (kernelExperimentalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cba
 			if gv51 != 0 {
 				gv50 += gv51 * (1 / (1 + v50))
 			}
-			gv49 += gv50 * v50
+			if gv50 != 0 {
+				gv49 += gv50 * v50
+			}
 			if gv49 != 0 {
 				gv48 += gv49 * (1 / v38)
 			}

@@ -287,7 +287,9 @@ func TestRolloutGraph(t *testing.T) {
 			}
 		}
 		pbar := make([]float64, len(x))
-		b.sim.Backward(x, b.q, b.u, wts, 0, nil, pbar, nil, nil)
+		if err := b.sim.Backward(x, b.q, b.u, wts, 0, nil, pbar, nil, nil); err != nil {
+			t.Fatal(err)
+		}
 		for i := range pbar {
 			if math.Abs(pbar[i]-grad[i]) > 1e-12*(1+math.Abs(pbar[i])) {
 				t.Errorf("%s: ∂/∂%s: graph %v, native %v", form, b.m.Spec().Params[i], grad[i], pbar[i])

@@ -19,8 +19,12 @@ var (
 // kernelPhysicalStep is the generated dyn.Kernel of PhysicalStep (step 9671bf828c6f6afe).
 type kernelPhysicalStep struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelPhysicalStep) StepHash() string { return "9671bf828c6f6afe" }
+
 func init() {
-	// A stale kernel is refused; PhysicalStep then runs on the interpreter.
+	// A stale kernel is refused, and PhysicalStep's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = PhysicalStep.UseGenerated(kernelPhysicalStep{}, "9671bf828c6f6afe")
 }
 
@@ -1474,7 +1478,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 			gp16 += gv249 * p19
 			gp19 += gv249 * p16
 		}
-		gv247 += gv248 * v248
+		if gv248 != 0 {
+			gv247 += gv248 * v248
+		}
 		gv246 += -gv247
 		if gv246 != 0 {
 			gp18 += gv246 * (-v246 / p18)
@@ -1564,7 +1570,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv219 != 0 {
 			gv218 += gv219 * (1 / (1 + v218))
 		}
-		gv217 += gv218 * v218
+		if gv218 != 0 {
+			gv217 += gv218 * v218
+		}
 		if gv217 != 0 {
 			gv216 += gv217 * (1 / v109)
 		}
@@ -1581,7 +1589,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv212 != 0 {
 			gv211 += gv212 * (1 / (1 + v211))
 		}
-		gv210 += gv211 * v211
+		if gv211 != 0 {
+			gv210 += gv211 * v211
+		}
 		if gv210 != 0 {
 			gv209 += gv210 * (1 / v109)
 		}
@@ -1653,7 +1663,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv184 != 0 {
 			gv183 += gv184 * 0.5
 		}
-		gv182 += gv183 * (1 - v183*v183)
+		if gv183 != 0 {
+			gv182 += gv183 * (1 - v183*v183)
+		}
 		if gv182 != 0 {
 			gs1 += gv182 * (1 / v110)
 		}
@@ -1676,7 +1688,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv175 != 0 {
 			gv174 += gv175 * (1 / (1 + v174))
 		}
-		gv173 += gv174 * v174
+		if gv174 != 0 {
+			gv173 += gv174 * v174
+		}
 		if gv173 != 0 {
 			gv172 += gv173 * (1 / v80)
 		}
@@ -1693,7 +1707,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv168 != 0 {
 			gv167 += gv168 * (1 / (1 + v167))
 		}
-		gv166 += gv167 * v167
+		if gv167 != 0 {
+			gv166 += gv167 * v167
+		}
 		if gv166 != 0 {
 			gv165 += gv166 * (1 / v80)
 		}
@@ -1739,7 +1755,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv149 != 0 {
 			gv148 += gv149 * (1 / (1 + v148))
 		}
-		gv147 += gv148 * v148
+		if gv148 != 0 {
+			gv147 += gv148 * v148
+		}
 		if gv147 != 0 {
 			gv146 += gv147 * (1 / v109)
 		}
@@ -1756,7 +1774,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv142 != 0 {
 			gv141 += gv142 * (1 / (1 + v141))
 		}
-		gv140 += gv141 * v141
+		if gv141 != 0 {
+			gv140 += gv141 * v141
+		}
 		if gv140 != 0 {
 			gv139 += gv140 * (1 / v109)
 		}
@@ -1828,7 +1848,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv113 != 0 {
 			gv112 += gv113 * 0.5
 		}
-		gv111 += gv112 * (1 - v112*v112)
+		if gv112 != 0 {
+			gv111 += gv112 * (1 - v112*v112)
+		}
 		if gv111 != 0 {
 			gs0 += gv111 * (1 / v110)
 		}
@@ -1851,7 +1873,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv100 != 0 {
 			gv99 += gv100 * (1 / (1 + v99))
 		}
-		gv98 += gv99 * v99
+		if gv99 != 0 {
+			gv98 += gv99 * v99
+		}
 		if gv98 != 0 {
 			gv97 += gv98 * (1 / v80)
 		}
@@ -1868,7 +1892,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv93 != 0 {
 			gv92 += gv93 * (1 / (1 + v92))
 		}
-		gv91 += gv92 * v92
+		if gv92 != 0 {
+			gv91 += gv92 * v92
+		}
 		if gv91 != 0 {
 			gv90 += gv91 * (1 / v80)
 		}
@@ -1927,7 +1953,9 @@ func (kernelPhysicalStep) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		if gv62 != 0 {
 			gv61 += gv62 * 0.5
 		}
-		gv60 += gv61 * (1 - v61*v61)
+		if gv61 != 0 {
+			gv60 += gv61 * (1 - v61*v61)
+		}
 		if gv60 != 0 {
 			gv53 += gv60 * (1 / v59)
 		}
@@ -2665,7 +2693,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 				gp16 += gv249 * p19
 				gp19 += gv249 * p16
 			}
-			gv247 += gv248 * v248
+			if gv248 != 0 {
+				gv247 += gv248 * v248
+			}
 			gv246 += -gv247
 			if gv246 != 0 {
 				gp18 += gv246 * (-v246 / p18)
@@ -2755,7 +2785,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv219 != 0 {
 				gv218 += gv219 * (1 / (1 + v218))
 			}
-			gv217 += gv218 * v218
+			if gv218 != 0 {
+				gv217 += gv218 * v218
+			}
 			if gv217 != 0 {
 				gv216 += gv217 * (1 / v109)
 			}
@@ -2772,7 +2804,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv212 != 0 {
 				gv211 += gv212 * (1 / (1 + v211))
 			}
-			gv210 += gv211 * v211
+			if gv211 != 0 {
+				gv210 += gv211 * v211
+			}
 			if gv210 != 0 {
 				gv209 += gv210 * (1 / v109)
 			}
@@ -2844,7 +2878,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv184 != 0 {
 				gv183 += gv184 * 0.5
 			}
-			gv182 += gv183 * (1 - v183*v183)
+			if gv183 != 0 {
+				gv182 += gv183 * (1 - v183*v183)
+			}
 			if gv182 != 0 {
 				gs1 += gv182 * (1 / v110)
 			}
@@ -2867,7 +2903,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv175 != 0 {
 				gv174 += gv175 * (1 / (1 + v174))
 			}
-			gv173 += gv174 * v174
+			if gv174 != 0 {
+				gv173 += gv174 * v174
+			}
 			if gv173 != 0 {
 				gv172 += gv173 * (1 / v80)
 			}
@@ -2884,7 +2922,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv168 != 0 {
 				gv167 += gv168 * (1 / (1 + v167))
 			}
-			gv166 += gv167 * v167
+			if gv167 != 0 {
+				gv166 += gv167 * v167
+			}
 			if gv166 != 0 {
 				gv165 += gv166 * (1 / v80)
 			}
@@ -2930,7 +2970,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv149 != 0 {
 				gv148 += gv149 * (1 / (1 + v148))
 			}
-			gv147 += gv148 * v148
+			if gv148 != 0 {
+				gv147 += gv148 * v148
+			}
 			if gv147 != 0 {
 				gv146 += gv147 * (1 / v109)
 			}
@@ -2947,7 +2989,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv142 != 0 {
 				gv141 += gv142 * (1 / (1 + v141))
 			}
-			gv140 += gv141 * v141
+			if gv141 != 0 {
+				gv140 += gv141 * v141
+			}
 			if gv140 != 0 {
 				gv139 += gv140 * (1 / v109)
 			}
@@ -3019,7 +3063,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv113 != 0 {
 				gv112 += gv113 * 0.5
 			}
-			gv111 += gv112 * (1 - v112*v112)
+			if gv112 != 0 {
+				gv111 += gv112 * (1 - v112*v112)
+			}
 			if gv111 != 0 {
 				gs0 += gv111 * (1 / v110)
 			}
@@ -3042,7 +3088,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv100 != 0 {
 				gv99 += gv100 * (1 / (1 + v99))
 			}
-			gv98 += gv99 * v99
+			if gv99 != 0 {
+				gv98 += gv99 * v99
+			}
 			if gv98 != 0 {
 				gv97 += gv98 * (1 / v80)
 			}
@@ -3059,7 +3107,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv93 != 0 {
 				gv92 += gv93 * (1 / (1 + v92))
 			}
-			gv91 += gv92 * v92
+			if gv92 != 0 {
+				gv91 += gv92 * v92
+			}
 			if gv91 != 0 {
 				gv90 += gv91 * (1 / v80)
 			}
@@ -3118,7 +3168,9 @@ func (kernelPhysicalStep) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			if gv62 != 0 {
 				gv61 += gv62 * 0.5
 			}
-			gv60 += gv61 * (1 - v61*v61)
+			if gv61 != 0 {
+				gv60 += gv61 * (1 - v61*v61)
+			}
 			if gv60 != 0 {
 				gv53 += gv60 * (1 / v59)
 			}

@@ -225,7 +225,9 @@ func (b *batch) run(x []float64, T float64, grad []float64) (float64, error) {
 		return c, err
 	}
 	if grad != nil {
-		b.sim.Backward(x, b.q, b.u, nil, 1, nil, grad, nil, nil)
+		if err := b.sim.Backward(x, b.q, b.u, nil, 1, nil, grad, nil, nil); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

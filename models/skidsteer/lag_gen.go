@@ -19,8 +19,12 @@ var (
 // lagKernel is the generated dyn.Kernel of LagModel (step c7dc4d8c4c226ea1).
 type lagKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (lagKernel) StepHash() string { return "c7dc4d8c4c226ea1" }
+
 func init() {
-	// A stale kernel is refused; LagModel then runs on the interpreter.
+	// A stale kernel is refused, and LagModel's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = LagModel.UseGenerated(lagKernel{}, "c7dc4d8c4c226ea1")
 }
 
@@ -2992,8 +2996,12 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv452 += gv466 * v464
 			gv464 += gv466 * v452
 		}
-		gs2 += gv465 * v464
-		gs2 += gv464 * -v465
+		if gv465 != 0 {
+			gs2 += gv465 * v464
+		}
+		if gv464 != 0 {
+			gs2 += gv464 * -v465
+		}
 		gv461 += gv463
 		gv462 += gv463
 		if gv462 != 0 {
@@ -3521,7 +3529,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		if v269 > 0.0 {
 			gv283 += gv284
 		}
-		gv282 += gv283 * v283
+		if gv283 != 0 {
+			gv282 += gv283 * v283
+		}
 		gv281 += -gv282
 		if gv281 != 0 {
 			gv280 += gv281 * (1 / p9)
@@ -3541,7 +3551,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 		if v268 > 0.0 {
 			gv274 += gv275
 		}
-		gv273 += gv274 * v274
+		if gv274 != 0 {
+			gv273 += gv274 * v274
+		}
 		gv272 += -gv273
 		if gv272 != 0 {
 			gv271 += gv272 * (1 / p9)
@@ -5151,8 +5163,12 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 				gv452 += gv466 * v464
 				gv464 += gv466 * v452
 			}
-			gs2 += gv465 * v464
-			gs2 += gv464 * -v465
+			if gv465 != 0 {
+				gs2 += gv465 * v464
+			}
+			if gv464 != 0 {
+				gs2 += gv464 * -v465
+			}
 			gv461 += gv463
 			gv462 += gv463
 			if gv462 != 0 {
@@ -5680,7 +5696,9 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 			if v269 > 0.0 {
 				gv283 += gv284
 			}
-			gv282 += gv283 * v283
+			if gv283 != 0 {
+				gv282 += gv283 * v283
+			}
 			gv281 += -gv282
 			if gv281 != 0 {
 				gv280 += gv281 * (1 / p9)
@@ -5700,7 +5718,9 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 			if v268 > 0.0 {
 				gv274 += gv275
 			}
-			gv273 += gv274 * v274
+			if gv274 != 0 {
+				gv273 += gv274 * v274
+			}
 			gv272 += -gv273
 			if gv272 != 0 {
 				gv271 += gv272 * (1 / p9)

@@ -19,8 +19,12 @@ var (
 // modelKernel is the generated dyn.Kernel of Model (step be71e977aafad8dc).
 type modelKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (modelKernel) StepHash() string { return "be71e977aafad8dc" }
+
 func init() {
-	// A stale kernel is refused; Model then runs on the interpreter.
+	// A stale kernel is refused, and Model's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Model.UseGenerated(modelKernel{}, "be71e977aafad8dc")
 }
 
@@ -266,8 +270,12 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gv21 += gv35 * v33
 			gv33 += gv35 * v21
 		}
-		gs2 += gv34 * v33
-		gs2 += gv33 * -v34
+		if gv34 != 0 {
+			gs2 += gv34 * v33
+		}
+		if gv33 != 0 {
+			gs2 += gv33 * -v34
+		}
 		gv30 += gv32
 		gv31 += gv32
 		if gv31 != 0 {
@@ -473,8 +481,12 @@ func (modelKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gv21 += gv35 * v33
 				gv33 += gv35 * v21
 			}
-			gs2 += gv34 * v33
-			gs2 += gv33 * -v34
+			if gv34 != 0 {
+				gs2 += gv34 * v33
+			}
+			if gv33 != 0 {
+				gs2 += gv33 * -v34
+			}
 			gv30 += gv32
 			gv31 += gv32
 			if gv31 != 0 {

@@ -60,7 +60,10 @@ func TestModelEqualsSimulate(t *testing.T) {
 			name string
 			k    dyn.Kernel
 		}{{"generated", Model.NewKernel()}, {"interpreter", Model.NewInterpreter()}} {
-			sim := Model.NewSimWith(k.k, B, T)
+			sim, err := Model.NewSimWith(k.k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y := make([]float64, 3*T*B)
 			if _, err := sim.Forward(surf.A[:], nil, x0, u, y); err != nil {
 				t.Fatal(err)
@@ -82,7 +85,9 @@ func TestModelEqualsSimulate(t *testing.T) {
 	// one step
 	st := Model.NewStepper()
 	xn := make([]float64, 3)
-	st.Step(asphalt, nil, []float64{0.1, 0.2, 2.9}, []float64{0.4, -0.3, 0.013}, xn, nil)
+	if _, err := st.Step(asphalt, nil, []float64{0.1, 0.2, 2.9}, []float64{0.4, -0.3, 0.013}, xn, nil); err != nil {
+		t.Fatal(err)
+	}
 	w := Step(asphalt, Pose{0.1, 0.2, 2.9}, 0.4, -0.3, 0.013)
 	if math.Abs(xn[0]-w.X) > 1e-15 || math.Abs(xn[1]-w.Y) > 1e-15 || math.Abs(xn[2]-w.Psi) > 1e-15 {
 		t.Errorf("Stepper %v, Step %+v", xn, w)
@@ -126,7 +131,9 @@ func TestModelGradientMatchesSimulate(t *testing.T) {
 		t.Fatal(err)
 	}
 	pbar, x0bar := make([]float64, NumCoeffs), make([]float64, 3*B)
-	sim.Backward(a, nil, u, ybar, 0, nil, pbar, x0bar, nil)
+	if err := sim.Backward(a, nil, u, ybar, 0, nil, pbar, x0bar, nil); err != nil {
+		t.Fatal(err)
+	}
 	z := append(append([]float64(nil), a...), x0...)
 	chk, err := ad.CheckGrad(F, append(pbar, x0bar...), z, 1e-6)
 	if err != nil {

@@ -19,8 +19,12 @@ var (
 // kernelDugoffCurve is the generated dyn.Kernel of DugoffCurve (step 1ae3566aab764c74).
 type kernelDugoffCurve struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelDugoffCurve) StepHash() string { return "1ae3566aab764c74" }
+
 func init() {
-	// A stale kernel is refused; DugoffCurve then runs on the interpreter.
+	// A stale kernel is refused, and DugoffCurve's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = DugoffCurve.UseGenerated(kernelDugoffCurve{}, "1ae3566aab764c74")
 }
 

@@ -19,8 +19,12 @@ var (
 // kernelPacejkaCurve is the generated dyn.Kernel of PacejkaCurve (step 3f869c4a548a0274).
 type kernelPacejkaCurve struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelPacejkaCurve) StepHash() string { return "3f869c4a548a0274" }
+
 func init() {
-	// A stale kernel is refused; PacejkaCurve then runs on the interpreter.
+	// A stale kernel is refused, and PacejkaCurve's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = PacejkaCurve.UseGenerated(kernelPacejkaCurve{}, "3f869c4a548a0274")
 }
 
@@ -183,12 +187,16 @@ func (kernelPacejkaCurve) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 			gp6 += gv29 * v28
 			gv28 += gv29 * p6
 		}
-		gv27 += gv28 * math.Cos(v27)
+		if gv28 != 0 {
+			gv27 += gv28 * math.Cos(v27)
+		}
 		if gv27 != 0 {
 			gp5 += gv27 * v26
 			gv26 += gv27 * p5
 		}
-		gv25 += gv26 * (1 / (1 + v25*v25))
+		if gv26 != 0 {
+			gv25 += gv26 * (1 / (1 + v25*v25))
+		}
 		gv21 += gv25
 		gv24 += -gv25
 		if gv24 != 0 {
@@ -197,7 +205,9 @@ func (kernelPacejkaCurve) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		}
 		gv21 += gv23
 		gv22 += -gv23
-		gv21 += gv22 * (1 / (1 + v21*v21))
+		if gv22 != 0 {
+			gv21 += gv22 * (1 / (1 + v21*v21))
+		}
 		if gv21 != 0 {
 			gs1 += gv21 * p4
 			gp4 += gv21 * s1
@@ -209,12 +219,16 @@ func (kernelPacejkaCurve) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 			gp2 += gv19 * v18
 			gv18 += gv19 * p2
 		}
-		gv17 += gv18 * math.Cos(v17)
+		if gv18 != 0 {
+			gv17 += gv18 * math.Cos(v17)
+		}
 		if gv17 != 0 {
 			gp1 += gv17 * v16
 			gv16 += gv17 * p1
 		}
-		gv15 += gv16 * (1 / (1 + v15*v15))
+		if gv16 != 0 {
+			gv15 += gv16 * (1 / (1 + v15*v15))
+		}
 		gv11 += gv15
 		gv14 += -gv15
 		if gv14 != 0 {
@@ -223,7 +237,9 @@ func (kernelPacejkaCurve) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, 
 		}
 		gv11 += gv13
 		gv12 += -gv13
-		gv11 += gv12 * (1 / (1 + v11*v11))
+		if gv12 != 0 {
+			gv11 += gv12 * (1 / (1 + v11*v11))
+		}
 		if gv11 != 0 {
 			gs0 += gv11 * p0
 			gp0 += gv11 * s0
@@ -321,12 +337,16 @@ func (kernelPacejkaCurve) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 				gp6 += gv29 * v28
 				gv28 += gv29 * p6
 			}
-			gv27 += gv28 * math.Cos(v27)
+			if gv28 != 0 {
+				gv27 += gv28 * math.Cos(v27)
+			}
 			if gv27 != 0 {
 				gp5 += gv27 * v26
 				gv26 += gv27 * p5
 			}
-			gv25 += gv26 * (1 / (1 + v25*v25))
+			if gv26 != 0 {
+				gv25 += gv26 * (1 / (1 + v25*v25))
+			}
 			gv21 += gv25
 			gv24 += -gv25
 			if gv24 != 0 {
@@ -335,7 +355,9 @@ func (kernelPacejkaCurve) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			}
 			gv21 += gv23
 			gv22 += -gv23
-			gv21 += gv22 * (1 / (1 + v21*v21))
+			if gv22 != 0 {
+				gv21 += gv22 * (1 / (1 + v21*v21))
+			}
 			if gv21 != 0 {
 				gs1 += gv21 * p4
 				gp4 += gv21 * s1
@@ -347,12 +369,16 @@ func (kernelPacejkaCurve) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 				gp2 += gv19 * v18
 				gv18 += gv19 * p2
 			}
-			gv17 += gv18 * math.Cos(v17)
+			if gv18 != 0 {
+				gv17 += gv18 * math.Cos(v17)
+			}
 			if gv17 != 0 {
 				gp1 += gv17 * v16
 				gv16 += gv17 * p1
 			}
-			gv15 += gv16 * (1 / (1 + v15*v15))
+			if gv16 != 0 {
+				gv15 += gv16 * (1 / (1 + v15*v15))
+			}
 			gv11 += gv15
 			gv14 += -gv15
 			if gv14 != 0 {
@@ -361,7 +387,9 @@ func (kernelPacejkaCurve) RollBack(n, T int, p, q, X, u, ybar []float64, cbar fl
 			}
 			gv11 += gv13
 			gv12 += -gv13
-			gv11 += gv12 * (1 / (1 + v11*v11))
+			if gv12 != 0 {
+				gv11 += gv12 * (1 / (1 + v11*v11))
+			}
 			if gv11 != 0 {
 				gs0 += gv11 * p0
 				gp0 += gv11 * s0

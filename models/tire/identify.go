@@ -234,7 +234,9 @@ func (sh *shard) eval(th, q []float64, T int, withGrad bool) (float64, error) {
 		}
 	}
 	if withGrad {
-		sh.sim.Backward(th, q, sh.u, sh.ybar, 0, nil, sh.pbar, nil, nil)
+		if err := sh.sim.Backward(th, q, sh.u, sh.ybar, 0, nil, sh.pbar, nil, nil); err != nil {
+			return L, err
+		}
 	}
 	return L, nil
 }

@@ -141,6 +141,9 @@ func defineCurve(tyre string) *dyn.Model {
 		Params:   paramNames(tyre),
 		Settings: []string{"Fz"},
 		Outputs:  []string{"Fx", "Fy"},
+		// The body's parameter vector: rolling resistance crr acts on the
+		// body, not in the tyre law.
+		AllowUnused: true,
 	}, func(s *dyn.Step) {
 		k, t := s.State("kappa"), s.State("tanA")
 		Fx, Fy := forces(s, tyre, s.Setting("Fz"), k, t)

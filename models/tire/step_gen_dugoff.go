@@ -19,8 +19,12 @@ var (
 // kernelDugoffBody is the generated dyn.Kernel of DugoffBody (step 86ea900ab816d297).
 type kernelDugoffBody struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelDugoffBody) StepHash() string { return "86ea900ab816d297" }
+
 func init() {
-	// A stale kernel is refused; DugoffBody then runs on the interpreter.
+	// A stale kernel is refused, and DugoffBody's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = DugoffBody.UseGenerated(kernelDugoffBody{}, "86ea900ab816d297")
 }
 
@@ -855,8 +859,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv179 += gv190 * v188
 			gv188 += gv190 * v179
 		}
-		gs2 += gv189 * v188
-		gs2 += gv188 * -v189
+		if gv189 != 0 {
+			gs2 += gv189 * v188
+		}
+		if gv188 != 0 {
+			gs2 += gv188 * -v189
+		}
 		gs5 += gv187
 		gv186 += gv187
 		if gv186 != 0 {
@@ -1062,7 +1070,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv69 += gv113 * v112
 			gv112 += gv113 * v69
 		}
-		gv111 += gv112 * (1 - v112*v112)
+		if gv112 != 0 {
+			gv111 += gv112 * (1 - v112*v112)
+		}
 		if gv111 != 0 {
 			gv78 += gv111 * (1 / q8)
 		}
@@ -1156,8 +1166,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		} else {
 			gv81 += gv82
 		}
-		gv79 += gv81 * dyn.SignOf(v79)
-		gv78 += gv80 * dyn.SignOf(v78)
+		if gv81 != 0 {
+			gv79 += gv81 * dyn.SignOf(v79)
+		}
+		if gv80 != 0 {
+			gv78 += gv80 * dyn.SignOf(v78)
+		}
 		if gv79 != 0 {
 			gu1 += gv79 * q2
 		}
@@ -1180,7 +1194,9 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 			gv69 += gv72 * v71
 			gv71 += gv72 * v69
 		}
-		gv70 += gv71 * (1 - v71*v71)
+		if gv71 != 0 {
+			gv70 += gv71 * (1 - v71*v71)
+		}
 		if gv70 != 0 {
 			gv33 += gv70 * (1 / q8)
 		}
@@ -1280,8 +1296,12 @@ func (kernelDugoffBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac
 		} else {
 			gv38 += gv39
 		}
-		gv36 += gv38 * dyn.SignOf(v36)
-		gv33 += gv37 * dyn.SignOf(v33)
+		if gv38 != 0 {
+			gv36 += gv38 * dyn.SignOf(v36)
+		}
+		if gv37 != 0 {
+			gv33 += gv37 * dyn.SignOf(v33)
+		}
 		if gv36 != 0 {
 			gu0 += gv36 * q2
 		}
@@ -1638,8 +1658,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv179 += gv190 * v188
 				gv188 += gv190 * v179
 			}
-			gs2 += gv189 * v188
-			gs2 += gv188 * -v189
+			if gv189 != 0 {
+				gs2 += gv189 * v188
+			}
+			if gv188 != 0 {
+				gs2 += gv188 * -v189
+			}
 			gs5 += gv187
 			gv186 += gv187
 			if gv186 != 0 {
@@ -1845,7 +1869,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv69 += gv113 * v112
 				gv112 += gv113 * v69
 			}
-			gv111 += gv112 * (1 - v112*v112)
+			if gv112 != 0 {
+				gv111 += gv112 * (1 - v112*v112)
+			}
 			if gv111 != 0 {
 				gv78 += gv111 * (1 / q8)
 			}
@@ -1939,8 +1965,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			} else {
 				gv81 += gv82
 			}
-			gv79 += gv81 * dyn.SignOf(v79)
-			gv78 += gv80 * dyn.SignOf(v78)
+			if gv81 != 0 {
+				gv79 += gv81 * dyn.SignOf(v79)
+			}
+			if gv80 != 0 {
+				gv78 += gv80 * dyn.SignOf(v78)
+			}
 			if gv79 != 0 {
 				gu1 += gv79 * q2
 			}
@@ -1963,7 +1993,9 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 				gv69 += gv72 * v71
 				gv71 += gv72 * v69
 			}
-			gv70 += gv71 * (1 - v71*v71)
+			if gv71 != 0 {
+				gv70 += gv71 * (1 - v71*v71)
+			}
 			if gv70 != 0 {
 				gv33 += gv70 * (1 / q8)
 			}
@@ -2063,8 +2095,12 @@ func (kernelDugoffBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar floa
 			} else {
 				gv38 += gv39
 			}
-			gv36 += gv38 * dyn.SignOf(v36)
-			gv33 += gv37 * dyn.SignOf(v33)
+			if gv38 != 0 {
+				gv36 += gv38 * dyn.SignOf(v36)
+			}
+			if gv37 != 0 {
+				gv33 += gv37 * dyn.SignOf(v33)
+			}
 			if gv36 != 0 {
 				gu0 += gv36 * q2
 			}

@@ -19,8 +19,12 @@ var (
 // kernelPacejkaBody is the generated dyn.Kernel of PacejkaBody (step 11f25d69df5a7a6f).
 type kernelPacejkaBody struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kernelPacejkaBody) StepHash() string { return "11f25d69df5a7a6f" }
+
 func init() {
-	// A stale kernel is refused; PacejkaBody then runs on the interpreter.
+	// A stale kernel is refused, and PacejkaBody's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = PacejkaBody.UseGenerated(kernelPacejkaBody{}, "11f25d69df5a7a6f")
 }
 
@@ -707,8 +711,12 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv158 += gv169 * v167
 			gv167 += gv169 * v158
 		}
-		gs2 += gv168 * v167
-		gs2 += gv167 * -v168
+		if gv168 != 0 {
+			gs2 += gv168 * v167
+		}
+		if gv167 != 0 {
+			gs2 += gv167 * -v168
+		}
 		gs5 += gv166
 		gv165 += gv166
 		if gv165 != 0 {
@@ -764,12 +772,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp6 += gv146 * v145
 			gv145 += gv146 * p6
 		}
-		gv144 += gv145 * math.Cos(v144)
+		if gv145 != 0 {
+			gv144 += gv145 * math.Cos(v144)
+		}
 		if gv144 != 0 {
 			gp5 += gv144 * v143
 			gv143 += gv144 * p5
 		}
-		gv142 += gv143 * (1 / (1 + v142*v142))
+		if gv143 != 0 {
+			gv142 += gv143 * (1 / (1 + v142*v142))
+		}
 		gv138 += gv142
 		gv141 += -gv142
 		if gv141 != 0 {
@@ -778,7 +790,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv138 += gv140
 		gv139 += -gv140
-		gv138 += gv139 * (1 / (1 + v138*v138))
+		if gv139 != 0 {
+			gv138 += gv139 * (1 / (1 + v138*v138))
+		}
 		if gv138 != 0 {
 			gp4 += gv138 * v137
 			gv137 += gv138 * p4
@@ -806,12 +820,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp6 += gv129 * v128
 			gv128 += gv129 * p6
 		}
-		gv127 += gv128 * math.Cos(v127)
+		if gv128 != 0 {
+			gv127 += gv128 * math.Cos(v127)
+		}
 		if gv127 != 0 {
 			gp5 += gv127 * v126
 			gv126 += gv127 * p5
 		}
-		gv125 += gv126 * (1 / (1 + v125*v125))
+		if gv126 != 0 {
+			gv125 += gv126 * (1 / (1 + v125*v125))
+		}
 		gv121 += gv125
 		gv124 += -gv125
 		if gv124 != 0 {
@@ -820,7 +838,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv121 += gv123
 		gv122 += -gv123
-		gv121 += gv122 * (1 / (1 + v121*v121))
+		if gv122 != 0 {
+			gv121 += gv122 * (1 / (1 + v121*v121))
+		}
 		if gv121 != 0 {
 			gp4 += gv121 * v120
 			gv120 += gv121 * p4
@@ -854,7 +874,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv68 += gv110 * v109
 			gv109 += gv110 * v68
 		}
-		gv108 += gv109 * (1 - v109*v109)
+		if gv109 != 0 {
+			gv108 += gv109 * (1 - v109*v109)
+		}
 		if gv108 != 0 {
 			gv77 += gv108 * (1 / q8)
 		}
@@ -866,12 +888,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp6 += gv105 * v104
 			gv104 += gv105 * p6
 		}
-		gv103 += gv104 * math.Cos(v103)
+		if gv104 != 0 {
+			gv103 += gv104 * math.Cos(v103)
+		}
 		if gv103 != 0 {
 			gp5 += gv103 * v102
 			gv102 += gv103 * p5
 		}
-		gv101 += gv102 * (1 / (1 + v101*v101))
+		if gv102 != 0 {
+			gv101 += gv102 * (1 / (1 + v101*v101))
+		}
 		gv97 += gv101
 		gv100 += -gv101
 		if gv100 != 0 {
@@ -880,7 +906,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv97 += gv99
 		gv98 += -gv99
-		gv97 += gv98 * (1 / (1 + v97*v97))
+		if gv98 != 0 {
+			gv97 += gv98 * (1 / (1 + v97*v97))
+		}
 		if gv97 != 0 {
 			gp4 += gv97 * v86
 			gv86 += gv97 * p4
@@ -892,12 +920,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp2 += gv95 * v94
 			gv94 += gv95 * p2
 		}
-		gv93 += gv94 * math.Cos(v93)
+		if gv94 != 0 {
+			gv93 += gv94 * math.Cos(v93)
+		}
 		if gv93 != 0 {
 			gp1 += gv93 * v92
 			gv92 += gv93 * p1
 		}
-		gv91 += gv92 * (1 / (1 + v91*v91))
+		if gv92 != 0 {
+			gv91 += gv92 * (1 / (1 + v91*v91))
+		}
 		gv87 += gv91
 		gv90 += -gv91
 		if gv90 != 0 {
@@ -906,7 +938,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv87 += gv89
 		gv88 += -gv89
-		gv87 += gv88 * (1 / (1 + v87*v87))
+		if gv88 != 0 {
+			gv87 += gv88 * (1 / (1 + v87*v87))
+		}
 		if gv87 != 0 {
 			gp0 += gv87 * v84
 			gv84 += gv87 * p0
@@ -932,8 +966,12 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		} else {
 			gv80 += gv81
 		}
-		gv78 += gv80 * dyn.SignOf(v78)
-		gv77 += gv79 * dyn.SignOf(v77)
+		if gv80 != 0 {
+			gv78 += gv80 * dyn.SignOf(v78)
+		}
+		if gv79 != 0 {
+			gv77 += gv79 * dyn.SignOf(v77)
+		}
 		if gv78 != 0 {
 			gu1 += gv78 * q2
 		}
@@ -956,7 +994,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gv68 += gv71 * v70
 			gv70 += gv71 * v68
 		}
-		gv69 += gv70 * (1 - v70*v70)
+		if gv70 != 0 {
+			gv69 += gv70 * (1 - v70*v70)
+		}
 		if gv69 != 0 {
 			gv35 += gv69 * (1 / q8)
 		}
@@ -971,12 +1011,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp6 += gv65 * v64
 			gv64 += gv65 * p6
 		}
-		gv63 += gv64 * math.Cos(v63)
+		if gv64 != 0 {
+			gv63 += gv64 * math.Cos(v63)
+		}
 		if gv63 != 0 {
 			gp5 += gv63 * v62
 			gv62 += gv63 * p5
 		}
-		gv61 += gv62 * (1 / (1 + v61*v61))
+		if gv62 != 0 {
+			gv61 += gv62 * (1 / (1 + v61*v61))
+		}
 		gv57 += gv61
 		gv60 += -gv61
 		if gv60 != 0 {
@@ -985,7 +1029,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv57 += gv59
 		gv58 += -gv59
-		gv57 += gv58 * (1 / (1 + v57*v57))
+		if gv58 != 0 {
+			gv57 += gv58 * (1 / (1 + v57*v57))
+		}
 		if gv57 != 0 {
 			gp4 += gv57 * v46
 			gv46 += gv57 * p4
@@ -997,12 +1043,16 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 			gp2 += gv55 * v54
 			gv54 += gv55 * p2
 		}
-		gv53 += gv54 * math.Cos(v53)
+		if gv54 != 0 {
+			gv53 += gv54 * math.Cos(v53)
+		}
 		if gv53 != 0 {
 			gp1 += gv53 * v52
 			gv52 += gv53 * p1
 		}
-		gv51 += gv52 * (1 / (1 + v51*v51))
+		if gv52 != 0 {
+			gv51 += gv52 * (1 / (1 + v51*v51))
+		}
 		gv47 += gv51
 		gv50 += -gv51
 		if gv50 != 0 {
@@ -1011,7 +1061,9 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		}
 		gv47 += gv49
 		gv48 += -gv49
-		gv47 += gv48 * (1 / (1 + v47*v47))
+		if gv48 != 0 {
+			gv47 += gv48 * (1 / (1 + v47*v47))
+		}
 		if gv47 != 0 {
 			gp0 += gv47 * v44
 			gv44 += gv47 * p0
@@ -1037,8 +1089,12 @@ func (kernelPacejkaBody) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, a
 		} else {
 			gv40 += gv41
 		}
-		gv38 += gv40 * dyn.SignOf(v38)
-		gv35 += gv39 * dyn.SignOf(v35)
+		if gv40 != 0 {
+			gv38 += gv40 * dyn.SignOf(v38)
+		}
+		if gv39 != 0 {
+			gv35 += gv39 * dyn.SignOf(v35)
+		}
 		if gv38 != 0 {
 			gu0 += gv38 * q2
 		}
@@ -1359,8 +1415,12 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv158 += gv169 * v167
 				gv167 += gv169 * v158
 			}
-			gs2 += gv168 * v167
-			gs2 += gv167 * -v168
+			if gv168 != 0 {
+				gs2 += gv168 * v167
+			}
+			if gv167 != 0 {
+				gs2 += gv167 * -v168
+			}
 			gs5 += gv166
 			gv165 += gv166
 			if gv165 != 0 {
@@ -1416,12 +1476,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp6 += gv146 * v145
 				gv145 += gv146 * p6
 			}
-			gv144 += gv145 * math.Cos(v144)
+			if gv145 != 0 {
+				gv144 += gv145 * math.Cos(v144)
+			}
 			if gv144 != 0 {
 				gp5 += gv144 * v143
 				gv143 += gv144 * p5
 			}
-			gv142 += gv143 * (1 / (1 + v142*v142))
+			if gv143 != 0 {
+				gv142 += gv143 * (1 / (1 + v142*v142))
+			}
 			gv138 += gv142
 			gv141 += -gv142
 			if gv141 != 0 {
@@ -1430,7 +1494,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv138 += gv140
 			gv139 += -gv140
-			gv138 += gv139 * (1 / (1 + v138*v138))
+			if gv139 != 0 {
+				gv138 += gv139 * (1 / (1 + v138*v138))
+			}
 			if gv138 != 0 {
 				gp4 += gv138 * v137
 				gv137 += gv138 * p4
@@ -1458,12 +1524,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp6 += gv129 * v128
 				gv128 += gv129 * p6
 			}
-			gv127 += gv128 * math.Cos(v127)
+			if gv128 != 0 {
+				gv127 += gv128 * math.Cos(v127)
+			}
 			if gv127 != 0 {
 				gp5 += gv127 * v126
 				gv126 += gv127 * p5
 			}
-			gv125 += gv126 * (1 / (1 + v125*v125))
+			if gv126 != 0 {
+				gv125 += gv126 * (1 / (1 + v125*v125))
+			}
 			gv121 += gv125
 			gv124 += -gv125
 			if gv124 != 0 {
@@ -1472,7 +1542,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv121 += gv123
 			gv122 += -gv123
-			gv121 += gv122 * (1 / (1 + v121*v121))
+			if gv122 != 0 {
+				gv121 += gv122 * (1 / (1 + v121*v121))
+			}
 			if gv121 != 0 {
 				gp4 += gv121 * v120
 				gv120 += gv121 * p4
@@ -1506,7 +1578,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv68 += gv110 * v109
 				gv109 += gv110 * v68
 			}
-			gv108 += gv109 * (1 - v109*v109)
+			if gv109 != 0 {
+				gv108 += gv109 * (1 - v109*v109)
+			}
 			if gv108 != 0 {
 				gv77 += gv108 * (1 / q8)
 			}
@@ -1518,12 +1592,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp6 += gv105 * v104
 				gv104 += gv105 * p6
 			}
-			gv103 += gv104 * math.Cos(v103)
+			if gv104 != 0 {
+				gv103 += gv104 * math.Cos(v103)
+			}
 			if gv103 != 0 {
 				gp5 += gv103 * v102
 				gv102 += gv103 * p5
 			}
-			gv101 += gv102 * (1 / (1 + v101*v101))
+			if gv102 != 0 {
+				gv101 += gv102 * (1 / (1 + v101*v101))
+			}
 			gv97 += gv101
 			gv100 += -gv101
 			if gv100 != 0 {
@@ -1532,7 +1610,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv97 += gv99
 			gv98 += -gv99
-			gv97 += gv98 * (1 / (1 + v97*v97))
+			if gv98 != 0 {
+				gv97 += gv98 * (1 / (1 + v97*v97))
+			}
 			if gv97 != 0 {
 				gp4 += gv97 * v86
 				gv86 += gv97 * p4
@@ -1544,12 +1624,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp2 += gv95 * v94
 				gv94 += gv95 * p2
 			}
-			gv93 += gv94 * math.Cos(v93)
+			if gv94 != 0 {
+				gv93 += gv94 * math.Cos(v93)
+			}
 			if gv93 != 0 {
 				gp1 += gv93 * v92
 				gv92 += gv93 * p1
 			}
-			gv91 += gv92 * (1 / (1 + v91*v91))
+			if gv92 != 0 {
+				gv91 += gv92 * (1 / (1 + v91*v91))
+			}
 			gv87 += gv91
 			gv90 += -gv91
 			if gv90 != 0 {
@@ -1558,7 +1642,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv87 += gv89
 			gv88 += -gv89
-			gv87 += gv88 * (1 / (1 + v87*v87))
+			if gv88 != 0 {
+				gv87 += gv88 * (1 / (1 + v87*v87))
+			}
 			if gv87 != 0 {
 				gp0 += gv87 * v84
 				gv84 += gv87 * p0
@@ -1584,8 +1670,12 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			} else {
 				gv80 += gv81
 			}
-			gv78 += gv80 * dyn.SignOf(v78)
-			gv77 += gv79 * dyn.SignOf(v77)
+			if gv80 != 0 {
+				gv78 += gv80 * dyn.SignOf(v78)
+			}
+			if gv79 != 0 {
+				gv77 += gv79 * dyn.SignOf(v77)
+			}
 			if gv78 != 0 {
 				gu1 += gv78 * q2
 			}
@@ -1608,7 +1698,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gv68 += gv71 * v70
 				gv70 += gv71 * v68
 			}
-			gv69 += gv70 * (1 - v70*v70)
+			if gv70 != 0 {
+				gv69 += gv70 * (1 - v70*v70)
+			}
 			if gv69 != 0 {
 				gv35 += gv69 * (1 / q8)
 			}
@@ -1623,12 +1715,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp6 += gv65 * v64
 				gv64 += gv65 * p6
 			}
-			gv63 += gv64 * math.Cos(v63)
+			if gv64 != 0 {
+				gv63 += gv64 * math.Cos(v63)
+			}
 			if gv63 != 0 {
 				gp5 += gv63 * v62
 				gv62 += gv63 * p5
 			}
-			gv61 += gv62 * (1 / (1 + v61*v61))
+			if gv62 != 0 {
+				gv61 += gv62 * (1 / (1 + v61*v61))
+			}
 			gv57 += gv61
 			gv60 += -gv61
 			if gv60 != 0 {
@@ -1637,7 +1733,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv57 += gv59
 			gv58 += -gv59
-			gv57 += gv58 * (1 / (1 + v57*v57))
+			if gv58 != 0 {
+				gv57 += gv58 * (1 / (1 + v57*v57))
+			}
 			if gv57 != 0 {
 				gp4 += gv57 * v46
 				gv46 += gv57 * p4
@@ -1649,12 +1747,16 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 				gp2 += gv55 * v54
 				gv54 += gv55 * p2
 			}
-			gv53 += gv54 * math.Cos(v53)
+			if gv54 != 0 {
+				gv53 += gv54 * math.Cos(v53)
+			}
 			if gv53 != 0 {
 				gp1 += gv53 * v52
 				gv52 += gv53 * p1
 			}
-			gv51 += gv52 * (1 / (1 + v51*v51))
+			if gv52 != 0 {
+				gv51 += gv52 * (1 / (1 + v51*v51))
+			}
 			gv47 += gv51
 			gv50 += -gv51
 			if gv50 != 0 {
@@ -1663,7 +1765,9 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			}
 			gv47 += gv49
 			gv48 += -gv49
-			gv47 += gv48 * (1 / (1 + v47*v47))
+			if gv48 != 0 {
+				gv47 += gv48 * (1 / (1 + v47*v47))
+			}
 			if gv47 != 0 {
 				gp0 += gv47 * v44
 				gv44 += gv47 * p0
@@ -1689,8 +1793,12 @@ func (kernelPacejkaBody) RollBack(n, T int, p, q, X, u, ybar []float64, cbar flo
 			} else {
 				gv40 += gv41
 			}
-			gv38 += gv40 * dyn.SignOf(v38)
-			gv35 += gv39 * dyn.SignOf(v35)
+			if gv40 != 0 {
+				gv38 += gv40 * dyn.SignOf(v38)
+			}
+			if gv39 != 0 {
+				gv35 += gv39 * dyn.SignOf(v35)
+			}
 			if gv38 != 0 {
 				gu0 += gv38 * q2
 			}

@@ -127,7 +127,10 @@ func TestNoNaNAtSingularPoints(t *testing.T) {
 			}
 		}
 		for name, k := range map[string]dyn.Kernel{"generated": m.NewKernel(), "interpreter": m.NewInterpreter()} {
-			sim := m.NewSimWith(k, B, T)
+			sim, err := m.NewSimWith(k, B, T)
+			if err != nil {
+				t.Fatal(err)
+			}
 			y := make([]float64, 6*T*B)
 			if _, err := sim.Forward(p.free(), p.settings(), x0, u, y); err != nil {
 				t.Fatalf("%s %s: %v", tyre, name, err)
@@ -137,7 +140,9 @@ func TestNoNaNAtSingularPoints(t *testing.T) {
 				ybar[i] = 1
 			}
 			gp, gx, gu := make([]float64, len(p.free())), make([]float64, len(x0)), make([]float64, len(u))
-			sim.Backward(p.free(), p.settings(), u, ybar, 0, nil, gp, gx, gu)
+			if err := sim.Backward(p.free(), p.settings(), u, ybar, 0, nil, gp, gx, gu); err != nil {
+				t.Fatal(err)
+			}
 			finiteAll(t, tyre+" "+name, y, gp, gx, gu)
 		}
 		// The tyre law alone at κ = ±1, s = 0 and λ = 1, with its gradients.
@@ -157,7 +162,9 @@ func TestNoNaNAtSingularPoints(t *testing.T) {
 			ybar[i] = 1
 		}
 		gp, gx := make([]float64, len(p.free())), make([]float64, 2*len(kap))
-		sim.Backward(p.free(), []float64{p.Fz()}, nil, ybar, 0, nil, gp, gx, nil)
+		if err := sim.Backward(p.free(), []float64{p.Fz()}, nil, ybar, 0, nil, gp, gx, nil); err != nil {
+			t.Fatal(err)
+		}
 		finiteAll(t, tyre+" curve", y, gp, gx)
 	}
 }

@@ -19,8 +19,12 @@ var (
 // edgesKernel is the generated dyn.Kernel of Edges (step b3f7163a1ce02bed).
 type edgesKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (edgesKernel) StepHash() string { return "b3f7163a1ce02bed" }
+
 func init() {
-	// A stale kernel is refused; Edges then runs on the interpreter.
+	// A stale kernel is refused, and Edges's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Edges.UseGenerated(edgesKernel{}, "b3f7163a1ce02bed")
 }
 
@@ -224,7 +228,9 @@ func (edgesKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gv24 += gv27 * v26
 			gv26 += gv27 * v24
 		}
-		gv23 += gv24 * dyn.SignOf(v23)
+		if gv24 != 0 {
+			gv23 += gv24 * dyn.SignOf(v23)
+		}
 		gs1 += gv23
 		gu0 += -gv23
 		gv18 += gv22
@@ -271,7 +277,9 @@ func (edgesKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gs0 += gv11 * p1
 			gp1 += gv11 * s0
 		}
-		gv8 += gv10 * (math.Copysign(1, v8) * math.Copysign(1, v9))
+		if gv10 != 0 {
+			gv8 += gv10 * (math.Copysign(1, v8) * math.Copysign(1, v9))
+		}
 		gs1 += gv9
 		gp1 += -gv9
 		if gv8 != 0 {
@@ -387,7 +395,9 @@ func (edgesKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gv24 += gv27 * v26
 				gv26 += gv27 * v24
 			}
-			gv23 += gv24 * dyn.SignOf(v23)
+			if gv24 != 0 {
+				gv23 += gv24 * dyn.SignOf(v23)
+			}
 			gs1 += gv23
 			gu0 += -gv23
 			gv18 += gv22
@@ -434,7 +444,9 @@ func (edgesKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gs0 += gv11 * p1
 				gp1 += gv11 * s0
 			}
-			gv8 += gv10 * (math.Copysign(1, v8) * math.Copysign(1, v9))
+			if gv10 != 0 {
+				gv8 += gv10 * (math.Copysign(1, v8) * math.Copysign(1, v9))
+			}
 			gs1 += gv9
 			gp1 += -gv9
 			if gv8 != 0 {

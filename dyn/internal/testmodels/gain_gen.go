@@ -19,8 +19,12 @@ var (
 // gainKernel is the generated dyn.Kernel of Gain (step b52ef481e2ff49ed).
 type gainKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (gainKernel) StepHash() string { return "b52ef481e2ff49ed" }
+
 func init() {
-	// A stale kernel is refused; Gain then runs on the interpreter.
+	// A stale kernel is refused, and Gain's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Gain.UseGenerated(gainKernel{}, "b52ef481e2ff49ed")
 }
 

@@ -15,7 +15,8 @@ func TestGenerated(t *testing.T) {
 		m            *dyn.Model
 		varName, typ string
 		path         string
-	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go"}, {Lag, "Lag", "lagKernel", "lag_gen.go"}, {Gain, "Gain", "gainKernel", "gain_gen.go"}} {
+	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go"}, {Lag, "Lag", "lagKernel", "lag_gen.go"}, {Gain, "Gain", "gainKernel", "gain_gen.go"},
+		{Untaken, "Untaken", "untakenKernel", "untaken_gen.go"}} {
 		if err := dyn.GenerateFile(c.m, "testmodels", c.varName, c.typ, c.path, update); err != nil {
 			t.Error(err)
 		}

@@ -19,8 +19,12 @@ var (
 // kitchenKernel is the generated dyn.Kernel of Kitchen (step 97ef83de8a2e0d5e).
 type kitchenKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (kitchenKernel) StepHash() string { return "97ef83de8a2e0d5e" }
+
 func init() {
-	// A stale kernel is refused; Kitchen then runs on the interpreter.
+	// A stale kernel is refused, and Kitchen's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Kitchen.UseGenerated(kitchenKernel{}, "97ef83de8a2e0d5e")
 }
 
@@ -584,7 +588,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		gu1 += -gv154
 		gv129 += gv153
 		gv152 += gv153
-		gs2 += gv152 * math.Cos(s2)
+		if gv152 != 0 {
+			gs2 += gv152 * math.Cos(s2)
+		}
 		gv121 += gv151
 		gv150 += gv151
 		if gv150 != 0 {
@@ -697,7 +703,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv107 != 0 {
 			gv106 += gv107 * (1 / (1 + v106))
 		}
-		gv105 += gv106 * v106
+		if gv106 != 0 {
+			gv105 += gv106 * v106
+		}
 		if gv105 != 0 {
 			gv104 += gv105 * (1 / q0)
 		}
@@ -707,7 +715,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gs2 += gv102
 		gv101 += gv102
-		gs2 += gv101 * dyn.SignOf(s2)
+		if gv101 != 0 {
+			gs2 += gv101 * dyn.SignOf(s2)
+		}
 		gv92 += gv100
 		gv99 += gv100
 		if gv99 != 0 {
@@ -740,7 +750,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv83 += gv87 * v86
 			gv86 += gv87 * v83
 		}
-		gv85 += gv86 * (1 - v86*v86)
+		if gv86 != 0 {
+			gv85 += gv86 * (1 - v86*v86)
+		}
 		if gv85 != 0 {
 			gv84 += gv85 * (1 / v83)
 			gv83 += gv85 * (-v85 / v83)
@@ -754,7 +766,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv81 += gv82 * v80
 		}
 		gp2 += gv81
-		gv78 += gv79 * dyn.SignOf(v78)
+		if gv79 != 0 {
+			gv78 += gv79 * dyn.SignOf(v78)
+		}
 		gs2 += gv78
 		gu0 += -gv78
 		gv53 += gv77
@@ -769,7 +783,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv73 != 0 {
 			gv72 += gv73 * (1 / (1 + v72))
 		}
-		gv71 += gv72 * v72
+		if gv72 != 0 {
+			gv71 += gv72 * v72
+		}
 		if gv71 != 0 {
 			gv70 += gv71 * (1 / q0)
 		}
@@ -786,7 +802,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		if gv66 != 0 {
 			gv65 += gv66 * (1 / (1 + v65))
 		}
-		gv64 += gv65 * v65
+		if gv65 != 0 {
+			gv64 += gv65 * v65
+		}
 		if gv64 != 0 {
 			gv63 += gv64 * (1 / q0)
 		}
@@ -846,14 +864,18 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv44 += gv46 * v45
 			gv45 += gv46 * v44
 		}
-		gv43 += gv44 * dyn.SignOf(v43)
+		if gv44 != 0 {
+			gv43 += gv44 * dyn.SignOf(v43)
+		}
 		gs0 += gv43
 		gu0 += -gv43
 		if gv42 != 0 {
 			gv40 += gv42 * v41
 			gv41 += gv42 * v40
 		}
-		gp0 += gv41 * (1 - v41*v41)
+		if gv41 != 0 {
+			gp0 += gv41 * (1 - v41*v41)
+		}
 		gv38 += gv40
 		gv39 += gv40
 		if gv39 != 0 {
@@ -869,7 +891,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 		}
 		gv32 += gv35
 		gv34 += gv35
-		gv33 += gv34 * v34
+		if gv34 != 0 {
+			gv33 += gv34 * v34
+		}
 		if gv33 != 0 {
 			gs2 += gv33 * (-0.5)
 		}
@@ -881,7 +905,9 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 				gv23 += gv31 * (-s1 / r2v31)
 			}
 		}
-		gu0 += gv30 * (1 / (1 + u0*u0))
+		if gv30 != 0 {
+			gu0 += gv30 * (1 / (1 + u0*u0))
+		}
 		gv26 += gv29
 		gv28 += gv29
 		if gv28 != 0 {
@@ -894,8 +920,12 @@ func (kitchenKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac fl
 			gv24 += gv26 * v25
 			gv25 += gv26 * v24
 		}
-		gs1 += gv25 * -math.Sin(s1)
-		gs0 += gv24 * math.Cos(s0)
+		if gv25 != 0 {
+			gs1 += gv25 * -math.Sin(s1)
+		}
+		if gv24 != 0 {
+			gs0 += gv24 * math.Cos(s0)
+		}
 		gv22 += gv23
 		if gv22 != 0 {
 			gs0 += gv22 * s0
@@ -1123,7 +1153,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			gu1 += -gv154
 			gv129 += gv153
 			gv152 += gv153
-			gs2 += gv152 * math.Cos(s2)
+			if gv152 != 0 {
+				gs2 += gv152 * math.Cos(s2)
+			}
 			gv121 += gv151
 			gv150 += gv151
 			if gv150 != 0 {
@@ -1236,7 +1268,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			if gv107 != 0 {
 				gv106 += gv107 * (1 / (1 + v106))
 			}
-			gv105 += gv106 * v106
+			if gv106 != 0 {
+				gv105 += gv106 * v106
+			}
 			if gv105 != 0 {
 				gv104 += gv105 * (1 / q0)
 			}
@@ -1246,7 +1280,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			}
 			gs2 += gv102
 			gv101 += gv102
-			gs2 += gv101 * dyn.SignOf(s2)
+			if gv101 != 0 {
+				gs2 += gv101 * dyn.SignOf(s2)
+			}
 			gv92 += gv100
 			gv99 += gv100
 			if gv99 != 0 {
@@ -1279,7 +1315,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 				gv83 += gv87 * v86
 				gv86 += gv87 * v83
 			}
-			gv85 += gv86 * (1 - v86*v86)
+			if gv86 != 0 {
+				gv85 += gv86 * (1 - v86*v86)
+			}
 			if gv85 != 0 {
 				gv84 += gv85 * (1 / v83)
 				gv83 += gv85 * (-v85 / v83)
@@ -1293,7 +1331,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 				gv81 += gv82 * v80
 			}
 			gp2 += gv81
-			gv78 += gv79 * dyn.SignOf(v78)
+			if gv79 != 0 {
+				gv78 += gv79 * dyn.SignOf(v78)
+			}
 			gs2 += gv78
 			gu0 += -gv78
 			gv53 += gv77
@@ -1308,7 +1348,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			if gv73 != 0 {
 				gv72 += gv73 * (1 / (1 + v72))
 			}
-			gv71 += gv72 * v72
+			if gv72 != 0 {
+				gv71 += gv72 * v72
+			}
 			if gv71 != 0 {
 				gv70 += gv71 * (1 / q0)
 			}
@@ -1325,7 +1367,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			if gv66 != 0 {
 				gv65 += gv66 * (1 / (1 + v65))
 			}
-			gv64 += gv65 * v65
+			if gv65 != 0 {
+				gv64 += gv65 * v65
+			}
 			if gv64 != 0 {
 				gv63 += gv64 * (1 / q0)
 			}
@@ -1385,14 +1429,18 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 				gv44 += gv46 * v45
 				gv45 += gv46 * v44
 			}
-			gv43 += gv44 * dyn.SignOf(v43)
+			if gv44 != 0 {
+				gv43 += gv44 * dyn.SignOf(v43)
+			}
 			gs0 += gv43
 			gu0 += -gv43
 			if gv42 != 0 {
 				gv40 += gv42 * v41
 				gv41 += gv42 * v40
 			}
-			gp0 += gv41 * (1 - v41*v41)
+			if gv41 != 0 {
+				gp0 += gv41 * (1 - v41*v41)
+			}
 			gv38 += gv40
 			gv39 += gv40
 			if gv39 != 0 {
@@ -1408,7 +1456,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 			}
 			gv32 += gv35
 			gv34 += gv35
-			gv33 += gv34 * v34
+			if gv34 != 0 {
+				gv33 += gv34 * v34
+			}
 			if gv33 != 0 {
 				gs2 += gv33 * (-0.5)
 			}
@@ -1420,7 +1470,9 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 					gv23 += gv31 * (-s1 / r2v31)
 				}
 			}
-			gu0 += gv30 * (1 / (1 + u0*u0))
+			if gv30 != 0 {
+				gu0 += gv30 * (1 / (1 + u0*u0))
+			}
 			gv26 += gv29
 			gv28 += gv29
 			if gv28 != 0 {
@@ -1433,8 +1485,12 @@ func (kitchenKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64
 				gv24 += gv26 * v25
 				gv25 += gv26 * v24
 			}
-			gs1 += gv25 * -math.Sin(s1)
-			gs0 += gv24 * math.Cos(s0)
+			if gv25 != 0 {
+				gs1 += gv25 * -math.Sin(s1)
+			}
+			if gv24 != 0 {
+				gs0 += gv24 * math.Cos(s0)
+			}
 			gv22 += gv23
 			if gv22 != 0 {
 				gs0 += gv22 * s0

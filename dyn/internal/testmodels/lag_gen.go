@@ -19,8 +19,12 @@ var (
 // lagKernel is the generated dyn.Kernel of Lag (step 1a211d6adba801cc).
 type lagKernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (lagKernel) StepHash() string { return "1a211d6adba801cc" }
+
 func init() {
-	// A stale kernel is refused; Lag then runs on the interpreter.
+	// A stale kernel is refused, and Lag's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Lag.UseGenerated(lagKernel{}, "1a211d6adba801cc")
 }
 
@@ -257,14 +261,18 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv41 += gv46 * v45
 			gv45 += gv46 * v41
 		}
-		gs2 += gv45 * v42
+		if gv45 != 0 {
+			gs2 += gv45 * v42
+		}
 		gs0 += gv44
 		gv43 += gv44
 		if gv43 != 0 {
 			gv41 += gv43 * v42
 			gv42 += gv43 * v41
 		}
-		gs2 += gv42 * -v45
+		if gv42 != 0 {
+			gs2 += gv42 * -v45
+		}
 		if gv41 != 0 {
 			gs3 += gv41 * q0
 		}
@@ -310,7 +318,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv23 += gv27 * v26
 			gv26 += gv27 * v23
 		}
-		gv25 += gv26 * (1 - v26*v26)
+		if gv26 != 0 {
+			gv25 += gv26 * (1 - v26*v26)
+		}
 		if gv25 != 0 {
 			gv24 += gv25 * (1 / v23)
 			gv23 += gv25 * (-v25 / v23)
@@ -324,7 +334,9 @@ func (lagKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac float6
 			gv21 += gv22 * v20
 		}
 		gp2 += gv21
-		gv17 += gv19 * dyn.SignOf(v17)
+		if gv19 != 0 {
+			gv17 += gv19 * dyn.SignOf(v17)
+		}
 		gv16 += gv17
 		gv14 += -gv17
 		if gv16 != 0 {
@@ -452,14 +464,18 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 				gv41 += gv46 * v45
 				gv45 += gv46 * v41
 			}
-			gs2 += gv45 * v42
+			if gv45 != 0 {
+				gs2 += gv45 * v42
+			}
 			gs0 += gv44
 			gv43 += gv44
 			if gv43 != 0 {
 				gv41 += gv43 * v42
 				gv42 += gv43 * v41
 			}
-			gs2 += gv42 * -v45
+			if gv42 != 0 {
+				gs2 += gv42 * -v45
+			}
 			if gv41 != 0 {
 				gs3 += gv41 * q0
 			}
@@ -505,7 +521,9 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 				gv23 += gv27 * v26
 				gv26 += gv27 * v23
 			}
-			gv25 += gv26 * (1 - v26*v26)
+			if gv26 != 0 {
+				gv25 += gv26 * (1 - v26*v26)
+			}
 			if gv25 != 0 {
 				gv24 += gv25 * (1 / v23)
 				gv23 += gv25 * (-v25 / v23)
@@ -519,7 +537,9 @@ func (lagKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, xT
 				gv21 += gv22 * v20
 			}
 			gp2 += gv21
-			gv17 += gv19 * dyn.SignOf(v17)
+			if gv19 != 0 {
+				gv17 += gv19 * dyn.SignOf(v17)
+			}
 			gv16 += gv17
 			gv14 += -gv17
 			if gv16 != 0 {

@@ -82,3 +82,59 @@ var Gain = dyn.MustDefine(dyn.Spec{
 	inv := s.Const(1).Div(T)
 	s.Next("v", dyn.Where(dyn.Gt(T, s.Const(0)), v.Add(drive.Mul(inv).MulC(0.01)), v.Add(drive.MulC(0.01))))
 })
+
+// Untaken is one branch per op that is non-finite (in value or partial
+// derivative) when its input sits at the op's singular point, under a
+// Where that does not take it: its gradient must stay the taken branch's.
+// Lane k is state k, input k, parameter k; the taken branch is x·p + u
+// (where x > 0), the untaken one bad(x, u, p).
+var Untaken = dyn.MustDefine(UntakenSpec(), func(s *dyn.Step) {
+	for _, c := range UntakenCases {
+		x, u, p := s.State(c.Name), s.Input("u_"+c.Name), s.Param("p_"+c.Name)
+		s.Next(c.Name, dyn.Where(dyn.Gt(x, s.Const(0)), x.Mul(p).Add(u), c.Bad(s, x, u, p)))
+	}
+})
+
+// UntakenCases are Untaken's branches: U is the input that makes Bad
+// non-finite.
+var UntakenCases = []struct {
+	Name string
+	U    float64
+	Bad  func(s *dyn.Step, x, u, p dyn.X) dyn.X
+}{
+	{"div", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return p.Div(u) }},
+	{"mul", 1000, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Exp(u).Mul(p) }},
+	{"sin", 1000, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Sin(dyn.Exp(u)) }},
+	{"cos", 1000, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Cos(dyn.Exp(u)).Mul(x) }},
+	{"tan", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Tan(u.Div(u)) }},
+	{"atan", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Atan(u.Div(u)) }},
+	{"atan2", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Atan2(u.Div(u), p) }},
+	{"exp", 1000, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Exp(u.Mul(p)) }},
+	{"log", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Log(u) }},
+	{"log1p", -1, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Log1p(u) }},
+	{"sqrt", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Sqrt(u) }},
+	{"tanh", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Tanh(x.Div(u)) }},
+	{"abs", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Abs(x.Div(u)) }},
+	{"neg", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return p.Div(u).Neg() }},
+	{"min", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Min(p.Div(u), x) }},
+	{"max", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Max(x, u.Div(u)) }},
+	{"clamp", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Clamp(x.Div(u), p.Neg(), p) }},
+	{"copysign", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Copysign(p.Div(u), x) }},
+	{"where", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Where(dyn.Lt(x, p), x.Div(u), p.Div(u)) }},
+	// The friction surrogates at temperature 0 (u is the temperature).
+	{"tanhclampsym", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.TanhClampSym(x, p, u) }},
+	{"softplus", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.Softplus(x.Sub(p), u) }},
+	{"softclamp", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.SoftClamp(x, p.Neg(), p, u) }},
+	{"smoothabs", 0, func(s *dyn.Step, x, u, p dyn.X) dyn.X { return dyn.SmoothAbs(x.Sub(p), u) }},
+}
+
+// UntakenSpec names Untaken's lanes after its cases.
+func UntakenSpec() dyn.Spec {
+	sp := dyn.Spec{Name: "untaken"}
+	for _, c := range UntakenCases {
+		sp.State = append(sp.State, c.Name)
+		sp.Input = append(sp.Input, "u_"+c.Name)
+		sp.Params = append(sp.Params, "p_"+c.Name)
+	}
+	return sp
+}

@@ -19,8 +19,12 @@ var (
 // wide16Kernel is the generated dyn.Kernel of Wide16 (step e7b1883eef75cc11).
 type wide16Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide16Kernel) StepHash() string { return "e7b1883eef75cc11" }
+
 func init() {
-	// A stale kernel is refused; Wide16 then runs on the interpreter.
+	// A stale kernel is refused, and Wide16's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide16.UseGenerated(wide16Kernel{}, "e7b1883eef75cc11")
 }
 
@@ -417,7 +421,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp15 += gv114 * v113
 			gv113 += gv114 * p15
 		}
-		gv112 += gv113 * (1 - v113*v113)
+		if gv113 != 0 {
+			gv112 += gv113 * (1 - v113*v113)
+		}
 		if gv112 != 0 {
 			gv111 += gv112 * 3.0
 		}
@@ -428,7 +434,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp14 += gv109 * v108
 			gv108 += gv109 * p14
 		}
-		gv107 += gv108 * (1 - v108*v108)
+		if gv108 != 0 {
+			gv107 += gv108 * (1 - v108*v108)
+		}
 		if gv107 != 0 {
 			gv106 += gv107 * 3.0
 		}
@@ -439,7 +447,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp13 += gv104 * v103
 			gv103 += gv104 * p13
 		}
-		gv102 += gv103 * (1 - v103*v103)
+		if gv103 != 0 {
+			gv102 += gv103 * (1 - v103*v103)
+		}
 		if gv102 != 0 {
 			gv101 += gv102 * 3.0
 		}
@@ -450,7 +460,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp12 += gv99 * v98
 			gv98 += gv99 * p12
 		}
-		gv97 += gv98 * (1 - v98*v98)
+		if gv98 != 0 {
+			gv97 += gv98 * (1 - v98*v98)
+		}
 		if gv97 != 0 {
 			gv96 += gv97 * 3.0
 		}
@@ -461,7 +473,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp11 += gv94 * v93
 			gv93 += gv94 * p11
 		}
-		gv92 += gv93 * (1 - v93*v93)
+		if gv93 != 0 {
+			gv92 += gv93 * (1 - v93*v93)
+		}
 		if gv92 != 0 {
 			gv91 += gv92 * 3.0
 		}
@@ -472,7 +486,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp10 += gv89 * v88
 			gv88 += gv89 * p10
 		}
-		gv87 += gv88 * (1 - v88*v88)
+		if gv88 != 0 {
+			gv87 += gv88 * (1 - v88*v88)
+		}
 		if gv87 != 0 {
 			gv86 += gv87 * 3.0
 		}
@@ -483,7 +499,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp9 += gv84 * v83
 			gv83 += gv84 * p9
 		}
-		gv82 += gv83 * (1 - v83*v83)
+		if gv83 != 0 {
+			gv82 += gv83 * (1 - v83*v83)
+		}
 		if gv82 != 0 {
 			gv81 += gv82 * 3.0
 		}
@@ -494,7 +512,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp8 += gv79 * v78
 			gv78 += gv79 * p8
 		}
-		gv77 += gv78 * (1 - v78*v78)
+		if gv78 != 0 {
+			gv77 += gv78 * (1 - v78*v78)
+		}
 		if gv77 != 0 {
 			gv76 += gv77 * 3.0
 		}
@@ -505,7 +525,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp7 += gv74 * v73
 			gv73 += gv74 * p7
 		}
-		gv72 += gv73 * (1 - v73*v73)
+		if gv73 != 0 {
+			gv72 += gv73 * (1 - v73*v73)
+		}
 		if gv72 != 0 {
 			gv71 += gv72 * 3.0
 		}
@@ -516,7 +538,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp6 += gv69 * v68
 			gv68 += gv69 * p6
 		}
-		gv67 += gv68 * (1 - v68*v68)
+		if gv68 != 0 {
+			gv67 += gv68 * (1 - v68*v68)
+		}
 		if gv67 != 0 {
 			gv66 += gv67 * 3.0
 		}
@@ -527,7 +551,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp5 += gv64 * v63
 			gv63 += gv64 * p5
 		}
-		gv62 += gv63 * (1 - v63*v63)
+		if gv63 != 0 {
+			gv62 += gv63 * (1 - v63*v63)
+		}
 		if gv62 != 0 {
 			gv61 += gv62 * 3.0
 		}
@@ -538,7 +564,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp4 += gv59 * v58
 			gv58 += gv59 * p4
 		}
-		gv57 += gv58 * (1 - v58*v58)
+		if gv58 != 0 {
+			gv57 += gv58 * (1 - v58*v58)
+		}
 		if gv57 != 0 {
 			gv56 += gv57 * 3.0
 		}
@@ -549,7 +577,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp3 += gv54 * v53
 			gv53 += gv54 * p3
 		}
-		gv52 += gv53 * (1 - v53*v53)
+		if gv53 != 0 {
+			gv52 += gv53 * (1 - v53*v53)
+		}
 		if gv52 != 0 {
 			gv51 += gv52 * 3.0
 		}
@@ -560,7 +590,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp2 += gv49 * v48
 			gv48 += gv49 * p2
 		}
-		gv47 += gv48 * (1 - v48*v48)
+		if gv48 != 0 {
+			gv47 += gv48 * (1 - v48*v48)
+		}
 		if gv47 != 0 {
 			gv46 += gv47 * 3.0
 		}
@@ -571,7 +603,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp1 += gv44 * v43
 			gv43 += gv44 * p1
 		}
-		gv42 += gv43 * (1 - v43*v43)
+		if gv43 != 0 {
+			gv42 += gv43 * (1 - v43*v43)
+		}
 		if gv42 != 0 {
 			gv41 += gv42 * 3.0
 		}
@@ -580,7 +614,9 @@ func (wide16Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp0 += gv40 * v39
 			gv39 += gv40 * p0
 		}
-		gv38 += gv39 * (1 - v39*v39)
+		if gv39 != 0 {
+			gv38 += gv39 * (1 - v39*v39)
+		}
 		if gv38 != 0 {
 			gv37 += gv38 * 3.0
 		}
@@ -785,7 +821,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp15 += gv114 * v113
 				gv113 += gv114 * p15
 			}
-			gv112 += gv113 * (1 - v113*v113)
+			if gv113 != 0 {
+				gv112 += gv113 * (1 - v113*v113)
+			}
 			if gv112 != 0 {
 				gv111 += gv112 * 3.0
 			}
@@ -796,7 +834,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp14 += gv109 * v108
 				gv108 += gv109 * p14
 			}
-			gv107 += gv108 * (1 - v108*v108)
+			if gv108 != 0 {
+				gv107 += gv108 * (1 - v108*v108)
+			}
 			if gv107 != 0 {
 				gv106 += gv107 * 3.0
 			}
@@ -807,7 +847,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp13 += gv104 * v103
 				gv103 += gv104 * p13
 			}
-			gv102 += gv103 * (1 - v103*v103)
+			if gv103 != 0 {
+				gv102 += gv103 * (1 - v103*v103)
+			}
 			if gv102 != 0 {
 				gv101 += gv102 * 3.0
 			}
@@ -818,7 +860,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp12 += gv99 * v98
 				gv98 += gv99 * p12
 			}
-			gv97 += gv98 * (1 - v98*v98)
+			if gv98 != 0 {
+				gv97 += gv98 * (1 - v98*v98)
+			}
 			if gv97 != 0 {
 				gv96 += gv97 * 3.0
 			}
@@ -829,7 +873,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp11 += gv94 * v93
 				gv93 += gv94 * p11
 			}
-			gv92 += gv93 * (1 - v93*v93)
+			if gv93 != 0 {
+				gv92 += gv93 * (1 - v93*v93)
+			}
 			if gv92 != 0 {
 				gv91 += gv92 * 3.0
 			}
@@ -840,7 +886,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp10 += gv89 * v88
 				gv88 += gv89 * p10
 			}
-			gv87 += gv88 * (1 - v88*v88)
+			if gv88 != 0 {
+				gv87 += gv88 * (1 - v88*v88)
+			}
 			if gv87 != 0 {
 				gv86 += gv87 * 3.0
 			}
@@ -851,7 +899,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp9 += gv84 * v83
 				gv83 += gv84 * p9
 			}
-			gv82 += gv83 * (1 - v83*v83)
+			if gv83 != 0 {
+				gv82 += gv83 * (1 - v83*v83)
+			}
 			if gv82 != 0 {
 				gv81 += gv82 * 3.0
 			}
@@ -862,7 +912,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp8 += gv79 * v78
 				gv78 += gv79 * p8
 			}
-			gv77 += gv78 * (1 - v78*v78)
+			if gv78 != 0 {
+				gv77 += gv78 * (1 - v78*v78)
+			}
 			if gv77 != 0 {
 				gv76 += gv77 * 3.0
 			}
@@ -873,7 +925,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp7 += gv74 * v73
 				gv73 += gv74 * p7
 			}
-			gv72 += gv73 * (1 - v73*v73)
+			if gv73 != 0 {
+				gv72 += gv73 * (1 - v73*v73)
+			}
 			if gv72 != 0 {
 				gv71 += gv72 * 3.0
 			}
@@ -884,7 +938,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp6 += gv69 * v68
 				gv68 += gv69 * p6
 			}
-			gv67 += gv68 * (1 - v68*v68)
+			if gv68 != 0 {
+				gv67 += gv68 * (1 - v68*v68)
+			}
 			if gv67 != 0 {
 				gv66 += gv67 * 3.0
 			}
@@ -895,7 +951,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp5 += gv64 * v63
 				gv63 += gv64 * p5
 			}
-			gv62 += gv63 * (1 - v63*v63)
+			if gv63 != 0 {
+				gv62 += gv63 * (1 - v63*v63)
+			}
 			if gv62 != 0 {
 				gv61 += gv62 * 3.0
 			}
@@ -906,7 +964,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp4 += gv59 * v58
 				gv58 += gv59 * p4
 			}
-			gv57 += gv58 * (1 - v58*v58)
+			if gv58 != 0 {
+				gv57 += gv58 * (1 - v58*v58)
+			}
 			if gv57 != 0 {
 				gv56 += gv57 * 3.0
 			}
@@ -917,7 +977,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp3 += gv54 * v53
 				gv53 += gv54 * p3
 			}
-			gv52 += gv53 * (1 - v53*v53)
+			if gv53 != 0 {
+				gv52 += gv53 * (1 - v53*v53)
+			}
 			if gv52 != 0 {
 				gv51 += gv52 * 3.0
 			}
@@ -928,7 +990,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp2 += gv49 * v48
 				gv48 += gv49 * p2
 			}
-			gv47 += gv48 * (1 - v48*v48)
+			if gv48 != 0 {
+				gv47 += gv48 * (1 - v48*v48)
+			}
 			if gv47 != 0 {
 				gv46 += gv47 * 3.0
 			}
@@ -939,7 +1003,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp1 += gv44 * v43
 				gv43 += gv44 * p1
 			}
-			gv42 += gv43 * (1 - v43*v43)
+			if gv43 != 0 {
+				gv42 += gv43 * (1 - v43*v43)
+			}
 			if gv42 != 0 {
 				gv41 += gv42 * 3.0
 			}
@@ -948,7 +1014,9 @@ func (wide16Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp0 += gv40 * v39
 				gv39 += gv40 * p0
 			}
-			gv38 += gv39 * (1 - v39*v39)
+			if gv39 != 0 {
+				gv38 += gv39 * (1 - v39*v39)
+			}
 			if gv38 != 0 {
 				gv37 += gv38 * 3.0
 			}

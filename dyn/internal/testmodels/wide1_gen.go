@@ -19,8 +19,12 @@ var (
 // wide1Kernel is the generated dyn.Kernel of Wide1 (step aea855a9ab57120f).
 type wide1Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide1Kernel) StepHash() string { return "aea855a9ab57120f" }
+
 func init() {
-	// A stale kernel is refused; Wide1 then runs on the interpreter.
+	// A stale kernel is refused, and Wide1's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide1.UseGenerated(wide1Kernel{}, "aea855a9ab57120f")
 }
 
@@ -130,7 +134,9 @@ func (wide1Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp0 += gv10 * v9
 			gv9 += gv10 * p0
 		}
-		gv8 += gv9 * (1 - v9*v9)
+		if gv9 != 0 {
+			gv8 += gv9 * (1 - v9*v9)
+		}
 		if gv8 != 0 {
 			gv7 += gv8 * 3.0
 		}
@@ -198,7 +204,9 @@ func (wide1Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp0 += gv10 * v9
 				gv9 += gv10 * p0
 			}
-			gv8 += gv9 * (1 - v9*v9)
+			if gv9 != 0 {
+				gv8 += gv9 * (1 - v9*v9)
+			}
 			if gv8 != 0 {
 				gv7 += gv8 * 3.0
 			}

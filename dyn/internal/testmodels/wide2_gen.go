@@ -19,8 +19,12 @@ var (
 // wide2Kernel is the generated dyn.Kernel of Wide2 (step a5594c138e359665).
 type wide2Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide2Kernel) StepHash() string { return "a5594c138e359665" }
+
 func init() {
-	// A stale kernel is refused; Wide2 then runs on the interpreter.
+	// A stale kernel is refused, and Wide2's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide2.UseGenerated(wide2Kernel{}, "a5594c138e359665")
 }
 
@@ -151,7 +155,9 @@ func (wide2Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp1 += gv16 * v15
 			gv15 += gv16 * p1
 		}
-		gv14 += gv15 * (1 - v15*v15)
+		if gv15 != 0 {
+			gv14 += gv15 * (1 - v15*v15)
+		}
 		if gv14 != 0 {
 			gv13 += gv14 * 3.0
 		}
@@ -160,7 +166,9 @@ func (wide2Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp0 += gv12 * v11
 			gv11 += gv12 * p0
 		}
-		gv10 += gv11 * (1 - v11*v11)
+		if gv11 != 0 {
+			gv10 += gv11 * (1 - v11*v11)
+		}
 		if gv10 != 0 {
 			gv9 += gv10 * 3.0
 		}
@@ -239,7 +247,9 @@ func (wide2Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp1 += gv16 * v15
 				gv15 += gv16 * p1
 			}
-			gv14 += gv15 * (1 - v15*v15)
+			if gv15 != 0 {
+				gv14 += gv15 * (1 - v15*v15)
+			}
 			if gv14 != 0 {
 				gv13 += gv14 * 3.0
 			}
@@ -248,7 +258,9 @@ func (wide2Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp0 += gv12 * v11
 				gv11 += gv12 * p0
 			}
-			gv10 += gv11 * (1 - v11*v11)
+			if gv11 != 0 {
+				gv10 += gv11 * (1 - v11*v11)
+			}
 			if gv10 != 0 {
 				gv9 += gv10 * 3.0
 			}

@@ -19,8 +19,12 @@ var (
 // wide32Kernel is the generated dyn.Kernel of Wide32 (step 68b1fa25096810a1).
 type wide32Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide32Kernel) StepHash() string { return "68b1fa25096810a1" }
+
 func init() {
-	// A stale kernel is refused; Wide32 then runs on the interpreter.
+	// A stale kernel is refused, and Wide32's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide32.UseGenerated(wide32Kernel{}, "68b1fa25096810a1")
 }
 
@@ -721,7 +725,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp31 += gv226 * v225
 			gv225 += gv226 * p31
 		}
-		gv224 += gv225 * (1 - v225*v225)
+		if gv225 != 0 {
+			gv224 += gv225 * (1 - v225*v225)
+		}
 		if gv224 != 0 {
 			gv223 += gv224 * 3.0
 		}
@@ -732,7 +738,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp30 += gv221 * v220
 			gv220 += gv221 * p30
 		}
-		gv219 += gv220 * (1 - v220*v220)
+		if gv220 != 0 {
+			gv219 += gv220 * (1 - v220*v220)
+		}
 		if gv219 != 0 {
 			gv218 += gv219 * 3.0
 		}
@@ -743,7 +751,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp29 += gv216 * v215
 			gv215 += gv216 * p29
 		}
-		gv214 += gv215 * (1 - v215*v215)
+		if gv215 != 0 {
+			gv214 += gv215 * (1 - v215*v215)
+		}
 		if gv214 != 0 {
 			gv213 += gv214 * 3.0
 		}
@@ -754,7 +764,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp28 += gv211 * v210
 			gv210 += gv211 * p28
 		}
-		gv209 += gv210 * (1 - v210*v210)
+		if gv210 != 0 {
+			gv209 += gv210 * (1 - v210*v210)
+		}
 		if gv209 != 0 {
 			gv208 += gv209 * 3.0
 		}
@@ -765,7 +777,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp27 += gv206 * v205
 			gv205 += gv206 * p27
 		}
-		gv204 += gv205 * (1 - v205*v205)
+		if gv205 != 0 {
+			gv204 += gv205 * (1 - v205*v205)
+		}
 		if gv204 != 0 {
 			gv203 += gv204 * 3.0
 		}
@@ -776,7 +790,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp26 += gv201 * v200
 			gv200 += gv201 * p26
 		}
-		gv199 += gv200 * (1 - v200*v200)
+		if gv200 != 0 {
+			gv199 += gv200 * (1 - v200*v200)
+		}
 		if gv199 != 0 {
 			gv198 += gv199 * 3.0
 		}
@@ -787,7 +803,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp25 += gv196 * v195
 			gv195 += gv196 * p25
 		}
-		gv194 += gv195 * (1 - v195*v195)
+		if gv195 != 0 {
+			gv194 += gv195 * (1 - v195*v195)
+		}
 		if gv194 != 0 {
 			gv193 += gv194 * 3.0
 		}
@@ -798,7 +816,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp24 += gv191 * v190
 			gv190 += gv191 * p24
 		}
-		gv189 += gv190 * (1 - v190*v190)
+		if gv190 != 0 {
+			gv189 += gv190 * (1 - v190*v190)
+		}
 		if gv189 != 0 {
 			gv188 += gv189 * 3.0
 		}
@@ -809,7 +829,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp23 += gv186 * v185
 			gv185 += gv186 * p23
 		}
-		gv184 += gv185 * (1 - v185*v185)
+		if gv185 != 0 {
+			gv184 += gv185 * (1 - v185*v185)
+		}
 		if gv184 != 0 {
 			gv183 += gv184 * 3.0
 		}
@@ -820,7 +842,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp22 += gv181 * v180
 			gv180 += gv181 * p22
 		}
-		gv179 += gv180 * (1 - v180*v180)
+		if gv180 != 0 {
+			gv179 += gv180 * (1 - v180*v180)
+		}
 		if gv179 != 0 {
 			gv178 += gv179 * 3.0
 		}
@@ -831,7 +855,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp21 += gv176 * v175
 			gv175 += gv176 * p21
 		}
-		gv174 += gv175 * (1 - v175*v175)
+		if gv175 != 0 {
+			gv174 += gv175 * (1 - v175*v175)
+		}
 		if gv174 != 0 {
 			gv173 += gv174 * 3.0
 		}
@@ -842,7 +868,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp20 += gv171 * v170
 			gv170 += gv171 * p20
 		}
-		gv169 += gv170 * (1 - v170*v170)
+		if gv170 != 0 {
+			gv169 += gv170 * (1 - v170*v170)
+		}
 		if gv169 != 0 {
 			gv168 += gv169 * 3.0
 		}
@@ -853,7 +881,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp19 += gv166 * v165
 			gv165 += gv166 * p19
 		}
-		gv164 += gv165 * (1 - v165*v165)
+		if gv165 != 0 {
+			gv164 += gv165 * (1 - v165*v165)
+		}
 		if gv164 != 0 {
 			gv163 += gv164 * 3.0
 		}
@@ -864,7 +894,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp18 += gv161 * v160
 			gv160 += gv161 * p18
 		}
-		gv159 += gv160 * (1 - v160*v160)
+		if gv160 != 0 {
+			gv159 += gv160 * (1 - v160*v160)
+		}
 		if gv159 != 0 {
 			gv158 += gv159 * 3.0
 		}
@@ -875,7 +907,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp17 += gv156 * v155
 			gv155 += gv156 * p17
 		}
-		gv154 += gv155 * (1 - v155*v155)
+		if gv155 != 0 {
+			gv154 += gv155 * (1 - v155*v155)
+		}
 		if gv154 != 0 {
 			gv153 += gv154 * 3.0
 		}
@@ -886,7 +920,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp16 += gv151 * v150
 			gv150 += gv151 * p16
 		}
-		gv149 += gv150 * (1 - v150*v150)
+		if gv150 != 0 {
+			gv149 += gv150 * (1 - v150*v150)
+		}
 		if gv149 != 0 {
 			gv148 += gv149 * 3.0
 		}
@@ -897,7 +933,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp15 += gv146 * v145
 			gv145 += gv146 * p15
 		}
-		gv144 += gv145 * (1 - v145*v145)
+		if gv145 != 0 {
+			gv144 += gv145 * (1 - v145*v145)
+		}
 		if gv144 != 0 {
 			gv143 += gv144 * 3.0
 		}
@@ -908,7 +946,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp14 += gv141 * v140
 			gv140 += gv141 * p14
 		}
-		gv139 += gv140 * (1 - v140*v140)
+		if gv140 != 0 {
+			gv139 += gv140 * (1 - v140*v140)
+		}
 		if gv139 != 0 {
 			gv138 += gv139 * 3.0
 		}
@@ -919,7 +959,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp13 += gv136 * v135
 			gv135 += gv136 * p13
 		}
-		gv134 += gv135 * (1 - v135*v135)
+		if gv135 != 0 {
+			gv134 += gv135 * (1 - v135*v135)
+		}
 		if gv134 != 0 {
 			gv133 += gv134 * 3.0
 		}
@@ -930,7 +972,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp12 += gv131 * v130
 			gv130 += gv131 * p12
 		}
-		gv129 += gv130 * (1 - v130*v130)
+		if gv130 != 0 {
+			gv129 += gv130 * (1 - v130*v130)
+		}
 		if gv129 != 0 {
 			gv128 += gv129 * 3.0
 		}
@@ -941,7 +985,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp11 += gv126 * v125
 			gv125 += gv126 * p11
 		}
-		gv124 += gv125 * (1 - v125*v125)
+		if gv125 != 0 {
+			gv124 += gv125 * (1 - v125*v125)
+		}
 		if gv124 != 0 {
 			gv123 += gv124 * 3.0
 		}
@@ -952,7 +998,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp10 += gv121 * v120
 			gv120 += gv121 * p10
 		}
-		gv119 += gv120 * (1 - v120*v120)
+		if gv120 != 0 {
+			gv119 += gv120 * (1 - v120*v120)
+		}
 		if gv119 != 0 {
 			gv118 += gv119 * 3.0
 		}
@@ -963,7 +1011,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp9 += gv116 * v115
 			gv115 += gv116 * p9
 		}
-		gv114 += gv115 * (1 - v115*v115)
+		if gv115 != 0 {
+			gv114 += gv115 * (1 - v115*v115)
+		}
 		if gv114 != 0 {
 			gv113 += gv114 * 3.0
 		}
@@ -974,7 +1024,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp8 += gv111 * v110
 			gv110 += gv111 * p8
 		}
-		gv109 += gv110 * (1 - v110*v110)
+		if gv110 != 0 {
+			gv109 += gv110 * (1 - v110*v110)
+		}
 		if gv109 != 0 {
 			gv108 += gv109 * 3.0
 		}
@@ -985,7 +1037,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp7 += gv106 * v105
 			gv105 += gv106 * p7
 		}
-		gv104 += gv105 * (1 - v105*v105)
+		if gv105 != 0 {
+			gv104 += gv105 * (1 - v105*v105)
+		}
 		if gv104 != 0 {
 			gv103 += gv104 * 3.0
 		}
@@ -996,7 +1050,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp6 += gv101 * v100
 			gv100 += gv101 * p6
 		}
-		gv99 += gv100 * (1 - v100*v100)
+		if gv100 != 0 {
+			gv99 += gv100 * (1 - v100*v100)
+		}
 		if gv99 != 0 {
 			gv98 += gv99 * 3.0
 		}
@@ -1007,7 +1063,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp5 += gv96 * v95
 			gv95 += gv96 * p5
 		}
-		gv94 += gv95 * (1 - v95*v95)
+		if gv95 != 0 {
+			gv94 += gv95 * (1 - v95*v95)
+		}
 		if gv94 != 0 {
 			gv93 += gv94 * 3.0
 		}
@@ -1018,7 +1076,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp4 += gv91 * v90
 			gv90 += gv91 * p4
 		}
-		gv89 += gv90 * (1 - v90*v90)
+		if gv90 != 0 {
+			gv89 += gv90 * (1 - v90*v90)
+		}
 		if gv89 != 0 {
 			gv88 += gv89 * 3.0
 		}
@@ -1029,7 +1089,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp3 += gv86 * v85
 			gv85 += gv86 * p3
 		}
-		gv84 += gv85 * (1 - v85*v85)
+		if gv85 != 0 {
+			gv84 += gv85 * (1 - v85*v85)
+		}
 		if gv84 != 0 {
 			gv83 += gv84 * 3.0
 		}
@@ -1040,7 +1102,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp2 += gv81 * v80
 			gv80 += gv81 * p2
 		}
-		gv79 += gv80 * (1 - v80*v80)
+		if gv80 != 0 {
+			gv79 += gv80 * (1 - v80*v80)
+		}
 		if gv79 != 0 {
 			gv78 += gv79 * 3.0
 		}
@@ -1051,7 +1115,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp1 += gv76 * v75
 			gv75 += gv76 * p1
 		}
-		gv74 += gv75 * (1 - v75*v75)
+		if gv75 != 0 {
+			gv74 += gv75 * (1 - v75*v75)
+		}
 		if gv74 != 0 {
 			gv73 += gv74 * 3.0
 		}
@@ -1060,7 +1126,9 @@ func (wide32Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac flo
 			gp0 += gv72 * v71
 			gv71 += gv72 * p0
 		}
-		gv70 += gv71 * (1 - v71*v71)
+		if gv71 != 0 {
+			gv70 += gv71 * (1 - v71*v71)
+		}
 		if gv70 != 0 {
 			gv69 += gv70 * 3.0
 		}
@@ -1409,7 +1477,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp31 += gv226 * v225
 				gv225 += gv226 * p31
 			}
-			gv224 += gv225 * (1 - v225*v225)
+			if gv225 != 0 {
+				gv224 += gv225 * (1 - v225*v225)
+			}
 			if gv224 != 0 {
 				gv223 += gv224 * 3.0
 			}
@@ -1420,7 +1490,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp30 += gv221 * v220
 				gv220 += gv221 * p30
 			}
-			gv219 += gv220 * (1 - v220*v220)
+			if gv220 != 0 {
+				gv219 += gv220 * (1 - v220*v220)
+			}
 			if gv219 != 0 {
 				gv218 += gv219 * 3.0
 			}
@@ -1431,7 +1503,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp29 += gv216 * v215
 				gv215 += gv216 * p29
 			}
-			gv214 += gv215 * (1 - v215*v215)
+			if gv215 != 0 {
+				gv214 += gv215 * (1 - v215*v215)
+			}
 			if gv214 != 0 {
 				gv213 += gv214 * 3.0
 			}
@@ -1442,7 +1516,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp28 += gv211 * v210
 				gv210 += gv211 * p28
 			}
-			gv209 += gv210 * (1 - v210*v210)
+			if gv210 != 0 {
+				gv209 += gv210 * (1 - v210*v210)
+			}
 			if gv209 != 0 {
 				gv208 += gv209 * 3.0
 			}
@@ -1453,7 +1529,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp27 += gv206 * v205
 				gv205 += gv206 * p27
 			}
-			gv204 += gv205 * (1 - v205*v205)
+			if gv205 != 0 {
+				gv204 += gv205 * (1 - v205*v205)
+			}
 			if gv204 != 0 {
 				gv203 += gv204 * 3.0
 			}
@@ -1464,7 +1542,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp26 += gv201 * v200
 				gv200 += gv201 * p26
 			}
-			gv199 += gv200 * (1 - v200*v200)
+			if gv200 != 0 {
+				gv199 += gv200 * (1 - v200*v200)
+			}
 			if gv199 != 0 {
 				gv198 += gv199 * 3.0
 			}
@@ -1475,7 +1555,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp25 += gv196 * v195
 				gv195 += gv196 * p25
 			}
-			gv194 += gv195 * (1 - v195*v195)
+			if gv195 != 0 {
+				gv194 += gv195 * (1 - v195*v195)
+			}
 			if gv194 != 0 {
 				gv193 += gv194 * 3.0
 			}
@@ -1486,7 +1568,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp24 += gv191 * v190
 				gv190 += gv191 * p24
 			}
-			gv189 += gv190 * (1 - v190*v190)
+			if gv190 != 0 {
+				gv189 += gv190 * (1 - v190*v190)
+			}
 			if gv189 != 0 {
 				gv188 += gv189 * 3.0
 			}
@@ -1497,7 +1581,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp23 += gv186 * v185
 				gv185 += gv186 * p23
 			}
-			gv184 += gv185 * (1 - v185*v185)
+			if gv185 != 0 {
+				gv184 += gv185 * (1 - v185*v185)
+			}
 			if gv184 != 0 {
 				gv183 += gv184 * 3.0
 			}
@@ -1508,7 +1594,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp22 += gv181 * v180
 				gv180 += gv181 * p22
 			}
-			gv179 += gv180 * (1 - v180*v180)
+			if gv180 != 0 {
+				gv179 += gv180 * (1 - v180*v180)
+			}
 			if gv179 != 0 {
 				gv178 += gv179 * 3.0
 			}
@@ -1519,7 +1607,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp21 += gv176 * v175
 				gv175 += gv176 * p21
 			}
-			gv174 += gv175 * (1 - v175*v175)
+			if gv175 != 0 {
+				gv174 += gv175 * (1 - v175*v175)
+			}
 			if gv174 != 0 {
 				gv173 += gv174 * 3.0
 			}
@@ -1530,7 +1620,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp20 += gv171 * v170
 				gv170 += gv171 * p20
 			}
-			gv169 += gv170 * (1 - v170*v170)
+			if gv170 != 0 {
+				gv169 += gv170 * (1 - v170*v170)
+			}
 			if gv169 != 0 {
 				gv168 += gv169 * 3.0
 			}
@@ -1541,7 +1633,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp19 += gv166 * v165
 				gv165 += gv166 * p19
 			}
-			gv164 += gv165 * (1 - v165*v165)
+			if gv165 != 0 {
+				gv164 += gv165 * (1 - v165*v165)
+			}
 			if gv164 != 0 {
 				gv163 += gv164 * 3.0
 			}
@@ -1552,7 +1646,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp18 += gv161 * v160
 				gv160 += gv161 * p18
 			}
-			gv159 += gv160 * (1 - v160*v160)
+			if gv160 != 0 {
+				gv159 += gv160 * (1 - v160*v160)
+			}
 			if gv159 != 0 {
 				gv158 += gv159 * 3.0
 			}
@@ -1563,7 +1659,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp17 += gv156 * v155
 				gv155 += gv156 * p17
 			}
-			gv154 += gv155 * (1 - v155*v155)
+			if gv155 != 0 {
+				gv154 += gv155 * (1 - v155*v155)
+			}
 			if gv154 != 0 {
 				gv153 += gv154 * 3.0
 			}
@@ -1574,7 +1672,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp16 += gv151 * v150
 				gv150 += gv151 * p16
 			}
-			gv149 += gv150 * (1 - v150*v150)
+			if gv150 != 0 {
+				gv149 += gv150 * (1 - v150*v150)
+			}
 			if gv149 != 0 {
 				gv148 += gv149 * 3.0
 			}
@@ -1585,7 +1685,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp15 += gv146 * v145
 				gv145 += gv146 * p15
 			}
-			gv144 += gv145 * (1 - v145*v145)
+			if gv145 != 0 {
+				gv144 += gv145 * (1 - v145*v145)
+			}
 			if gv144 != 0 {
 				gv143 += gv144 * 3.0
 			}
@@ -1596,7 +1698,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp14 += gv141 * v140
 				gv140 += gv141 * p14
 			}
-			gv139 += gv140 * (1 - v140*v140)
+			if gv140 != 0 {
+				gv139 += gv140 * (1 - v140*v140)
+			}
 			if gv139 != 0 {
 				gv138 += gv139 * 3.0
 			}
@@ -1607,7 +1711,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp13 += gv136 * v135
 				gv135 += gv136 * p13
 			}
-			gv134 += gv135 * (1 - v135*v135)
+			if gv135 != 0 {
+				gv134 += gv135 * (1 - v135*v135)
+			}
 			if gv134 != 0 {
 				gv133 += gv134 * 3.0
 			}
@@ -1618,7 +1724,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp12 += gv131 * v130
 				gv130 += gv131 * p12
 			}
-			gv129 += gv130 * (1 - v130*v130)
+			if gv130 != 0 {
+				gv129 += gv130 * (1 - v130*v130)
+			}
 			if gv129 != 0 {
 				gv128 += gv129 * 3.0
 			}
@@ -1629,7 +1737,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp11 += gv126 * v125
 				gv125 += gv126 * p11
 			}
-			gv124 += gv125 * (1 - v125*v125)
+			if gv125 != 0 {
+				gv124 += gv125 * (1 - v125*v125)
+			}
 			if gv124 != 0 {
 				gv123 += gv124 * 3.0
 			}
@@ -1640,7 +1750,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp10 += gv121 * v120
 				gv120 += gv121 * p10
 			}
-			gv119 += gv120 * (1 - v120*v120)
+			if gv120 != 0 {
+				gv119 += gv120 * (1 - v120*v120)
+			}
 			if gv119 != 0 {
 				gv118 += gv119 * 3.0
 			}
@@ -1651,7 +1763,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp9 += gv116 * v115
 				gv115 += gv116 * p9
 			}
-			gv114 += gv115 * (1 - v115*v115)
+			if gv115 != 0 {
+				gv114 += gv115 * (1 - v115*v115)
+			}
 			if gv114 != 0 {
 				gv113 += gv114 * 3.0
 			}
@@ -1662,7 +1776,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp8 += gv111 * v110
 				gv110 += gv111 * p8
 			}
-			gv109 += gv110 * (1 - v110*v110)
+			if gv110 != 0 {
+				gv109 += gv110 * (1 - v110*v110)
+			}
 			if gv109 != 0 {
 				gv108 += gv109 * 3.0
 			}
@@ -1673,7 +1789,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp7 += gv106 * v105
 				gv105 += gv106 * p7
 			}
-			gv104 += gv105 * (1 - v105*v105)
+			if gv105 != 0 {
+				gv104 += gv105 * (1 - v105*v105)
+			}
 			if gv104 != 0 {
 				gv103 += gv104 * 3.0
 			}
@@ -1684,7 +1802,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp6 += gv101 * v100
 				gv100 += gv101 * p6
 			}
-			gv99 += gv100 * (1 - v100*v100)
+			if gv100 != 0 {
+				gv99 += gv100 * (1 - v100*v100)
+			}
 			if gv99 != 0 {
 				gv98 += gv99 * 3.0
 			}
@@ -1695,7 +1815,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp5 += gv96 * v95
 				gv95 += gv96 * p5
 			}
-			gv94 += gv95 * (1 - v95*v95)
+			if gv95 != 0 {
+				gv94 += gv95 * (1 - v95*v95)
+			}
 			if gv94 != 0 {
 				gv93 += gv94 * 3.0
 			}
@@ -1706,7 +1828,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp4 += gv91 * v90
 				gv90 += gv91 * p4
 			}
-			gv89 += gv90 * (1 - v90*v90)
+			if gv90 != 0 {
+				gv89 += gv90 * (1 - v90*v90)
+			}
 			if gv89 != 0 {
 				gv88 += gv89 * 3.0
 			}
@@ -1717,7 +1841,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp3 += gv86 * v85
 				gv85 += gv86 * p3
 			}
-			gv84 += gv85 * (1 - v85*v85)
+			if gv85 != 0 {
+				gv84 += gv85 * (1 - v85*v85)
+			}
 			if gv84 != 0 {
 				gv83 += gv84 * 3.0
 			}
@@ -1728,7 +1854,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp2 += gv81 * v80
 				gv80 += gv81 * p2
 			}
-			gv79 += gv80 * (1 - v80*v80)
+			if gv80 != 0 {
+				gv79 += gv80 * (1 - v80*v80)
+			}
 			if gv79 != 0 {
 				gv78 += gv79 * 3.0
 			}
@@ -1739,7 +1867,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp1 += gv76 * v75
 				gv75 += gv76 * p1
 			}
-			gv74 += gv75 * (1 - v75*v75)
+			if gv75 != 0 {
+				gv74 += gv75 * (1 - v75*v75)
+			}
 			if gv74 != 0 {
 				gv73 += gv74 * 3.0
 			}
@@ -1748,7 +1878,9 @@ func (wide32Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64,
 				gp0 += gv72 * v71
 				gv71 += gv72 * p0
 			}
-			gv70 += gv71 * (1 - v71*v71)
+			if gv71 != 0 {
+				gv70 += gv71 * (1 - v71*v71)
+			}
 			if gv70 != 0 {
 				gv69 += gv70 * 3.0
 			}

@@ -19,8 +19,12 @@ var (
 // wide4Kernel is the generated dyn.Kernel of Wide4 (step bba6555f946f2b4a).
 type wide4Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide4Kernel) StepHash() string { return "bba6555f946f2b4a" }
+
 func init() {
-	// A stale kernel is refused; Wide4 then runs on the interpreter.
+	// A stale kernel is refused, and Wide4's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide4.UseGenerated(wide4Kernel{}, "bba6555f946f2b4a")
 }
 
@@ -189,7 +193,9 @@ func (wide4Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp3 += gv30 * v29
 			gv29 += gv30 * p3
 		}
-		gv28 += gv29 * (1 - v29*v29)
+		if gv29 != 0 {
+			gv28 += gv29 * (1 - v29*v29)
+		}
 		if gv28 != 0 {
 			gv27 += gv28 * 3.0
 		}
@@ -200,7 +206,9 @@ func (wide4Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp2 += gv25 * v24
 			gv24 += gv25 * p2
 		}
-		gv23 += gv24 * (1 - v24*v24)
+		if gv24 != 0 {
+			gv23 += gv24 * (1 - v24*v24)
+		}
 		if gv23 != 0 {
 			gv22 += gv23 * 3.0
 		}
@@ -211,7 +219,9 @@ func (wide4Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp1 += gv20 * v19
 			gv19 += gv20 * p1
 		}
-		gv18 += gv19 * (1 - v19*v19)
+		if gv19 != 0 {
+			gv18 += gv19 * (1 - v19*v19)
+		}
 		if gv18 != 0 {
 			gv17 += gv18 * 3.0
 		}
@@ -220,7 +230,9 @@ func (wide4Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp0 += gv16 * v15
 			gv15 += gv16 * p0
 		}
-		gv14 += gv15 * (1 - v15*v15)
+		if gv15 != 0 {
+			gv14 += gv15 * (1 - v15*v15)
+		}
 		if gv14 != 0 {
 			gv13 += gv14 * 3.0
 		}
@@ -317,7 +329,9 @@ func (wide4Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp3 += gv30 * v29
 				gv29 += gv30 * p3
 			}
-			gv28 += gv29 * (1 - v29*v29)
+			if gv29 != 0 {
+				gv28 += gv29 * (1 - v29*v29)
+			}
 			if gv28 != 0 {
 				gv27 += gv28 * 3.0
 			}
@@ -328,7 +342,9 @@ func (wide4Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp2 += gv25 * v24
 				gv24 += gv25 * p2
 			}
-			gv23 += gv24 * (1 - v24*v24)
+			if gv24 != 0 {
+				gv23 += gv24 * (1 - v24*v24)
+			}
 			if gv23 != 0 {
 				gv22 += gv23 * 3.0
 			}
@@ -339,7 +355,9 @@ func (wide4Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp1 += gv20 * v19
 				gv19 += gv20 * p1
 			}
-			gv18 += gv19 * (1 - v19*v19)
+			if gv19 != 0 {
+				gv18 += gv19 * (1 - v19*v19)
+			}
 			if gv18 != 0 {
 				gv17 += gv18 * 3.0
 			}
@@ -348,7 +366,9 @@ func (wide4Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp0 += gv16 * v15
 				gv15 += gv16 * p0
 			}
-			gv14 += gv15 * (1 - v15*v15)
+			if gv15 != 0 {
+				gv14 += gv15 * (1 - v15*v15)
+			}
 			if gv14 != 0 {
 				gv13 += gv14 * 3.0
 			}

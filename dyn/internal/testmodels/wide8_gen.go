@@ -19,8 +19,12 @@ var (
 // wide8Kernel is the generated dyn.Kernel of Wide8 (step 69fa48738c6dedc8).
 type wide8Kernel struct{}
 
+// StepHash implements dyn.StepHasher: another model refuses this kernel.
+func (wide8Kernel) StepHash() string { return "69fa48738c6dedc8" }
+
 func init() {
-	// A stale kernel is refused; Wide8 then runs on the interpreter.
+	// A stale kernel is refused, and Wide8's Sims, Steppers and ops then fail
+	// with that error unless they opt into the interpreter.
 	_ = Wide8.UseGenerated(wide8Kernel{}, "69fa48738c6dedc8")
 }
 
@@ -265,7 +269,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp7 += gv58 * v57
 			gv57 += gv58 * p7
 		}
-		gv56 += gv57 * (1 - v57*v57)
+		if gv57 != 0 {
+			gv56 += gv57 * (1 - v57*v57)
+		}
 		if gv56 != 0 {
 			gv55 += gv56 * 3.0
 		}
@@ -276,7 +282,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp6 += gv53 * v52
 			gv52 += gv53 * p6
 		}
-		gv51 += gv52 * (1 - v52*v52)
+		if gv52 != 0 {
+			gv51 += gv52 * (1 - v52*v52)
+		}
 		if gv51 != 0 {
 			gv50 += gv51 * 3.0
 		}
@@ -287,7 +295,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp5 += gv48 * v47
 			gv47 += gv48 * p5
 		}
-		gv46 += gv47 * (1 - v47*v47)
+		if gv47 != 0 {
+			gv46 += gv47 * (1 - v47*v47)
+		}
 		if gv46 != 0 {
 			gv45 += gv46 * 3.0
 		}
@@ -298,7 +308,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp4 += gv43 * v42
 			gv42 += gv43 * p4
 		}
-		gv41 += gv42 * (1 - v42*v42)
+		if gv42 != 0 {
+			gv41 += gv42 * (1 - v42*v42)
+		}
 		if gv41 != 0 {
 			gv40 += gv41 * 3.0
 		}
@@ -309,7 +321,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp3 += gv38 * v37
 			gv37 += gv38 * p3
 		}
-		gv36 += gv37 * (1 - v37*v37)
+		if gv37 != 0 {
+			gv36 += gv37 * (1 - v37*v37)
+		}
 		if gv36 != 0 {
 			gv35 += gv36 * 3.0
 		}
@@ -320,7 +334,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp2 += gv33 * v32
 			gv32 += gv33 * p2
 		}
-		gv31 += gv32 * (1 - v32*v32)
+		if gv32 != 0 {
+			gv31 += gv32 * (1 - v32*v32)
+		}
 		if gv31 != 0 {
 			gv30 += gv31 * 3.0
 		}
@@ -331,7 +347,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp1 += gv28 * v27
 			gv27 += gv28 * p1
 		}
-		gv26 += gv27 * (1 - v27*v27)
+		if gv27 != 0 {
+			gv26 += gv27 * (1 - v27*v27)
+		}
 		if gv26 != 0 {
 			gv25 += gv26 * 3.0
 		}
@@ -340,7 +358,9 @@ func (wide8Kernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 			gp0 += gv24 * v23
 			gv23 += gv24 * p0
 		}
-		gv22 += gv23 * (1 - v23*v23)
+		if gv23 != 0 {
+			gv22 += gv23 * (1 - v23*v23)
+		}
 		if gv22 != 0 {
 			gv21 += gv22 * 3.0
 		}
@@ -473,7 +493,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp7 += gv58 * v57
 				gv57 += gv58 * p7
 			}
-			gv56 += gv57 * (1 - v57*v57)
+			if gv57 != 0 {
+				gv56 += gv57 * (1 - v57*v57)
+			}
 			if gv56 != 0 {
 				gv55 += gv56 * 3.0
 			}
@@ -484,7 +506,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp6 += gv53 * v52
 				gv52 += gv53 * p6
 			}
-			gv51 += gv52 * (1 - v52*v52)
+			if gv52 != 0 {
+				gv51 += gv52 * (1 - v52*v52)
+			}
 			if gv51 != 0 {
 				gv50 += gv51 * 3.0
 			}
@@ -495,7 +519,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp5 += gv48 * v47
 				gv47 += gv48 * p5
 			}
-			gv46 += gv47 * (1 - v47*v47)
+			if gv47 != 0 {
+				gv46 += gv47 * (1 - v47*v47)
+			}
 			if gv46 != 0 {
 				gv45 += gv46 * 3.0
 			}
@@ -506,7 +532,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp4 += gv43 * v42
 				gv42 += gv43 * p4
 			}
-			gv41 += gv42 * (1 - v42*v42)
+			if gv42 != 0 {
+				gv41 += gv42 * (1 - v42*v42)
+			}
 			if gv41 != 0 {
 				gv40 += gv41 * 3.0
 			}
@@ -517,7 +545,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp3 += gv38 * v37
 				gv37 += gv38 * p3
 			}
-			gv36 += gv37 * (1 - v37*v37)
+			if gv37 != 0 {
+				gv36 += gv37 * (1 - v37*v37)
+			}
 			if gv36 != 0 {
 				gv35 += gv36 * 3.0
 			}
@@ -528,7 +558,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp2 += gv33 * v32
 				gv32 += gv33 * p2
 			}
-			gv31 += gv32 * (1 - v32*v32)
+			if gv32 != 0 {
+				gv31 += gv32 * (1 - v32*v32)
+			}
 			if gv31 != 0 {
 				gv30 += gv31 * 3.0
 			}
@@ -539,7 +571,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp1 += gv28 * v27
 				gv27 += gv28 * p1
 			}
-			gv26 += gv27 * (1 - v27*v27)
+			if gv27 != 0 {
+				gv26 += gv27 * (1 - v27*v27)
+			}
 			if gv26 != 0 {
 				gv25 += gv26 * 3.0
 			}
@@ -548,7 +582,9 @@ func (wide8Kernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 				gp0 += gv24 * v23
 				gv23 += gv24 * p0
 			}
-			gv22 += gv23 * (1 - v23*v23)
+			if gv23 != 0 {
+				gv22 += gv23 * (1 - v23*v23)
+			}
 			if gv22 != 0 {
 				gv21 += gv22 * 3.0
 			}
