@@ -237,7 +237,7 @@ type result struct {
 	// Interpreter (no generated code): the same measurements.
 	InterpGradS, InterpNativeS float64
 	AllocPerGrad               float64 // bytes allocated per value+gradient
-	Iterations                 int // L-BFGS-B
+	Iterations                 int     // L-BFGS-B
 	Status                     string
 	IdentifyS                  float64
 	Loss                       float64
