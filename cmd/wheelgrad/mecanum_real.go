@@ -110,7 +110,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 		}
 		nf, x, optRes = f, r.X, r.Opt
 		out.Mu, out.Friction = mu[:], nil
-		fmt.Fprintf(rep, "mecanum identify: %d run(s), squared position and marker errors, μ and free start poses: %d L-BFGS-B iterations, %d evaluations, %s, %v\n",
+		fmt.Fprintf(rep, "mecanum identify: %d run(s), squared position and marker errors, μ and free start poses: %d least-squares iterations, %d evaluations, %s, %v\n",
 			len(runs), r.Opt.Iterations, r.Opt.FuncEvaluations, time.Since(start).Round(time.Millisecond), r.Opt.Status)
 		fmt.Fprintf(rep, "  μ = %.4f %.4f %.4f %.4f\n", mu[0], mu[1], mu[2], mu[3])
 	}
@@ -150,7 +150,7 @@ func identifyMecanumSquared(e env, a IdentifyArgs, p mecanum.Params, runs []meca
 	if optRes == nil {
 		return e.writeParams(a.Out, out, nil)
 	}
-	if err := e.writeParams(a.Out, out, fit.NewStatus("lbfgsb", optRes)); err != nil {
+	if err := e.writeParams(a.Out, out, fit.NewStatus("least-squares", optRes)); err != nil {
 		return err
 	}
 	return checkFit(e, a.Fit, "mecanum identify (squared loss)", optRes)

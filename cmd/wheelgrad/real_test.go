@@ -54,7 +54,7 @@ func TestMecanumRawRecordingToPrediction(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("identify: status %d, stderr %q", st, se)
 	}
-	for _, want := range []string{"offset -0.", "motion onset", "L-BFGS-B iterations", "position RMS"} {
+	for _, want := range []string{"offset -0.", "motion onset", "least-squares iterations", "position RMS"} {
 		if !strings.Contains(so, want) {
 			t.Errorf("report lacks %q:\n%s", want, so)
 		}

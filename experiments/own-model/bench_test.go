@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/opt"
+	"gonum.org/v1/gonum/mat"
 )
 
 // paired runs op b.N times, each followed by the native rollout, and
@@ -95,6 +98,65 @@ func BenchmarkOwnModel(b *testing.B) {
 				}
 				return nil
 			})
+		})
+		lp, err := lsProblem(d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		jac := mat.NewDense(lp.M, 3, nil)
+		b.Run(name+"residuals+jacobian-ls", func(b *testing.B) {
+			paired(b, native, func() error { return lp.Residuals(start, r, jac) })
+		})
+	}
+}
+
+// BenchmarkOwnModelIdentify times the identification at 4 × 20,000 steps
+// with command noise, from the experiment's start values: bounded least
+// squares over the residuals with the forward-mode Jacobian, and L-BFGS-B
+// on the same loss through the reverse-mode gradient. It reports the
+// iterations, the residual (value) and Jacobian passes, and the final loss
+// relative to the lower of the two (0 for the one that found it).
+func BenchmarkOwnModelIdentify(b *testing.B) {
+	d, err := synth(4, 20000, cmdNoise, 3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lp, err := lsProblem(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := compile(d, dyn.WithoutSelfCheck())
+	if err != nil {
+		b.Fatal(err)
+	}
+	solve := map[string]func() (*opt.Result, error){
+		"least-squares": func() (*opt.Result, error) {
+			return opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{})
+		},
+		"lbfgsb": func() (*opt.Result, error) {
+			return opt.LBFGSB{}.Minimize(opt.Problem{Objective: prog.Eval, Lower: lower, Upper: upper}, start, opt.Settings{})
+		},
+	}
+	best := math.Inf(1)
+	for _, f := range solve {
+		res, err := f()
+		if err != nil {
+			b.Fatal(err)
+		}
+		best = min(best, res.F)
+	}
+	for _, name := range []string{"least-squares", "lbfgsb"} {
+		b.Run(name, func(b *testing.B) {
+			var res *opt.Result
+			for range b.N {
+				if res, err = solve[name](); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(res.Iterations), "iterations")
+			b.ReportMetric(float64(res.FuncEvaluations), "evaluations")
+			b.ReportMetric(float64(res.GradEvaluations), "jacobians/gradients")
+			b.ReportMetric((res.F-best)/best, "rel-loss-above-best")
 		})
 	}
 }

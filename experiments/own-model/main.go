@@ -2,18 +2,27 @@
 // a robot model written once in the step language (model.go, 33 lines),
 // synthetic logs from its native rollout with tracker noise and command
 // noise the model does not know about, and identification of its three
-// parameters with L-BFGS-B through the generated gradient — at 8 runs ×
-// 150 steps and at 4 runs × 20,000 steps.
+// parameters — at 8 runs × 150 steps and at 4 runs × 20,000 steps — in
+// two ways: by bounded least squares (opt.LeastSquares) over the tracker
+// residuals with their exact Jacobian from the forward-mode rollout
+// (Sim.Jacobian, one pass carrying three tangents), and, for comparison,
+// by L-BFGS-B on the same loss through the generated reverse-mode gradient.
 //
 // For each size it prints the compile time of the loss graph, the time of
 // one value+gradient, the time of the native rollout and their ratio (with
 // the generated kernel and with the interpreter), the bytes allocated per
-// value+gradient, and the parameter errors; it writes fit-<runs>x<steps>.png.
-// With -json the last line is
+// value+gradient, L-BFGS-B's iterations and time, the time of the
+// residuals with their Jacobian and its ratio to the native rollout, the
+// least-squares iterations and time, the relative difference of the two
+// final losses (positive: L-BFGS-B ended higher), and the parameter errors
+// of the least-squares fit; it writes fit-<runs>x<steps>.png. With -json
+// the last line is
 //
-//	{"compile_s":…, "grad_s":…, "native_s":…, "ratio":…, "param_rel_err":[…]}
+//	{"compile_s":…, "grad_s":…, "native_s":…, "ratio":…, "param_rel_err":[…],
+//	 "iterations":…, "jacobian_s":…}
 //
-// for the 4 × 20,000 case.
+// for the 4 × 20,000 case: iterations are the least-squares solver's,
+// jacobian_s the median time of one residual+Jacobian evaluation.
 package main
 
 import (
@@ -35,6 +44,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/opt"
+	"gonum.org/v1/gonum/mat"
 )
 
 func main() {
@@ -149,6 +159,60 @@ func compile(d *data, opts ...dyn.OpOption) (*ad.Program, error) {
 	})
 }
 
+// lsProblem is compile's loss as a least-squares problem: the residuals
+// (pred − meas)/σ over x then y, so that ½‖r‖² is the loss, with their
+// Jacobian with respect to (tau, k, c) from one forward-mode rollout written
+// straight into the solver's matrix. A trial point without a Jacobian is a
+// value-only rollout (Sim.Value).
+func lsProblem(d *data) (opt.LSProblem, error) {
+	sim := Robot.NewSim(d.B, d.T)
+	j, err := sim.NewJac(dyn.Wrt{})
+	if err != nil {
+		return opt.LSProblem{}, err
+	}
+	j.JXT, j.JCost = nil, nil
+	meas := append(append([]float64(nil), d.xm...), d.ym...)
+	m := len(meas)
+	y := make([]float64, m)
+	j.Y = y
+	q := []float64{dt}
+	const w = 1 / posNoise
+	return opt.LSProblem{M: m, Lower: lower, Upper: upper, Residuals: func(x, r []float64, jac *mat.Dense) error {
+		if jac == nil {
+			if _, err := sim.Value(x, q, d.x0, d.u, y); err != nil {
+				return err
+			}
+		} else {
+			raw := jac.RawMatrix()
+			if raw.Rows != m || raw.Cols != j.D {
+				return fmt.Errorf("own-model: Jacobian matrix %d×%d, want %d×%d", raw.Rows, raw.Cols, m, j.D)
+			}
+			direct := raw.Stride == j.D
+			if direct {
+				j.JY = raw.Data[:m*j.D]
+			} else if len(j.JY) != m*j.D {
+				j.JY = make([]float64, m*j.D)
+			}
+			if err := sim.Jacobian(x, q, d.x0, d.u, j); err != nil {
+				return err
+			}
+			for i := range m {
+				row := j.JY[i*j.D : (i+1)*j.D]
+				for c := range row {
+					row[c] *= w
+				}
+				if !direct {
+					copy(raw.Data[i*raw.Stride:i*raw.Stride+j.D], row)
+				}
+			}
+		}
+		for i, v := range y {
+			r[i] = (v - meas[i]) * w
+		}
+		return nil
+	}}, nil
+}
+
 // median of n timed calls of f, in seconds.
 func timeIt(n int, f func() error) (float64, error) {
 	ts := make([]float64, n)
@@ -173,9 +237,16 @@ type result struct {
 	// Interpreter (no generated code): the same measurements.
 	InterpGradS, InterpNativeS float64
 	AllocPerGrad               float64 // bytes allocated per value+gradient
-	Iterations                 int
+	Iterations                 int     // L-BFGS-B
 	Status                     string
 	IdentifyS                  float64
+	Loss                       float64
+	// Least squares with the forward-mode Jacobian.
+	JacobianS   float64 // one residual+Jacobian evaluation
+	LSIter      int
+	LSStatus    string
+	LSIdentifyS float64
+	LSLoss      float64
 }
 
 func measure(d *data, reps int) (*result, *ad.Program, error) {
@@ -226,7 +297,23 @@ func measure(d *data, reps int) (*result, *ad.Program, error) {
 		return nil, nil, err
 	}
 	r.IdentifyS = time.Since(t0).Seconds()
-	r.Iterations, r.Status = res.Iterations, res.Status.String()
+	r.Iterations, r.Status, r.Loss = res.Iterations, res.Status.String(), res.F
+	lp, err := lsProblem(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	rv := make([]float64, lp.M)
+	jac := mat.NewDense(lp.M, 3, nil)
+	if r.JacobianS, err = timeIt(reps, func() error { return lp.Residuals(start, rv, jac) }); err != nil {
+		return nil, nil, err
+	}
+	t0 = time.Now()
+	res, err = opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{Names: Robot.Spec().Params})
+	if err != nil {
+		return nil, nil, err
+	}
+	r.LSIdentifyS = time.Since(t0).Seconds()
+	r.LSIter, r.LSStatus, r.LSLoss = res.Iterations, res.Status.String(), res.F
 	for i, v := range res.X {
 		r.ParamRelErr = append(r.ParamRelErr, (v-truth[i])/truth[i])
 	}
@@ -278,8 +365,9 @@ func run(w io.Writer, out string, asJSON, quick bool) error {
 	}
 	fmt.Fprintf(w, "Own model %q: %d instructions per step, generated kernel in use: %v\n", Robot.Name(), Robot.Ops(), Robot.Generated())
 	fmt.Fprintf(w, "truth tau, k, c = %v; start %v; tracker noise %g m; * = with command noise %g m/s (unmodelled)\n\n", truth, start, posNoise, cmdNoise)
-	fmt.Fprintf(w, "%-12s %9s %10s %10s %7s %12s %12s %8s %12s %6s %9s  %s\n", "runs×steps", "compile", "value+grad", "native", "ratio",
-		"interp v+g", "interp nat.", "ratio", "alloc/v+g", "iters", "identify", "parameter errors (tau, k, c)")
+	fmt.Fprintf(w, "%-12s %9s %10s %10s %7s %12s %12s %8s %12s %6s %9s %10s %7s %6s %9s %9s  %s\n", "runs×steps", "compile", "value+grad", "native", "ratio",
+		"interp v+g", "interp nat.", "ratio", "alloc/v+g", "iters", "identify", "jacobian", "ratio", "LS it", "LS ident", "Δloss",
+		"least-squares parameter errors (tau, k, c)")
 	var last *result
 	for i, sz := range sizes {
 		d, err := synth(sz.B, sz.T, sz.cmdNoise, uint64(i+1))
@@ -297,10 +385,11 @@ func run(w io.Writer, out string, asJSON, quick bool) error {
 		if err := plotFit(filepath.Join(out, fmt.Sprintf("fit-%dx%d-cmdnoise%g.png", sz.B, sz.T, sz.cmdNoise)), d, x); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-12s %8.1fms %8.2fms %8.2fms %6.1f× %10.2fms %10.2fms %7.1f× %10.0fkB %6d %7.0fms  %+.2f%% %+.2f%% %+.2f%% (%s)\n",
+		fmt.Fprintf(w, "%-12s %8.1fms %8.2fms %8.2fms %6.1f× %10.2fms %10.2fms %7.1f× %10.0fkB %6d %7.0fms %8.2fms %6.1f× %6d %7.0fms %9.1e  %+.2f%% %+.2f%% %+.2f%% (%s; L-BFGS-B %s)\n",
 			fmt.Sprintf("%d×%d%s", sz.B, sz.T, map[bool]string{true: "*", false: ""}[sz.cmdNoise > 0]), 1e3*r.CompileS, 1e3*r.GradS, 1e3*r.NativeS, r.Ratio,
 			1e3*r.InterpGradS, 1e3*r.InterpNativeS, r.InterpGradS/r.InterpNativeS, r.AllocPerGrad/1e3, r.Iterations, 1e3*r.IdentifyS,
-			100*r.ParamRelErr[0], 100*r.ParamRelErr[1], 100*r.ParamRelErr[2], r.Status)
+			1e3*r.JacobianS, r.JacobianS/r.NativeS, r.LSIter, 1e3*r.LSIdentifyS, (r.Loss-r.LSLoss)/r.LSLoss,
+			100*r.ParamRelErr[0], 100*r.ParamRelErr[1], 100*r.ParamRelErr[2], r.LSStatus, r.Status)
 		last = r
 	}
 	ok, rel := Robot.SelfChecked()
@@ -313,7 +402,9 @@ func run(w io.Writer, out string, asJSON, quick bool) error {
 			NativeS     float64   `json:"native_s"`
 			Ratio       float64   `json:"ratio"`
 			ParamRelErr []float64 `json:"param_rel_err"`
-		}{last.CompileS, last.GradS, last.NativeS, last.Ratio, last.ParamRelErr})
+			Iterations  int       `json:"iterations"`
+			JacobianS   float64   `json:"jacobian_s"`
+		}{last.CompileS, last.GradS, last.NativeS, last.Ratio, last.ParamRelErr, last.LSIter, last.JacobianS})
 		if err != nil {
 			return err
 		}

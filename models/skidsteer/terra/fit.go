@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // Sample is one steady-turn torque pair (measured, or predicted by another
@@ -23,9 +27,13 @@ type FitInfo struct {
 
 // Fit finds the surface [μ_o μ_i K] that makes the model reproduce the
 // samples in the least-squares sense, Σ (τ_o − τ_o*)² + (τ_i − τ_i*)² (the
-// identification of §2.3 and the mapping of eq. 24). It is Levenberg–
-// Marquardt (lsqnonlin's method) in log coordinates, so the parameters stay
-// positive, on the exact Jacobian of Torques. m.Surface is the start.
+// identification of §2.3 and the mapping of eq. 24), by opt.LeastSquares
+// (bounded Levenberg–Marquardt in a trust region, SciPy's 'trf'; lsqnonlin's
+// method with bounds) in log coordinates, so the parameters stay positive,
+// with μ ≤ 5 and K ≤ 1 m (Validate's range), on the exact Jacobian of
+// Torques (forward-mode dual numbers). m.Surface is the start. A trial point
+// where the turn-centre balance fails counts as a non-finite residual (the
+// trust region shrinks); at the start it is an error.
 func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 	start := time.Now()
 	if len(data) == 0 {
@@ -41,103 +49,55 @@ func Fit(m Model, data []Sample) (Surface, FitInfo, error) {
 	}
 	var info FitInfo
 	n := 2 * len(data)
-	res := make([]float64, n)
-	jac := make([]float64, n*3)
 	so := make([]float64, len(data)) // warm starts of S_o
-	eval := func(u [3]float64, withJac bool) (float64, error) {
+	first := true
+	residuals := func(u, res []float64, jac *mat.Dense) error {
 		m.Surface = Surface{MuO: math.Exp(u[0]), MuI: math.Exp(u[1]), K: math.Exp(u[2])}
-		info.Evaluations++
-		f := 0.0
+		atStart := first
+		first = false
 		for j, s := range data {
 			var r Result
 			var err error
-			if withJac {
+			if jac != nil {
 				r, err = m.torques(s.Cmd, so[j])
 			} else {
 				r, err = m.torquesValue(s.Cmd, so[j])
 			}
 			so[j] = r.So
 			if err != nil {
-				return 0, err
+				if atStart {
+					return err
+				}
+				for i := range res {
+					res[i] = math.NaN()
+				}
+				return nil
 			}
 			res[2*j], res[2*j+1] = r.TauO-s.TauO, r.TauI-s.TauI
-			f += res[2*j]*res[2*j] + res[2*j+1]*res[2*j+1]
-			if withJac {
+			if jac != nil {
 				th := [3]float64{m.Surface.MuO, m.Surface.MuI, m.Surface.K}
 				for k := range 3 {
-					jac[(2*j)*3+k] = r.DTauO[k] * th[k]
-					jac[(2*j+1)*3+k] = r.DTauI[k] * th[k]
+					jac.Set(2*j, k, r.DTauO[k]*th[k])
+					jac.Set(2*j+1, k, r.DTauI[k]*th[k])
 				}
 			}
 		}
-		return f, nil
+		return nil
 	}
-	u := [3]float64{math.Log(m.Surface.MuO), math.Log(m.Surface.MuI), math.Log(m.Surface.K)}
-	f, err := eval(u, true)
+	u0 := []float64{math.Log(m.Surface.MuO), math.Log(m.Surface.MuI), math.Log(m.Surface.K)}
+	inf := math.Inf(-1)
+	p := opt.LSProblem{Residuals: residuals, M: n, Lower: []float64{inf, inf, inf}, Upper: []float64{math.Log(5), math.Log(5), 0}}
+	// the trial carries the Jacobian: most trials are accepted
+	res, err := opt.LeastSquares{TrialJacobian: true}.Solve(p, u0, opt.Settings{MaxIterations: 200, FunctionTol: 1e-10})
+	if res != nil {
+		info.Iterations, info.Evaluations = res.Iterations, res.FuncEvaluations
+	}
 	if err != nil {
 		return Surface{}, info, err
 	}
-	lambda := 1e-3
-	keepRes, keepJac := make([]float64, n), make([]float64, n*3)
-	for info.Iterations = 0; info.Iterations < 200; info.Iterations++ {
-		var jtj [3][3]float64
-		var jtr [3]float64
-		for i := range n {
-			for a := range 3 {
-				jtr[a] += jac[i*3+a] * res[i]
-				for b := range 3 {
-					jtj[a][b] += jac[i*3+a] * jac[i*3+b]
-				}
-			}
-		}
-		if math.Sqrt(jtr[0]*jtr[0]+jtr[1]*jtr[1]+jtr[2]*jtr[2]) < 1e-12*(1+f) {
-			break
-		}
-		copy(keepRes, res)
-		copy(keepJac, jac)
-		improved, small := false, false
-		for range 30 {
-			var a [3][3]float64
-			for i := range 3 {
-				a[i] = jtj[i]
-				a[i][i] += lambda * (jtj[i][i] + 1e-12)
-			}
-			step, ok := solve3(a, [3]float64{-jtr[0], -jtr[1], -jtr[2]})
-			if !ok {
-				lambda *= 10
-				continue
-			}
-			var un [3]float64
-			for i := range 3 {
-				// log steps ≤ 2, and μ ≤ 5, K ≤ 1 m (Validate's range)
-				un[i] = u[i] + math.Max(-2, math.Min(2, step[i]))
-			}
-			un[0] = math.Min(un[0], math.Log(5))
-			un[1] = math.Min(un[1], math.Log(5))
-			un[2] = math.Min(un[2], 0)
-			// the trial carries the Jacobian: most trials are accepted
-			fn, err := eval(un, true)
-			if err == nil && fn < f {
-				small = math.Abs(un[0]-u[0])+math.Abs(un[1]-u[1])+math.Abs(un[2]-u[2]) < 1e-10 || f-fn < 1e-10*(1e-6+fn)
-				u, f = un, fn
-				lambda = math.Max(lambda/10, 1e-12)
-				improved = true
-				break
-			}
-			lambda *= 10
-		}
-		if !improved {
-			copy(res, keepRes)
-			copy(jac, keepJac)
-			break
-		}
-		if small {
-			info.Iterations++
-			break
-		}
-	}
+	u := res.X
 	m.Surface = Surface{MuO: math.Exp(u[0]), MuI: math.Exp(u[1]), K: math.Exp(u[2])}
-	info.RMS = math.Sqrt(f / float64(n))
+	info.RMS = math.Sqrt(2 * res.F / float64(n))
 	info.Time = time.Since(start)
 	return m.Surface, info, nil
 }

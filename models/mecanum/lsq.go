@@ -1,0 +1,193 @@
+package mecanum
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+// SquaredLS is NetFit's squared-error loss for one constant μ (no network,
+// no delays, no weight decay) as a least-squares problem for
+// opt.LeastSquares: the residuals are the camera samples' position and
+// marker errors (ex, ey, qx, qy per sample, the marker ℓ ahead on the
+// forward axis) scaled by √(2/(NetUnit²·K)) for K samples, so that ½‖r‖²
+// is NetFit.Eval's loss. The variables are x = (μ_1..μ_4, then x0 of every
+// run, y0 of every run, θ0 of every run), μ ∈ [0, NetFit.MuMax] (the range
+// of NetFit's μ = MuMax·σ(b2)).
+//
+// The Jacobian comes from one forward-mode rollout of Model (eqs. 3–5) over
+// the runs as lanes, with respect to μ and each lane's initial pose
+// (Sim.Jacobian with dyn.Wrt{X0: true}): 7 tangents carried beside each
+// pose. The position rows are the pose sensitivities at the sample's row,
+// the marker rows add −ℓ·(cos θ, sin θ)·∂θ. A start-pose column is nonzero
+// only in its own run's rows. A trial point without a Jacobian is a
+// value-only rollout (Sim.Value). Not safe for concurrent use.
+type SquaredLS struct {
+	B, T  int
+	M     int // residuals: 4 per camera sample
+	MuMax float64
+	sim   *dyn.Sim
+	j     *dyn.Jac
+	q     []float64
+	x0, u []float64 // [3][B], [T][5][B]
+	y     []float64 // [3][T][B]
+	// per camera sample: its row t·B + b in a [T][B] output, its lane, and
+	// the measured position and marker point
+	at, lane       []int
+	gx, gy, qx, qy []float64
+	w, ell         float64
+}
+
+// SquaredLS prepares f's loss as least squares (see the type). f must have
+// neither delays nor a network beyond its output biases: only those enter.
+func (f *NetFit) SquaredLS() (*SquaredLS, error) {
+	if f.Delays {
+		return nil, fmt.Errorf("mecanum: SquaredLS has no time offsets (NetFit.Delays)")
+	}
+	B := len(f.runs)
+	T := 0
+	for _, s := range f.runs {
+		T = max(T, len(s.dt))
+	}
+	s := &SquaredLS{B: B, T: T, MuMax: f.MuMax, q: SettingsOf(f.P), x0: make([]float64, 3*B), u: make([]float64, T*5*B),
+		y: make([]float64, 3*T*B), ell: f.ell, w: math.Sqrt(2 / (NetUnit * NetUnit * float64(f.ncam)))}
+	for b, r := range f.runs {
+		for i := range r.dt {
+			for k := range 4 {
+				s.u[(i*5+k)*B+b] = r.w[i][k]
+			}
+			s.u[(i*5+4)*B+b] = r.dt[i]
+		}
+		for k, i := range r.cam {
+			s.at, s.lane = append(s.at, i*B+b), append(s.lane, b)
+			s.gx, s.gy = append(s.gx, r.gx[k]), append(s.gy, r.gy[k])
+			s.qx, s.qy = append(s.qx, r.qx[k]), append(s.qy, r.qy[k])
+		}
+	}
+	s.M = 4 * len(s.at)
+	s.sim = Model.NewSim(B, T)
+	j, err := s.sim.NewJac(dyn.Wrt{X0: true})
+	if err != nil {
+		return nil, err
+	}
+	j.Y, j.JXT, j.JCost = s.y, nil, nil
+	s.j = j
+	return s, nil
+}
+
+// Dim is the number of variables: 4 + 3·runs.
+func (s *SquaredLS) Dim() int { return 4 + 3*s.B }
+
+// X0 is a start: μ and the start poses of the NetFit vector xn (NetFit's
+// layout: the poses after the network weights).
+func (s *SquaredLS) X0(mu [4]float64, poses []float64) []float64 {
+	return append(append([]float64(nil), mu[:]...), poses[:3*s.B]...)
+}
+
+// Problem is the least-squares problem with μ ∈ [0, MuMax], poses free.
+func (s *SquaredLS) Problem() opt.LSProblem {
+	n := s.Dim()
+	lo, hi := make([]float64, n), make([]float64, n)
+	for i := range n {
+		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		if i < 4 {
+			lo[i], hi[i] = 0, s.MuMax
+		}
+	}
+	return opt.LSProblem{Residuals: s.Residuals, M: s.M, Lower: lo, Upper: hi}
+}
+
+// Residuals has the signature of opt.Residuals.
+func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
+	if len(x) != s.Dim() || len(r) != s.M {
+		return fmt.Errorf("mecanum: SquaredLS: %d variables and %d residuals, want %d and %d", len(x), len(r), s.Dim(), s.M)
+	}
+	B, T := s.B, s.T
+	copy(s.x0, x[4:])
+	mu := x[:4]
+	if jac == nil {
+		if _, err := s.sim.Value(mu, s.q, s.x0, s.u, s.y); err != nil {
+			return err
+		}
+	} else if err := s.sim.Jacobian(mu, s.q, s.x0, s.u, s.j); err != nil {
+		return err
+	}
+	var raw []float64
+	stride := 0
+	if jac != nil {
+		rm := jac.RawMatrix()
+		if rm.Rows != s.M || rm.Cols != s.Dim() {
+			return fmt.Errorf("mecanum: SquaredLS: Jacobian %d×%d, want %d×%d", rm.Rows, rm.Cols, s.M, s.Dim())
+		}
+		raw, stride = rm.Data, rm.Stride
+	}
+	TB := T * B
+	w, ell := s.w, s.ell
+	D := s.j.D // 4 + 3
+	for k, m := range s.at {
+		px, py, th := s.y[m], s.y[TB+m], s.y[2*TB+m]
+		sn, cs := math.Sincos(th)
+		r[4*k] = w * (px - s.gx[k])
+		r[4*k+1] = w * (py - s.gy[k])
+		r[4*k+2] = w * (px - ell*sn - s.qx[k])
+		r[4*k+3] = w * (py + ell*cs - s.qy[k])
+		if raw == nil {
+			continue
+		}
+		jx, jy, jt := s.j.JY[m*D:(m+1)*D], s.j.JY[(TB+m)*D:(TB+m+1)*D], s.j.JY[(2*TB+m)*D:(2*TB+m+1)*D]
+		b := s.lane[k]
+		for c := range 4 {
+			row := raw[(4*k+c)*stride : (4*k+c)*stride+s.Dim()]
+			clear(row)
+			var a, ca float64 // the row is w·(J_p + ca·J_θ), p = x or y
+			src := jx
+			switch c {
+			case 1:
+				src = jy
+			case 2:
+				ca = -ell * cs
+			case 3:
+				src, ca = jy, -ell*sn
+			}
+			for d := range D {
+				a = w * (src[d] + ca*jt[d])
+				if d < 4 {
+					row[d] = a
+				} else {
+					row[4+(d-4)*B+b] = a
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// identifySquaredLS is IdentifySquared without delays: bounded least
+// squares over μ and the start poses with the forward-mode Jacobian,
+// returned in NetFit's terms (μ through the output biases b2 = logit(μ/MuMax)).
+func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
+	s, err := f.SquaredLS()
+	if err != nil {
+		return nil, err
+	}
+	nw := f.NetWeights()
+	var mu0 [4]float64
+	for j := range 4 {
+		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
+	}
+	res, err := opt.LeastSquares{TrialJacobian: true}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	if err != nil {
+		return nil, err
+	}
+	x := append([]float64(nil), x0...)
+	for j := range 4 {
+		m := res.X[j] / f.MuMax // strictly inside (0, 1): the solver's iterates stay off the bounds
+		x[9*f.H+j] = math.Log(m / (1 - m))
+	}
+	copy(x[nw:], res.X[4:])
+	return &NetResult{Net: f.Net(x), X: x, Opt: res}, nil
+}

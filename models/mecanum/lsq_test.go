@@ -1,0 +1,225 @@
+package mecanum
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/wheelgrad/wheelgrad/opt"
+	"gonum.org/v1/gonum/mat"
+)
+
+// demoLikeRuns are three 7-s logs like the demo's (240-Hz commands, 60-Hz
+// camera with 3-mm noise, three different constant commands).
+func demoLikeRuns() []Run {
+	truth := DefaultParams()
+	truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
+	var runs []Run
+	for i, c := range [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}} {
+		r, _ := Synthesize(truth, SynthSpec{ID: string(rune('1' + i)), Command: c, Duration: 7,
+			Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: uint64(i + 1)})
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// netX is NetFit's vector for one constant μ (b2 = logit(μ/MuMax), W2 = 0)
+// and the start poses of xs (SquaredLS's layout).
+func netX(f *NetFit, xs []float64) []float64 {
+	x := f.X0([4]float64{0.5, 0.5, 0.5, 0.5}, 1)
+	for i := 5 * f.H; i < 9*f.H; i++ {
+		x[i] = 0
+	}
+	for j := range 4 {
+		m := xs[j] / f.MuMax
+		x[9*f.H+j] = math.Log(m / (1 - m))
+	}
+	copy(x[f.NetWeights():], xs[4:])
+	return x
+}
+
+// TestSquaredLSResidualsAndJacobian: SquaredLS's residuals, from Model's
+// rollout, give ½‖r‖² equal to NetFit's native loss, with and without the
+// Jacobian; the Jacobian (forward mode) equals central differences of the
+// residuals of NetFit's own native rollout, on runs of different lengths
+// (padded lanes).
+func TestSquaredLSResidualsAndJacobian(t *testing.T) {
+	runs := testRuns(3, 0.003, 5)
+	f, err := NewNetFit(testParams(), runs, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.SquaredLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw := f.NetWeights()
+	// NetFit's residuals, in SquaredLS's order, from its own rollout
+	native := func(xs []float64) []float64 {
+		if _, err := f.Eval(netX(f, xs), nil); err != nil {
+			t.Fatal(err)
+		}
+		var r []float64
+		for ri := range f.runs {
+			run := &f.runs[ri]
+			for k, i := range run.cam {
+				ex, ey, qx, qy, _, _ := run.residual(k, i, 0, f.ell)
+				r = append(r, s.w*ex, s.w*ey, s.w*qx, s.w*qy)
+			}
+		}
+		return r
+	}
+	x0 := f.X0([4]float64{}, 1)
+	for _, mu := range [][4]float64{{0.5, 0.5, 0.5, 0.5}, {0.3, 0.9, 0.2, 1.4}} {
+		xs := s.X0(mu, x0[nw:])
+		xs[4] += 0.01
+		xs[4+2*s.B+1] -= 0.05
+		n := s.Dim()
+		r, rv := make([]float64, s.M), make([]float64, s.M)
+		jac := mat.NewDense(s.M, n, nil)
+		if err := s.Residuals(xs, r, jac); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Residuals(xs, rv, nil); err != nil {
+			t.Fatal(err)
+		}
+		ref := native(xs)
+		var half float64
+		for i := range r {
+			if r[i] != rv[i] || math.Abs(r[i]-ref[i]) > 1e-9*(1+math.Abs(ref[i])) {
+				t.Fatalf("μ %v: residual %d: %v (value-only %v), NetFit %v", mu, i, r[i], rv[i], ref[i])
+			}
+			half += r[i] * r[i] / 2
+		}
+		L, _ := f.Eval(netX(f, xs), nil)
+		if relErr(half, L) > 1e-12 {
+			t.Errorf("μ %v: ½‖r‖² = %.15g, NetFit loss %.15g", mu, half, L)
+		}
+		for c := range n {
+			h := 1e-6
+			xp, xm := append([]float64(nil), xs...), append([]float64(nil), xs...)
+			xp[c] += h
+			xm[c] -= h
+			rp, rm := native(xp), native(xm)
+			var worst, scale float64
+			for i := range rp {
+				scale = math.Max(scale, math.Abs(jac.At(i, c)))
+			}
+			for i := range rp {
+				worst = math.Max(worst, math.Abs((rp[i]-rm[i])/(2*h)-jac.At(i, c)))
+			}
+			if scale == 0 || worst > 1e-6*scale {
+				t.Errorf("μ %v: column %d: off central differences by %.3g (largest entry %.3g)", mu, c, worst, scale)
+			}
+		}
+	}
+}
+
+// TestIdentifySquaredLeastSquares: on three 7-s logs like the demo's,
+// IdentifySquared (bounded least squares with the forward-mode Jacobian)
+// converges in at most 8 iterations to the loss L-BFGS-B on NetFit's
+// gradient reaches with tight tolerances, to 1e-9 relative, and to the
+// same μ.
+func TestIdentifySquaredLeastSquares(t *testing.T) {
+	p := DefaultParams()
+	runs := demoLikeRuns()
+	init := [4]float64{0.5, 0.5, 0.5, 0.5}
+	mu, res, f, err := IdentifySquared(p, runs, init, false, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the reference: L-BFGS-B on the output biases, as IdentifySquared did
+	x0 := f.X0(init, 1)
+	free := make([]bool, f.Dim())
+	for i := 9; i < len(free); i++ {
+		free[i] = true
+	}
+	for i := 5; i < 9; i++ {
+		x0[i] = 0
+	}
+	ref, err := f.Train(x0, free, opt.Settings{FunctionTol: 1e-15, GradientTol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	L, _ := f.Eval(res.X, nil)
+	t.Logf("least squares: %d iterations, %d evaluations, %s, loss %.15g (NetFit at its answer %.15g), μ %v; L-BFGS-B: %d iterations, %s, loss %.15g, μ %v",
+		res.Opt.Iterations, res.Opt.FuncEvaluations, res.Opt.Status, res.Opt.F, L, mu, ref.Opt.Iterations, ref.Opt.Status, ref.Opt.F, ref.Net.Predict([4]float64{}))
+	if !res.Opt.Status.Converged() || res.Opt.Iterations > 8 {
+		t.Errorf("least squares: %s after %d iterations, want converged in ≤ 8", res.Opt.Status, res.Opt.Iterations)
+	}
+	if relErr(L, res.Opt.F) > 1e-12 {
+		t.Errorf("the solver's cost %.15g, NetFit's loss at its answer %.15g", res.Opt.F, L)
+	}
+	if L > ref.Opt.F*(1+1e-9) {
+		t.Errorf("loss %.15g above L-BFGS-B's %.15g by %.2g relative", L, ref.Opt.F, (L-ref.Opt.F)/ref.Opt.F)
+	}
+	refMu := ref.Net.Predict([4]float64{})
+	for j := range 4 {
+		if math.Abs(mu[j]-refMu[j]) > 1e-4 {
+			t.Errorf("μ %v, L-BFGS-B %v", mu, refMu)
+			break
+		}
+	}
+}
+
+// BenchmarkIdentifySquared: the -loss squared identification of three 7-s
+// logs like the demo's (μ and 9 free start poses), in-process, from the
+// runs to μ: IdentifySquared (bounded least squares with the forward-mode
+// Jacobian) and, for comparison, L-BFGS-B on NetFit's gradient with
+// IdentifySquared's tolerances (what it ran before). Reported: iterations,
+// residual/loss evaluations, and the final loss relative to the lower of
+// the two, and min-ns, the fastest identification (on a shared machine the
+// time of the code; ns/op includes the neighbours' load).
+func BenchmarkIdentifySquared(b *testing.B) {
+	p := DefaultParams()
+	runs := demoLikeRuns()
+	init := [4]float64{0.5, 0.5, 0.5, 0.5}
+	lbfgsb := func() (*NetResult, error) {
+		f, err := NewNetFit(p, runs, 1, 0)
+		if err != nil {
+			return nil, err
+		}
+		x0 := f.X0(init, 1)
+		free := make([]bool, f.Dim())
+		for i := 9; i < len(free); i++ {
+			free[i] = true
+		}
+		for i := 5; i < 9; i++ {
+			x0[i] = 0
+		}
+		return f.Train(x0, free, opt.Settings{FunctionTol: DefaultFunctionTol, GradientTol: DefaultGradientTol})
+	}
+	lsq := func() (*NetResult, error) {
+		_, r, _, err := IdentifySquared(p, runs, init, false, opt.Settings{})
+		return r, err
+	}
+	r1, err := lsq()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r2, err := lbfgsb()
+	if err != nil {
+		b.Fatal(err)
+	}
+	best := math.Min(r1.Opt.F, r2.Opt.F)
+	for _, c := range []struct {
+		name string
+		f    func() (*NetResult, error)
+	}{{"least-squares", lsq}, {"lbfgsb", lbfgsb}} {
+		b.Run(c.name, func(b *testing.B) {
+			var r *NetResult
+			fastest := time.Duration(1 << 62)
+			for range b.N {
+				t0 := time.Now()
+				if r, err = c.f(); err != nil {
+					b.Fatal(err)
+				}
+				fastest = min(fastest, time.Since(t0))
+			}
+			b.ReportMetric(float64(fastest.Nanoseconds()), "min-ns")
+			b.ReportMetric(float64(r.Opt.Iterations), "iterations")
+			b.ReportMetric(float64(r.Opt.FuncEvaluations), "evaluations")
+			b.ReportMetric((r.Opt.F-best)/best, "rel-loss-above-best")
+		})
+	}
+}
