@@ -341,6 +341,11 @@ type Result struct {
 	// form of the noise's effect on the poses (eivFit.std): σ is
 	// reliable when it is well below 1.
 	EIVLambdaMin float64
+	// NoiseSpans are where the wheel-speed noise still dominates the slip
+	// (ErrorsInVariables), and NoiseDominated the fraction of all rows
+	// where it does; above one half, Warnings says so.
+	NoiseSpans     []NoiseSpan
+	NoiseDominated float64
 }
 
 // freeIndex resolves parameter names to indices of the model's params.
