@@ -273,8 +273,8 @@ type IdentifyOptions struct {
 	// noise at 100 Hz biased Kx and Ky by −23 %, experiments/jackal-tyres);
 	// smoothing did not help on the Table I maneuvers (a 5-row average:
 	// −40 %), because it blurs the real wheel transients as much as the
-	// noise. It is kept for logs whose wheel speeds are noisier than their
-	// dynamics are fast.
+	// noise; ErrorsInVariables does. It is kept for logs whose wheel speeds
+	// are noisier than their dynamics are fast.
 	WheelSmooth int
 	// ErrorsInVariables treats the logged wheel speeds as noisy: after the
 	// plain fit, μ, Kx, Ky are re-estimated jointly with the true wheel
@@ -395,7 +395,10 @@ func bounds(tyre, name string) (lo, hi float64) {
 
 // Identify fits the free parameters of p (the start values) to the pose
 // samples of the runs by L-BFGS-B through the generated gradient, within
-// physical bounds, and reports Gauss–Newton standard deviations.
+// physical bounds, and reports Gauss–Newton standard deviations. With
+// o.ErrorsInVariables it then re-fits them jointly with the true wheel
+// speeds (eiv.go), and the result is the joint fit's, the plain one in
+// Result.Plain.
 func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	t0 := time.Now()
 	if err := p.Validate(); err != nil {
