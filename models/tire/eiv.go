@@ -53,17 +53,20 @@ import (
 // little at the sampling rate of a log; the median absolute deviation makes
 // the kinks of the motion (a command step, a wheel reversing) outliers that
 // do not count: σ = 1.4826·median|Δ²x − median Δ²x| / √6. Each sequence is
-// one run's samples in order; NaNs end a stretch (sparse poses). It returns
-// 0 when there are fewer than 3 consecutive samples, NaN-free.
+// one run's samples in order; NaNs (rows without a pose) are skipped, so
+// sparse poses are differenced sample to sample. It returns 0 when no
+// sequence has 3 samples.
 func NoiseStd(seqs ...[]float64) float64 {
 	var d []float64
 	for _, s := range seqs {
-		for i := 1; i+1 < len(s); i++ {
-			a, b, c := s[i-1], s[i], s[i+1]
-			if math.IsNaN(a) || math.IsNaN(b) || math.IsNaN(c) {
-				continue
+		var v []float64
+		for _, x := range s {
+			if !math.IsNaN(x) {
+				v = append(v, x)
 			}
-			d = append(d, a-2*b+c)
+		}
+		for i := 1; i+1 < len(v); i++ {
+			d = append(d, v[i-1]-2*v[i]+v[i+1])
 		}
 	}
 	return madStd(d) / math.Sqrt(6)
@@ -129,18 +132,17 @@ func EstimateNoise(runs []*Run) Noise {
 		w = append(w, wl, wr)
 		if r.X != nil {
 			xy = append(xy, r.X, r.Y)
-			// unwrapped heading, NaN kept where a row has no pose
-			u := make([]float64, len(r.Psi))
+			// the heading unwrapped over the pose rows
+			var u []float64
 			last, off := math.NaN(), 0.0
-			for i, v := range r.Psi {
-				u[i] = math.NaN()
+			for _, v := range r.Psi {
 				if math.IsNaN(v) {
 					continue
 				}
 				if !math.IsNaN(last) {
 					off += wrap(v-last) - (v - last)
 				}
-				u[i], last = v+off, v
+				u, last = append(u, v+off), v
 			}
 			psi = append(psi, u)
 		}

@@ -7,15 +7,17 @@ import (
 )
 
 // NoiseStd recovers the generator's encoder and motion-capture noise from
-// the log alone (second differences, MAD), within 10 %, and finds a
-// noise-free log's wheel speeds nearly noise-free.
+// the log alone (second differences, MAD), within 10 %, with poses on every
+// row or on every second, and finds a noise-free log's wheel speeds nearly
+// noise-free; the example's log (encoder 0.005 rad/s, rounded to 10⁻⁴) too.
 func TestEstimateNoise(t *testing.T) {
 	lino, _ := surfaces()
 	for _, sd := range []float64{1e-12, 0.01, 0.05} {
 		var runs []*Run
 		for i, mv := range Maneuvers()[:4] {
 			mv.Duration = math.Min(mv.Duration, 5)
-			r, err := Synthesize(lino, mv, SynthConfig{Seed: uint64(i + 40), WheelStd: sd})
+			// poses on every row, and (the last two runs) on every second
+			r, err := Synthesize(lino, mv, SynthConfig{Seed: uint64(i + 40), WheelStd: sd, PoseEvery: 1 + i/2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -36,6 +38,19 @@ func TestEstimateNoise(t *testing.T) {
 		if e := math.Abs(n.Heading/0.005 - 1); e > 0.1 {
 			t.Errorf("heading noise 5 mrad: estimated %g rad", n.Heading)
 		}
+	}
+	runs, err := ReadLog("testdata/jackal.csv", LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []*Run
+	for i := range runs {
+		rs = append(rs, &runs[i])
+	}
+	n := EstimateNoise(rs)
+	t.Logf("testdata/jackal.csv: %+v", n)
+	if math.Abs(n.Wheel/0.005-1) > 0.1 || math.Abs(n.Position/0.001-1) > 0.1 || math.Abs(n.Heading/0.005-1) > 0.1 {
+		t.Errorf("testdata/jackal.csv (0.005 rad/s, 1 mm, 5 mrad): estimated %+v", n)
 	}
 }
 
