@@ -547,12 +547,40 @@ func (e *eivFit) std(x []float64) (sd []float64, lambdaMin float64, err error) {
 		}
 		Y.SetCol(k, y)
 	}
+	// orth is an orthonormal basis of A's columns (N×K), modified
+	// Gram–Schmidt twice: the thin factor only (a full QR's Q is N×N,
+	// gigabytes here); a column that vanishes is left zero.
 	orth := func(A *mat.Dense) *mat.Dense {
-		var qr mat.QR
-		qr.Factorize(A)
-		var Q mat.Dense
-		qr.QTo(&Q)
-		return mat.DenseCopyOf(Q.Slice(0, N, 0, K))
+		cols := make([][]float64, K)
+		for k := range K {
+			c := mat.Col(nil, k, A)
+			for range 2 {
+				for j := range k {
+					var d float64
+					for i, v := range cols[j] {
+						d += v * c[i]
+					}
+					for i, v := range cols[j] {
+						c[i] -= d * v
+					}
+				}
+			}
+			var nc float64
+			for _, v := range c {
+				nc += v * v
+			}
+			if nc = math.Sqrt(nc); nc > 0 {
+				for i := range c {
+					c[i] /= nc
+				}
+			}
+			cols[k] = c
+		}
+		Q := mat.NewDense(N, K, nil)
+		for k, c := range cols {
+			Q.SetCol(k, c)
+		}
+		return Q
 	}
 	Q := orth(Y)
 	// one power iteration: Y = Jz·Jzᵀ·Q
