@@ -6,7 +6,8 @@
 // motion capture and predicted, as a table of parameter errors and path
 // RMS; how much a wrong wheel radius (1 %, 3 %) spoils the identification;
 // the understeer the model shows (commanded vs achieved yaw rate on the
-// circles); and online adaptation of μ on a log that changes from lino to
+// circles); plain and errors-in-variables identification from noisier
+// encoders (0.01–0.05 rad/s); and online adaptation of μ on a log that changes from lino to
 // carpet half-way (§III-C).
 //
 // (The Pacejka law is identified by the same code, `wheelgrad identify` with
@@ -84,6 +85,9 @@ func run(w io.Writer, out string, quick bool) error {
 		}
 	}
 	if err := radiusSensitivity(w, mvs); err != nil {
+		return err
+	}
+	if err := errorsInVariables(w, mvs, quick); err != nil {
 		return err
 	}
 	return online(w, out, quick)
@@ -189,6 +193,52 @@ func radiusSensitivity(w io.Writer, mvs []tire.Maneuver) error {
 			100*(res.Value[2]/want[2]-1), 1e3*res.PoseRMS)
 	}
 	fmt.Fprintln(w, "  (a slip model reads a wrong radius as slip on every wheel: calibrate R first)")
+	fmt.Fprintln(w)
+	return nil
+}
+
+// errorsInVariables identifies the surfaces from logs with noisier
+// encoders, plain (the logged wheel speeds taken as exact) and jointly with
+// the true wheel speeds (tire.IdentifyOptions.ErrorsInVariables, the noise
+// estimated from the log): the plain fit's Kx and Ky drop as the noise
+// grows, with a σ that does not cover the error; the joint fit's do not.
+func errorsInVariables(w io.Writer, mvs []tire.Maneuver, quick bool) error {
+	levels := []float64{0.01, 0.03, 0.05}
+	ss := surfaces()
+	if quick {
+		levels, ss = []float64{0.05}, ss[:1]
+	}
+	fmt.Fprintln(w, "== errors in variables: noisy encoders, plain fit vs joint fit with the true wheel speeds (error %, in σ) ==")
+	fmt.Fprintf(w, "  %-7s %6s %6s  %-42s %-42s %6s\n", "surface", "σω", "est.", "plain: μ, Kx, Ky", "joint: μ, Kx, Ky", "noisy")
+	for _, s := range ss {
+		for _, sd := range levels {
+			var runs []*tire.Run
+			for i, mv := range mvs {
+				r, err := tire.Synthesize(trueRobot(s.p, 0), mv, tire.SynthConfig{Seed: uint64(100 + i), WheelStd: sd})
+				if err != nil {
+					return err
+				}
+				runs = append(runs, r)
+			}
+			res, err := tire.Identify(tire.Jackal(), runs, tire.IdentifyOptions{ErrorsInVariables: true})
+			if err != nil {
+				return err
+			}
+			want := []float64{s.p.Mu, s.p.Kx, s.p.Ky}
+			cell := func(v, sd []float64) string {
+				var c string
+				for k := range v {
+					c += fmt.Sprintf(" %+5.1f (%+5.1f)", 100*(v[k]/want[k]-1), (v[k]-want[k])/sd[k])
+				}
+				return c
+			}
+			fmt.Fprintf(w, "  %-7s %6.3f %6.3f %-42s %-42s %5.0f%%\n", s.name, sd, res.Noise.Wheel, cell(res.Plain, res.PlainStd), cell(res.Value, res.Std), 100*res.NoiseDominated)
+			for _, m := range res.Warnings {
+				fmt.Fprintf(w, "      warning: %s\n", m)
+			}
+		}
+	}
+	fmt.Fprintln(w, "  (noisy: rows where the encoder noise exceeds the slip of every wheel, tire.Result.NoiseSpans)")
 	fmt.Fprintln(w)
 	return nil
 }

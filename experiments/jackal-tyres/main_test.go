@@ -14,7 +14,7 @@ func TestQuick(t *testing.T) {
 	if err := run(&out, dir, true); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"== lino", "== carpet", "online μ"} {
+	for _, s := range []string{"== lino", "== carpet", "online μ", "== errors in variables"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("no %q in the output", s)
 		}

@@ -21,6 +21,15 @@
 // poses of one or more runs by L-BFGS-B through the generated gradient;
 // Online re-estimates μ alone over successive batches (§III-C).
 //
+// The logged wheel speeds are the model's inputs, and encoder noise on them
+// biases a plain fit (Kx and Ky low: a softer tyre passes less of the noise
+// on to the poses). IdentifyOptions.ErrorsInVariables removes the bias
+// (eiv.go): the noise of the wheel speeds and of the poses is estimated from
+// the log (EstimateNoise: second differences, median absolute deviation),
+// and μ, Kx, Ky are fitted jointly with the true wheel speeds of every row,
+// the logged speeds their prior; σ comes from the joint problem, and
+// Result.NoiseSpans tells where the noise still dominates the slip.
+//
 // Logs are read by ReadLog (LogSpec, RunsFromTable): wheel speeds wl, wr,
 // motion-capture poses and body velocities on the same rows or merged by
 // time from a file of their own, runs split by traj; ReadParams reads the

@@ -275,9 +275,18 @@ type IdentifyOptions struct {
 	// noise at 100 Hz biased Kx and Ky by −23 %, experiments/jackal-tyres);
 	// smoothing did not help on the Table I maneuvers (a 5-row average:
 	// −40 %), because it blurs the real wheel transients as much as the
-	// noise. It is kept for logs whose wheel speeds are noisier than their
-	// dynamics are fast.
+	// noise; ErrorsInVariables does. It is kept for logs whose wheel speeds
+	// are noisier than their dynamics are fast.
 	WheelSmooth int
+	// ErrorsInVariables treats the logged wheel speeds as noisy: after the
+	// plain fit, μ, Kx, Ky are re-estimated jointly with the true wheel
+	// speeds of every row (eiv.go: the logged speeds are their prior,
+	// weighted by the estimated noise). This removes the bias that encoder
+	// noise puts on Kx and Ky; Result.Plain keeps the plain fit.
+	ErrorsInVariables bool
+	// Noise gives the noise levels of the log for ErrorsInVariables;
+	// a zero field is estimated from the log (EstimateNoise).
+	Noise Noise
 }
 
 // smoothWheels returns runs whose wheel speeds are a centred moving
@@ -323,6 +332,22 @@ type Result struct {
 	Opt      *opt.Result
 	Runtime  time.Duration
 	Warnings []string
+	// With ErrorsInVariables: the noise levels used, the plain fit's
+	// values and standard deviations (the speeds taken as exact), and the
+	// estimated true wheel speeds per run (rad/s, per row).
+	Noise    Noise
+	Plain    []float64
+	PlainStd []float64
+	WL, WR   [][]float64
+	// EIVLambdaMin is the smallest eigenvalue of the kept low-rank
+	// form of the noise's effect on the poses (eivFit.std): σ is
+	// reliable when it is well below 1.
+	EIVLambdaMin float64
+	// NoiseSpans are where the wheel-speed noise still dominates the slip
+	// (ErrorsInVariables), and NoiseDominated the fraction of all rows
+	// where it does; above one half, Warnings says so.
+	NoiseSpans     []NoiseSpan
+	NoiseDominated float64
 }
 
 // freeIndex resolves parameter names to indices of the model's params.
@@ -372,7 +397,10 @@ func bounds(tyre, name string) (lo, hi float64) {
 
 // Identify fits the free parameters of p (the start values) to the pose
 // samples of the runs by L-BFGS-B through the generated gradient, within
-// physical bounds, and reports Gauss–Newton standard deviations.
+// physical bounds, and reports Gauss–Newton standard deviations. With
+// o.ErrorsInVariables it then re-fits them jointly with the true wheel
+// speeds (eiv.go), and the result is the joint fit's, the plain one in
+// Result.Plain.
 func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	t0 := time.Now()
 	if err := p.Validate(); err != nil {
@@ -432,6 +460,11 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	}
 	out.PoseRMS = math.Sqrt(sp / float64(len(r)/3))
 	out.Std = f.std(res.X, r)
+	if o.ErrorsInVariables {
+		if err := identifyEIV(f, res.X, lo, hi, s, o.Noise, out); err != nil {
+			return nil, err
+		}
+	}
 	out.Runtime = time.Since(t0)
 	return out, nil
 }

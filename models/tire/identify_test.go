@@ -15,8 +15,8 @@ func surfaces() (lino, carpet Params) {
 // Table I driven on two surfaces by the model itself, logged with motion
 // capture noise and a good encoder (0.005 rad/s): μ, Kx, Ky come back
 // within a few percent, and the fit's position RMS is at the noise level.
-// (Noisier encoders bias Kx and Ky low: errors in variables, reported by
-// experiments/jackal-tyres.)
+// (Noisier encoders bias Kx and Ky low: errors in variables, removed by
+// IdentifyOptions.ErrorsInVariables, TestIdentifyErrorsInVariables.)
 func TestIdentifyRecovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("8 runs of up to 12 s at 1 ms")
