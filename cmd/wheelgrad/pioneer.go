@@ -186,7 +186,7 @@ func pioneerReport(a IdentifyArgs, p pioneer.Params, runs []*pioneer.Run, res *p
 		if err == nil {
 			q.Std = sig.Std[i]
 			if math.IsInf(q.Std, 1) {
-				q.StdReason = "the logs do not determine it (a null direction of JᵀJ)"
+				q.StdReason = "the exact model does not change with it at the fit (a null direction of JᵀJ): a saturation these logs never reach, or a threshold, in which the loss is piecewise constant"
 			}
 		}
 		ps = append(ps, q)
