@@ -198,6 +198,9 @@ func init() {
 				if err := inputMemory("identifying from "+strings.Join(a.Data, ","), a.Data...); err != nil {
 					return err
 				}
+				if a.JSON {
+					return identifyJSON(e, *model, a, h)
+				}
 				return h(e, a)
 			}
 		},

@@ -145,25 +145,18 @@ func reportWriter(e env, a IdentifyArgs) io.Writer {
 	return e.stdout
 }
 
-// emitReport prints the fit's report: the summary block (printSummary, on
-// reportWriter), and with -json the report as one JSON object on stdout
-// (fit.Report.JSON), staged like every output so that a command that
-// fails prints nothing there.
+// emitReport prints the fit's summary block (printSummary, on
+// reportWriter; with -json only without -quiet) and, with -json, keeps
+// the report for identifyJSON, which prints it once the command has done
+// its checks.
 func emitReport(e env, a IdentifyArgs, r fit.Report) error {
 	if !a.Quiet || !a.JSON {
 		printSummary(reportWriter(e, a), r)
 	}
-	if !a.JSON {
-		return nil
+	if a.report != nil {
+		a.report.rep = &r
 	}
-	b, err := r.JSON()
-	if err != nil {
-		return err
-	}
-	return e.writeOut("-", func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return nil
 }
 
 // failureHint adds the likely causes to a numerical failure of the

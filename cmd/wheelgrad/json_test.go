@@ -228,3 +228,34 @@ func TestSimulateJSON(t *testing.T) {
 		t.Errorf("-out %s differs from the CSV on stdout without -json (%v)", sim, err)
 	}
 }
+
+// An unconverged fit (exit 3) prints its report with its status; accepted
+// with -allow-unconverged (exit 0), the acceptance is among the warnings.
+func TestIdentifyJSONUnconverged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("identifies")
+	}
+	args := append([]string{"identify", "-model", "tire", "-json", "-quiet", "-maxiter", "2"}, jsonSamples[3].args...)
+	st, out, errOut := runCLI(args...)
+	if st != exitUnconverged {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	m := oneJSON(t, "unconverged", out)
+	if m["converged"] != false || m["status"] == "converged" || m["status"] == nil {
+		t.Errorf("status %v, converged %v", m["status"], m["converged"])
+	}
+	st, out, errOut = runCLI(append(args, "-allow-unconverged")...)
+	if st != 0 {
+		t.Fatalf("-allow-unconverged: status %d, stderr %q", st, errOut)
+	}
+	m = oneJSON(t, "accepted", out)
+	ws, _ := m["warnings"].([]any)
+	found := false
+	for _, w := range ws {
+		msg, _ := w.(map[string]any)["message"].(string)
+		found = found || strings.Contains(msg, "accepted (-allow-unconverged)")
+	}
+	if !found {
+		t.Errorf("warnings %v lack the accepted unconverged fit", ws)
+	}
+}

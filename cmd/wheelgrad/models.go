@@ -49,8 +49,10 @@ type IdentifyArgs struct {
 	Quiet   bool
 	Prog    *progress
 	// JSON (-json): the fit's report as one JSON object on stdout
-	// (emitReport); the parameters go to -out only, the summary to stderr.
-	JSON bool
+	// (identifyJSON); the parameters go to -out only, the summary to
+	// stderr. report receives the handler's report (emitReport).
+	JSON   bool
+	report *reportSlot
 	// Diagnostics (diagnostics.go): the -gaps policy (error, split,
 	// bridge), the -fix / -free lists as given, -allow-undetermined, and
 	// the warnings collected so far.

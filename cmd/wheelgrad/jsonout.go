@@ -4,13 +4,73 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wheelgrad/wheelgrad/fit"
 )
+
+// identify -json (see docs/cli.md): the handler runs as without -json
+// (its parameter file to a named -out only, its summary to stderr) and
+// hands its fit.Report to emitReport; once it has returned — its checks
+// done, every warning found — the report goes to stdout as one JSON object
+// with all the warnings: the diagnostics' (with file and row) and any
+// other line printed as "warning: ..." (e.g. an unconverged fit accepted
+// with -allow-unconverged). A handler that fails prints nothing there; an
+// unconverged fit (exit 3) prints the report with its status.
+
+// reportSlot receives a handler's report.
+type reportSlot struct{ rep *fit.Report }
+
+// identifyJSON runs an identify handler and prints its report.
+func identifyJSON(e env, model string, a IdentifyArgs, h func(env, IdentifyArgs) error) error {
+	tap := &warnTap{w: e.stderr}
+	e.stderr = tap
+	if a.Diag != nil {
+		a.Diag.w = tap
+	} else {
+		a.Diag = newDiag(tap)
+	}
+	a.report = &reportSlot{}
+	err := h(e, a)
+	var uc unconvergedError
+	if err != nil && !errors.As(err, &uc) {
+		return err
+	}
+	if a.report.rep == nil {
+		return fmt.Errorf("identify -json: the %s fit built no report", model)
+	}
+	r := *a.report.rep
+	r.Warnings = slices.Clone(a.Diag.warns)
+	known := map[string]int{}
+	for _, w := range r.Warnings {
+		known[w.String()]++
+	}
+	for _, l := range tap.warns {
+		if known[l] > 0 {
+			known[l]--
+			continue
+		}
+		r.Warnings = append(r.Warnings, fit.Warning{Msg: l})
+	}
+	b, jerr := r.JSON()
+	if jerr != nil {
+		return jerr
+	}
+	if werr := e.writeOut("-", func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}); werr != nil {
+		return werr
+	}
+	return err
+}
 
 // simulate -json: the handler writes its trajectory CSV as without -json
 // (to -out when it names a file, else to a buffer that is dropped), and
