@@ -164,7 +164,7 @@ func TestJSONErrors(t *testing.T) {
 	}
 }
 
-func readCSV(t *testing.T, s string) [][]string {
+func jsonTestReadCSV(t *testing.T, s string) [][]string {
 	t.Helper()
 	rs, err := csv.NewReader(strings.NewReader(s)).ReadAll()
 	if err != nil {
@@ -186,7 +186,7 @@ func TestSimulateJSON(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("simulate: status %d, stderr %q", st, errOut)
 	}
-	recs := readCSV(t, plain)
+	recs := jsonTestReadCSV(t, plain)
 	st, out, errOut := runCLI("simulate", "-model", "pioneer", "-params", params, "-controls", log, "-json")
 	if st != 0 {
 		t.Fatalf("simulate -json: status %d, stderr %q", st, errOut)
