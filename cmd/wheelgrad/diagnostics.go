@@ -105,6 +105,24 @@ func printSummary(w io.Writer, r fit.Report) {
 		}
 		fmt.Fprintf(w, "  %s%s = %11.5g %s%s\n", p.Name, pad, p.Value, sd, v)
 	}
+	// Why σ is unknown, once per reason.
+	var reasons []string
+	why := map[string][]string{}
+	for _, p := range r.Params {
+		if math.IsNaN(p.Std) && !p.Held {
+			if _, ok := why[p.StdReason]; !ok {
+				reasons = append(reasons, p.StdReason)
+			}
+			why[p.StdReason] = append(why[p.StdReason], p.Name)
+		}
+	}
+	for _, k := range reasons {
+		text := k
+		if text == "" {
+			text = "not computed for this model or method"
+		}
+		fmt.Fprintf(w, "  σ unknown (%s): %s\n", strings.Join(why[k], ", "), text)
+	}
 	for _, l := range r.Lines {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
@@ -119,12 +137,26 @@ func printSummary(w io.Writer, r fit.Report) {
 }
 
 // reportWriter is where the summary goes: stdout, or stderr when the
-// parameters go to stdout.
+// parameters (or, with -json, the report) go to stdout.
 func reportWriter(e env, a IdentifyArgs) io.Writer {
-	if a.Out == "-" || a.Out == "" {
+	if a.Out == "-" || a.Out == "" || a.JSON {
 		return e.stderr
 	}
 	return e.stdout
+}
+
+// emitReport prints the fit's summary block (printSummary, on
+// reportWriter; with -json only without -quiet) and, with -json, keeps
+// the report for identifyJSON, which prints it once the command has done
+// its checks.
+func emitReport(e env, a IdentifyArgs, r fit.Report) error {
+	if !a.Quiet || !a.JSON {
+		printSummary(reportWriter(e, a), r)
+	}
+	if a.report != nil {
+		a.report.rep = &r
+	}
+	return nil
 }
 
 // failureHint adds the likely causes to a numerical failure of the

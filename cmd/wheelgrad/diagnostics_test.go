@@ -446,6 +446,34 @@ func TestDiagDiffDrive(t *testing.T) {
 	if st != 1 || !strings.Contains(errOut, "c1, c2 not determined") {
 		t.Errorf("no turning: status %d, stderr %q", st, errOut)
 	}
+	// -json: the refusal prints nothing on stdout; with -allow-undetermined
+	// the report says which parameters are not determined.
+	st, jout, errOut := runCLI("identify", "-model", "diffdrive", "-data", log, "-json")
+	if st != 1 || jout != "" || !strings.Contains(errOut, "c1, c2 not determined") {
+		t.Errorf("no turning, -json: status %d, stdout %q, stderr %q", st, jout, errOut)
+	}
+	st, jout, errOut = runCLI("identify", "-model", "diffdrive", "-data", log, "-json", "-allow-undetermined", "-quiet")
+	if st != 0 {
+		t.Fatalf("no turning, -json -allow-undetermined: status %d, stderr %q", st, errOut)
+	}
+	var jr struct {
+		Params []struct {
+			Name       string
+			Determined bool
+		}
+		Warnings []struct{ Message string }
+	}
+	if err := json.Unmarshal([]byte(jout), &jr); err != nil || len(jr.Params) != 6 {
+		t.Fatalf("-json: %v, %q", err, jout)
+	}
+	for _, p := range jr.Params {
+		if want := p.Name != "c1" && p.Name != "c2"; p.Determined != want {
+			t.Errorf("-json: %s determined %v, want %v", p.Name, p.Determined, want)
+		}
+	}
+	if n := len(jr.Warnings); n == 0 || !strings.Contains(jr.Warnings[n-1].Message, "-allow-undetermined") {
+		t.Errorf("-json warnings %+v: want the -allow-undetermined one", jr.Warnings)
+	}
 	// -fix c1,c2 holds them at the start (the paper's) and fits the rest
 	out = filepath.Join(dir, "fixed.json")
 	st, rep, errOut := runCLI("identify", "-model", "diffdrive", "-data", log, "-fix", "c1,c2", "-out", out)

@@ -261,7 +261,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	z0, z := init.Zeta(), res.Params.Zeta()
 	var ps []fit.Param
 	for i, n := range names {
-		ps = append(ps, fit.Param{Name: n, Value: z[i], Std: math.NaN(), StdReason: "not computed for this model (Park's calibration gives no covariance)",
+		ps = append(ps, fit.Param{Name: n, Value: z[i], Std: math.NaN(), StdReason: diffdriveNoSigma,
 			Lower: math.Inf(-1), Upper: math.Inf(1), Held: held[i], Undetermined: undet[n] && !held[i]})
 		if r := z[i] / z0[i]; z0[i] > 0 && (r > 4 || r < 0.25) {
 			d.warnf("%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r)
@@ -278,14 +278,17 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		Data:     fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
 		Params:   ps,
 		Warnings: d.warns, Evaluations: res.Evaluations, Elapsed: res.Runtime,
-		Lines: []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g); σ not computed for this model", res.MeanAbs, cw)},
+		Residual: fit.Residual{Name: "mean |velocity error| (eq. 22)", RMS: res.MeanAbs},
+		Lines:    []string{fmt.Sprintf("mean |velocity error| %.4g (eq. 22, c_ω = %g)", res.MeanAbs, cw)},
 	}
 	if n := len(res.Stages); n > 0 {
 		lastStage = res.Stages[n-1]
 		rep.Status = fit.NewStatus(methodName(a.Method), lastStage)
 		rep.Status.Iterations = res.Iterations
 	}
-	printSummary(reportWriter(e, a), rep)
+	if err := emitReport(e, a, rep); err != nil {
+		return err
+	}
 	if a.Fit.Settled(lastStage) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "add a log with turning commands ul (while uf is non-zero), or hold them with -fix c1,c2")); err != nil {
 			return err
@@ -321,6 +324,9 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 	}
 	return checkFit(e, a.Fit, "diffdrive identify", lastStage)
 }
+
+// diffdriveNoSigma says why the differential drive's parameters have no σ.
+const diffdriveNoSigma = "Park's eq. 22 is a sum of absolute velocity errors over 50-step segments, not least squares: Gauss–Newton gives it no covariance"
 
 func methodName(m string) string {
 	if m == "" {

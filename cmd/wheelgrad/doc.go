@@ -18,6 +18,8 @@
 // checked before any work, staged, committed all or nothing: env.writeOut,
 // env.stagePath, env.writeParams), status.go (exit statuses, the "fit"
 // record, -maxiter/-tol/-allow-unconverged through fitSettings, memory
-// estimates, panics as one line), and dataset.ReadJSON for parameter files.
+// estimates, panics as one line), jsonout.go (identify -json and simulate
+// -json: one object on stdout, printed after the handler's checks), and
+// dataset.ReadJSON for parameter files.
 // The command is thin: it parses flags and calls the library.
 package main

@@ -448,7 +448,9 @@ func identifyMecanum(e env, a IdentifyArgs) error {
 		s.Notes = append(s.Notes, "every μ_j is determined")
 	}
 	s.Warnings = d.warns
-	printSummary(reportWriter(e, a), s)
+	if err := emitReport(e, a, s); err != nil {
+		return err
+	}
 	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior")); err != nil {
 			return err

@@ -23,6 +23,9 @@ type SimulateArgs struct {
 	Auto     bool   // -offset auto (mecanum)
 	Plot     string // mecanum: PNG of the prediction against the log's poses
 	Columns  *dataset.ColumnMap
+	// JSON (-json): a summary object on stdout (simulateJSON); the CSV
+	// goes to -out only when it names a file.
+	JSON bool
 }
 
 // source is the controls file as a log source.
@@ -45,6 +48,11 @@ type IdentifyArgs struct {
 	Verbose bool
 	Quiet   bool
 	Prog    *progress
+	// JSON (-json): the fit's report as one JSON object on stdout
+	// (identifyJSON); the parameters go to -out only, the summary to
+	// stderr. report receives the handler's report (emitReport).
+	JSON   bool
+	report *reportSlot
 	// Diagnostics (diagnostics.go): the -gaps policy (error, split,
 	// bridge), the -fix / -free lists as given, -allow-undetermined, and
 	// the warnings collected so far.

@@ -297,6 +297,11 @@ func (s *outputSet) explain(msg string) string {
 	return msg
 }
 
+// discardParams as the path of writeParams checks the parameters and
+// writes them nowhere (identify -json without -out: stdout holds the
+// report).
+const discardParams = "\x00none"
+
 // writeParams writes a parameter file (path "-": stdout) with the record of
 // the fit that produced it under dataset.FitKey when st is non-nil. A value
 // JSON cannot hold (NaN, ±Inf) is a failure of the computation, reported
@@ -356,6 +361,9 @@ func (e env) writeParams(path string, params any, st *fit.Status) error {
 		return err
 	}
 	out.WriteByte('\n')
+	if path == discardParams {
+		return nil
+	}
 	return e.writeOut(path, func(w io.Writer) error {
 		_, err := w.Write(out.Bytes())
 		return err

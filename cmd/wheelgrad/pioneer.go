@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -125,27 +127,14 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := e.writeParams(a.Out, res.Params, nil); err != nil {
-		return err
+	rep := pioneerReport(a, p, runs, res)
+	if !a.Quiet || a.JSON {
+		if err := emitReport(e, a, rep); err != nil {
+			return err
+		}
 	}
-	if !a.Quiet {
-		w := e.stdout
-		if a.Out == "-" {
-			w = e.stderr
-		}
-		dv, dw := res.Params.DelaySeconds()
-		iv, iw := res.Params.Delays()
-		fmt.Fprintf(w, "pioneer (%s): %d runs, L-BFGS-B %d iterations, %d evaluations, %v\n", p.Form, len(runs), res.Iterations, res.Evaluations, res.Runtime.Round(1e6))
-		fmt.Fprintf(w, "  fitted: %s (and the whole-sample delays, by search)\n", strings.Join(res.Free, ", "))
-		fmt.Fprintf(w, "  delay: v %d samples (%.0f ms in all), w %d samples (%.0f ms)\n", iv, 1e3*dv, iw, 1e3*dw)
-		fmt.Fprintf(w, "  loss (exact, per row, variance-normalised): %.4g, at the start %.4g\n", res.Loss, res.Start)
-		for _, n := range res.OnBound {
-			lo, hi := pioneer.Bounds(n, p.Ts)
-			fmt.Fprintf(e.stderr, "warning: %s ended on a bound of [%g, %g]\n", n, lo, hi)
-		}
-		if len(res.Undetermined) > 0 {
-			fmt.Fprintf(e.stderr, "warning: %s barely informed by these logs (kept near the start)\n", strings.Join(res.Undetermined, ", "))
-		}
+	if err := e.writeParams(a.Out, res.Params, rep.Status); err != nil {
+		return err
 	}
 	if a.Plot != "" {
 		r := runs[0]
@@ -167,6 +156,94 @@ func identifyPioneer(e env, a IdentifyArgs) error {
 			[]figure.Series{{Name: "reference", X: r.T, Y: r.Vref, Dashed: true}, {Name: "measured", X: mt, Y: mv, Points: true}, {Name: "model", X: r.T, Y: v}})
 	}
 	return nil
+}
+
+// pioneerReport is the fit's report: every free parameter with its
+// Gauss–Newton σ (pioneer.GaussNewton, corrected for correlated
+// residuals) and bounds, the whole-sample delays (chosen by search: no σ),
+// and the loss as the residual figure. The warnings (on a bound, barely
+// informed) are added to a.Diag.
+func pioneerReport(a IdentifyArgs, p pioneer.Params, runs []*pioneer.Run, res *pioneer.Result) fit.Report {
+	d := a.Diag
+	for _, n := range res.OnBound {
+		lo, hi := pioneer.Bounds(n, p.Ts)
+		d.warnf("%s ended on a bound of [%g, %g]", n, lo, hi)
+	}
+	if len(res.Undetermined) > 0 {
+		d.warnf("%s barely informed by these logs (kept near the start)", strings.Join(res.Undetermined, ", "))
+	}
+	sig, err := pioneer.GaussNewton(res.Params, runs, res.Free)
+	reason := ""
+	if err != nil {
+		reason = "Gauss–Newton σ failed: " + err.Error()
+	}
+	vals, _ := paramValues(res.Params)
+	var ps []fit.Param
+	for i, n := range res.Free {
+		lo, hi := pioneer.Bounds(n, p.Ts)
+		q := fit.Param{Name: n, Value: vals[n], Lower: lo, Upper: hi, Std: math.NaN(), StdReason: reason,
+			Undetermined: slices.Contains(res.Undetermined, n)}
+		if err == nil {
+			q.Std = sig.Std[i]
+			if math.IsInf(q.Std, 1) {
+				q.StdReason = "the exact model does not change with it at the fit (a null direction of JᵀJ): a saturation these logs never reach, or a threshold, in which the loss is piecewise constant"
+			}
+		}
+		ps = append(ps, q)
+	}
+	dv, dw := res.Params.DelaySeconds()
+	iv, iw := res.Params.Delays()
+	delays := []string{"delay_v", "delay_w"}
+	if p.Form == pioneer.FormPhysical {
+		delays = []string{"delay"}
+	}
+	for i, n := range delays {
+		ps = append(ps, fit.Param{Name: n, Unit: "samples", Value: float64([]int{iv, iw}[i]), Lower: 0, Upper: 5,
+			Std: math.NaN(), StdReason: "a whole number of samples chosen by search over 0…5: no σ"})
+	}
+	rep := fit.Report{Model: "pioneer", Method: "lbfgsb (" + p.Form + " form, annealed surrogates)",
+		Data:     fmt.Sprintf("%d run(s)", len(runs)),
+		Params:   ps,
+		Residual: fit.Residual{Name: "v and ω error over the measured sd (RMS)", RMS: math.Sqrt(res.Loss / 2)},
+		Warnings: d.warns, Evaluations: res.Evaluations, Elapsed: res.Runtime,
+		Lines: []string{
+			fmt.Sprintf("fitted: %s (and the whole-sample delays, by search)", strings.Join(res.Free, ", ")),
+			fmt.Sprintf("delay: v %d samples (%.0f ms in all), w %d samples (%.0f ms)", iv, 1e3*dv, iw, 1e3*dw),
+			fmt.Sprintf("loss (exact, per row, variance-normalised): %.4g, at the start %.4g", res.Loss, res.Start),
+		},
+	}
+	if err == nil {
+		rep.Lines = append(rep.Lines, fmt.Sprintf("σ: Gauss–Newton of the exact model (central differences) × %.3g for residuals correlated in time", sig.Inflation))
+		rep.Null = sig.Null
+		for _, n := range sig.Null {
+			rep.Notes = append(rep.Notes, "NOT determined: "+n.Text)
+		}
+	}
+	if res.Opt != nil {
+		rep.Status = fit.NewStatus("lbfgsb", res.Opt)
+		rep.Status.Iterations = res.Iterations
+		rep.Status.Loss = res.Loss // the exact loss, not the last surrogate's
+	}
+	return rep
+}
+
+// paramValues are the numbers of a parameter file by key.
+func paramValues(p any) (map[string]float64, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for k, v := range m {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	return out, nil
 }
 
 // validatePioneer predicts the measured v, w of every run from its

@@ -389,7 +389,9 @@ func identifySkidsteer(e env, a IdentifyArgs) error {
 	if optRes != nil {
 		rep.Status = fit.NewStatus(method, optRes)
 	}
-	printSummary(reportWriter(e, a), rep)
+	if err := emitReport(e, a, rep); err != nil {
+		return err
+	}
 	if a.Fit.Settled(optRes) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err

@@ -255,7 +255,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 		Warnings: d.warns, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime,
 		Lines: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
 	}
-	printSummary(reportWriter(e, a), rep)
+	if err := emitReport(e, a, rep); err != nil {
+		return err
+	}
 	if a.Fit.Settled(res.Opt) { // unconverged: reported by checkFit, exit 3
 		if err := d.keep(fit.CheckDetermined(ps, a.AllowUndetermined, "")); err != nil {
 			return err

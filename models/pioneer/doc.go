@@ -32,6 +32,14 @@
 // Identify finds it by a small search. The lags, the PI, the motor and the
 // wheel dynamics are smooth and never approximated.
 //
+// GaussNewton gives the σ of the identified parameters: the Jacobian of
+// Identify's residuals by central differences of the exact model,
+// fit.Identifiability of JᵀJ, scaled by the residual variance and by
+// fit.CorrelationInflation. A saturation the logs never reach, or a
+// threshold (the exact loss is piecewise constant in it), is a null
+// direction: σ = +Inf. On the model's own response with white noise the
+// estimates' RMS error over 40 noise seeds was 0.85–1.53 σ.
+//
 // Logs are read by ReadLog (LogSpec, RunsFromTable): one row per sample with
 // the references v_ref, w_ref and the measured v, w, runs split by traj;
 // ReadParams reads the parameter file of either form. Every error names the

@@ -57,6 +57,9 @@ type Result struct {
 	Iterations  int
 	Evaluations int
 	Runtime     time.Duration
+	// Opt is the optimiser's result of the last annealing stage (its
+	// status is the fit's).
+	Opt *opt.Result
 	// Undetermined lists free parameters the logs barely inform (their
 	// gradient at the end of the first stage was below 1e-9 of the loss per
 	// unit of the parameter's scale: e.g. a saturation never reached).
@@ -216,6 +219,7 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 				return nil, err
 			}
 			copy(z, r.X)
+			res.Opt = r
 			res.Iterations += r.Iterations
 			res.Evaluations += r.FuncEvaluations
 			for i, k := range idx {
