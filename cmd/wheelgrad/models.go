@@ -23,28 +23,30 @@ type SimulateArgs struct {
 	Auto     bool   // -offset auto (mecanum)
 	Plot     string // mecanum: PNG of the prediction against the log's poses
 	Columns  *dataset.ColumnMap
+	HoldLast bool // -hold-last
 }
 
 // source is the controls file as a log source.
 func (a SimulateArgs) source() logSource {
-	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset, Columns: a.Columns}
+	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset, Columns: a.Columns, HoldLast: a.HoldLast}
 }
 
 // IdentifyArgs are the parsed flags of `wheelgrad identify`.
 type IdentifyArgs struct {
-	Data    []string // log CSV paths (-data a.csv,b.csv)
-	Poses   []string // separate sensor CSV per log, "" where none
-	Offset  string   // seconds added to the sensor streams' times, or "auto"
-	Init    string   // parameter JSON path or ""
-	Method  string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
-	Out     string   // parameter JSON path, "-" for stdout
-	Plot    string   // PNG path or ""
-	Extra   map[string]string
-	Columns *dataset.ColumnMap // -columns, -where, -from, -to
-	Fit     fitSettings        // -maxiter, -tol, -allow-unconverged (status.go)
-	Verbose bool
-	Quiet   bool
-	Prog    *progress
+	Data     []string // log CSV paths (-data a.csv,b.csv)
+	Poses    []string // separate sensor CSV per log, "" where none
+	Offset   string   // seconds added to the sensor streams' times, or "auto"
+	Init     string   // parameter JSON path or ""
+	Method   string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
+	Out      string   // parameter JSON path, "-" for stdout
+	Plot     string   // PNG path or ""
+	Extra    map[string]string
+	Columns  *dataset.ColumnMap // -columns, -where, -from, -to
+	HoldLast bool               // -hold-last
+	Fit      fitSettings        // -maxiter, -tol, -allow-unconverged (status.go)
+	Verbose  bool
+	Quiet    bool
+	Prog     *progress
 	// Diagnostics (diagnostics.go): the -gaps policy (error, split,
 	// bridge), the -fix / -free lists as given, -allow-undetermined, and
 	// the warnings collected so far.
@@ -125,7 +127,7 @@ func required(flag, value string) error {
 func (a IdentifyArgs) sources(offset float64) []logSource {
 	out := make([]logSource, len(a.Data))
 	for i, d := range a.Data {
-		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset, Columns: a.Columns}
+		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset, Columns: a.Columns, HoldLast: a.HoldLast}
 	}
 	return out
 }

@@ -49,7 +49,8 @@ type ValidateArgs struct {
 	Gaps    string
 	Diag    *diag
 	// Columns maps the log's columns (-columns, -where, -from, -to).
-	Columns *dataset.ColumnMap
+	Columns  *dataset.ColumnMap
+	HoldLast bool // -hold-last
 }
 
 // x0 choices.
@@ -88,6 +89,7 @@ func init() {
 			var poses string
 			fs.StringVar(&a.Params, "params", "", "parameter JSON file (e.g. written by identify)")
 			addPosesFlag(fs, &poses)
+			addHoldLastFlag(fs, &a.HoldLast)
 			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset)")
 			fs.StringVar(&a.X0, "x0", x0Estimate, "initial state of each run's rollout: estimate (least squares over the run, as MATLAB compare) or first (the first measured state)")
 			fs.Float64Var(&a.Horizon, "horizon", 2, "horizon (s) of the per-run k-step position errors; clipped to the longest run")
@@ -430,7 +432,7 @@ func velocityTrack(chs []fit.Channel) fit.Track {
 // offset (-offset auto is mecanum's, resolved there).
 func (a ValidateArgs) sources() []logSource {
 	off, _ := parseOffset(a.Offset) // checked with the flags; auto: 0
-	return IdentifyArgs{Data: a.Data, Poses: a.Poses, Columns: a.Columns}.sources(off)
+	return IdentifyArgs{Data: a.Data, Poses: a.Poses, Columns: a.Columns, HoldLast: a.HoldLast}.sources(off)
 }
 
 // runID is a run's name in the report: its traj value, prefixed by the
@@ -492,7 +494,7 @@ func validateMecanum(e env, a ValidateArgs) ([]valRun, error) {
 	}
 	srcs := a.sources()
 	if a.Offset == "auto" {
-		if srcs, err = mecanumSources(e, IdentifyArgs{Data: a.Data, Poses: a.Poses, Offset: "auto", Columns: a.Columns}, p, e.stderr); err != nil {
+		if srcs, err = mecanumSources(e, IdentifyArgs{Data: a.Data, Poses: a.Poses, Offset: "auto", Columns: a.Columns, HoldLast: a.HoldLast}, p, e.stderr); err != nil {
 			return nil, err
 		}
 	}
@@ -597,7 +599,7 @@ func validateDiffDrive(e env, a ValidateArgs) ([]valRun, error) {
 	}
 	var out []valRun
 	for _, src := range a.sources() {
-		runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+		runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 		if err != nil {
 			return nil, err
 		}
@@ -690,7 +692,7 @@ func validatePioneer(e env, a ValidateArgs) ([]valRun, error) {
 	}
 	var out []valRun
 	for _, src := range a.sources() {
-		rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+		rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 		if err != nil {
 			return nil, err
 		}

@@ -314,4 +314,50 @@ func shortMecanum(rows []mecanumRow, seconds float64) []mecanumRow {
 	return out
 }
 
-var _ = fmt.Sprint
+// Issue 25.3 on the command line: a camera that records 2 s more after the
+// commands stop (the robot stands): validate, simulate and identify drop
+// those poses with a warning; -hold-last drives them with the last command
+// held, as before, and the prediction is worse.
+func TestTrailingPosesDropped(t *testing.T) {
+	dir := t.TempDir()
+	rows := genMecanum([][4]float64{{6, 9, 9, 6}}, 97)
+	log := writeMecanumRows(t, filepath.Join(dir, "m.csv"), rows)
+	last := rows[len(rows)-1]
+	for i := len(rows) - 1; math.IsNaN(last.x); i-- {
+		last = rows[i]
+	}
+	var b strings.Builder
+	for k := 1; k <= 60; k++ { // 2 s at 30 Hz, standing at the last pose
+		fmt.Fprintf(&b, "%v,,,,,%v,%v,%v,%s\n", rows[len(rows)-1].t+float64(k)/30, last.x, last.y, last.a, last.run)
+	}
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(b.String())
+	f.Close()
+	mp := mecanum.DefaultParams()
+	mp.Mu = mecanumTrueMu
+	mb, _ := json.Marshal(mp)
+	params := writeFile(t, dir, "m.json", string(mb))
+	st, rep, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", log)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	if !strings.Contains(errOut, "60 sensor rows after the last command row dropped") || !strings.Contains(errOut, "-hold-last") {
+		t.Errorf("no warning naming the dropped rows: %q", errOut)
+	}
+	st, held, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", log, "-hold-last")
+	if st != 0 || strings.Contains(errOut, "dropped") {
+		t.Fatalf("-hold-last: status %d, stderr %q", st, errOut)
+	}
+	fd, fh := fitOf(t, rep, "x"), fitOf(t, held, "x")
+	t.Logf("fit x: trailing poses dropped %.2f %%, held %.2f %%", fd, fh)
+	if fd < 95 || fh >= fd {
+		t.Errorf("fit x: dropped %.2f %%, -hold-last %.2f %%", fd, fh)
+	}
+	st, _, errOut = runCLI("simulate", "-model", "mecanum", "-params", params, "-controls", log, "-out", filepath.Join(dir, "sim.csv"))
+	if st != 0 || !strings.Contains(errOut, "60 sensor rows after the last command row dropped") {
+		t.Errorf("simulate: status %d, stderr %q", st, errOut)
+	}
+}
