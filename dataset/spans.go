@@ -97,3 +97,45 @@ func (s Span) Warning(file string) string {
 	return fmt.Sprintf("%s: %s after the last command row dropped%s (t = %.4g … %.4g s; the commands end at t = %.4g s, one command period %.3g s before): not simulated with a held command (-hold-last keeps them)",
 		showFile(file), plural(s.Rows, "sensor row"), where, s.From, s.To, s.CommandsEnd, s.Period)
 }
+
+// beforeCommands returns the earliest and latest time of the rows that
+// HoldCommands will remove (within each run of group, the rows before the
+// first row with every command cell filled); NaN, NaN for none.
+func beforeCommands(t *Table, commands []string, time, group string) (from, to float64) {
+	from, to = math.NaN(), math.NaN()
+	tc := t.Col(time)
+	if tc == nil {
+		return
+	}
+	cols := make([][]float64, 0, len(commands))
+	for _, c := range commands {
+		if col := t.Col(c); col != nil {
+			cols = append(cols, col)
+		}
+	}
+	if len(cols) != len(commands) {
+		return
+	}
+	ids := t.TextCol(group)
+	have := false
+	for i := range t.Len() {
+		if i > 0 && ids != nil && ids[i] != ids[i-1] {
+			have = false
+		}
+		full := true
+		for _, c := range cols {
+			full = full && !math.IsNaN(c[i])
+		}
+		if full {
+			have = true
+			continue
+		}
+		if !have {
+			if math.IsNaN(from) {
+				from, to = tc[i], tc[i]
+			}
+			from, to = math.Min(from, tc[i]), math.Max(to, tc[i])
+		}
+	}
+	return
+}

@@ -433,12 +433,17 @@ func ReadLog(path string, spec Spec, o LogOptions) (*Table, error) {
 			return nil, err
 		}
 	}
+	from, to := beforeCommands(t, o.Commands, spec.Time, spec.Group)
 	dropped, err := HoldCommands(t, o.Commands, spec.Group)
 	if err != nil {
 		return nil, err
 	}
 	if dropped > 0 && o.Note != nil {
-		fmt.Fprintf(o.Note, "%s: %s before the first row with commands ignored\n", showFile(path), plural(dropped, "row"))
+		span := ""
+		if !math.IsNaN(from) {
+			span = fmt.Sprintf(" (t = %.4g … %.4g s)", from, to)
+		}
+		fmt.Fprintf(o.Note, "%s: %s before the first row with commands ignored%s\n", showFile(path), plural(dropped, "row"), span)
 	}
 	if !o.HoldLast {
 		if sp := DropAfterCommands(t, spec.Time, spec.Group); sp.Rows > 0 && o.Note != nil {

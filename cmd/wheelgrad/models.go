@@ -147,11 +147,6 @@ func dataFiles(list string) ([]string, error) {
 	return files, uniqueFiles(files)
 }
 
-// plainSources are logs without a separate sensor file or time offset.
-func plainSources(paths []string, m *dataset.ColumnMap) []logSource {
-	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths)), Columns: m}.sources(0)
-}
-
 // fixedOffset returns -offset as a number; "auto" is a usage error for models
 // that cannot estimate it.
 func (a IdentifyArgs) fixedOffset(model string) (float64, error) {

@@ -149,7 +149,11 @@ func init() {
 					return usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", *model)
 				}
 				a.Diag = newDiag(e.stderr)
-				runs, err := h(e, a)
+				// the readers' warning lines (e.g. dropped command spans)
+				// join the diagnostics, for -json's "warnings"
+				he := e
+				he.stderr = &warnTee{d: a.Diag, w: e.stderr}
+				runs, err := h(he, a)
 				if err != nil {
 					return err
 				}
@@ -730,4 +734,31 @@ func validatePioneer(e env, a ValidateArgs) ([]valRun, error) {
 		}
 	}
 	return out, nil
+}
+
+// warnTee passes the lines written to it on to w, except those that start
+// with "warning: ", which it adds to d (which prints them the same way).
+type warnTee struct {
+	d    *diag
+	w    io.Writer
+	part []byte
+}
+
+func (t *warnTee) Write(b []byte) (int, error) {
+	t.part = append(t.part, b...)
+	for {
+		i := strings.IndexByte(string(t.part), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(t.part[:i+1])
+		t.part = t.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			t.d.add(fit.Warning{Msg: strings.TrimSuffix(msg, "\n")})
+			continue
+		}
+		if _, err := io.WriteString(t.w, line); err != nil {
+			return len(b), err
+		}
+	}
 }

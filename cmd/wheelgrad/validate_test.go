@@ -347,6 +347,10 @@ func TestTrailingPosesDropped(t *testing.T) {
 	if !strings.Contains(errOut, "60 sensor rows after the last command row dropped") || !strings.Contains(errOut, "-hold-last") {
 		t.Errorf("no warning naming the dropped rows: %q", errOut)
 	}
+	st, js, _ := runCLI("validate", "-model", "mecanum", "-params", params, "-data", log, "-json")
+	if st != 0 || !strings.Contains(js, "60 sensor rows after the last command row dropped") {
+		t.Errorf("-json warnings lack the dropped rows: %s", js)
+	}
 	st, held, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", log, "-hold-last")
 	if st != 0 || strings.Contains(errOut, "dropped") {
 		t.Fatalf("-hold-last: status %d, stderr %q", st, errOut)
