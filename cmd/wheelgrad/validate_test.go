@@ -365,3 +365,29 @@ func TestTrailingPosesDropped(t *testing.T) {
 		t.Errorf("simulate: status %d, stderr %q", st, errOut)
 	}
 }
+
+// -offset auto (mecanum): the camera clock's offset estimated from the
+// motion onset, reported, and the prediction as good as with the offset
+// given.
+func TestValidateOffsetAutoMecanum(t *testing.T) {
+	dir := t.TempDir()
+	mp := mecanum.DefaultParams()
+	mp.Mu = mecanumTrueMu
+	mb, _ := json.Marshal(mp)
+	params := writeFile(t, dir, "m.json", string(mb))
+	log := writeMecanumRows(t, filepath.Join(dir, "m.csv"), genMecanum([][4]float64{{6, 9, 9, 6}}, 93))
+	cmds, cam := splitValLog(t, log, []string{"x", "y", "theta"}, 0.25)
+	st, given, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", cmds, "-poses", cam, "-offset", "0.25")
+	if st != 0 {
+		t.Fatalf("-offset 0.25: status %d, stderr %q", st, errOut)
+	}
+	st, auto, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", cmds, "-poses", cam, "-offset", "auto")
+	if st != 0 || !strings.Contains(errOut, "added to the pose times") {
+		t.Fatalf("-offset auto: status %d, stderr %q", st, errOut)
+	}
+	fg, fa := fitOf(t, given, "x"), fitOf(t, auto, "x")
+	t.Logf("fit x: offset given %.2f %%, auto %.2f %%; %s", fg, fa, strings.TrimSpace(errOut))
+	if fa < fg-2 {
+		t.Errorf("fit x with -offset auto %.2f %%, with the offset given %.2f %%", fa, fg)
+	}
+}
