@@ -404,6 +404,11 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones, filters rows and cuts a time
 	// range (ColumnMap); it applies to the log and the Sensors file alike.
 	Columns *ColumnMap
+	// HoldLast keeps the sensor rows more than one command period after
+	// the last command row, simulated with the last command held (the
+	// behaviour before issue 25.3); by default they are dropped with a
+	// warning on Note (DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads a log with the asynchronous-stream rules of LogOptions and
@@ -428,12 +433,22 @@ func ReadLog(path string, spec Spec, o LogOptions) (*Table, error) {
 			return nil, err
 		}
 	}
+	from, to := beforeCommands(t, o.Commands, spec.Time, spec.Group)
 	dropped, err := HoldCommands(t, o.Commands, spec.Group)
 	if err != nil {
 		return nil, err
 	}
 	if dropped > 0 && o.Note != nil {
-		fmt.Fprintf(o.Note, "%s: %s before the first row with commands ignored\n", showFile(path), plural(dropped, "row"))
+		span := ""
+		if !math.IsNaN(from) {
+			span = fmt.Sprintf(" (t = %.4g … %.4g s)", from, to)
+		}
+		fmt.Fprintf(o.Note, "%s: %s before the first row with commands ignored%s\n", showFile(path), plural(dropped, "row"), span)
+	}
+	if !o.HoldLast {
+		if sp := DropAfterCommands(t, spec.Time, spec.Group); sp.Rows > 0 && o.Note != nil {
+			fmt.Fprintf(o.Note, "warning: %s\n", sp.Warning(path))
+		}
 	}
 	return t, nil
 }

@@ -41,7 +41,7 @@ func TestReadLogHoldsCommands(t *testing.T) {
 	if tab.Line[1] != 5 || tab.Col("x")[1] != 0.7 {
 		t.Errorf("line %d x %v", tab.Line[1], tab.Col("x")[1])
 	}
-	if !strings.Contains(note.String(), "2 rows before the first row with commands ignored") {
+	if !strings.Contains(note.String(), "2 rows before the first row with commands ignored (t = 0 … 0.01 s)") {
 		t.Errorf("note %q", note.String())
 	}
 }

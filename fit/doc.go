@@ -28,6 +28,13 @@
 //     failed.
 //   - Channel: NRMSE and fit % = 100·(1 − ‖y − ŷ‖/‖y − mean(y)‖) as
 //     MATLAB's compare reports them, and the RMS error.
+//   - EstimateStart: a validation rollout's initial state estimated as
+//     compare does by default (least squares over the run with the model's
+//     own rollout, opt.LeastSquares with a numerical Jacobian), instead of
+//     the first noisy sample.
+//   - Track: a run's measured and predicted poses; Endpoint and KStep (the
+//     position error a horizon ahead, the model restarted from every
+//     measured pose); DeadReckon gives velocity models' outputs poses.
 //   - Report: all of it for one fit (and what a summary says besides: the
 //     data, the method, evaluations, time, the model's own lines), with
 //     Report.JSON.

@@ -26,6 +26,7 @@ func init() {
 			fs.StringVar(&a.Out, "out", "-", "trajectory CSV file (- for stdout; with -json, - writes none)")
 			fs.BoolVar(&a.JSON, "json", false, "print one JSON summary object on stdout (model, rows, runs, columns, final row, warnings) instead of the CSV, which goes only to a named -out")
 			addPosesFlag(fs, &a.Poses)
+			addHoldLastFlag(fs, &a.HoldLast)
 			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
 			fs.StringVar(&a.Plot, "plot", "", "mecanum: PNG file of the predicted path against the log's camera poses")
 			columns := addColumnsFlags(fs)
@@ -92,6 +93,7 @@ func init() {
 			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file (by extension): measured and predicted trajectories")
 			var poses string
 			addPosesFlag(fs, &poses)
+			addHoldLastFlag(fs, &a.HoldLast)
 			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset and refined by the fit)")
 			extra := map[string]*string{}
 			for _, x := range identifyExtraFlags {

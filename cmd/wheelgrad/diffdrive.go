@@ -132,7 +132,7 @@ func simulateDiffDrive(e env, a SimulateArgs) error {
 		return err
 	}
 	src := a.source()
-	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func identifyDiffDrive(e env, a IdentifyArgs) error {
 		return err
 	}
 	src := a.sources(offset)[0]
-	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,8 @@ type logSource struct {
 	// Columns maps differently named or expressed logged columns to the
 	// model's (-columns, -where, -from, -to); nil for none.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows after the commands end (-hold-last).
+	HoldLast bool
 }
 
 // addColumnsFlags declares -columns, -where (repeatable), -from and -to; the
@@ -71,6 +73,11 @@ func addColumnsFlags(fs *flag.FlagSet) func() (*dataset.ColumnMap, error) {
 // addPosesFlag declares -poses (one file per log).
 func addPosesFlag(fs *flag.FlagSet, v *string) {
 	fs.StringVar(v, "poses", "", "separate sensor CSV(s) (t and the model's pose or measurement columns, e.g. t,x,y,theta), one per log, merged into the log by time")
+}
+
+// addHoldLastFlag declares -hold-last (issue 25.3, dataset.DropAfterCommands).
+func addHoldLastFlag(fs *flag.FlagSet, v *bool) {
+	fs.BoolVar(v, "hold-last", false, "keep sensor rows more than one command period after the last command row, simulated with the last command held (default: dropped with a warning)")
 }
 
 // splitPoses pairs the -poses files with the logs.

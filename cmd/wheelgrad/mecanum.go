@@ -42,7 +42,7 @@ func simulateMecanum(e env, a SimulateArgs) error {
 		src.Offset = on.Offset
 		fmt.Fprintf(e.stderr, "%s: offset %+.4f s added to the pose times (motion onset)\n", a.Controls, on.Offset)
 	}
-	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func readMecanumLogs(e env, srcs []logSource, m *dataset.CommandMap, d *diag, ga
 	var runs []mecanum.Run
 	for _, src := range srcs {
 		f := src.Path
-		rs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{NeedPose: true, Map: m, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+		rs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{NeedPose: true, Map: m, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 		if err != nil {
 			return nil, err
 		}

@@ -25,29 +25,31 @@ type SimulateArgs struct {
 	Columns  *dataset.ColumnMap
 	// JSON (-json): a summary object on stdout (simulateJSON); the CSV
 	// goes to -out only when it names a file.
-	JSON bool
+	JSON     bool
+	HoldLast bool // -hold-last
 }
 
 // source is the controls file as a log source.
 func (a SimulateArgs) source() logSource {
-	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset, Columns: a.Columns}
+	return logSource{Path: a.Controls, Poses: a.Poses, Offset: a.Offset, Columns: a.Columns, HoldLast: a.HoldLast}
 }
 
 // IdentifyArgs are the parsed flags of `wheelgrad identify`.
 type IdentifyArgs struct {
-	Data    []string // log CSV paths (-data a.csv,b.csv)
-	Poses   []string // separate sensor CSV per log, "" where none
-	Offset  string   // seconds added to the sensor streams' times, or "auto"
-	Init    string   // parameter JSON path or ""
-	Method  string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
-	Out     string   // parameter JSON path, "-" for stdout
-	Plot    string   // PNG path or ""
-	Extra   map[string]string
-	Columns *dataset.ColumnMap // -columns, -where, -from, -to
-	Fit     fitSettings        // -maxiter, -tol, -allow-unconverged (status.go)
-	Verbose bool
-	Quiet   bool
-	Prog    *progress
+	Data     []string // log CSV paths (-data a.csv,b.csv)
+	Poses    []string // separate sensor CSV per log, "" where none
+	Offset   string   // seconds added to the sensor streams' times, or "auto"
+	Init     string   // parameter JSON path or ""
+	Method   string   // lbfgsb, neldermead, cmaes, or a model-specific method (e.g. batch, ekf)
+	Out      string   // parameter JSON path, "-" for stdout
+	Plot     string   // PNG path or ""
+	Extra    map[string]string
+	Columns  *dataset.ColumnMap // -columns, -where, -from, -to
+	HoldLast bool               // -hold-last
+	Fit      fitSettings        // -maxiter, -tol, -allow-unconverged (status.go)
+	Verbose  bool
+	Quiet    bool
+	Prog     *progress
 	// JSON (-json): the fit's report as one JSON object on stdout
 	// (identifyJSON); the parameters go to -out only, the summary to
 	// stderr. report receives the handler's report (emitReport).
@@ -133,7 +135,7 @@ func required(flag, value string) error {
 func (a IdentifyArgs) sources(offset float64) []logSource {
 	out := make([]logSource, len(a.Data))
 	for i, d := range a.Data {
-		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset, Columns: a.Columns}
+		out[i] = logSource{Path: d, Poses: a.Poses[i], Offset: offset, Columns: a.Columns, HoldLast: a.HoldLast}
 	}
 	return out
 }
@@ -151,11 +153,6 @@ func dataFiles(list string) ([]string, error) {
 		return nil, usagef("-data names no file")
 	}
 	return files, uniqueFiles(files)
-}
-
-// plainSources are logs without a separate sensor file or time offset.
-func plainSources(paths []string, m *dataset.ColumnMap) []logSource {
-	return IdentifyArgs{Data: paths, Poses: make([]string, len(paths)), Columns: m}.sources(0)
 }
 
 // fixedOffset returns -offset as a number; "auto" is a usage error for models

@@ -248,32 +248,3 @@ func paramValues(p any) (map[string]float64, error) {
 
 // validatePioneer predicts the measured v, w of every run from its
 // references (the exact model, as simulate) for `wheelgrad validate`.
-func validatePioneer(e env, a ValidateArgs) ([]fit.Channel, error) {
-	p, _, err := pioneer.ReadParams(a.Params)
-	if err != nil {
-		return nil, err
-	}
-	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
-	run := 0
-	for _, path := range a.Data {
-		runs, tab, err := readPioneerLog(path, true, a.Columns)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range runs {
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(tab, r.Row)); err != nil {
-				return nil, err
-			}
-			v, w, err := pioneer.Simulate(p, r)
-			if err != nil {
-				return nil, r.Err(err)
-			}
-			for k := range r.T {
-				chs[0].Add(run, r.T[k], r.V[k], v[k])
-				chs[1].Add(run, r.T[k], r.W[k], w[k])
-			}
-			run++
-		}
-	}
-	return chs, nil
-}

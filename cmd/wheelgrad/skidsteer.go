@@ -28,7 +28,7 @@ func init() {
 // (skidsteer.ReadLog); p gives the command map and, for a wheel-speed log,
 // r and track.
 func readSkidsteerLog(e env, src logSource, p skidsteer.Params, params string) ([]skidsteer.Run, error) {
-	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: params, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: params, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 }
 
 // readSkidsteerParams is skidsteer.ReadParams with its warnings printed.

@@ -32,7 +32,7 @@ func init() {
 
 // readTireLog reads a log split into runs by traj (tire.ReadLog).
 func readTireLog(e env, src logSource) ([]*tire.Run, *dataset.Table, error) {
-	rs, err := tire.ReadLog(src.Path, tire.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns})
+	rs, err := tire.ReadLog(src.Path, tire.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
 		return nil, nil, err
 	}

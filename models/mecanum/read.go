@@ -29,6 +29,10 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
 	// renames), filters rows and cuts a time range: dataset.ColumnMap.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows more than one command period after the
+	// last command row, simulated with the last command held; by default
+	// they are dropped with a warning on Note (dataset.DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads a log or controls CSV split into runs by traj
@@ -39,7 +43,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,10 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
 	// renames), filters rows and cuts a time range: dataset.ColumnMap.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows more than one command period after the
+	// last command row, simulated with the last command held; by default
+	// they are dropped with a warning on Note (dataset.DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads a log split into runs by traj (RunsFromTable). Every error
@@ -95,7 +99,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 	if o.Sensors == "" && o.Offset == 0 {
 		tab, err = dataset.ReadMapped(path, LogSpec(), o.Columns)
 	} else {
-		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
+		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
 	}
 	if err != nil {
 		return nil, err

@@ -136,6 +136,10 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
 	// renames), filters rows and cuts a time range: dataset.ColumnMap.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows more than one command period after the
+	// last command row, simulated with the last command held; by default
+	// they are dropped with a warning on Note (dataset.DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads and checks a log or controls CSV split into runs by traj:
@@ -163,7 +167,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		cmds = WheelCommands
 	}
 	tab, err := dataset.ReadLog(path, LogSpec(wheels), dataset.LogOptions{Commands: cmds, Angles: []string{"psi"},
-		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
+		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
 	if err != nil {
 		return nil, err
 	}

@@ -102,6 +102,10 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
 	// renames), filters rows and cuts a time range: dataset.ColumnMap.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows more than one command period after the
+	// last command row, simulated with the last command held; by default
+	// they are dropped with a warning on Note (dataset.DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads and checks a log split into runs by traj: sensor-only rows
@@ -111,7 +115,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Angles: []string{"psi"},
-		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
+		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
 	if err != nil {
 		return nil, err
 	}

@@ -140,6 +140,10 @@ type LogOptions struct {
 	// named, scaled or expressed logged ones (ros_time in ns, a quaternion,
 	// renames), filters rows and cuts a time range: dataset.ColumnMap.
 	Columns *dataset.ColumnMap
+	// HoldLast keeps sensor rows more than one command period after the
+	// last command row, simulated with the last command held; by default
+	// they are dropped with a warning on Note (dataset.DropAfterCommands).
+	HoldLast bool
 }
 
 // ReadLog reads a log split into runs by traj: sensor-only rows and a
@@ -148,7 +152,7 @@ type LogOptions struct {
 // time step is not judged here: CheckUniform and Resample do that against
 // the model's h, and gaps are the caller's policy (Origin.CommandRows).
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns})
+	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
 	if err != nil {
 		return nil, err
 	}
