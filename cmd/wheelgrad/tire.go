@@ -27,7 +27,9 @@ func init() {
 	identifyOnly["tire"] = []string{"lbfgsb"}
 	identifyExtraFlags = append(identifyExtraFlags,
 		extraFlag{"online", "false", "tire: re-estimate μ alone over successive batches of each log (the others from -init)", "tire"},
-		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"})
+		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"},
+		extraFlag{"eiv", "false", "tire: errors in variables: treat the logged wheel speeds as noisy and estimate the true ones jointly (removes the noise's bias on Kx, Ky; slower)", "tire"},
+		extraFlag{"wheel-noise", "0", "tire: with -eiv, the wheel-speed noise σ (rad/s) instead of its estimate from the log", "tire"})
 }
 
 // readTireLog reads a log split into runs by traj (tire.ReadLog).
@@ -117,6 +119,9 @@ func identifyTire(e env, a IdentifyArgs) error {
 	if err != nil {
 		return usagef("-online %q: want true or false", a.Extra["online"])
 	}
+	if online && (a.Extra["eiv"] == "true" || a.Extra["wheel-noise"] != "0") {
+		return usagef("-eiv and -wheel-noise apply to the batch identification, not to -online")
+	}
 	if online && (a.Fit.MaxIter > 0 || a.Fit.Tol > 0) {
 		return usagef("-maxiter and -tol apply to the batch identification, not to -online")
 	}
@@ -198,7 +203,19 @@ func identifyTire(e env, a IdentifyArgs) error {
 			}
 		}
 	}
-	res, err := tire.Identify(p, runs, tire.IdentifyOptions{Free: free, Settings: a.Fit.Apply(opt.Settings{})})
+	eiv, err := strconv.ParseBool(a.Extra["eiv"])
+	if err != nil {
+		return usagef("-eiv %q: want true or false", a.Extra["eiv"])
+	}
+	wheelNoise, err := strconv.ParseFloat(a.Extra["wheel-noise"], 64)
+	if err != nil || !(wheelNoise >= 0) || math.IsInf(wheelNoise, 0) {
+		return usagef("-wheel-noise %q: want a wheel-speed noise σ ≥ 0 in rad/s (0: estimated from the log)", a.Extra["wheel-noise"])
+	}
+	if wheelNoise > 0 && !eiv {
+		return usagef("-wheel-noise applies with -eiv only")
+	}
+	res, err := tire.Identify(p, runs, tire.IdentifyOptions{Free: free, Settings: a.Fit.Apply(opt.Settings{}),
+		ErrorsInVariables: eiv, Noise: tire.Noise{Wheel: wheelNoise}})
 	if err != nil {
 		err = failureHint(err)
 		var re *dataset.RowError
@@ -254,6 +271,18 @@ func identifyTire(e env, a IdentifyArgs) error {
 		Status:   fit.NewStatus("lbfgsb", res.Opt),
 		Warnings: d.warns, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime,
 		Lines: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
+	}
+	if eiv {
+		rep.Method = "lbfgsb, errors in variables (" + p.Tyre + " tyres)"
+		rep.Lines = []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are σ of the joint fit, the wheel speeds' noise included)", 1e3*res.PoseRMS),
+			fmt.Sprintf("noise: wheel speeds %.3g rad/s, positions %.3g m, heading %.3g rad (%s)", res.Noise.Wheel, res.Noise.Position, res.Noise.Heading, map[bool]string{true: "wheel speeds as given", false: "estimated from the log"}[wheelNoise > 0])}
+		if res.Plain != nil {
+			var plain []string
+			for k, n := range res.Free {
+				plain = append(plain, fmt.Sprintf("%s %.4g ± %.2g", n, res.Plain[k], res.PlainStd[k]))
+			}
+			rep.Lines = append(rep.Lines, "plain fit (wheel speeds taken as exact): "+strings.Join(plain, ", "))
+		}
 	}
 	if err := emitReport(e, a, rep); err != nil {
 		return err
