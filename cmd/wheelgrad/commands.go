@@ -209,7 +209,7 @@ func init() {
 	})
 	register(command{
 		name:    "follow",
-		usage:   "follow -model mecanum|diffdrive|skidsteer -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-umax U] [-vmax V] [-theta0 A] [-heading tangent|fixed|figure8-reverse-right] [-out C.csv] [-plot F.png] [-mpc TRUE.json]",
+		usage:   "follow -model mecanum|diffdrive|skidsteer -params P.json -path figure8|circle|REF.csv [-duration S] [-rate N] [-wmax W] [-umax U] [-vmax V] [-theta0 A] [-band T] [-heading tangent|fixed|figure8-reverse-right] [-dt S] [-out C.csv] [-plot F.png] [-mpc TRUE.json] [-quiet] [-v]",
 		summary: "Synthesise the commands that drive the model along a path; writes the model's controls CSV, which simulate accepts.",
 		flags: func(fs *flag.FlagSet) func(env) error {
 			model := fs.String("model", "mecanum", "robot model: "+strings.Join(modelNames, ", "))
