@@ -3,7 +3,6 @@ package dataset
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Span is what DropAfterCommands removed: how many sensor rows, from which
@@ -51,12 +50,7 @@ func DropAfterCommands(t *Table, time, group string) Span {
 			}
 		}
 		if len(cmdT) >= 2 {
-			d := make([]float64, len(cmdT)-1)
-			for i := range d {
-				d[i] = cmdT[i+1] - cmdT[i]
-			}
-			slices.Sort(d)
-			period := d[len(d)/2]
+			period := MedianStep(cmdT)
 			end := cmdT[len(cmdT)-1]
 			dropped := 0
 			for i := a; i < b; i++ {

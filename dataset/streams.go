@@ -155,23 +155,11 @@ func DegreesToRadians(t *Table, deg, rad, group string) error {
 		return &ParseError{File: t.File, Line: headerLine(t), Column: t.header[key(deg)],
 			Err: because(ErrDuplicateColumn, "columns %s and %s both give the angle: keep one", showName(t.header[key(rad)]), showName(t.header[key(deg)]))}
 	}
-	ids := t.TextCol(group)
 	out := make([]float64, len(d))
-	prev, have := 0.0, false
 	for i, v := range d {
-		if i > 0 && ids != nil && ids[i] != ids[i-1] {
-			have = false
-		}
-		if math.IsNaN(v) {
-			out[i] = v
-			continue
-		}
-		r := v * math.Pi / 180
-		if have {
-			r += 2 * math.Pi * math.Round((prev-r)/(2*math.Pi))
-		}
-		out[i], prev, have = r, r, true
+		out[i] = v * math.Pi / 180
 	}
+	unwrap(out, t.TextCol(group))
 	k := key(rad)
 	t.Columns[k] = out
 	t.header[k] = t.header[key(deg)]

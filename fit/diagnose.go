@@ -171,6 +171,35 @@ func AngleNoise(th []float64, rows []int) float64 {
 	return madScale * median(d) / math.Sqrt(6)
 }
 
+// NoiseStd estimates the standard deviation of white noise on samples of
+// smooth signals from their second differences Δ²x = x[k−1] − 2x[k] + x[k+1]
+// (variance 6σ² for white noise), robustly: 1.4826 × the median absolute
+// deviation of all the sequences' Δ²x from their common median, / √6, so
+// that a jump or an outlier does not count. NaN cells are skipped (the
+// differences span them). NaN when no sequence has three samples.
+func NoiseStd(seqs ...[]float64) float64 {
+	var d []float64
+	for _, s := range seqs {
+		var v []float64
+		for _, x := range s {
+			if !math.IsNaN(x) {
+				v = append(v, x)
+			}
+		}
+		for i := 1; i+1 < len(v); i++ {
+			d = append(d, v[i-1]-2*v[i]+v[i+1])
+		}
+	}
+	if len(d) == 0 {
+		return math.NaN()
+	}
+	m := median(d)
+	for i, v := range d {
+		d[i] = math.Abs(v - m)
+	}
+	return madScale * median(d) / math.Sqrt(6)
+}
+
 // median of v (v is reordered); NaN when empty.
 func median(v []float64) float64 {
 	n := len(v)

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	fitpkg "github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -55,44 +55,12 @@ import (
 // do not count: σ = 1.4826·median|Δ²x − median Δ²x| / √6. Each sequence is
 // one run's samples in order; NaNs (rows without a pose) are skipped, so
 // sparse poses are differenced sample to sample. It returns 0 when no
-// sequence has 3 samples.
+// sequence has 3 samples. (The estimate is fit.NoiseStd's.)
 func NoiseStd(seqs ...[]float64) float64 {
-	var d []float64
-	for _, s := range seqs {
-		var v []float64
-		for _, x := range s {
-			if !math.IsNaN(x) {
-				v = append(v, x)
-			}
-		}
-		for i := 1; i+1 < len(v); i++ {
-			d = append(d, v[i-1]-2*v[i]+v[i+1])
-		}
+	if v := fitpkg.NoiseStd(seqs...); !math.IsNaN(v) {
+		return v
 	}
-	return madStd(d) / math.Sqrt(6)
-}
-
-// madStd is 1.4826 times the median absolute deviation.
-func madStd(d []float64) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	m := median(d)
-	a := make([]float64, len(d))
-	for i, v := range d {
-		a[i] = math.Abs(v - m)
-	}
-	return 1.4826 * median(a)
-}
-
-func median(d []float64) float64 {
-	s := append([]float64(nil), d...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return 0
 }
 
 // commandRows returns, for every row of r, the row whose wheel speeds it
