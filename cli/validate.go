@@ -1,0 +1,765 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/figure"
+	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/pioneer"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer"
+	"github.com/wheelgrad/wheelgrad/models/tire"
+	"github.com/wheelgrad/wheelgrad/robots"
+)
+
+// `wheelgrad validate`: how well identified parameters predict a held-out
+// log, as MATLAB's compare reports it. Each output channel (pose
+// coordinates, or wheel speeds) is simulated with the model's own rollout
+// (as `simulate` does) from an initial state estimated per run, as compare
+// does by default (fit.EstimateStart; -x0 first: from the run's first
+// measured state), and compared with what was measured on the rows that
+// carry a measurement (fit.Channel: NRMSE, fit % = 100·(1 − NRMSE), RMS;
+// heading residuals wrapped to (−π, π]). Per run: the endpoint position
+// error and the k-step position error at -horizon (fit.Track; the velocity
+// models' poses dead-reckoned from v, w).
+
+// ValidateArgs are the parsed flags of `wheelgrad validate`.
+type ValidateArgs struct {
+	Params string
+	Data   []string
+	Poses  []string // separate sensor file per log, "" where none
+	Offset string   // s added to the sensor streams' times, or auto (mecanum)
+	X0     string   // estimate (default) or first
+	// Horizon (s) of the k-step errors.
+	Horizon float64
+	JSON    bool
+	PerRun  string // per-run CSV path or ""
+	Plot    string
+	Gaps    string
+	Diag    *diag
+	// Columns maps the log's columns (-columns, -where, -from, -to).
+	Columns  *dataset.ColumnMap
+	HoldLast bool // -hold-last
+}
+
+// x0 choices.
+const (
+	x0Estimate = "estimate"
+	x0First    = "first"
+)
+
+// valRun is one validated run: its channels (run index 0), its poses for
+// the endpoint and k-step errors, and the start state used.
+type valRun struct {
+	ID    string
+	Chs   []fit.Channel
+	Track fit.Track
+	Start []float64
+	// StartNames name the start state's entries (e.g. x, y, theta).
+	StartNames []string
+}
+
+var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
+
+func init() {
+	validateHandlers["mecanum"] = validateMecanum
+	validateHandlers["skidsteer"] = validateSkidsteer
+	validateHandlers["diffdrive"] = validateDiffDrive
+	validateHandlers["tire"] = validateTire
+	validateHandlers["pioneer"] = validatePioneer
+	register(command{
+		name:    "validate",
+		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
+		summary: "Predict held-out logs with identified parameters and report MATLAB compare's fit % (100·(1 − NRMSE)), the NRMSE and the RMS error per output, from an initial state estimated per run as compare does, and per run the endpoint and k-step position errors; -plot draws measured and predicted outputs against time with their residuals.",
+		flags: func(fs *flag.FlagSet, reg *robots.Registry) func(env) error {
+			model := fs.String("model", "", "robot model: "+strings.Join(reg.Names(), ", "))
+			data := fs.String("data", "", "held-out log CSV file(s), comma-separated")
+			var a ValidateArgs
+			var poses string
+			fs.StringVar(&a.Params, "params", "", "parameter JSON file (e.g. written by identify)")
+			addPosesFlag(fs, &poses)
+			addHoldLastFlag(fs, &a.HoldLast)
+			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset)")
+			fs.StringVar(&a.X0, "x0", x0Estimate, "initial state of each run's rollout: estimate (least squares over the run, as MATLAB compare) or first (the first measured state)")
+			fs.Float64Var(&a.Horizon, "horizon", 2, "horizon (s) of the per-run k-step position errors; clipped to the longest run")
+			fs.BoolVar(&a.JSON, "json", false, "print one JSON object on stdout instead of the text report")
+			fs.StringVar(&a.PerRun, "per-run", "", "CSV file of the per-run metrics (run, samples, duration, endpoint and k-step errors, start state)")
+			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file (by extension): outputs against time and residuals")
+			fs.StringVar(&a.Gaps, "gaps", gapsError, "time gaps in a log: error, split or bridge (as identify)")
+			columns := addColumnsFlags(fs)
+			return func(e env) error {
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
+				for _, r := range [][2]string{{"params", a.Params}, {"data", *data}} {
+					if err := required(r[0], r[1]); err != nil {
+						return err
+					}
+				}
+				if a.Data, err = dataFiles(*data); err != nil {
+					return err
+				}
+				if a.Poses, err = splitPoses(poses, len(a.Data)); err != nil {
+					return err
+				}
+				if a.Offset != "auto" {
+					if _, err := parseOffset(a.Offset); err != nil {
+						return err
+					}
+				}
+				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
+					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)
+				}
+				if a.X0 != x0Estimate && a.X0 != x0First {
+					return usagef("-x0 must be estimate or first, not %q", a.X0)
+				}
+				if !(a.Horizon > 0) || math.IsInf(a.Horizon, 0) {
+					return usagef("-horizon must be a positive number of seconds, not %g", a.Horizon)
+				}
+				ins := []flagPath{{"params", a.Params}}
+				for _, d := range a.Data {
+					ins = append(ins, flagPath{"data", d})
+				}
+				for _, p := range a.Poses {
+					if p != "" {
+						ins = append(ins, flagPath{"poses", p})
+					}
+				}
+				if err := e.declareFiles(ins, []flagPath{{"plot", a.Plot}, {"per-run", a.PerRun}}); err != nil {
+					return err
+				}
+				*model = strings.ToLower(strings.TrimSpace(*model))
+				h, ok := validateHandlers[*model]
+				if err := checkModel(reg, "validate", *model, ok); err != nil {
+					return err
+				}
+				if a.Offset == "auto" && *model != "mecanum" {
+					return usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", *model)
+				}
+				a.Diag = newDiag(e.stderr)
+				// the readers' warning lines (e.g. dropped command spans)
+				// join the diagnostics, for -json's "warnings"
+				he := e
+				he.stderr = &warnTee{d: a.Diag, w: e.stderr}
+				runs, err := h(he, a)
+				if err != nil {
+					return err
+				}
+				v := summarise(*model, a, runs)
+				if a.PerRun != "" {
+					if err := e.writeOut(a.PerRun, v.writePerRun); err != nil {
+						return err
+					}
+				}
+				if a.Plot != "" {
+					stage, err := e.stagePath(a.Plot)
+					if err != nil {
+						return err
+					}
+					if err := plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), v.chs); err != nil {
+						return err
+					}
+				}
+				if a.JSON {
+					return v.writeJSON(e.stdout)
+				}
+				v.report(e.stdout)
+				return nil
+			}
+		},
+	})
+}
+
+// validation is the result of one validate command.
+type validation struct {
+	model string
+	a     ValidateArgs
+	chs   []fit.Channel
+	runs  []valRun
+	// horizon is the k-step horizon used (after clipping); clipped says
+	// it was clipped from the requested one.
+	horizon float64
+	clipped bool
+	longest float64
+	metrics []runMetrics
+}
+
+// runMetrics are one run's prediction errors.
+type runMetrics struct {
+	ID                string
+	Samples           int
+	Duration          float64
+	Endpoint          float64 // m; NaN: none
+	KStep             float64 // m, RMS over KStepN predictions; NaN: none
+	KStepN            int
+	Note              string // why a figure is n/a
+	Start, StartNames []string
+}
+
+// summarise merges the runs' channels and computes the per-run metrics.
+func summarise(model string, a ValidateArgs, runs []valRun) *validation {
+	v := &validation{model: model, a: a, runs: runs, horizon: a.Horizon}
+	for i, r := range runs {
+		for c := range r.Chs {
+			if c >= len(v.chs) {
+				v.chs = append(v.chs, fit.Channel{Name: r.Chs[c].Name, Unit: r.Chs[c].Unit, Angle: r.Chs[c].Angle})
+			}
+			ch := &r.Chs[c]
+			for k := range ch.T {
+				v.chs[c].Add(i, ch.T[k], ch.Meas[k], ch.Pred[k])
+			}
+		}
+		v.longest = max(v.longest, r.Track.Duration())
+	}
+	if v.longest > 0 && v.horizon > v.longest {
+		v.horizon, v.clipped = v.longest, true
+	}
+	for i, r := range runs {
+		m := runMetrics{ID: r.ID, Samples: len(r.Track.T), Duration: r.Track.Duration(), Endpoint: r.Track.Endpoint(), KStep: math.NaN()}
+		if m.ID == "" {
+			m.ID = strconv.Itoa(i + 1)
+		}
+		for j, s := range r.Start {
+			m.Start = append(m.Start, strconv.FormatFloat(s, 'g', 6, 64))
+			m.StartNames = append(m.StartNames, r.StartNames[j])
+		}
+		switch ks := r.Track.KStep(v.horizon); {
+		case len(r.Track.T) < 2:
+			m.Note = "fewer than two measured poses"
+		case len(ks) == 0:
+			m.Note = fmt.Sprintf("run %.3g s shorter than the %.3g-s horizon", m.Duration, v.horizon)
+		default:
+			m.KStep, m.KStepN = fit.RMS(ks), len(ks)
+		}
+		v.metrics = append(v.metrics, m)
+	}
+	return v
+}
+
+func (v *validation) startText() string {
+	if v.a.X0 == x0First {
+		return "simulated from each run's first state"
+	}
+	return "initial state estimated per run, as MATLAB compare"
+}
+
+func (v *validation) report(w io.Writer) {
+	a := v.a
+	fmt.Fprintf(w, "%s validate: %s on %s (%s)\n", v.model, a.Params, strings.Join(a.Data, ","), v.startText())
+	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
+	for i := range v.chs {
+		c := &v.chs[i]
+		f, n, r := c.Fit()
+		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
+	}
+	what := "position"
+	if v.model == "diffdrive" || v.model == "pioneer" {
+		what = "position dead-reckoned from v, w"
+	}
+	h := fmtSeconds(v.horizon)
+	fmt.Fprintf(w, "  per run (%s errors; k-step: the model restarted from the measured pose %s s before each pose):\n", what, h)
+	if v.clipped {
+		fmt.Fprintf(w, "  -horizon %g s clipped to the longest run, %s s\n", a.Horizon, h)
+	}
+	for _, m := range v.metrics {
+		ks := fmt.Sprintf("%s-s error %.4f m RMS over %d predictions", h, m.KStep, m.KStepN)
+		if m.KStepN == 0 {
+			ks = fmt.Sprintf("%s-s error n/a (%s)", h, m.Note)
+		}
+		ep := fmt.Sprintf("endpoint %.4f m", m.Endpoint)
+		if math.IsNaN(m.Endpoint) {
+			ep = "endpoint n/a (no measured pose)"
+		}
+		fmt.Fprintf(w, "  run %s: %d samples over %.3f s; %s; %s\n", m.ID, m.Samples, m.Duration, ep, ks)
+	}
+	if n := len(a.Diag.warns); n > 0 {
+		fmt.Fprintf(w, "  %d warning(s) (on stderr)\n", n)
+	}
+}
+
+func fmtSeconds(s float64) string { return strconv.FormatFloat(s, 'g', 4, 64) }
+
+// jsonNum is a float that is null in JSON where it is not finite.
+type jsonNum float64
+
+func (f jsonNum) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(float64(f), 'g', -1, 64)), nil
+}
+
+func (v *validation) writeJSON(w io.Writer) error {
+	type channel struct {
+		Name    string  `json:"name"`
+		Unit    string  `json:"unit"`
+		Fit     jsonNum `json:"fit_percent"`
+		NRMSE   jsonNum `json:"nrmse"`
+		RMS     jsonNum `json:"rms"`
+		Samples int     `json:"samples"`
+	}
+	type run struct {
+		Run      string             `json:"run"`
+		Samples  int                `json:"samples"`
+		Duration jsonNum            `json:"duration"`
+		Endpoint jsonNum            `json:"endpoint_error"`
+		KStep    jsonNum            `json:"kstep_error"`
+		KStepN   int                `json:"kstep_predictions"`
+		Note     string             `json:"note,omitempty"`
+		Start    map[string]jsonNum `json:"x0"`
+	}
+	out := struct {
+		Model    string    `json:"model"`
+		X0       string    `json:"x0"`
+		Horizon  jsonNum   `json:"horizon"`
+		Clipped  bool      `json:"horizon_clipped"`
+		Channels []channel `json:"channels"`
+		Runs     []run     `json:"runs"`
+		Warnings []string  `json:"warnings"`
+	}{Model: v.model, X0: v.a.X0, Horizon: jsonNum(v.horizon), Clipped: v.clipped, Channels: []channel{}, Runs: []run{}, Warnings: []string{}}
+	for i := range v.chs {
+		c := &v.chs[i]
+		f, n, r := c.Fit()
+		out.Channels = append(out.Channels, channel{c.Name, c.Unit, jsonNum(f), jsonNum(n), jsonNum(r), len(c.Meas)})
+	}
+	for i, m := range v.metrics {
+		st := map[string]jsonNum{}
+		for j, s := range v.runs[i].Start {
+			st[m.StartNames[j]] = jsonNum(s)
+		}
+		out.Runs = append(out.Runs, run{m.ID, m.Samples, jsonNum(m.Duration), jsonNum(m.Endpoint), jsonNum(m.KStep), m.KStepN, m.Note, st})
+	}
+	for _, x := range v.a.Diag.warns {
+		out.Warnings = append(out.Warnings, x.String())
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writePerRun writes the per-run metrics as CSV: run, samples, duration,
+// endpoint_error, horizon, kstep_error, kstep_predictions, note, then the
+// start state's entries as x0_NAME (empty cells for "n/a").
+func (v *validation) writePerRun(w io.Writer) error {
+	var names []string
+	for _, m := range v.metrics {
+		for _, n := range m.StartNames {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	var b strings.Builder
+	b.WriteString("run,samples,duration,endpoint_error,horizon,kstep_error,kstep_predictions,note")
+	for _, n := range names {
+		b.WriteString(",x0_" + n)
+	}
+	b.WriteString("\n")
+	num := func(f float64) string {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	for _, m := range v.metrics {
+		fmt.Fprintf(&b, "%s,%d,%s,%s,%s,%s,%d,%s", csvCell(m.ID), m.Samples, num(m.Duration), num(m.Endpoint), num(v.horizon), num(m.KStep), m.KStepN, csvCell(m.Note))
+		for _, n := range names {
+			b.WriteString(",")
+			if j := slices.Index(m.StartNames, n); j >= 0 {
+				b.WriteString(m.Start[j])
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// csvCell quotes a cell that needs it.
+func csvCell(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// start returns a run's channels predicted from its start state: estimated
+// (fit.EstimateStart) or, with -x0 first, the first measured one.
+func (a ValidateArgs) start(x0 []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
+	if a.X0 == x0First {
+		chs, err := predict(x0)
+		return x0, chs, err
+	}
+	return fit.EstimateStart(x0, predict)
+}
+
+// poseTrack pairs the first three channels (x, y, heading) of a pose model
+// sample by sample (empty when they are not sampled together).
+func poseTrack(chs []fit.Channel) fit.Track {
+	var tr fit.Track
+	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
+		return tr
+	}
+	for k := range chs[0].T {
+		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
+			return fit.Track{}
+		}
+		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
+	}
+	return tr
+}
+
+// velocityTrack dead-reckons the v, w channels (sampled together) into poses.
+func velocityTrack(chs []fit.Channel) fit.Track {
+	if len(chs) < 2 || len(chs[0].T) != len(chs[1].T) {
+		return fit.Track{}
+	}
+	return fit.DeadReckon(chs[0].T, chs[0].Meas, chs[1].Meas, chs[0].Pred, chs[1].Pred)
+}
+
+// validateSources are the -data logs with their -poses files and a fixed
+// offset (-offset auto is mecanum's, resolved there).
+func (a ValidateArgs) sources() []logSource {
+	off, _ := parseOffset(a.Offset) // checked with the flags; auto: 0
+	return IdentifyArgs{Data: a.Data, Poses: a.Poses, Columns: a.Columns, HoldLast: a.HoldLast}.sources(off)
+}
+
+// runID is a run's name in the report: its traj value, prefixed by the
+// file's name when several files are validated; "" (numbered) otherwise.
+func (a ValidateArgs) runID(file, traj string) string {
+	switch {
+	case len(a.Data) > 1 && traj == "":
+		return filepath.Base(file)
+	case len(a.Data) > 1:
+		return filepath.Base(file) + ":" + traj
+	}
+	return traj
+}
+
+// plotChannels draws each output against time (measured samples as points
+// above the model line, one colour per run) beside its residual.
+func plotChannels(path, title string, chs []fit.Channel) error {
+	var ps []figure.Panel
+	for i := range chs {
+		c := &chs[i]
+		runs := 0
+		for _, r := range c.Run {
+			runs = max(runs, r+1)
+		}
+		var sig, res []figure.Series
+		for r := range runs {
+			var t, m, p, e []float64
+			for k := range c.T {
+				if c.Run[k] == r {
+					t, m, p, e = append(t, c.T[k]), append(m, c.Meas[k]), append(p, c.Pred[k]), append(e, c.Residual(k))
+				}
+			}
+			col := figure.Palette[r%len(figure.Palette)]
+			mn, pn := "measured", "model"
+			if runs > 1 {
+				mn, pn = fmt.Sprintf("run %d measured", r+1), fmt.Sprintf("run %d model", r+1)
+			}
+			// samples first, the model line over them in black: both visible
+			sig = append(sig, figure.Series{Name: mn, X: t, Y: m, Points: true, Color: col, Size: 1.6},
+				figure.Series{Name: pn, X: t, Y: p, Color: color.Black, Width: 1})
+			res = append(res, figure.Series{X: t, Y: e, Points: true, Color: col, Size: 1.2})
+		}
+		f, _, _ := c.Fit()
+		ps = append(ps,
+			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
+			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
+	}
+	return figure.Panels(path, title, 2, ps)
+}
+
+func poseChannels(angle string) []fit.Channel {
+	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
+}
+
+func validateMecanum(e env, a ValidateArgs) ([]valRun, error) {
+	p, _, err := mecanum.ReadParams(a.Params, true)
+	if err != nil {
+		return nil, err
+	}
+	srcs := a.sources()
+	if a.Offset == "auto" {
+		if srcs, err = mecanumSources(e, IdentifyArgs{Data: a.Data, Poses: a.Poses, Offset: "auto", Columns: a.Columns, HoldLast: a.HoldLast}, p, e.stderr); err != nil {
+			return nil, err
+		}
+	}
+	runs, err := readMecanumLogs(e, srcs, p.CommandMap, a.Diag, a.Gaps)
+	if err != nil {
+		return nil, err
+	}
+	var out []valRun
+	for i := range runs {
+		r := &runs[i]
+		if r.X == nil {
+			return nil, r.Errorf(0, "x", "validate needs measured poses x, y, theta")
+		}
+		cam := r.Camera()
+		if len(cam) == 0 {
+			return nil, r.Errorf(0, "x", "validate needs measured poses x, y, theta: this run has none")
+		}
+		k0 := cam[0]
+		predict := func(s []float64) ([]fit.Channel, error) {
+			q := *r
+			q.X, q.Y, q.Theta = slices.Clone(r.X), slices.Clone(r.Y), slices.Clone(r.Theta)
+			q.X[k0], q.Y[k0], q.Theta[k0] = s[0], s[1], s[2]
+			x, y, th := mecanum.Simulate(p, &q)
+			chs := poseChannels("theta")
+			for k := range r.T {
+				chs[0].Add(0, r.T[k], r.X[k], x[k])
+				chs[1].Add(0, r.T[k], r.Y[k], y[k])
+				chs[2].Add(0, r.T[k], r.Theta[k], th[k])
+			}
+			return chs, nil
+		}
+		s, chs, err := a.start([]float64{r.X[k0], r.Y[k0], r.Theta[k0]}, predict)
+		if err != nil {
+			return nil, r.Err(err)
+		}
+		out = append(out, valRun{ID: r.ID, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "theta"}})
+	}
+	return out, nil
+}
+
+func validateSkidsteer(e env, a ValidateArgs) ([]valRun, error) {
+	p, err := readSkidsteerParams(e, a.Params, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []valRun
+	for _, src := range a.sources() {
+		runs, err := readSkidsteerLog(e, src, p, a.Params)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			if len(r.PoseRows()) == 0 {
+				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
+			}
+			pieces, err := skidsteerPieces(a.Diag, a.Gaps, r)
+			if err != nil {
+				return nil, err
+			}
+			for n, q := range pieces {
+				rows := q.PoseRows()
+				if len(rows) == 0 {
+					continue
+				}
+				k0 := rows[0]
+				predict := func(s []float64) ([]fit.Channel, error) {
+					l := *q
+					l.Pose = slices.Clone(q.Pose)
+					l.Pose[k0] = skidsteer.Pose{X: s[0], Y: s[1], Psi: s[2]}
+					tr, err := simulateSkidsteerLog(p, &l)
+					if err != nil {
+						return nil, err
+					}
+					chs := poseChannels("psi")
+					for _, k := range rows {
+						chs[0].Add(0, q.T[k], q.Pose[k].X, tr[k].X)
+						chs[1].Add(0, q.T[k], q.Pose[k].Y, tr[k].Y)
+						chs[2].Add(0, q.T[k], q.Pose[k].Psi, tr[k].Psi)
+					}
+					return chs, nil
+				}
+				p0 := q.Pose[k0]
+				s, chs, err := a.start([]float64{p0.X, p0.Y, p0.Psi}, predict)
+				if err != nil {
+					return nil, r.Err(err)
+				}
+				id := a.runID(src.Path, r.ID)
+				if len(pieces) > 1 {
+					id += fmt.Sprintf("#%d", n+1)
+				}
+				out = append(out, valRun{ID: id, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
+			}
+		}
+	}
+	return out, nil
+}
+
+func validateDiffDrive(e env, a ValidateArgs) ([]valRun, error) {
+	p, err := readDiffDriveParams(e, a.Params, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []valRun
+	for _, src := range a.sources() {
+		runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
+		if err != nil {
+			return nil, err
+		}
+		tab := runs[0].Table
+		lg, err := diffdriveUniform(e, a.Diag, tab, p, a.Params, a.Gaps)
+		if err != nil {
+			return nil, err
+		}
+		t0 := tab.Col("t")[0]
+		predict := func(s []float64) ([]fit.Channel, error) {
+			tr, err := p.Simulate(diffdrive.State{SdR: s[0], SdL: s[1]}, lg.UF, lg.UL)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", src.Path, err)
+			}
+			chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+			for k := range lg.VR {
+				t := t0 + float64(k)*p.H
+				chs[0].Add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
+				chs[1].Add(0, t, (lg.VR[k]-lg.VL[k])/p.L, tr.W[k])
+			}
+			return chs, nil
+		}
+		s, chs, err := a.start([]float64{lg.VR[0], lg.VL[0]}, predict)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, valRun{ID: a.runID(src.Path, ""), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"vr", "vl"}})
+	}
+	return out, nil
+}
+
+func validateTire(e env, a ValidateArgs) ([]valRun, error) {
+	p, err := readTireParams(e, a.Params)
+	if err != nil {
+		return nil, err
+	}
+	var out []valRun
+	for _, src := range a.sources() {
+		rs, tab, err := readTireLog(e, src)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if r.X == nil {
+				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
+			}
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, r.CommandRows(), false, tableRowErr(tab, r.Row)); err != nil {
+				return nil, err
+			}
+			k0 := -1
+			for k := range r.T {
+				if !math.IsNaN(r.X[k]) && !math.IsNaN(r.Y[k]) && !math.IsNaN(r.Psi[k]) {
+					k0 = k
+					break
+				}
+			}
+			if k0 < 0 {
+				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi: this run has none")
+			}
+			predict := func(s []float64) ([]fit.Channel, error) {
+				q := *r
+				q.X, q.Y, q.Psi = slices.Clone(r.X), slices.Clone(r.Y), slices.Clone(r.Psi)
+				q.X[k0], q.Y[k0], q.Psi[k0] = s[0], s[1], s[2]
+				st, err := tire.Simulate(p, &q)
+				if err != nil {
+					return nil, err
+				}
+				chs := poseChannels("psi")
+				for k := range r.T {
+					chs[0].Add(0, r.T[k], r.X[k], st[k][0])
+					chs[1].Add(0, r.T[k], r.Y[k], st[k][1])
+					chs[2].Add(0, r.T[k], r.Psi[k], st[k][2])
+				}
+				return chs, nil
+			}
+			s, chs, err := a.start([]float64{r.X[k0], r.Y[k0], r.Psi[k0]}, predict)
+			if err != nil {
+				return nil, r.Err(err)
+			}
+			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
+		}
+	}
+	return out, nil
+}
+
+func validatePioneer(e env, a ValidateArgs) ([]valRun, error) {
+	p, _, err := pioneer.ReadParams(a.Params)
+	if err != nil {
+		return nil, err
+	}
+	var out []valRun
+	for _, src := range a.sources() {
+		rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) == 0 {
+			return nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
+		}
+		for _, r := range rs {
+			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(r.Table, r.Row)); err != nil {
+				return nil, err
+			}
+			predict := func(s []float64) ([]fit.Channel, error) {
+				q := r
+				q.V, q.W = slices.Clone(r.V), slices.Clone(r.W)
+				q.V[0], q.W[0] = s[0], s[1]
+				v, w, err := pioneer.Simulate(p, &q)
+				if err != nil {
+					return nil, err
+				}
+				chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+				for k := range r.T {
+					chs[0].Add(0, r.T[k], r.V[k], v[k])
+					chs[1].Add(0, r.T[k], r.W[k], w[k])
+				}
+				return chs, nil
+			}
+			v0, w0 := r.V[0], r.W[0]
+			if math.IsNaN(v0) || math.IsNaN(w0) {
+				v0, w0 = 0, 0
+			}
+			s, chs, err := a.start([]float64{v0, w0}, predict)
+			if err != nil {
+				return nil, r.Err(err)
+			}
+			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"v", "w"}})
+		}
+	}
+	return out, nil
+}
+
+// warnTee passes the lines written to it on to w, except those that start
+// with "warning: ", which it adds to d (which prints them the same way).
+type warnTee struct {
+	d    *diag
+	w    io.Writer
+	part []byte
+}
+
+func (t *warnTee) Write(b []byte) (int, error) {
+	t.part = append(t.part, b...)
+	for {
+		i := strings.IndexByte(string(t.part), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(t.part[:i+1])
+		t.part = t.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			t.d.add(fit.Warning{Msg: strings.TrimSuffix(msg, "\n")})
+			continue
+		}
+		if _, err := io.WriteString(t.w, line); err != nil {
+			return len(b), err
+		}
+	}
+}
