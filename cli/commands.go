@@ -56,7 +56,7 @@ func init() {
 					}
 				}
 				*model = strings.ToLower(strings.TrimSpace(*model))
-				h, ok := simulateHandlers[*model]
+				h, ok := simulateHandler(reg, *model)
 				if err := checkModel(reg, "simulate", *model, ok); err != nil {
 					return err
 				}
@@ -98,7 +98,8 @@ func init() {
 			addHoldLastFlag(fs, &a.HoldLast)
 			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset and refined by the fit)")
 			extra := map[string]*string{}
-			for _, x := range identifyExtraFlags {
+			extras := extraFlags(reg)
+			for _, x := range extras {
 				v := x.def
 				extra[x.name] = &v
 				if x.def == "false" { // a switch: -online, not -online true
@@ -138,12 +139,12 @@ func init() {
 						return err
 					}
 				}
-				h, ok := identifyHandlers[*model]
+				h, ok := identifyHandler(reg, *model)
 				if err := checkModel(reg, "identify", *model, ok); err != nil {
 					return err
 				}
 				a.Method = strings.ToLower(a.Method)
-				methods := methodsFor(*model)
+				methods := methodsFor(reg, *model)
 				if alias, ok := methodAlias[a.Method]; ok && slices.Contains(methods, alias) {
 					a.Method = alias
 				}
@@ -156,9 +157,9 @@ func init() {
 				// A model's flag given with another model is a mistake, not a no-op.
 				var misused error
 				fs.Visit(func(f *flag.Flag) {
-					for _, x := range identifyExtraFlags {
-						if x.name == f.Name && x.model != *model && misused == nil {
-							misused = usagef("-%s applies to -model %s only", x.name, x.model)
+					for _, x := range extras {
+						if x.name == f.Name && !slices.Contains(x.models, *model) && misused == nil {
+							misused = usagef("-%s applies to -model %s only", x.name, strings.Join(x.models, " and "))
 						}
 					}
 				})
@@ -166,8 +167,10 @@ func init() {
 					return misused
 				}
 				a.Extra = map[string]string{}
-				for k, v := range extra {
-					a.Extra[k] = *v
+				for _, x := range extras {
+					if slices.Contains(x.models, *model) {
+						a.Extra[x.name] = *extra[x.name]
+					}
 				}
 				if a.JSON {
 					// These fits build no report (yet): refuse rather than print none.
@@ -287,7 +290,48 @@ func init() {
 // IdentifyArgs.Extra.
 var identifyExtraFlags []extraFlag
 
-type extraFlag struct{ name, def, usage, model string }
+type extraFlag struct {
+	name, def, usage, model string
+	// models are the models that take the flag (extraFlags fills it)
+	models []string
+}
+
+// extraFlags lists the model-specific identify flags: the options of the
+// registry's Identifier models and the flags of the handler maps' models,
+// each name once with every model that takes it.
+func extraFlags(reg *robots.Registry) []extraFlag {
+	var out []extraFlag
+	at := map[string]int{}
+	add := func(x extraFlag, model string) {
+		if i, ok := at[x.name]; ok {
+			out[i].models = append(out[i].models, model)
+			return
+		}
+		x.models = []string{model}
+		at[x.name] = len(out)
+		out = append(out, x)
+	}
+	adapted := map[string]bool{}
+	for _, n := range reg.Names() {
+		m, _ := reg.Get(n)
+		if id, ok := m.(robots.Identifier); ok {
+			adapted[n] = true
+			for _, o := range id.Options() {
+				def := o.Default
+				if o.Bool {
+					def = "false"
+				}
+				add(extraFlag{name: o.Name, def: def, usage: o.Usage}, n)
+			}
+		}
+	}
+	for _, x := range identifyExtraFlags {
+		if !adapted[x.model] {
+			add(x, x.model)
+		}
+	}
+	return out
+}
 
 // boolString is an extra flag whose default is "false": a switch given as
 // -name (or -name=true), stored as "true"/"false".

@@ -20,11 +20,11 @@ func init() {
 	simulateHandlers["mecanum"] = simulateMecanum
 	identifyHandlers["mecanum"] = identifyMecanum
 	identifyExtraFlags = append(identifyExtraFlags,
-		extraFlag{"pose", "free", "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", "mecanum"},
-		extraFlag{"prior", "0", "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)", "mecanum"},
-		extraFlag{"grad", "analytic", "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)", "mecanum"},
-		extraFlag{"friction", "constant", "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)", "mecanum"},
-		extraFlag{"loss", "eq8", "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)", "mecanum"},
+		extraFlag{name: "pose", def: "free", usage: "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", model: "mecanum"},
+		extraFlag{name: "prior", def: "0", usage: "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)", model: "mecanum"},
+		extraFlag{name: "grad", def: "analytic", usage: "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)", model: "mecanum"},
+		extraFlag{name: "friction", def: "constant", usage: "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)", model: "mecanum"},
+		extraFlag{name: "loss", def: "eq8", usage: "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)", model: "mecanum"},
 	)
 }
 

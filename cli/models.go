@@ -102,7 +102,12 @@ var (
 )
 
 // methodsFor lists the -method values model accepts.
-func methodsFor(model string) []string {
+func methodsFor(reg *robots.Registry, model string) []string {
+	if m, ok := reg.Get(model); ok {
+		if id, ok := m.(robots.Identifier); ok {
+			return id.Methods()
+		}
+	}
 	if m, ok := identifyOnly[model]; ok {
 		return m
 	}

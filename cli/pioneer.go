@@ -22,7 +22,7 @@ func init() {
 	simulateHandlers["pioneer"] = simulatePioneer
 	identifyHandlers["pioneer"] = identifyPioneer
 	identifyExtraFlags = append(identifyExtraFlags,
-		extraFlag{"form", "", "pioneer: physical or experimental, when -init does not say (default experimental)", "pioneer"})
+		extraFlag{name: "form", def: "", usage: "pioneer: physical or experimental, when -init does not say (default experimental)", model: "pioneer"})
 }
 
 // readPioneerLog reads a log split into runs by traj (pioneer.ReadLog),

@@ -26,10 +26,10 @@ func init() {
 	identifyHandlers["tire"] = identifyTire
 	identifyOnly["tire"] = []string{"lbfgsb"}
 	identifyExtraFlags = append(identifyExtraFlags,
-		extraFlag{"online", "false", "tire: re-estimate μ alone over successive batches of each log (the others from -init)", "tire"},
-		extraFlag{"batch", "2", "tire: batch length in seconds for -online", "tire"},
-		extraFlag{"eiv", "false", "tire: errors in variables: treat the logged wheel speeds as noisy and estimate the true ones jointly (removes the noise's bias on Kx, Ky; slower)", "tire"},
-		extraFlag{"wheel-noise", "0", "tire: with -eiv, the wheel-speed noise σ (rad/s) instead of its estimate from the log", "tire"})
+		extraFlag{name: "online", def: "false", usage: "tire: re-estimate μ alone over successive batches of each log (the others from -init)", model: "tire"},
+		extraFlag{name: "batch", def: "2", usage: "tire: batch length in seconds for -online", model: "tire"},
+		extraFlag{name: "eiv", def: "false", usage: "tire: errors in variables: treat the logged wheel speeds as noisy and estimate the true ones jointly (removes the noise's bias on Kx, Ky; slower)", model: "tire"},
+		extraFlag{name: "wheel-noise", def: "0", usage: "tire: with -eiv, the wheel-speed noise σ (rad/s) instead of its estimate from the log", model: "tire"})
 }
 
 // readTireLog reads a log split into runs by traj (tire.ReadLog).

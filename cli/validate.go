@@ -142,7 +142,7 @@ func init() {
 					return err
 				}
 				*model = strings.ToLower(strings.TrimSpace(*model))
-				h, ok := validateHandlers[*model]
+				h, ok := validateHandler(reg, *model)
 				if err := checkModel(reg, "validate", *model, ok); err != nil {
 					return err
 				}

@@ -3,6 +3,7 @@ package robots
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -234,10 +235,7 @@ type ValidationRun struct {
 // RunID is a run's name in a validation: its traj value, prefixed by the
 // file's base name when several sources are validated.
 func RunID(sources []Source, file, traj string) string {
-	base := file
-	if i := strings.LastIndexAny(file, `/\`); i >= 0 {
-		base = file[i+1:]
-	}
+	base := filepath.Base(file)
 	switch {
 	case len(sources) > 1 && traj == "":
 		return base

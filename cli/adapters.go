@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/robots"
+)
+
+// The commands reach a model through the registry (package robots): a model
+// that implements a command's interface (robots.Identifier,
+// robots.Simulator, robots.Validator) runs through the functions here,
+// which read its parameter file, build the request from the flags, print
+// its report and write its outputs. The handler maps of models.go hold the
+// models whose adapters have not taken their handlers over yet.
+
+// sink is the command's robots.Sink: warnings printed on stderr as they are
+// found (and kept by the command's diag), progress on the progress line.
+type sink struct {
+	d *diag
+	p *progress
+}
+
+func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
+func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
+func (s sink) Done()                                  { s.p.done() }
+func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
+
+func orDiag(e env, d *diag) *diag {
+	if d == nil {
+		return newDiag(e.stderr)
+	}
+	return d
+}
+
+// modelErr turns a model's robots.UsageError into the command's usage
+// error (exit status 2).
+func modelErr(err error) error {
+	var ue robots.UsageError
+	if errors.As(err, &ue) {
+		return usagef("%s", ue.Msg)
+	}
+	return err
+}
+
+// readParams reads a parameter file through the model's ParamReader and
+// prints its warnings ("wheelgrad: warning: ...").
+func readParams(e env, m robots.Model, path string, use robots.ParamUse) (robots.Params, error) {
+	pr, ok := m.(robots.ParamReader)
+	if !ok {
+		return nil, fmt.Errorf("model %q reads no parameter file", m.Name())
+	}
+	p, ws, err := pr.ReadParams(path, use)
+	if err != nil {
+		return nil, modelErr(err)
+	}
+	for _, w := range ws {
+		fmt.Fprintf(e.stderr, "wheelgrad: warning: %s\n", w)
+	}
+	return p, nil
+}
+
+// source is a log source as the registry names it.
+func (s logSource) robots() robots.Source {
+	return robots.Source{Path: s.Path, Poses: s.Poses, Offset: s.Offset, Columns: s.Columns, HoldLast: s.HoldLast}
+}
+
+func robotSources(srcs []logSource) []robots.Source {
+	out := make([]robots.Source, len(srcs))
+	for i, s := range srcs {
+		out[i] = s.robots()
+	}
+	return out
+}
+
+// identifyWith is the identify handler of a model's Identifier.
+func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
+	return func(e env, a IdentifyArgs) error {
+		id := m.(robots.Identifier)
+		req := robots.IdentifyRequest{
+			InitPath: a.Init, Method: a.Method, Options: a.Extra, Fit: a.Fit,
+			Gaps: fit.GapPolicy(a.Gaps), Fix: fit.SplitList(a.Fix), Free: fit.SplitList(a.Free),
+			AllowUndetermined: a.AllowUndetermined, Plot: a.Plot != "",
+			Sink: newSink(e, a.Diag, a.Prog),
+		}
+		if a.Init != "" {
+			p, err := readParams(e, m, a.Init, robots.ForStart)
+			if err != nil {
+				return err
+			}
+			req.Init = p
+		}
+		if a.Offset == "auto" {
+			req.Sources = robotSources(a.sources(0))
+			for i := range req.Sources {
+				req.Sources[i].AutoOffset = true
+			}
+		} else {
+			off, err := parseOffset(a.Offset)
+			if err != nil {
+				return err
+			}
+			req.Sources = robotSources(a.sources(off))
+		}
+		out, err := id.Identify(req)
+		if err != nil {
+			return modelErr(err)
+		}
+		if err := emitReport(e, a, out.Report); err != nil {
+			return err
+		}
+		if out.Refused != nil {
+			return out.Refused
+		}
+		var uc unconvergedError
+		if out.Outcome != nil && !errors.As(out.Outcome, &uc) {
+			return out.Outcome
+		}
+		if err := e.writeParams(a.Out, out.Params, out.Report.Status); err != nil {
+			return err
+		}
+		if a.Plot != "" {
+			if out.Plot == nil {
+				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
+			}
+			stage, err := e.stagePath(a.Plot)
+			if err != nil {
+				return err
+			}
+			if err := out.Plot(stage); err != nil {
+				return err
+			}
+		}
+		return out.Outcome
+	}
+}
+
+// simulateWith is the simulate handler of a model's Simulator.
+func simulateWith(m robots.Model) func(env, SimulateArgs) error {
+	return func(e env, a SimulateArgs) error {
+		p, err := readParams(e, m, a.Params, robots.ForPrediction)
+		if err != nil {
+			return err
+		}
+		src := a.source().robots()
+		src.AutoOffset = a.Auto
+		sim, err := m.(robots.Simulator).Simulate(robots.SimulateRequest{
+			Params: p, ParamsPath: a.Params, Source: src, Plot: a.Plot != "",
+			Sink: newSink(e, nil, nil),
+		})
+		if err != nil {
+			return modelErr(err)
+		}
+		if err := e.writeOut(a.Out, func(w io.Writer) error { return sim.Write(w) }); err != nil {
+			return err
+		}
+		if a.Plot != "" {
+			if sim.Plot == nil {
+				return fmt.Errorf("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
+			}
+			stage, err := e.stagePath(a.Plot)
+			if err != nil {
+				return err
+			}
+			return sim.Plot(stage)
+		}
+		return nil
+	}
+}
+
+// validateWith is the validate handler of a model's Validator.
+func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
+	return func(e env, a ValidateArgs) ([]valRun, error) {
+		p, err := readParams(e, m, a.Params, robots.ForPrediction)
+		if err != nil {
+			return nil, err
+		}
+		srcs := robotSources(a.sources())
+		for i := range srcs {
+			srcs[i].AutoOffset = a.Offset == "auto"
+		}
+		runs, err := m.(robots.Validator).Validate(robots.ValidateRequest{
+			Params: p, ParamsPath: a.Params, Sources: srcs, X0: a.X0,
+			Gaps: fit.GapPolicy(a.Gaps), Sink: newSink(e, a.Diag, nil),
+		})
+		if err != nil {
+			return nil, modelErr(err)
+		}
+		out := make([]valRun, len(runs))
+		for i, r := range runs {
+			out[i] = valRun{ID: r.ID, Chs: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
+		}
+		return out, nil
+	}
+}
+
+// The handlers of model (nil, false where it has none): its adapter's when
+// it implements the command's interface, else the one in the handler maps.
+
+func identifyHandler(reg *robots.Registry, model string) (func(env, IdentifyArgs) error, bool) {
+	if m, ok := reg.Get(model); ok {
+		if _, ok := m.(robots.Identifier); ok {
+			return identifyWith(m), true
+		}
+	}
+	h, ok := identifyHandlers[model]
+	return h, ok
+}
+
+func simulateHandler(reg *robots.Registry, model string) (func(env, SimulateArgs) error, bool) {
+	if m, ok := reg.Get(model); ok {
+		if _, ok := m.(robots.Simulator); ok {
+			return simulateWith(m), true
+		}
+	}
+	h, ok := simulateHandlers[model]
+	return h, ok
+}
+
+func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs) ([]valRun, error), bool) {
+	if m, ok := reg.Get(model); ok {
+		if _, ok := m.(robots.Validator); ok {
+			return validateWith(m), true
+		}
+	}
+	h, ok := validateHandlers[model]
+	return h, ok
+}
