@@ -34,7 +34,7 @@ func progressOn(e env, quiet, verbose bool) *progress {
 }
 
 func (p *progress) printf(format string, a ...any) {
-	if !p.on {
+	if p == nil || !p.on {
 		return
 	}
 	if p.tty {
@@ -48,7 +48,7 @@ func (p *progress) printf(format string, a ...any) {
 }
 
 func (p *progress) done() {
-	if p.on && p.tty {
+	if p != nil && p.on && p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }
