@@ -51,11 +51,11 @@ func (e *ParseError) Error() string {
 	}
 	switch {
 	case e.Line > 0 && e.Column != "":
-		fmt.Fprintf(&b, "line %d, column %s: ", e.Line, strconv.Quote(e.Column))
+		fmt.Fprintf(&b, "line %d, column %s: ", e.Line, quoteCell(e.Column))
 	case e.Line > 0:
 		fmt.Fprintf(&b, "line %d: ", e.Line)
 	case e.Column != "":
-		fmt.Fprintf(&b, "column %s: ", strconv.Quote(e.Column))
+		fmt.Fprintf(&b, "column %s: ", quoteCell(e.Column))
 	}
 	msg := "<nil>"
 	if e.Err != nil {

@@ -68,7 +68,11 @@ func ReadJSONFile(path string, v any, strict bool) error {
 // object is an error. Errors are *JSONError values naming the file, the
 // line and column and the key.
 func ReadJSON(path string, v any, o JSONOptions) error {
-	b, err := os.ReadFile(path)
+	b, err := ReadAll(path, MaxJSONBytes)
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return &JSONError{File: path, Err: pe.Err}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, unwrapPathError(err))
 	}
@@ -188,6 +192,12 @@ func (c *jsonChecker) fail(off int64, key string, format string, a ...any) error
 // value checks the next value, decoded into type t (nil: unknown). For an
 // object it returns the keys it had. key names the value in errors.
 func (c *jsonChecker) value(t reflect.Type, key string, depth int) (map[string]bool, error) {
+	if depth > MaxJSONDepth {
+		return nil, c.fail(c.dec.InputOffset(), "", "arrays and objects nested deeper than %d levels (not a parameter file)", MaxJSONDepth)
+	}
+	// A pointer, slice or map may be null: absent (wheelgrad itself writes
+	// a nil slice as null, e.g. "mu": null beside a friction network).
+	optional := t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map)
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -198,6 +208,16 @@ func (c *jsonChecker) value(t reflect.Type, key string, depth int) (map[string]b
 	tok, err := c.dec.Token()
 	if err != nil {
 		return nil, err
+	}
+	// null would silently leave the value at its default (encoding/json
+	// skips it): an error where a number, string, bool, array or object is
+	// wanted; allowed for an optional field and where the type is not known.
+	if tok == nil && (depth == 0 || (t != nil && !optional)) {
+		what := "a value"
+		if depth == 0 {
+			what = "an object"
+		}
+		return nil, c.fail(start, key, "null where %s is wanted (remove the key to use its default)", what)
 	}
 	switch tok {
 	case json.Delim('{'):

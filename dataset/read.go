@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +106,7 @@ func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
 // ReadFile reads the file at path with Read; errors name the path as given.
 func ReadFile(path string, spec Spec) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -543,6 +542,11 @@ func (u *utf8Lines) fill() {
 	if err == bufio.ErrBufferFull {
 		u.long = append(u.long[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if len(u.long) > MaxLineBytes {
+				u.buf, u.err = nil, &ParseError{File: u.file, Line: u.n + 1,
+					Err: because(ErrLineTooLong, "line longer than %s (not a text log: a binary file, a device, a stream without line ends?)", showBytes(MaxLineBytes))}
+				return
+			}
 			line, err = u.br.ReadSlice('\n')
 			u.long = append(u.long, line...)
 		}

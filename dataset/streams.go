@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -500,7 +499,7 @@ func splitSensors(t *Table, commands []string, group string) (c, s *Table) {
 // trimmed, for choosing between a model's alternative forms (e.g. skid-steer
 // vc, wc or wl, wr) before reading it.
 func ReadHeader(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

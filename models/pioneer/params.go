@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 
@@ -124,7 +123,7 @@ var (
 // warnings are legal but unusual values, each "key: why", as the other
 // models report them; this model has none so far (nil).
 func ReadParams(path string) (p Params, warnings []string, err error) {
-	b, err := os.ReadFile(path)
+	b, err := dataset.ReadAll(path, dataset.MaxJSONBytes)
 	if err != nil {
 		return Params{}, nil, err
 	}
