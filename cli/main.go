@@ -118,8 +118,14 @@ func Run(args []string, reg *robots.Registry, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wheelgrad %s: unexpected argument %q (see wheelgrad %s -h)\n", c.name, fs.Arg(0), c.name)
 		return 2
 	}
-	e := env{stdout: stdout, stderr: stderr, outs: &outputSet{stdout: stdout}, reg: reg}
+	so := &errWriter{w: stdout}
+	e := env{stdout: so, stderr: stderr, outs: &outputSet{stdout: so}, reg: reg}
 	err := runHandler(exec, e)
+	// A report lost on a full or closed stdout is a failure, and no file is
+	// renamed into place after it.
+	if uc := (unconvergedError{}); so.err != nil && (err == nil || errors.As(err, &uc)) {
+		err = fmt.Errorf("writing stdout: %w", so.err)
+	}
 	// An unconverged fit has written its outputs (their status says so);
 	// anything else that failed writes none.
 	var uc unconvergedError
@@ -147,6 +153,23 @@ func Run(args []string, reg *robots.Registry, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "wheelgrad %s: %s\n", c.name, msg)
 	return exitFailure
+}
+
+// errWriter passes writes on and keeps the first error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // oneLine keeps error output to one line whatever a library wrapped into it.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/wheelgrad/wheelgrad/fit"
 
@@ -108,6 +109,25 @@ func (s *outputSet) add(fp flagPath) error {
 			return usagef("-%s %s is the same file as -%s %s", fp.flag, fp.path, p.flag, p.path)
 		}
 	}
+	// A file the user may not write is not replaced (the shell's > refuses
+	// it too): opened for writing, neither created nor truncated. A file
+	// nobody may write (chmod a-w) is kept even from root, as rm asks
+	// before removing one.
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		if fi.Mode().Perm()&0o222 == 0 {
+			return usagef("-%s %s: cannot replace it: the file is write-protected (mode %v)", fp.flag, fp.path, fi.Mode().Perm())
+		}
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return usagef("-%s %s: cannot replace it: %v", fp.flag, fp.path, err)
+		}
+		f.Close()
+	}
+	sweepStale(target)
 	// Probe the directory now (a file created and removed): one we may not
 	// write to is found before the work. The stage itself is created when
 	// the output is written, so that a kill (SIGKILL, the kernel's
@@ -235,10 +255,34 @@ func (e env) stagePath(path string) (string, error) {
 	return o.stage, nil
 }
 
-// commit moves every written output to its name: staged files are renamed
-// (each atomic, all prepared before the first), then devices, pipes and
-// stdout are written.
+// commit moves every written output to its name: devices, pipes and stdout
+// are written first (they cannot be taken back, and a failure there — a
+// full disk behind /dev/stdout, /dev/full — must leave every file as it
+// was), then the staged files are renamed (each atomic, all prepared
+// before the first).
 func (s *outputSet) commit() error {
+	for _, o := range s.files {
+		if !o.used || !(o.stdout() || o.direct) {
+			continue
+		}
+		var err error
+		switch {
+		case o.stdout() || (filepath.Clean(o.path) == "/dev/stdout" && o.buf != nil):
+			if _, err = io.Copy(s.stdout, o.buf); err != nil {
+				err = fmt.Errorf("writing stdout: %w", err)
+			}
+		case o.buf != nil:
+			err = dataset.WriteFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(o.buf.Bytes()); return err })
+		default: // staged by a path writer
+			var b []byte
+			if b, err = os.ReadFile(o.stage); err == nil {
+				err = dataset.WriteFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(b); return err })
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
 	for _, o := range s.files {
 		if !o.used || o.stdout() || o.direct {
 			continue
@@ -253,27 +297,43 @@ func (s *outputSet) commit() error {
 		dataset.ForgetTemp(o.stage)
 		o.stage = ""
 	}
-	for _, o := range s.files {
-		if !o.used || !(o.stdout() || o.direct) {
-			continue
+	return nil
+}
+
+// staleAfter is the age past which a hidden staged file of an output is
+// left over from a run that was killed (SIGKILL, the out-of-memory killer,
+// a power cut): a live run keeps its staged files for the moments between
+// writing its outputs and renaming them.
+const staleAfter = 10 * time.Minute
+
+// sweepStale removes the staged files (".NAME.tmp*", dataset.CreateTemp's
+// names) that a killed run left beside target.
+func sweepStale(target string) {
+	dir, base := filepath.Split(target)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(stem)+".tmp*"+globEscape(ext)))
+	for _, m := range matches {
+		mid := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), "."+stem+".tmp"), ext)
+		if mid == "" || strings.Trim(mid, "0123456789abcdefghijklmnopqrstuvwxyz") != "" {
+			continue // not a name of dataset.CreateTemp
 		}
-		var err error
-		switch {
-		case o.stdout() || (filepath.Clean(o.path) == "/dev/stdout" && o.buf != nil):
-			_, err = io.Copy(s.stdout, o.buf)
-		case o.buf != nil:
-			err = dataset.WriteFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(o.buf.Bytes()); return err })
-		default: // staged by a path writer
-			var b []byte
-			if b, err = os.ReadFile(o.stage); err == nil {
-				err = dataset.WriteFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(b); return err })
-			}
-		}
-		if err != nil {
-			return err
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleAfter {
+			os.Remove(m)
 		}
 	}
-	return nil
+}
+
+// globEscape quotes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // discard removes every staged file.

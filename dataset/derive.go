@@ -51,9 +51,9 @@ func Derivative5(dst, x []float64, h float64) error {
 // ends). A median rejects isolated spikes, such as encoder glitches, that
 // a 5-point derivative would amplify by 8/(12h); it is the robust option for
 // the initial states of calibration segments. dst must have len(x).
-func Median5(dst, x []float64) {
+func Median5(dst, x []float64) error {
 	if len(dst) != len(x) {
-		panic(fmt.Sprintf("dataset.Median5: len(dst) = %d, len(x) = %d", len(dst), len(x)))
+		return fmt.Errorf("dataset.Median5: len(dst) = %d, len(x) = %d", len(dst), len(x))
 	}
 	n := len(x)
 	var w [5]float64
@@ -64,6 +64,7 @@ func Median5(dst, x []float64) {
 		slices.Sort(win)
 		dst[i] = win[r]
 	}
+	return nil
 }
 
 // MedianStep is the median of t's steps (NaN with fewer than two rows): the

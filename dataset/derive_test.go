@@ -66,14 +66,18 @@ func TestDerivative5Errors(t *testing.T) {
 func TestMedian5RejectsSpikes(t *testing.T) {
 	x := []float64{1, 1, 1, 9, 1, 1, 1, -7, 1, 1}
 	d := make([]float64, len(x))
-	Median5(d, x)
+	if err := Median5(d, x); err != nil {
+		t.Fatal(err)
+	}
 	for i, v := range d {
 		if v != 1 {
 			t.Errorf("d[%d] = %v, want 1", i, v)
 		}
 	}
 	y := []float64{1, 2, 3, 4, 5, 6}
-	Median5(d[:6], y)
+	if err := Median5(d[:6], y); err != nil {
+		t.Fatal(err)
+	}
 	for i := range y {
 		if d[i] != y[i] {
 			t.Errorf("monotone series changed at %d: %v", i, d[i])
@@ -102,5 +106,12 @@ func TestSegmentStarts(t *testing.T) {
 	s, _ = SegmentStarts(11, 10, 3, 0)
 	if len(s) != 1 || s[0] != 0 {
 		t.Errorf("exact fit: %v", s)
+	}
+}
+
+// A destination of another length is an error, not a panic (issue 26.6).
+func TestMedian5Shape(t *testing.T) {
+	if err := Median5(make([]float64, 3), make([]float64, 5)); err == nil {
+		t.Error("no error for a short destination")
 	}
 }

@@ -14,8 +14,15 @@ import (
 // the sum of the distances between predicted and measured positions (not
 // squared: a few bad camera samples pull less). When dpx is non-nil the
 // gradient w·(p_k − p_gt,k)/d_k is added to dpx, dpy, scaled by w. A zero
-// distance contributes the subgradient 0.
-func GroundTruthLoss(px, py, gx, gy []float64, w float64, dpx, dpy []float64) float64 {
+// distance contributes the subgradient 0. Slices of different lengths are
+// an error (dpx, dpy: nil or of px's length).
+func GroundTruthLoss(px, py, gx, gy []float64, w float64, dpx, dpy []float64) (float64, error) {
+	if err := sameLen("GroundTruthLoss", len(px), py, gx, gy); err != nil {
+		return 0, err
+	}
+	if err := gradLen("GroundTruthLoss", len(px), dpx, dpy); err != nil {
+		return 0, err
+	}
 	var l float64
 	for k := range px {
 		dx, dy := px[k]-gx[k], py[k]-gy[k]
@@ -26,7 +33,28 @@ func GroundTruthLoss(px, py, gx, gy []float64, w float64, dpx, dpy []float64) fl
 			dpy[k] += w * dy / d
 		}
 	}
-	return w * l
+	return w * l, nil
+}
+
+// sameLen checks that every slice has n entries.
+func sameLen(fn string, n int, ss ...[]float64) error {
+	for _, s := range ss {
+		if len(s) != n {
+			return fmt.Errorf("losses.%s: slices of lengths %d and %d", fn, n, len(s))
+		}
+	}
+	return nil
+}
+
+// gradLen checks gradient outputs: both nil, or both of length n.
+func gradLen(fn string, n int, dpx, dpy []float64) error {
+	if dpx == nil && dpy == nil {
+		return nil
+	}
+	if len(dpx) != n || len(dpy) != n {
+		return fmt.Errorf("losses.%s: gradient slices of lengths %d and %d for %d points", fn, len(dpx), len(dpy), n)
+	}
+	return nil
 }
 
 // GroundTruth builds eq. 6 in a graph over arrays of any shape (e.g. a batch

@@ -358,8 +358,23 @@ const (
 // p_k. hint, when non-nil, gives a guess of each U_k for the search (such as
 // the time of p_k; see ClosestHint). When dpx is non-nil, w times the
 // gradient is added to dpx, dpy (the mode decides whether the closest point
-// moves). cps, when non-nil, receives the closest points.
-func SplineLoss(s *Spline, px, py, hint []float64, w float64, mode ClosestMode, dpx, dpy []float64, cps []Closest) float64 {
+// moves). cps, when non-nil, receives the closest points. Slices of
+// different lengths are an error.
+func SplineLoss(s *Spline, px, py, hint []float64, w float64, mode ClosestMode, dpx, dpy []float64, cps []Closest) (float64, error) {
+	if err := sameLen("SplineLoss", len(px), py); err != nil {
+		return 0, err
+	}
+	if hint != nil {
+		if err := sameLen("SplineLoss", len(px), hint); err != nil {
+			return 0, err
+		}
+	}
+	if err := gradLen("SplineLoss", len(px), dpx, dpy); err != nil {
+		return 0, err
+	}
+	if cps != nil && len(cps) != len(px) {
+		return 0, fmt.Errorf("losses.SplineLoss: %d closest points for %d points", len(cps), len(px))
+	}
 	var l float64
 	for k := range px {
 		u := math.NaN()
@@ -385,7 +400,7 @@ func SplineLoss(s *Spline, px, py, hint []float64, w float64, mode ClosestMode, 
 		dpx[k] += w * gx
 		dpy[k] += w * gy
 	}
-	return w * l
+	return w * l, nil
 }
 
 // SplineNodes are the data of the graph form of eq. 7, refreshed before

@@ -1,6 +1,7 @@
 package losses
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -177,11 +178,13 @@ func TestSplineLossGradientBothModes(t *testing.T) {
 	for _, mode := range []ClosestMode{HoldClosest, ImplicitClosest} {
 		loss := func(p []float64) (float64, error) {
 			px, py := f(p)
-			return SplineLoss(s, px, py, nil, 0.8, mode, nil, nil, nil), nil
+			return SplineLoss(s, px, py, nil, 0.8, mode, nil, nil, nil)
 		}
 		px, py := f(p0)
 		dpx, dpy := make([]float64, len(px)), make([]float64, len(px))
-		SplineLoss(s, px, py, nil, 0.8, mode, dpx, dpy, nil)
+		if _, err := SplineLoss(s, px, py, nil, 0.8, mode, dpx, dpy, nil); err != nil {
+			t.Fatal(err)
+		}
 		// chain rule through f by central differences of f (exact enough: f is smooth)
 		grad := make([]float64, 3)
 		for j := range 3 {
@@ -255,7 +258,12 @@ func TestGraphLossesMatchNative(t *testing.T) {
 			}
 		}
 		hx, hy = make([]float64, len(sx)), make([]float64, len(sx))
-		fn := SplineLoss(s, sx, sy, nil, 0.8, mode, hx, hy, nil) + GroundTruthLoss(sx, sy, qx, qy, 0.2, hx, hy)
+		ls, err1 := SplineLoss(s, sx, sy, nil, 0.8, mode, hx, hy, nil)
+		lg, err2 := GroundTruthLoss(sx, sy, qx, qy, 0.2, hx, hy)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		fn := ls + lg
 		if math.Abs(fg-fn) > 1e-12*math.Abs(fn) {
 			t.Errorf("mode %d: graph %v, native %v", mode, fg, fn)
 		}

@@ -67,7 +67,11 @@ func VelocityL1(v, w, vMeas, wMeas *G.Node, cw float64, eps *G.Node) (*G.Node, e
 }
 
 // VelocityL1Float is the native twin of VelocityL1 (eps ≤ 0: exact |·|).
-func VelocityL1Float(v, w, vMeas, wMeas []float64, cw, eps float64) float64 {
+// Slices of different lengths are an error.
+func VelocityL1Float(v, w, vMeas, wMeas []float64, cw, eps float64) (float64, error) {
+	if err := sameLen("VelocityL1Float", len(v), w, vMeas, wMeas); err != nil {
+		return 0, err
+	}
 	abs := math.Abs
 	if eps > 0 {
 		abs = func(x float64) float64 { return graph.SmoothAbsFloat(x, eps) }
@@ -77,7 +81,7 @@ func VelocityL1Float(v, w, vMeas, wMeas []float64, cw, eps float64) float64 {
 		lv += abs(v[i] - vMeas[i])
 		lw += abs(w[i] - wMeas[i])
 	}
-	return lv + cw*lw
+	return lv + cw*lw, nil
 }
 
 // SegmentsL1 is eq. 22 summed over the N steps of a batch of segments: step

@@ -48,7 +48,7 @@ func TestVelocityL1MatchesNative(t *testing.T) {
 				t.Fatal(err)
 			}
 			native := func(x []float64) (float64, error) {
-				return VelocityL1Float(x[:n], x[n:], vm, wm, cw, eps), nil
+				return VelocityL1Float(x[:n], x[n:], vm, wm, cw, eps)
 			}
 			want, _ := native(x0)
 			if math.Abs(f-want) > 1e-12*math.Abs(want) {
@@ -71,10 +71,10 @@ func TestVelocityL1MatchesNative(t *testing.T) {
 func TestVelocityL1IsLinearInOutliers(t *testing.T) {
 	v := []float64{0, 0, 0}
 	m := []float64{0, 0, 10}
-	if got := VelocityL1Float(v, v, m, v, 1, 0); got != 10 {
+	if got, _ := VelocityL1Float(v, v, m, v, 1, 0); got != 10 {
 		t.Errorf("loss %v, want 10", got)
 	}
-	if got := VelocityL1Float(v, v, v, m, 0.5, 0); got != 5 {
+	if got, _ := VelocityL1Float(v, v, v, m, 0.5, 0); got != 5 {
 		t.Errorf("c_ω-weighted loss %v, want 5", got)
 	}
 }

@@ -191,8 +191,9 @@ func Segments(lg Log, l, h float64, o Options) (*diffdrive.Batch, int, error) {
 			starts = append(starts, a+k)
 		}
 		if o.Robust {
-			dataset.Median5(vr[a:b], lg.VR[a:b])
-			dataset.Median5(vl[a:b], lg.VL[a:b])
+			if err := errors.Join(dataset.Median5(vr[a:b], lg.VR[a:b]), dataset.Median5(vl[a:b], lg.VL[a:b])); err != nil {
+				return nil, 0, err
+			}
 		}
 		if b-a >= 5 {
 			if err := dataset.Derivative5(ar[a:b], vr[a:b], h); err != nil {
