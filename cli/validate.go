@@ -158,7 +158,10 @@ func init() {
 				if err != nil {
 					return err
 				}
-				v := summarise(*model, a, runs)
+				v, err := summarise(*model, a, runs)
+				if err != nil {
+					return err
+				}
 				if a.PerRun != "" {
 					if err := e.writeOut(a.PerRun, v.writePerRun); err != nil {
 						return err
@@ -209,10 +212,24 @@ type runMetrics struct {
 	Start, StartNames []string
 }
 
-// summarise merges the runs' channels and computes the per-run metrics.
-func summarise(model string, a ValidateArgs, runs []valRun) *validation {
+// summarise merges the runs' channels and computes the per-run metrics. A
+// prediction that is not finite (a command of 1e308, a model driven out of
+// its range) is an error naming the run, the output and the time, never a
+// fit % of −Inf.
+func summarise(model string, a ValidateArgs, runs []valRun) (*validation, error) {
 	v := &validation{model: model, a: a, runs: runs, horizon: a.Horizon}
 	for i, r := range runs {
+		for _, ch := range r.Chs {
+			for k, p := range ch.Pred {
+				if math.IsNaN(p) || math.IsInf(p, 0) {
+					id := r.ID
+					if id == "" {
+						id = strconv.Itoa(i + 1)
+					}
+					return nil, fmt.Errorf("run %s: the predicted %s is %v at t = %.6g s: the model left its range (a command or parameter out of range?); no metrics", id, ch.Name, p, ch.T[k])
+				}
+			}
+		}
 		for c := range r.Chs {
 			if c >= len(v.chs) {
 				v.chs = append(v.chs, fit.Channel{Name: r.Chs[c].Name, Unit: r.Chs[c].Unit, Angle: r.Chs[c].Angle})
@@ -223,6 +240,11 @@ func summarise(model string, a ValidateArgs, runs []valRun) *validation {
 			}
 		}
 		v.longest = max(v.longest, r.Track.Duration())
+	}
+	for _, ch := range v.chs {
+		if f, n, r := ch.Fit(); math.IsInf(f, 0) || math.IsInf(n, 0) || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("the %s prediction error overflows (predicted values up to %.3g %s): the model left its range (a command or parameter out of range?); no metrics", ch.Name, fit.MaxAbs(ch.Pred), ch.Unit)
+		}
 	}
 	if v.longest > 0 && v.horizon > v.longest {
 		v.horizon, v.clipped = v.longest, true
@@ -246,7 +268,7 @@ func summarise(model string, a ValidateArgs, runs []valRun) *validation {
 		}
 		v.metrics = append(v.metrics, m)
 	}
-	return v
+	return v, nil
 }
 
 func (v *validation) startText() string {

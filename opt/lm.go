@@ -356,6 +356,12 @@ func (st *lsState) run() (*Result, error) {
 	if nf == 0 {
 		return rec.finish(st.x, st.cost, StepConverged), nil
 	}
+	// Finite residuals whose squares overflow (entries beyond ~1e154) give
+	// an infinite cost or gradient: no step can be judged, and LAPACK's SVD
+	// loops on what follows. A non-finite start, named.
+	if math.IsInf(st.cost, 0) || math.IsNaN(st.cost) || !allFinite(st.g) {
+		return rec.finish(st.x, math.Inf(1), NonFinite), nonFiniteError{fmt.Errorf("opt: the cost overflows float64 at the start (residuals or Jacobian entries beyond about 1e154: an input or scale out of range?)")}
+	}
 	costObj := func(x, _ []float64) (float64, error) {
 		r := make([]float64, m)
 		if err := st.p.Residuals(x, r, nil); err != nil {
@@ -452,6 +458,9 @@ func (st *lsState) run() (*Result, error) {
 			w.gH[k] = w.d[k] * st.g[k]
 		}
 		if err := w.factor(st.jf, st.f, m, nf); err != nil {
+			if isNonFinite(err) {
+				return rec.finish(st.x, st.cost, NonFinite), err
+			}
 			return rec.finish(st.x, st.cost, Failure), err
 		}
 		theta := math.Max(0.995, 1-gnorm)
@@ -677,6 +686,12 @@ func (w *lsWork) factor(jf, f []float64, m, nf int) error {
 				v = a.Data[i*nf+k]
 			}
 			w.r.Set(i, k, v)
+		}
+	}
+	// An R that overflowed would make the SVD iterate without end.
+	for _, v := range w.r.RawMatrix().Data {
+		if v-v != 0 {
+			return nonFiniteError{errors.New("opt: the scaled Jacobian overflows float64 (entries beyond about 1e154: an input or scale out of range?)")}
 		}
 	}
 	if !w.svd.Factorize(w.r, mat.SVDFull) {
@@ -1063,4 +1078,14 @@ func allZero(a []float64) bool {
 		}
 	}
 	return len(a) > 0
+}
+
+// allFinite reports whether every entry of v is finite.
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if x-x != 0 {
+			return false
+		}
+	}
+	return true
 }

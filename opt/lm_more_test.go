@@ -658,3 +658,32 @@ func TestLeastSquaresCovarianceFewResiduals(t *testing.T) {
 		t.Errorf("null direction %v, want ±(2, −1)/√5", d)
 	}
 }
+
+// Finite residuals whose squares overflow (a log with a value of 1e308)
+// end the run at once with status NonFinite and an error that says so;
+// before, LAPACK's SVD looped on the overflowed factorisation (issue 26.4).
+func TestLeastSquaresOverflowingResiduals(t *testing.T) {
+	res := func(x, r []float64, jac *mat.Dense) error {
+		r[0] = 1e300 * (x[0] - 1)
+		r[1] = x[1] - 2
+		r[2] = 1e200 * x[0] * x[1]
+		if jac != nil {
+			jac.Set(0, 0, 1e300)
+			jac.Set(1, 1, 1)
+			jac.Set(2, 0, 1e200*x[1])
+			jac.Set(2, 1, 1e200*x[0])
+		}
+		return nil
+	}
+	done := make(chan struct{})
+	var r *Result
+	var err error
+	go func() {
+		r, err = LeastSquares{}.Solve(LSProblem{Residuals: res, M: 3}, []float64{3, 4}, Settings{})
+		close(done)
+	}()
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "overflows") || r == nil || r.Status != NonFinite {
+		t.Errorf("result %+v, error %v: want status NonFinite and an error naming the overflow", r, err)
+	}
+}
