@@ -314,3 +314,33 @@ func TestJointStateLengths(t *testing.T) {
 	}
 	wantErr(t, importErr(t, mk(js([]float64{1}, nil)), m, "tire"), "message 1", "velocity has 1 values for 3 names")
 }
+
+// One flipped bit in a message of an unchunked MCAP file (no chunk CRC to
+// catch it) is an error from the data section's CRC, not a pose moved
+// silently (issue 26.4); the intact file reads, and a file whose writer
+// recorded no CRC (0) is read as it is.
+func TestMCAPDataSectionCRC(t *testing.T) {
+	sc := newScenario(false, 3)
+	b := writeMCAP(t, sc.streams, mcapOpts{})
+	all := func(string) bool { return true }
+	if _, err := Read(bytes.NewReader(b), int64(len(b)), all); err != nil {
+		t.Fatalf("intact file: %v", err)
+	}
+	c := bytes.Clone(b)
+	// a byte in the middle of the data section (inside the messages)
+	c[len(c)/3] ^= 0x10
+	_, err := Read(bytes.NewReader(c), int64(len(c)), all)
+	if err == nil || !strings.Contains(err.Error(), "CRC") {
+		t.Fatalf("flipped bit: %v, want a CRC error", err)
+	}
+	var buf bytes.Buffer
+	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{IncludeCRC: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, w.WriteHeader(&mcap.Header{Profile: "ros2"}))
+	must(t, w.Close())
+	if _, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()), all); err != nil {
+		t.Errorf("a file without a recorded CRC: %v", err)
+	}
+}

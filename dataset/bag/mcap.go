@@ -3,6 +3,7 @@ package bag
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 
 	"github.com/foxglove/mcap/go/mcap"
@@ -11,7 +12,10 @@ import (
 // ReadMCAP reads an MCAP file of size bytes (ROS 2 bags since Iron; any MCAP
 // whose channels carry ros2msg/ros2idl or ros1msg schemas) through the
 // foxglove mcap lexer, in file order, chunks decompressed and their CRCs
-// checked. A file must end with its footer: one that stops earlier, even at a
+// checked, and the data section's CRC (the Data End record's, when the
+// writer recorded one) checked too, so that a flipped bit in an unchunked
+// file is an error rather than a pose moved by 512 s. A file must end with
+// its footer: one that stops earlier, even at a
 // record boundary, is ErrTruncated, so an interrupted recording is never
 // taken for a complete one.
 func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Contents, err error) {
@@ -24,6 +28,8 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 		}
 	}()
 	lim := int(min(size, 1<<31-1))
+	crc := &crcTail{}
+	r = io.TeeReader(r, crc)
 	lex, err := mcap.NewLexer(r, &mcap.LexerOptions{
 		ValidateChunkCRCs: true,
 		MaxRecordSize:     max(lim, 1),
@@ -109,8 +115,46 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 				}
 				t.Messages = append(t.Messages, Message{LogTime: int64(msg.LogTime), Data: append([]byte(nil), msg.Data...)})
 			}
+		case mcap.TokenDataEnd:
+			de, err := mcap.ParseDataEnd(rec)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt MCAP data end record: %v", err)
+			}
+			// The CRC covers every byte before the Data End record (its
+			// opcode, length and content are the last 9 + len(rec) read).
+			if got := crc.before(9 + len(rec)); de.DataSectionCRC != 0 && got != de.DataSectionCRC {
+				return nil, fmt.Errorf("corrupt MCAP file: the data section's CRC is %08x, the file records %08x (a damaged copy: bits changed in the messages?)", got, de.DataSectionCRC)
+			}
 		case mcap.TokenFooter:
 			footer = true
 		}
 	}
+}
+
+// crcTail is the CRC-32 (IEEE) of the bytes written to it, holding back the
+// last crcHold of them so that the CRC of everything before a record just
+// read can be taken (before).
+type crcTail struct {
+	sum  uint32
+	tail []byte
+}
+
+const crcHold = 64
+
+func (c *crcTail) Write(p []byte) (int, error) {
+	c.tail = append(c.tail, p...)
+	if n := len(c.tail) - crcHold; n > 0 {
+		c.sum = crc32.Update(c.sum, crc32.IEEETable, c.tail[:n])
+		c.tail = append(c.tail[:0], c.tail[n:]...)
+	}
+	return len(p), nil
+}
+
+// before returns the CRC of all bytes written but the last n (n ≤ crcHold;
+// 0 when more are asked for, which no Data End record of this version needs).
+func (c *crcTail) before(n int) uint32 {
+	if n > len(c.tail) {
+		return 0
+	}
+	return crc32.Update(c.sum, crc32.IEEETable, c.tail[:len(c.tail)-n])
 }
