@@ -26,6 +26,7 @@ type sink struct {
 func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
 func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
 func (s sink) Done()                                  { s.p.done() }
+func (s sink) Note(line string)                       { fmt.Fprintln(s.d.w, line) }
 func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
 
 func orDiag(e env, d *diag) *diag {
