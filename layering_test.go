@@ -94,7 +94,6 @@ var ratchet = map[arrow]string{
 	{"cli", "models/diffdrive"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/diffdrive/calibrate"}: "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/mecanum"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/pioneer"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/skidsteer"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/skidsteer/terra"}:     "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/skidsteer/sbmpo"}:     "issue 23, Deliver 2 and 3 (robots, cli)",

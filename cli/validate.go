@@ -18,7 +18,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/models/pioneer"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/models/tire"
 	"github.com/wheelgrad/wheelgrad/robots"
@@ -78,7 +77,6 @@ func init() {
 	validateHandlers["skidsteer"] = validateSkidsteer
 	validateHandlers["diffdrive"] = validateDiffDrive
 	validateHandlers["tire"] = validateTire
-	validateHandlers["pioneer"] = validatePioneer
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
@@ -685,53 +683,6 @@ func validateTire(e env, a ValidateArgs) ([]valRun, error) {
 				return nil, r.Err(err)
 			}
 			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
-		}
-	}
-	return out, nil
-}
-
-func validatePioneer(e env, a ValidateArgs) ([]valRun, error) {
-	p, _, err := pioneer.ReadParams(a.Params)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for _, src := range a.sources() {
-		rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
-		}
-		for _, r := range rs {
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(r.Table, r.Row)); err != nil {
-				return nil, err
-			}
-			predict := func(s []float64) ([]fit.Channel, error) {
-				q := r
-				q.V, q.W = slices.Clone(r.V), slices.Clone(r.W)
-				q.V[0], q.W[0] = s[0], s[1]
-				v, w, err := pioneer.Simulate(p, &q)
-				if err != nil {
-					return nil, err
-				}
-				chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
-				for k := range r.T {
-					chs[0].Add(0, r.T[k], r.V[k], v[k])
-					chs[1].Add(0, r.T[k], r.W[k], w[k])
-				}
-				return chs, nil
-			}
-			v0, w0 := r.V[0], r.W[0]
-			if math.IsNaN(v0) || math.IsNaN(w0) {
-				v0, w0 = 0, 0
-			}
-			s, chs, err := a.start([]float64{v0, w0}, predict)
-			if err != nil {
-				return nil, r.Err(err)
-			}
-			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"v", "w"}})
 		}
 	}
 	return out, nil
