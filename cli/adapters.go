@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
@@ -26,6 +27,7 @@ type sink struct {
 func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
 func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
 func (s sink) Done()                                  { s.p.done() }
+func (s sink) Note(line string)                       { fmt.Fprintln(s.d.w, line) }
 func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
 
 func orDiag(e env, d *diag) *diag {
@@ -122,14 +124,14 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if out.Plot == nil {
+			if out.Plot == nil && out.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			if err := out.Plot(stage); err != nil {
+			if err := drawPlot(stage, out.Plot, out.Figure); err != nil {
 				return err
 			}
 		}
@@ -157,17 +159,30 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if sim.Plot == nil {
+			if sim.Plot == nil && sim.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			return sim.Plot(stage)
+			return drawPlot(stage, sim.Plot, sim.Figure)
 		}
 		return nil
 	}
+}
+
+// drawPlot draws a model's figure into path: its own Plot, else its
+// Figure as data.
+func drawPlot(path string, plot func(string) error, f *robots.Figure) error {
+	if plot != nil {
+		return plot(path)
+	}
+	ss := make([]figure.Series, len(f.Series))
+	for i, s := range f.Series {
+		ss[i] = figure.Series{Name: s.Name, X: s.X, Y: s.Y, Points: s.Points, Dashed: s.Dashed}
+	}
+	return figure.XY(path, f.Title, f.XLabel, f.YLabel, f.Equal, ss)
 }
 
 // validateWith is the validate handler of a model's Validator.

@@ -177,8 +177,6 @@ func init() {
 					switch {
 					case *model == "mecanum" && (a.Extra["loss"] == "squared" || a.Extra["friction"] == "net"):
 						return usagef("-json is not available with -loss squared or -friction net (they print no report yet)")
-					case *model == "tire" && a.Extra["online"] == "true":
-						return usagef("-json is not available with -online (its batches print no report)")
 					}
 				}
 				a.Quiet, a.Verbose = *quiet, *verbose

@@ -151,7 +151,8 @@ func TestJSONErrors(t *testing.T) {
 		{[]string{"identify", "-model", "pioneer", "-json", "-data", bad}, 1},
 		{[]string{"identify", "-model", "tire", "-json", "-data", filepath.Join(dir, "missing.csv")}, 1},
 		{[]string{"identify", "-model", "mecanum", "-json", "-loss", "squared", "-data", bad}, 2},
-		{[]string{"identify", "-model", "tire", "-json", "-online", "-data", bad}, 2},
+		{[]string{"identify", "-model", "tire", "-json", "-online", "-data", bad}, 1}, // a log without wl, wr
+		{[]string{"identify", "-model", "tire", "-json", "-online", "-batch", "0", "-data", bad}, 2},
 		{[]string{"identify", "-model", "tank", "-json", "-data", bad}, 2},
 		{[]string{"simulate", "-model", "pioneer", "-json", "-params", filepath.Join(dir, "none.json"), "-controls", bad}, 1},
 		{[]string{"simulate", "-json", "-model", "pioneer"}, 2},
@@ -161,6 +162,46 @@ func TestJSONErrors(t *testing.T) {
 		if st != c.want || out != "" || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || errOut == "" {
 			t.Errorf("%q: status %d (want %d), stdout %q, stderr %q", c.args, st, c.want, out, errOut)
 		}
+	}
+}
+
+// tire -online builds one report: μ of the last batch (no σ, a reason
+// instead), the pose residual over every batch, the batches as lines of
+// the summary (stderr); no optimiser status, so the parameter file has no
+// "fit" record.
+func TestIdentifyJSONOnline(t *testing.T) {
+	dir := t.TempDir()
+	pfile := filepath.Join(dir, "mu.json")
+	st, out, errOut := runCLI(append([]string{"identify", "-model", "tire", "-json", "-online", "-out", pfile}, jsonSamples[3].args...)...)
+	if st != 0 {
+		t.Fatalf("status %d, stderr %q", st, errOut)
+	}
+	m := oneJSON(t, "online", out)
+	ps, _ := m["params"].([]any)
+	if m["model"] != "tire" || m["status"] != nil || len(ps) != 1 {
+		t.Fatalf("report %s", out)
+	}
+	p := ps[0].(map[string]any)
+	mu, _ := p["value"].(float64)
+	if p["name"] != "mu" || p["std"] != nil || p["std_reason"] == "" || !(mu > 0) {
+		t.Errorf("mu %v", p)
+	}
+	if r, _ := m["residual_rms"].(float64); !(r > 0 && r < 0.05) {
+		t.Errorf("residual_rms %v", m["residual_rms"])
+	}
+	if !strings.Contains(errOut, "tire identify:") || !strings.Contains(errOut, "ms per batch") || strings.Count(errOut, "  run ") < 2 {
+		t.Errorf("summary on stderr: %q", errOut)
+	}
+	b, err := os.ReadFile(pfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pf map[string]any
+	if err := json.Unmarshal(b, &pf); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pf[fitKeyForTest]; ok || pf["mu"] != mu {
+		t.Errorf("parameter file %s: want mu %v and no fit record", b, mu)
 	}
 }
 

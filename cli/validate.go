@@ -18,9 +18,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/models/pioneer"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
-	"github.com/wheelgrad/wheelgrad/models/tire"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -77,8 +75,6 @@ func init() {
 	validateHandlers["mecanum"] = validateMecanum
 	validateHandlers["skidsteer"] = validateSkidsteer
 	validateHandlers["diffdrive"] = validateDiffDrive
-	validateHandlers["tire"] = validateTire
-	validateHandlers["pioneer"] = validatePioneer
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
@@ -654,107 +650,6 @@ func validateDiffDrive(e env, a ValidateArgs) ([]valRun, error) {
 			return nil, err
 		}
 		out = append(out, valRun{ID: a.runID(src.Path, ""), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"vr", "vl"}})
-	}
-	return out, nil
-}
-
-func validateTire(e env, a ValidateArgs) ([]valRun, error) {
-	p, err := readTireParams(e, a.Params)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for _, src := range a.sources() {
-		rs, tab, err := readTireLog(e, src)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rs {
-			if r.X == nil {
-				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
-			}
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, r.CommandRows(), false, tableRowErr(tab, r.Row)); err != nil {
-				return nil, err
-			}
-			k0 := -1
-			for k := range r.T {
-				if !math.IsNaN(r.X[k]) && !math.IsNaN(r.Y[k]) && !math.IsNaN(r.Psi[k]) {
-					k0 = k
-					break
-				}
-			}
-			if k0 < 0 {
-				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi: this run has none")
-			}
-			predict := func(s []float64) ([]fit.Channel, error) {
-				q := *r
-				q.X, q.Y, q.Psi = slices.Clone(r.X), slices.Clone(r.Y), slices.Clone(r.Psi)
-				q.X[k0], q.Y[k0], q.Psi[k0] = s[0], s[1], s[2]
-				st, err := tire.Simulate(p, &q)
-				if err != nil {
-					return nil, err
-				}
-				chs := poseChannels("psi")
-				for k := range r.T {
-					chs[0].Add(0, r.T[k], r.X[k], st[k][0])
-					chs[1].Add(0, r.T[k], r.Y[k], st[k][1])
-					chs[2].Add(0, r.T[k], r.Psi[k], st[k][2])
-				}
-				return chs, nil
-			}
-			s, chs, err := a.start([]float64{r.X[k0], r.Y[k0], r.Psi[k0]}, predict)
-			if err != nil {
-				return nil, r.Err(err)
-			}
-			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
-		}
-	}
-	return out, nil
-}
-
-func validatePioneer(e env, a ValidateArgs) ([]valRun, error) {
-	p, _, err := pioneer.ReadParams(a.Params)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for _, src := range a.sources() {
-		rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
-		if err != nil {
-			return nil, err
-		}
-		if len(rs) == 0 {
-			return nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
-		}
-		for _, r := range rs {
-			if _, err := checkGaps(a.Diag, a.Gaps, r.T, nil, false, tableRowErr(r.Table, r.Row)); err != nil {
-				return nil, err
-			}
-			predict := func(s []float64) ([]fit.Channel, error) {
-				q := r
-				q.V, q.W = slices.Clone(r.V), slices.Clone(r.W)
-				q.V[0], q.W[0] = s[0], s[1]
-				v, w, err := pioneer.Simulate(p, &q)
-				if err != nil {
-					return nil, err
-				}
-				chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
-				for k := range r.T {
-					chs[0].Add(0, r.T[k], r.V[k], v[k])
-					chs[1].Add(0, r.T[k], r.W[k], w[k])
-				}
-				return chs, nil
-			}
-			v0, w0 := r.V[0], r.W[0]
-			if math.IsNaN(v0) || math.IsNaN(w0) {
-				v0, w0 = 0, 0
-			}
-			s, chs, err := a.start([]float64{v0, w0}, predict)
-			if err != nil {
-				return nil, r.Err(err)
-			}
-			out = append(out, valRun{ID: a.runID(src.Path, r.ID), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"v", "w"}})
-		}
 	}
 	return out, nil
 }

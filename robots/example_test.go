@@ -37,3 +37,34 @@ func ExampleNewSkidSteerRobot() {
 		plan.K, r.Controls[0].Input+", "+r.Controls[1].Input, tr.RMS < 0.005, tr.Coverage > 0.999)
 	// Output: 80 segments × vc, wc; within 5 mm RMS of the circle: true; covered: true
 }
+
+// A tyre log as a library user reads it: identify μ, Kx, Ky of the Jackal
+// on carpet (the log's truth: 0.45, 220, 160), then validate the fit on
+// the same log, as MATLAB's compare scores it.
+func ExampleTire() {
+	var m robots.Tire
+	src := []robots.Source{{Path: "../models/tire/testdata/jackal.csv"}}
+	out, err := m.IdentifyWith(robots.IdentifyRequest{Sources: src}, robots.TireOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range out.Report.Params {
+		fmt.Printf("%s %.3g (%s)\n", p.Name, p.Value, p.Verdict())
+	}
+	runs, err := m.Validate(robots.ValidateRequest{Params: out.Params, Sources: src})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range runs {
+		f, _, _ := r.Channels[0].Fit()
+		fmt.Printf("run %s: x fit above 95 %%: %v\n", r.ID, f > 95)
+	}
+	// Output:
+	// mu 0.452 (determined)
+	// Kx 223 (determined)
+	// Ky 162 (determined)
+	// run u-turn-left-2: x fit above 95 %: true
+	// run paperclip-4: x fit above 95 %: true
+}

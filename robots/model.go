@@ -176,6 +176,25 @@ type Identified struct {
 	// Plot draws the fit's figure into a PNG file (nil: none was asked
 	// for, or the model draws none).
 	Plot func(path string) error
+	// Figure is the fit's figure as data, for the face to draw (robots
+	// imports no plotting package): used when Plot is nil.
+	Figure *Figure
+}
+
+// Figure is an x–y figure a model asks a face to draw: its title, axis
+// labels, equal axis scales (a path) or not, and its curves.
+type Figure struct {
+	Title, XLabel, YLabel string
+	Equal                 bool
+	Series                []Series
+}
+
+// Series is one curve of a Figure: a line, or markers when Points is set;
+// an empty Name adds no legend entry.
+type Series struct {
+	Name           string
+	X, Y           []float64
+	Points, Dashed bool
 }
 
 // Simulator predicts a log's outputs from its inputs.
@@ -198,6 +217,7 @@ type Simulation struct {
 	Write    func(w io.Writer) error
 	Warnings []fit.Warning
 	Plot     func(path string) error
+	Figure   *Figure // the figure as data, when Plot is nil
 }
 
 // Validator compares a model's predictions with logged outputs.

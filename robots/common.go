@@ -1,0 +1,127 @@
+package robots
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/fit"
+)
+
+// What several adapters share: parameter warnings as the command line
+// prints them, the log readers' notes turned into warnings and notes,
+// the validation channels of pose and velocity models, and the hint a
+// numerical failure deserves.
+
+// ParamWarnings turns a model package's parameter warnings (each "key:
+// why") into warnings that name the file and the key ("PATH, key "K":
+// WHY"; File empty, so that the line reads as it always has).
+func ParamWarnings(path string, ws []string) []fit.Warning {
+	var out []fit.Warning
+	for _, w := range ws {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
+			continue
+		}
+		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
+	}
+	return out
+}
+
+// Noter is a Sink that also shows notes: one-line remarks that are not
+// warnings (rows ignored before a log's first command). A Sink without it
+// drops them.
+type Noter interface {
+	Note(line string)
+}
+
+// NoteWriter is the writer a model package's reader takes as its Note
+// option (e.g. tire.LogOptions.Note): each line "warning: X" becomes the
+// warning X of d, every other line a note of d's sink (Noter).
+func (d *Diag) NoteWriter() io.Writer { return &noteWriter{d: d} }
+
+type noteWriter struct {
+	d    *Diag
+	part []byte
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	n.part = append(n.part, b...)
+	for {
+		i := strings.IndexByte(string(n.part), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(n.part[:i])
+		n.part = n.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			n.d.Add(fit.Warning{Msg: msg})
+			continue
+		}
+		if nt, ok := n.d.Sink.(Noter); ok {
+			nt.Note(line)
+		}
+	}
+}
+
+// failureHint adds the likely causes to a numerical failure of an
+// optimiser (a NaN or Inf loss).
+func failureHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
+		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
+	}
+	return err
+}
+
+// PoseChannels are the validation channels of a pose model: x, y (m) and
+// the heading named angle (rad, wrapped).
+func PoseChannels(angle string) []fit.Channel {
+	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
+}
+
+// VelocityChannels are the validation channels of a velocity model: v
+// (m/s) and w (rad/s).
+func VelocityChannels() []fit.Channel {
+	return []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+}
+
+// PoseTrack pairs the first three channels (x, y, heading) of a pose model
+// sample by sample (empty when they are not sampled together).
+func PoseTrack(chs []fit.Channel) fit.Track {
+	var tr fit.Track
+	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
+		return tr
+	}
+	for k := range chs[0].T {
+		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
+			return fit.Track{}
+		}
+		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
+	}
+	return tr
+}
+
+// VelocityTrack dead-reckons the v, w channels (sampled together) into
+// poses (fit.DeadReckon).
+func VelocityTrack(chs []fit.Channel) fit.Track {
+	if len(chs) < 2 || len(chs[0].T) != len(chs[1].T) {
+		return fit.Track{}
+	}
+	return fit.DeadReckon(chs[0].T, chs[0].Meas, chs[1].Meas, chs[0].Pred, chs[1].Pred)
+}
+
+// StartChannels returns a run's channels predicted from its start state:
+// estimated as MATLAB's compare does (fit.EstimateStart, x0 X0Estimate or
+// "") or, with X0First, the first measured state first.
+func StartChannels(x0 string, first []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
+	if x0 == X0First {
+		chs, err := predict(first)
+		return first, chs, err
+	}
+	return fit.EstimateStart(first, predict)
+}
