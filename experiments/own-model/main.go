@@ -1,5 +1,5 @@
 // Command own-model is the worked example of "Your own model" (README):
-// a robot model written once in the step language (model.go, 33 lines),
+// a robot model written once in the step language (unicycle/model.go, 33 lines),
 // synthetic logs from its native rollout with tracker noise and command
 // noise the model does not know about, and identification of its three
 // parameters — at 8 runs × 150 steps and at 4 runs × 20,000 steps — in
