@@ -144,61 +144,11 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 			cols[j] = fmt.Sprintf("%s(run %d)", s.spec.State[k], b+1)
 		}
 	}
-	p := slices.Clone(start.Values)
-	starts := make([][]float64, nb)
-	unpack := func(x []float64) {
-		for i, k := range free {
-			p[k] = x[i]
-		}
-		for b := range nb {
-			starts[b] = x[np+b*ns : np+(b+1)*ns]
-		}
-	}
-	jac, err := bt.sim.NewJac(dyn.Wrt{Params: free, X0: true})
+	lp, p, err := bt.problem(start.Values, free, sd, lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	jac.JXT, jac.JCost, jac.Y = nil, nil, bt.y
-	m := len(bt.samples)
-	w := make([]float64, m)
-	for i, sm := range bt.samples {
-		w[i] = 1 / sd[sm.c]
-	}
-	dcol := jac.D
-	lp := opt.LSProblem{M: m, Lower: lo, Upper: hi, Residuals: func(x, r []float64, J *mat.Dense) error {
-		unpack(x)
-		if J == nil {
-			if err := bt.value(p, starts, false); err != nil {
-				return err
-			}
-		} else if err := bt.sim.Jacobian(p, bt.q, bt.x0(starts), bt.u, jac); err != nil {
-			return err
-		}
-		for i := range bt.samples {
-			r[i] = -bt.residual(i) * w[i] // predicted − measured
-		}
-		if J == nil {
-			return nil
-		}
-		J.Zero()
-		for i, sm := range bt.samples {
-			row := J.RawRowView(i)
-			add := func(idx int, f float64) {
-				src := jac.JY[idx*dcol : (idx+1)*dcol]
-				for c := range np {
-					row[c] += f * src[c]
-				}
-				for k := range ns {
-					row[np+sm.b*ns+k] += f * src[np+k]
-				}
-			}
-			add(bt.at(sm.c, sm.k, sm.b), (1-sm.w)*w[i])
-			if sm.w > 0 {
-				add(bt.at(sm.c, sm.k+1, sm.b), sm.w*w[i])
-			}
-		}
-		return nil
-	}}
+	m := lp.M
 	settings := req.Fit.Apply(opt.Settings{Names: cols, Callback: func(it opt.Iteration) bool {
 		d.Sink.Progress("%s identify: iteration %d, loss %.6g", s.m.Name, it.Iter, it.F)
 		return true
@@ -456,4 +406,72 @@ func (s *Step) track(bt *stepBatch, r *stepRun) fit.Track {
 		tr.Add(t, [3]float64{mx, my, mh}, [3]float64{bt.stateAt(s.pose[0], 0, t), bt.stateAt(s.pose[1], 0, t), ph})
 	}
 	return tr
+}
+
+// problem is the least-squares problem of identify over the batch: x is
+// the free parameters (indices free of the step's, the others held at p0)
+// then every run's start state; residual i is (predicted − measured)/σ of
+// sample i's output, predicted between two grid outputs; the Jacobian
+// comes from one forward-mode rollout (Sim.Jacobian with the start states'
+// block columns spread out per run). p is the parameter vector the last
+// evaluation used.
+func (bt *stepBatch) problem(p0 []float64, free []int, sd, lo, hi []float64) (opt.LSProblem, []float64, error) {
+	s := bt.s
+	ns, np, nb := len(s.spec.State), len(free), bt.B
+	p := slices.Clone(p0)
+	starts := make([][]float64, nb)
+	unpack := func(x []float64) {
+		for i, k := range free {
+			p[k] = x[i]
+		}
+		for b := range nb {
+			starts[b] = x[np+b*ns : np+(b+1)*ns]
+		}
+	}
+	jac, err := bt.sim.NewJac(dyn.Wrt{Params: free, X0: true})
+	if err != nil {
+		return opt.LSProblem{}, nil, err
+	}
+	jac.JXT, jac.JCost, jac.Y = nil, nil, bt.y
+	m := len(bt.samples)
+	w := make([]float64, m)
+	for i, sm := range bt.samples {
+		w[i] = 1 / sd[sm.c]
+	}
+	dcol := jac.D
+	lp := opt.LSProblem{M: m, Lower: lo, Upper: hi, Residuals: func(x, r []float64, J *mat.Dense) error {
+		unpack(x)
+		if J == nil {
+			if err := bt.value(p, starts, false); err != nil {
+				return err
+			}
+		} else if err := bt.sim.Jacobian(p, bt.q, bt.x0(starts), bt.u, jac); err != nil {
+			return err
+		}
+		for i := range bt.samples {
+			r[i] = -bt.residual(i) * w[i] // predicted − measured
+		}
+		if J == nil {
+			return nil
+		}
+		J.Zero()
+		for i, sm := range bt.samples {
+			row := J.RawRowView(i)
+			add := func(idx int, f float64) {
+				src := jac.JY[idx*dcol : (idx+1)*dcol]
+				for c := range np {
+					row[c] += f * src[c]
+				}
+				for k := range ns {
+					row[np+sm.b*ns+k] += f * src[np+k]
+				}
+			}
+			add(bt.at(sm.c, sm.k, sm.b), (1-sm.w)*w[i])
+			if sm.w > 0 {
+				add(bt.at(sm.c, sm.k+1, sm.b), sm.w*w[i])
+			}
+		}
+		return nil
+	}}
+	return lp, p, nil
 }
