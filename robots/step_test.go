@@ -51,7 +51,7 @@ func dragModel(t *testing.T) *Step { return dragModelOf(t, dragCar) }
 func dragModelOf(t *testing.T, model *dyn.Model) *Step {
 	t.Helper()
 	m, err := NewStepModel(StepModel{Name: "dragcar", Model: model, Dt: "dt", AfterStep: true, Pose: [3]string{"x", "y", "th"},
-		Params: []fit.Param{{Name: "tau", Unit: "s", Value: 0.5, Lower: 0.01, Upper: 5}, {Name: "k", Value: 1, Lower: 0.1, Upper: 5}, {Name: "d", Unit: "1/s", Value: 0.1, Lower: 0, Upper: 5}},
+		Params:  []fit.Param{{Name: "tau", Unit: "s", Value: 0.5, Lower: 0.01, Upper: 5}, {Name: "k", Value: 1, Lower: 0.1, Upper: 5}, {Name: "d", Unit: "1/s", Value: 0.1, Lower: 0, Upper: 5}},
 		Outputs: []Output{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,9 @@ func TestNewStepModelErrors(t *testing.T) {
 	}{
 		{func(m *StepModel) { m.Params = m.Params[:2] }, "2 Params"},
 		{func(m *StepModel) { m.Params = []fit.Param{m.Params[1], m.Params[0], m.Params[2]} }, `Params[0] is "k"`},
-		{func(m *StepModel) { m.Params = append([]fit.Param{{Name: "tau", Value: 9, Lower: 0, Upper: 5}}, m.Params[1:]...) }, "outside its bounds"},
+		{func(m *StepModel) {
+			m.Params = append([]fit.Param{{Name: "tau", Value: 9, Lower: 0, Upper: 5}}, m.Params[1:]...)
+		}, "outside its bounds"},
 		{func(m *StepModel) { m.Dt = "" }, "Dt"},
 		{func(m *StepModel) { m.Dt = "h" }, `Dt "h"`},
 		{func(m *StepModel) { m.Outputs = []Output{{Name: "z"}} }, `"z"`},
