@@ -184,6 +184,24 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 		scale = math.Sqrt(ss / float64(dof))
 	}
 	infl, rho := fit.CorrelationInflation(series)
+	// Null directions among the parameters; one among the start states
+	// alone (a run that starts at rest under a friction that holds it
+	// shows no initial speed) costs the parameters nothing.
+	var null []fit.Direction
+	var startNull []string
+	for _, dir := range ident.Null {
+		pc := make([]float64, len(names))
+		var n2 float64
+		for i, k := range free {
+			pc[k] = dir.Coef[i]
+			n2 += pc[k] * pc[k]
+		}
+		if math.Sqrt(n2) > 0.1 {
+			null = append(null, fit.NewDirection(names, pc))
+		} else {
+			startNull = append(startNull, dir.Text)
+		}
+	}
 	out := StepParams{Model: s.m.Name, Names: slices.Clone(names), Values: slices.Clone(p)}
 	def := s.Defaults()
 	out.lower, out.upper = def.lower, def.upper
@@ -224,7 +242,7 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 		Method:      "lsq (forward-mode Jacobian)",
 		Params:      ps,
 		Status:      fit.NewStatus("lsq", res),
-		Null:        ident.Null,
+		Null:        null,
 		Evaluations: res.FuncEvaluations,
 		Elapsed:     time.Since(t0),
 		Residual:    s.residualFigure(raw, r),
@@ -240,6 +258,9 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	rep.Lines = append(rep.Lines,
 		fmt.Sprintf("residuals weighed by the output noise σ: %s", strings.Join(noise, ", ")),
 		fmt.Sprintf("σ: Gauss–Newton × %.3g for residuals correlated in time (lag-1 autocorrelation %.2f), the start state of every run (%s) estimated with the parameters", infl, rho, strings.Join(s.spec.State, ", ")))
+	if len(startNull) > 0 {
+		rep.Lines = append(rep.Lines, "start states the data do not determine (no part in the parameters' σ): "+strings.Join(startNull, "; "))
+	}
 	rep.Warnings = d.Warnings
 	return &Identified{Report: rep, Params: out, Refused: refused, Outcome: outcome}, nil
 }
