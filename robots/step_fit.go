@@ -115,7 +115,6 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	for i, src := range req.Sources {
 		files[i] = src.Path
 	}
-	sd, estimated := s.noise(runs, d)
 	bt := s.batch(runs, dt)
 	if len(bt.samples) == 0 {
 		return nil, fmt.Errorf("%s: no measured output (%s) after the first row: nothing to identify from", strings.Join(files, ","), strings.Join(s.spec.Outputs, ", "))
@@ -125,6 +124,7 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	}); !moving {
 		return nil, fit.NoMotion(strings.Join(files, ","), strings.Join(s.spec.Outputs, ", "))
 	}
+	sd, estimated := s.noise(runs, d)
 	ns, np, nb := len(s.spec.State), len(free), bt.B
 	// x: the free parameters, then each run's start state.
 	x := make([]float64, np+nb*ns)
@@ -370,6 +370,9 @@ func (s *Step) Validate(req ValidateRequest) ([]ValidationRun, error) {
 		}
 		for _, r := range runs {
 			bt := s.batch([]*stepRun{r}, dt)
+			if len(bt.samples) == 0 {
+				return nil, r.Errorf(0, s.spec.Outputs[0], "validate needs measured outputs (%s): this run has none after its first row", strings.Join(s.spec.Outputs, ", "))
+			}
 			predict := func(x0 []float64) ([]fit.Channel, error) {
 				if err := bt.value(p.Values, [][]float64{x0}, true); err != nil {
 					return nil, err
