@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/fit"
@@ -66,6 +67,14 @@ type StepModel struct {
 	// that best explains its first motion, and validate reports endpoint
 	// and k-step position errors. The x and y lanes must be outputs too.
 	Pose [3]string
+	// Controls are the inputs follow decides, with their bounds: with
+	// them, and a Pose whose three lanes are outputs of the step, the
+	// model is a Driver (control.Robot over the same step). Other inputs
+	// but Dt are held at 0.
+	Controls []control.Control
+	// DriveStep (s) is the step follow plans with when Dt is a setting
+	// (0: 0.01 s); a Dt input takes follow's own step.
+	DriveStep float64
 }
 
 // Output is one measured output of a step model.
@@ -164,6 +173,14 @@ func NewStepModel(m StepModel) (*Step, error) {
 				return nil, bad("Pose lane %q is not an output of the step (the log must measure the position)", m.Pose[k])
 			}
 		}
+	}
+	for _, c := range m.Controls {
+		if !slices.Contains(s.inputs(), c.Input) {
+			return nil, bad("Controls names %q, not an input of the step other than Dt", c.Input)
+		}
+	}
+	if !(m.DriveStep >= 0) || math.IsInf(m.DriveStep, 0) {
+		return nil, bad("DriveStep %g must be ≥ 0 and finite", m.DriveStep)
 	}
 	for _, n := range s.inputs() {
 		if slices.Contains(s.spec.Outputs, n) || n == "t" || n == "traj" {
@@ -313,4 +330,63 @@ func (s *Step) params(p Params) (StepParams, error) {
 		return s.params(*v)
 	}
 	return StepParams{}, errors.New("robots: " + s.m.Name + ": parameters of another model")
+}
+
+// DriveFlags: a step model's bounds are its StepModel's Controls; it takes
+// none of follow's model flags.
+func (s *Step) DriveFlags() []string { return nil }
+
+// Drive is the model's follow: a control.Robot over the same step, the
+// Controls as decision variables, the Pose lanes tracked, started at rest
+// (every other state lane 0). It fails, naming why, for a StepModel without
+// Controls or a Pose whose lanes are all outputs.
+func (s *Step) Drive(p Params, o DriveOptions) (*Drive, error) {
+	if len(s.m.Controls) == 0 || s.pose[0] < 0 {
+		return nil, fmt.Errorf("model %s cannot be driven: its StepModel names no Controls or no Pose", s.m.Name)
+	}
+	step := s.m.DriveStep
+	if step == 0 {
+		step = 0.01
+	}
+	robot := func(p Params) (control.Robot, error) {
+		v, err := s.params(p)
+		if err != nil {
+			return control.Robot{}, err
+		}
+		r := control.Robot{Model: s.m.Model, Params: v.Values, Settings: slices.Clone(s.q), State0: make([]float64, len(s.spec.State)),
+			X: s.m.Pose[0], Y: s.m.Pose[1], Heading: s.m.Pose[2], Controls: slices.Clone(s.m.Controls), Inputs: map[string]float64{}}
+		for _, n := range s.inputs() {
+			if !slices.ContainsFunc(r.Controls, func(c control.Control) bool { return c.Input == n }) {
+				r.Inputs[n] = 0
+			}
+		}
+		if s.dtInput >= 0 {
+			r.DtInput = s.m.Dt
+		} else {
+			r.Step, r.Settings[s.dtSet] = step, step
+		}
+		if err := r.Validate(); err != nil {
+			return control.Robot{}, fmt.Errorf("model %s cannot be driven: %w", s.m.Name, err)
+		}
+		return r, nil
+	}
+	r, err := robot(p)
+	if err != nil {
+		return nil, err
+	}
+	d := &Drive{Plan: r, Exact: r, Pose: s.m.Pose[:]}
+	if s.dtInput < 0 {
+		d.Dt, d.FixedStep = step, true
+	}
+	for _, c := range s.m.Controls {
+		d.Columns = append(d.Columns, c.Input)
+	}
+	if o.Truth != nil {
+		tr, err := robot(o.Truth)
+		if err != nil {
+			return nil, err
+		}
+		d.Truth = &tr
+	}
+	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"gonum.org/v1/gonum/mat"
@@ -18,16 +19,21 @@ import (
 // against cubic drag d, driving a unicycle; smooth, so that central
 // differences have no kink to straddle. Outputs: the pose after the step.
 // With linear drag (cubic false) only k/tau and 1/tau + d are determined.
-var dragCar, linearDragCar = dragDefine(true), dragDefine(false)
+// poseDragCar outputs its heading too, as control.Robot needs of a Driver.
+var dragCar, linearDragCar, poseDragCar = dragDefine(true, false), dragDefine(false, false), dragDefine(true, true)
 
-func dragDefine(cubic bool) *dyn.Model {
+func dragDefine(cubic, heading bool) *dyn.Model {
+	out := []string{"x", "y"}
+	if heading {
+		out = append(out, "th")
+	}
 	return dyn.MustDefine(dyn.Spec{
 		Name: "drag_car", State: []string{"x", "y", "th", "v"}, Input: []string{"u", "w"},
-		Params: []string{"tau", "k", "d"}, Settings: []string{"dt"}, Outputs: []string{"x", "y"},
-	}, func(s *dyn.Step) { dragStep(s, cubic) })
+		Params: []string{"tau", "k", "d"}, Settings: []string{"dt"}, Outputs: out,
+	}, func(s *dyn.Step) { dragStep(s, cubic, heading) })
 }
 
-func dragStep(s *dyn.Step, cubic bool) {
+func dragStep(s *dyn.Step, cubic, heading bool) {
 	x, y, th, v := s.State("x"), s.State("y"), s.State("th"), s.State("v")
 	dt := s.Setting("dt")
 	drag := v
@@ -36,7 +42,11 @@ func dragStep(s *dyn.Step, cubic bool) {
 	}
 	acc := s.Param("k").Mul(s.Input("u")).Sub(v).Div(s.Param("tau")).Sub(s.Param("d").Mul(drag))
 	s.Next("v", v.Add(dt.Mul(acc)))
-	s.Next("th", th.Add(dt.Mul(s.Input("w"))))
+	nth := th.Add(dt.Mul(s.Input("w")))
+	s.Next("th", nth)
+	if heading {
+		s.Output("th", nth)
+	}
 	nx, ny := x.Add(dt.Mul(v).Mul(dyn.Cos(th))), y.Add(dt.Mul(v).Mul(dyn.Sin(th)))
 	s.Next("x", nx)
 	s.Next("y", ny)
@@ -267,5 +277,43 @@ func TestNewStepModelErrors(t *testing.T) {
 		if _, err := NewStepModel(m); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one naming %s", err, c.want)
 		}
+	}
+}
+
+// TestStepDrive: a step model with Controls and a Pose whose lanes are
+// outputs is a Driver: synthesis through the same step drives it around
+// the 40-s circle of 0.5 m (measured 4.2 mm RMS, 22 mm max, 5.9 mm on
+// time: looser than the built-in models, which seed synthesis with a
+// steady-state inverse; this one starts from zero controls and from rest
+// against its velocity lag); without a heading output the model says it
+// cannot be driven.
+func TestStepDrive(t *testing.T) {
+	ctl := []control.Control{{Input: "u", Lo: -1, Hi: 2, Scale: 0.05}, {Input: "w", Lo: -2, Hi: 2, Scale: 0.1}}
+	params := []fit.Param{{Name: "tau", Value: 0.1, Lower: 0.01, Upper: 5}, {Name: "k", Value: 1.1, Lower: 0.1, Upper: 5}, {Name: "d", Value: 0.2, Lower: 0, Upper: 5}}
+	m, err := NewStepModel(StepModel{Name: "dragcar", Model: poseDragCar, Dt: "dt", AfterStep: true, Pose: [3]string{"x", "y", "th"},
+		Params: params, Controls: ctl, DriveStep: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var _ Driver = m
+	d, err := m.Drive(m.Defaults(), DriveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.FixedStep || d.Dt != 0.02 || strings.Join(d.Columns, ",") != "u,w" {
+		t.Errorf("drive %+v", d)
+	}
+	tr, _ := followRobot(t, d.Plan, d.Exact, control.Circle{R: 0.5, T: 40}, control.Tangent, 0, d.Dt)
+	// On time: the distance to the reference of the same time, which a
+	// robot left at rest would make tens of centimetres.
+	if tr.RMS > 0.01 || tr.Max > 0.05 || tr.OnTimeRMS > 0.02 || tr.Coverage < 0.99 {
+		t.Errorf("circle: RMS %.4f m, max %.4f m, on time %.4f m, coverage %.4f: want ≤ 0.01, 0.05, 0.02, ≥ 0.99", tr.RMS, tr.Max, tr.OnTimeRMS, tr.Coverage)
+	}
+	noHeading, err := NewStepModel(StepModel{Name: "dragcar", Model: dragCar, Dt: "dt", Pose: [3]string{"x", "y", "th"}, Params: params, Controls: ctl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noHeading.Drive(noHeading.Defaults(), DriveOptions{}); err == nil || !strings.Contains(err.Error(), "cannot be driven") {
+		t.Errorf("without a heading output: %v", err)
 	}
 }
