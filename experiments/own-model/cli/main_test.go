@@ -283,3 +283,35 @@ func num(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestColumns: -columns reads a log whose columns are named otherwise,
+// for the user's model as for the built-in ones: the same validation.
+func TestColumns(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t)
+	data := writeLog(t, dir, "log.csv", 0, 5)
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(dir, "renamed.csv")
+	if err := os.WriteFile(renamed, []byte(strings.Replace(string(b), "t,u,w,x,y,traj", "stamp,speed,yawrate,px,py,traj", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pfile := filepath.Join(dir, "truth.json")
+	if err := os.WriteFile(pfile, []byte(`{"tau": 0.25, "k": 1.2, "c": 0.6}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, stderr, code := run(t, reg, "validate", "-model", "unicycle", "-params", pfile, "-data", data, "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, stderr, code := run(t, reg, "validate", "-model", "unicycle", "-params", pfile, "-data", renamed, "-json",
+		"-columns", "t=stamp,u=speed,w=yawrate,x=px,y=py")
+	if code != 0 {
+		t.Fatalf("-columns: exit %d: %s", code, stderr)
+	}
+	if got != want {
+		t.Errorf("-columns on the renamed log:\n%s\nthe log itself:\n%s", got, want)
+	}
+}
