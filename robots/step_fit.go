@@ -18,7 +18,10 @@ import (
 // Methods: "lsq", bounded least squares (opt.LeastSquares) over the
 // measured outputs' residuals with the forward-mode Jacobian of the whole
 // rollout (dyn's Sim.Jacobian).
-func (s *Step) Methods() []string { return []string{"lsq"} }
+// "lbfgsb" minimises the same loss by L-BFGS-B with its gradient from the
+// generated reverse pass (Sim.Backward): one gradient for a few rollouts
+// whatever the number of parameters, for a model with many.
+func (s *Step) Methods() []string { return []string{"lsq", "lbfgsb"} }
 
 // Options: a step model has none of its own.
 func (s *Step) Options() []Option { return nil }
@@ -77,8 +80,12 @@ func (s *Step) noise(runs []*stepRun, d *Diag) ([]float64, []bool) {
 func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	t0 := time.Now()
 	d := NewDiag(req.Sink)
-	if req.Method != "" && req.Method != "lsq" {
-		return nil, Usagef("unknown -method %q for %s (one of lsq)", req.Method, s.m.Name)
+	method := req.Method
+	if method == "" {
+		method = "lsq"
+	}
+	if !slices.Contains(s.Methods(), method) {
+		return nil, Usagef("unknown -method %q for %s (one of %s)", req.Method, s.m.Name, strings.Join(s.Methods(), ", "))
 	}
 	if len(req.Options) > 0 {
 		for k := range req.Options {
@@ -153,7 +160,15 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 		d.Sink.Progress("%s identify: iteration %d, loss %.6g", s.m.Name, it.Iter, it.F)
 		return true
 	}})
-	res, err := opt.LeastSquares{TrialJacobian: true}.Solve(lp, x, settings)
+	var res *opt.Result
+	if method == "lbfgsb" {
+		var f opt.Objective
+		if f, err = bt.objective(start.Values, free, sd); err == nil {
+			res, err = opt.LBFGSB{}.Minimize(opt.Problem{Objective: f, Lower: lo, Upper: hi}, x, settings)
+		}
+	} else {
+		res, err = opt.LeastSquares{TrialJacobian: true}.Solve(lp, x, settings)
+	}
 	d.Sink.Done()
 	if err != nil {
 		return nil, fmt.Errorf("%s identify: %w", s.m.Name, err)
@@ -239,9 +254,9 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	rep := fit.Report{
 		Model:       s.m.Name,
 		Data:        fmt.Sprintf("%d run(s), %d samples of %s, step %.4g s", nb, m, strings.Join(s.spec.Outputs, ", "), dt),
-		Method:      "lsq (forward-mode Jacobian)",
+		Method:      map[string]string{"lsq": "lsq (forward-mode Jacobian)", "lbfgsb": "lbfgsb (reverse-mode gradient)"}[method],
 		Params:      ps,
-		Status:      fit.NewStatus("lsq", res),
+		Status:      fit.NewStatus(method, res),
 		Null:        null,
 		Evaluations: res.FuncEvaluations,
 		Elapsed:     time.Since(t0),
@@ -498,4 +513,54 @@ func (bt *stepBatch) problem(p0 []float64, free []int, sd, lo, hi []float64) (op
 		return nil
 	}}
 	return lp, p, nil
+}
+
+// objective is the problem's loss ½‖r‖² with its gradient from the
+// generated reverse pass (Sim.Backward): the residuals' adjoints spread
+// onto the two grid outputs each is interpolated from.
+func (bt *stepBatch) objective(p0 []float64, free []int, sd []float64) (opt.Objective, error) {
+	s := bt.s
+	ns, np := len(s.spec.State), len(free)
+	p := slices.Clone(p0)
+	starts := make([][]float64, bt.B)
+	ybar := make([]float64, len(bt.y))
+	pbar := make([]float64, len(p))
+	x0bar := make([]float64, ns*bt.B)
+	return func(x, grad []float64) (float64, error) {
+		for i, k := range free {
+			p[k] = x[i]
+		}
+		for b := range bt.B {
+			starts[b] = x[np+b*ns : np+(b+1)*ns]
+		}
+		if err := bt.value(p, starts, grad != nil); err != nil {
+			return 0, err
+		}
+		var f float64
+		clear(ybar)
+		for i, sm := range bt.samples {
+			w := 1 / sd[sm.c]
+			r := -bt.residual(i) * w
+			f += 0.5 * r * r
+			ybar[bt.at(sm.c, sm.k, sm.b)] += r * w * (1 - sm.w)
+			if sm.w > 0 {
+				ybar[bt.at(sm.c, sm.k+1, sm.b)] += r * w * sm.w
+			}
+		}
+		if grad == nil {
+			return f, nil
+		}
+		if err := bt.sim.Backward(p, bt.q, bt.u, ybar, 0, nil, pbar, x0bar, nil); err != nil {
+			return 0, err
+		}
+		for i, k := range free {
+			grad[i] = pbar[k]
+		}
+		for b := range bt.B {
+			for k := range ns {
+				grad[np+b*ns+k] = x0bar[k*bt.B+b]
+			}
+		}
+		return f, nil
+	}, nil
 }

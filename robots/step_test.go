@@ -169,6 +169,41 @@ func TestStepJacobian(t *testing.T) {
 		if worst > 1e-6 {
 			t.Errorf("x %v: Jacobian off central differences by %.2g of its largest entry", x, worst)
 		}
+		// lbfgsb's gradient (reverse pass) against central differences of
+		// its loss, which is ½‖r‖² of the same residuals.
+		f, err := bt.objective(s.Defaults().Values, free, []float64{0.005, 0.005})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := make([]float64, n)
+		v, err := f(x, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var half float64
+		for _, ri := range r {
+			half += 0.5 * ri * ri
+		}
+		if math.Abs(v-half) > 1e-12*half {
+			t.Errorf("x %v: loss %v, ½‖r‖² %v", x, v, half)
+		}
+		for c := range n {
+			h := 1e-6 * math.Max(1, math.Abs(x[c]))
+			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
+			xp[c] += h
+			xm[c] -= h
+			fp, err := f(xp, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fm, err := f(xm, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := (fp - fm) / (2 * h); math.Abs(fd-g[c]) > 1e-5*math.Max(1, math.Abs(fd)) {
+				t.Errorf("x %v: gradient %d = %v, central differences %v", x, c, g[c], fd)
+			}
+		}
 	}
 }
 
@@ -223,6 +258,21 @@ func TestStepModelLibrary(t *testing.T) {
 		}
 		if ep := r.Track.Endpoint(); !(ep < 0.03) {
 			t.Errorf("run %s: endpoint error %v m", r.ID, ep)
+		}
+	}
+	// lbfgsb (reverse-mode gradient) ends within 0.5σ of lsq.
+	lb, err := s.Identify(IdentifyRequest{Sources: []Source{{Path: path}}, Method: "lbfgsb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lb.Outcome != nil || lb.Report.Status.Method != "lbfgsb" {
+		t.Errorf("lbfgsb: outcome %v, status %+v", lb.Outcome, lb.Report.Status)
+	}
+	for k, q := range lb.Report.Params {
+		ls := id.Report.Params[k]
+		t.Logf("lbfgsb %s = %.6g (lsq %.6g ± %.2g); %d iterations against %d", q.Name, q.Value, ls.Value, ls.Std, lb.Report.Status.Iterations, id.Report.Status.Iterations)
+		if math.Abs(q.Value-ls.Value) > 0.5*ls.Std {
+			t.Errorf("lbfgsb %s = %v, lsq %v ± %v", q.Name, q.Value, ls.Value, ls.Std)
 		}
 	}
 	// Linear drag: the fit is refused, its null direction named.
