@@ -56,9 +56,9 @@ func dragStep(s *dyn.Step, cubic, heading bool) {
 
 var dragTruth = []float64{0.3, 1.1, 0.2}
 
-func dragModel(t *testing.T) *Step { return dragModelOf(t, dragCar) }
+func dragModel(t testing.TB) *Step { return dragModelOf(t, dragCar) }
 
-func dragModelOf(t *testing.T, model *dyn.Model) *Step {
+func dragModelOf(t testing.TB, model *dyn.Model) *Step {
 	t.Helper()
 	m, err := NewStepModel(StepModel{Name: "dragcar", Model: model, Dt: "dt", AfterStep: true, Pose: [3]string{"x", "y", "th"},
 		Params:  []fit.Param{{Name: "tau", Unit: "s", Value: 0.5, Lower: 0.01, Upper: 5}, {Name: "k", Value: 1, Lower: 0.1, Upper: 5}, {Name: "d", Unit: "1/s", Value: 0.1, Lower: 0, Upper: 5}},
@@ -71,7 +71,7 @@ func dragModelOf(t *testing.T, model *dyn.Model) *Step {
 
 // dragLog writes runs of the true drag car: commands at 50 Hz stamped with
 // ±3 ms jitter, a tracker at 25 Hz on its own clock with 5-mm noise.
-func dragLog(t *testing.T, runs, steps int, seed uint64) string {
+func dragLog(t testing.TB, runs, steps int, seed uint64) string {
 	t.Helper()
 	const dt = 0.02
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -365,5 +365,26 @@ func TestStepDrive(t *testing.T) {
 	}
 	if _, err := noHeading.Drive(noHeading.Defaults(), DriveOptions{}); err == nil || !strings.Contains(err.Error(), "cannot be driven") {
 		t.Errorf("without a heading output: %v", err)
+	}
+}
+
+// BenchmarkStepIdentify times a user's model's identify on 3 runs × 30 s
+// (50-Hz commands, 25-Hz tracker) by each method, and reports their
+// iterations.
+func BenchmarkStepIdentify(b *testing.B) {
+	s := dragModel(b)
+	path := dragLog(b, 3, 1500, 2)
+	for _, m := range s.Methods() {
+		b.Run(m, func(b *testing.B) {
+			var id *Identified
+			var err error
+			for range b.N {
+				if id, err = s.Identify(IdentifyRequest{Sources: []Source{{Path: path}}, Method: m}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(id.Report.Status.Iterations), "iterations")
+			b.ReportMetric(float64(id.Report.Evaluations), "evaluations")
+		})
 	}
 }
