@@ -1,5 +1,5 @@
 // Command own-model is the worked example of "Your own model" (README):
-// a robot model written once in the step language (model.go, 33 lines),
+// a robot model written once in the step language (unicycle/model.go, 33 lines),
 // synthetic logs from its native rollout with tracker noise and command
 // noise the model does not know about, and identification of its three
 // parameters — at 8 runs × 150 steps and at 4 runs × 20,000 steps — in
@@ -41,7 +41,9 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/experiments/own-model/unicycle"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/opt"
 	"gonum.org/v1/gonum/mat"
@@ -51,7 +53,15 @@ func main() {
 	out := flag.String("out", filepath.Join("out", "own-model"), "output directory for the PNGs")
 	asJSON := flag.Bool("json", false, "print the 4 × 20,000 result as JSON on the last line")
 	quick := flag.Bool("quick", false, "smaller sizes (smoke test)")
+	logs := flag.String("logs", "", "write two synthetic log CSVs (train.csv, held-out.csv: 4 runs × 30 s each) into this directory for the command line of experiments/own-model/cli, and stop")
 	flag.Parse()
+	if *logs != "" {
+		if err := writeLogs(*logs); err != nil {
+			fmt.Fprintln(os.Stderr, "own-model:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Stdout, *out, *asJSON, *quick); err != nil {
 		fmt.Fprintln(os.Stderr, "own-model:", err)
 		os.Exit(1)
@@ -81,6 +91,23 @@ type data struct {
 	B, T   int
 	x0, u  []float64 // [4][B], [T][2][B]
 	xm, ym []float64 // [T][B]: position after each step
+}
+
+// writeLogs writes train.csv and held-out.csv into dir: the true robot
+// (truth) under commands at 100 Hz stamped with ±2 ms jitter and command
+// noise the model does not know, a tracker at 50 Hz on its own clock with
+// 5-mm noise (unicycle.Log).
+func writeLogs(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, name := range []string{"train.csv", "held-out.csv"} {
+		l := unicycle.Log{Runs: 4, Steps: 3000, Dt: dt, Truth: truth, CmdNoise: cmdNoise, PosNoise: posNoise, TrackEvery: 2, Jitter: 0.002, Seed: uint64(i + 1)}
+		if err := dataset.WriteFileAtomic(filepath.Join(dir, name), l.Write); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // synth drives the true robot with piecewise-constant commands (held 0.3–2

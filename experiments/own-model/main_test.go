@@ -7,17 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/wheelgrad/wheelgrad/dyn"
 )
-
-// TestGenerated keeps model_gen.go equal to what dyn.Generate writes for
-// Robot (DYN_UPDATE=1 rewrites it).
-func TestGenerated(t *testing.T) {
-	if err := dyn.GenerateFile(Robot, "main", "Robot", "robotKernel", "model_gen.go", os.Getenv("DYN_UPDATE") == "1"); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestQuick runs the experiment at small sizes: it must identify the
 // parameters (command noise is unmodelled: a few percent at 8 × 150) and

@@ -1,4 +1,9 @@
-package main
+// Package unicycle is the worked example of "Your own model": a robot
+// model written once in the step language (Robot, 33 lines) and its
+// generated kernel. The experiment (experiments/own-model) identifies it
+// from synthetic logs; experiments/own-model/cli puts it on the command
+// line beside the built-in models.
+package unicycle
 
 import "github.com/wheelgrad/wheelgrad/dyn"
 

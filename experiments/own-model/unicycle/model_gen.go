@@ -2,7 +2,7 @@
 // Regenerate with: DYN_UPDATE=1 go test -run Generated ./<this package>
 // source: model.go (var Robot)
 
-package main
+package unicycle
 
 import (
 	"math"

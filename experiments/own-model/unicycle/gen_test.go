@@ -1,0 +1,16 @@
+package unicycle
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dyn"
+)
+
+// TestGenerated keeps model_gen.go equal to what dyn.Generate writes for
+// Robot (DYN_UPDATE=1 rewrites it).
+func TestGenerated(t *testing.T) {
+	if err := dyn.GenerateFile(Robot, "unicycle", "Robot", "robotKernel", "model_gen.go", os.Getenv("DYN_UPDATE") == "1"); err != nil {
+		t.Fatal(err)
+	}
+}
