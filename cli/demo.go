@@ -133,7 +133,7 @@ func runDemo(e env, dir string, prog *progress) error {
 	}
 	ctl := filepath.Join(dir, "figure8-controls.csv")
 	if err := dataset.WriteFileAtomic(ctl, func(out io.Writer) error {
-		return writeControls(out, res.Controls, plan.N, plan.Dt, plan.Start)
+		return robots.WriteWheelControls(out, res.Controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err
 	}
