@@ -347,3 +347,18 @@ func (r *Registry) Sorted() []string {
 	sort.Strings(s)
 	return s
 }
+
+// ParamWarnings turns a model package's parameter warnings (each "key:
+// why") into warnings naming the file and key: `PATH, key "K": WHY`.
+func ParamWarnings(path string, ws []string) []fit.Warning {
+	var out []fit.Warning
+	for _, w := range ws {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
+			continue
+		}
+		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
+	}
+	return out
+}
