@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -42,23 +41,7 @@ func (Mecanum) ReadDrive(path string) (control.Drive, []fit.Warning, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return d, keyWarnings(path, ws), nil
-}
-
-// keyWarnings names the file of a model's parameter warnings, each
-// "key: why", as `PATH, key "K": why` (File empty, so that the line reads
-// as the command line has always printed it).
-func keyWarnings(path string, ws []string) []fit.Warning {
-	var out []fit.Warning
-	for _, w := range ws {
-		key, why, ok := strings.Cut(w, ": ")
-		if !ok {
-			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
-			continue
-		}
-		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
-	}
-	return out
+	return d, ParamWarnings(path, ws), nil
 }
 
 // WheelFollowRequest is one follow of a control.Drive along a path.
