@@ -9,7 +9,6 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/opt"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -113,10 +112,7 @@ func followWheels(e env, a FollowArgs, m robots.WheelDriver) error {
 
 // followSettings reports the synthesis's progress on a's progress line.
 func followSettings(a FollowArgs) control.FollowSettings {
-	return control.FollowSettings{
-		Iteration: func(it opt.Iteration) { a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F) },
-		Chunk:     func(done, total int) { a.Prog.printf("synthesis in chunks: segment %d of %d", done, total) },
-	}
+	return robots.FollowProgress(sink{p: a.Prog}, "synthesis") // progress only: no warnings
 }
 
 // synthesisSummary is the synthesis part of follow's summary line.

@@ -107,16 +107,25 @@ func (f *WheelFollow) Synthesize() error {
 	if label == "" {
 		label = "synthesis"
 	}
-	s := f.Req.Sink
-	r, err := control.FollowDrive(f.Plan, control.FollowSettings{
-		Iteration: func(it opt.Iteration) { s.Progress("%s: iteration %d, loss %.4g", label, it.Iter, it.F) },
-		Chunk:     func(done, total int) { s.Progress("%s in chunks: segment %d of %d", label, done, total) },
-	})
-	s.Done()
+	r, err := control.FollowDrive(f.Plan, FollowProgress(f.Req.Sink, label))
+	f.Req.Sink.Done()
 	if r != nil {
 		f.Synthesis = r
 	}
 	return err
+}
+
+// FollowProgress reports a follow's synthesis on sink's progress line, as
+// "LABEL: iteration I, loss F" (a whole plan) or "LABEL in chunks: segment
+// D of T" (a long path).
+func FollowProgress(sink Sink, label string) control.FollowSettings {
+	if sink == nil {
+		sink = Discard
+	}
+	return control.FollowSettings{
+		Iteration: func(it opt.Iteration) { sink.Progress("%s: iteration %d, loss %.4g", label, it.Iter, it.F) },
+		Chunk:     func(done, total int) { sink.Progress("%s in chunks: segment %d of %d", label, done, total) },
+	}
 }
 
 // Execute runs controls on robot d from the plan's start (exact
