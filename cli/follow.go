@@ -67,8 +67,7 @@ func followWheels(e env, a FollowArgs, m robots.WheelDriver) error {
 		return err
 	}
 
-	series := []figure.Series{}
-	var executed []control.Pose
+	var openLoop, executed []control.Pose
 	if truth != nil {
 		ol, err := f.OpenLoop(truth)
 		if err != nil {
@@ -81,32 +80,63 @@ func followWheels(e env, a FollowArgs, m robots.WheelDriver) error {
 		}
 		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", f.MPC.Replans, f.MPC.Runtime.Round(1e6))
 		printTracking(e.stderr, "MPC, executed on the true robot", cl.Tracking, mode)
-		executed = cl.Poses
-		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(ol.Poses), Y: ys(ol.Poses), Dashed: true, Color: figure.Palette[3]})
+		openLoop, executed = ol.Poses, cl.Poses
 	}
 	if err := e.writeOut(a.Out, f.WriteControls); err != nil {
 		return err
 	}
-	if a.Plot != "" {
-		rx, ry := control.Dense(path, 2000)
-		series = append([]figure.Series{
-			{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6},
-		}, series...)
-		if executed != nil {
-			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
-		}
-		series = append(series, senseSeries("predicted", pred.Poses, pred.Velocity)...)
-		series = append(series, pathMarks(start, pred.Poses, int(math.Round(2/plan.Dt)))...)
-		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
+	if a.Plot == "" {
+		return nil
 	}
+	return e.drawFollow(a.Plot, followPlot{Title: fmt.Sprintf("%s, %s heading", path.Name(), mode), Path: path, ForwardAxis: math.Pi / 2,
+		Start: start, Dt: plan.Dt, Poses: pred.Poses, Velocity: pred.Velocity, OpenLoop: openLoop, MPC: executed})
+}
+
+// followPlot is what follow's -plot draws: the reference path; on a
+// simulated true robot (-mpc) the open-loop and the MPC runs; the predicted
+// run, coloured by the sense of travel; the start and ticks along the
+// robot's forward axis every 2 s. ForwardAxis is the robot's
+// (control.Robot.ForwardAxis: π/2 for the Mecanum robot, whose forward
+// axis is its y axis, the convention senseSeries and pathMarks read).
+type followPlot struct {
+	Title         string
+	Path          control.Path
+	ForwardAxis   float64
+	Start         control.Pose
+	Dt            float64
+	Poses         []control.Pose
+	Velocity      [][2]float64
+	OpenLoop, MPC []control.Pose // nil without a true robot
+}
+
+// drawFollow draws p into the staged output file, and says so.
+func (e env) drawFollow(file string, p followPlot) error {
+	rx, ry := control.Dense(p.Path, 2000)
+	series := []figure.Series{{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6}}
+	if p.OpenLoop != nil {
+		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(p.OpenLoop), Y: ys(p.OpenLoop), Dashed: true, Color: figure.Palette[3]})
+	}
+	if p.MPC != nil {
+		series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(p.MPC), Y: ys(p.MPC), Color: figure.Palette[2], Width: 3})
+	}
+	poses, start := p.Poses, p.Start
+	if off := p.ForwardAxis - math.Pi/2; off != 0 {
+		poses = make([]control.Pose, len(p.Poses))
+		for i, q := range p.Poses {
+			poses[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + off}
+		}
+		start.Theta += off
+	}
+	series = append(series, senseSeries("predicted", poses, p.Velocity)...)
+	series = append(series, pathMarks(start, poses, int(math.Round(2/p.Dt)))...)
+	stage, err := e.stagePath(file)
+	if err != nil {
+		return err
+	}
+	if err := figure.XY(stage, p.Title, "x (m)", "y (m)", true, series); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "follow: wrote %s\n", file)
 	return nil
 }
 
