@@ -24,10 +24,18 @@ import (
 // model from a parameter file with ReadDrive and drives it with
 // PlanWheelFollow.
 type WheelDriver interface {
+	// DriveFlags names the follow settings the model uses (of
+	// DriveOptions' Wmax, Umax, Vmax, Band: "wmax" for the Mecanum robot).
+	DriveFlags() []string
 	// ReadDrive reads a parameter file in which every parameter the model
 	// needs is given; warnings are doubtful values, errors name the file.
 	ReadDrive(path string) (control.Drive, []fit.Warning, error)
 }
+
+var _ WheelDriver = Mecanum{}
+
+// DriveFlags is "wmax": the bound on every wheel command.
+func (Mecanum) DriveFlags() []string { return []string{"wmax"} }
 
 // ReadDrive reads a Mecanum parameter file (mecanum.ReadParams, μ or a
 // friction network required) into the model synthesis plans with. Its

@@ -98,6 +98,9 @@ func TestWheelFollowMecanum(t *testing.T) {
 }
 
 func TestWheelFollowRefusals(t *testing.T) {
+	if fl := (Mecanum{}).DriveFlags(); len(fl) != 1 || fl[0] != "wmax" {
+		t.Errorf("Mecanum follows with %v, want only -wmax", fl)
+	}
 	model, ws, err := Mecanum{}.ReadDrive(writeTemp(t, "g.json", `{"model": "mecanum", "mu": [0.6, 0.7, 0.8, 0.9], "g": 9.0}`))
 	if err != nil {
 		t.Fatal(err)
