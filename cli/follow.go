@@ -74,7 +74,7 @@ func followWheels(e env, a FollowArgs, m robots.WheelDriver) error {
 			return err
 		}
 		printTracking(e.stderr, "open loop, executed on the true robot", ol.Tracking, mode)
-		cl, err := f.RunMPC(truth)
+		cl, err := f.RunMPC(truth, control.MPCSettings{})
 		if err != nil {
 			return err
 		}

@@ -152,19 +152,20 @@ func (f *WheelFollow) OpenLoop(truth control.Drive) (control.Trajectory, error) 
 	return f.Execute(truth, f.Synthesis.Controls), nil
 }
 
-// RunMPC drives truth along the path in closed loop (control.RunMPC:
-// re-planning every second over an 8-s horizon from its pose, with the
-// plan's model), reporting progress to the request's Sink, and returns the
-// executed run.
-func (f *WheelFollow) RunMPC(truth control.Drive) (control.Trajectory, error) {
+// RunMPC drives truth along the path in closed loop (control.RunMPC with
+// ms; the zero value re-plans every second over an 8-s horizon from the
+// true pose, measured exactly, with the plan's model) and returns the
+// executed run. Without ms.Progress, progress goes to the request's Sink.
+func (f *WheelFollow) RunMPC(truth control.Drive, ms control.MPCSettings) (control.Trajectory, error) {
 	plan, err := newWheelPlan(f.Req)
 	if err != nil {
 		return control.Trajectory{}, err
 	}
 	s := f.Req.Sink
-	m, err := control.RunMPC(plan, truth, control.MPCSettings{Progress: func(done, total int) {
-		s.Progress("MPC: segment %d of %d", done, total)
-	}})
+	if ms.Progress == nil {
+		ms.Progress = func(done, total int) { s.Progress("MPC: segment %d of %d", done, total) }
+	}
+	m, err := control.RunMPC(plan, truth, ms)
 	s.Done()
 	if err != nil {
 		return control.Trajectory{}, err

@@ -67,7 +67,7 @@ func TestWheelFollowMecanum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := f.RunMPC(truth)
+	cl, err := f.RunMPC(truth, control.MPCSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
