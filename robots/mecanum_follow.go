@@ -91,9 +91,6 @@ func PlanWheelFollow(req WheelFollowRequest) (*WheelFollow, error) {
 	if err != nil {
 		return nil, Usagef("%v", err)
 	}
-	if req.Sink == nil {
-		req.Sink = Discard
-	}
 	return &WheelFollow{Req: req, Plan: plan}, nil
 }
 
@@ -115,12 +112,20 @@ func (f *WheelFollow) Synthesize() error {
 	if label == "" {
 		label = "synthesis"
 	}
-	r, err := control.FollowDrive(f.Plan, FollowProgress(f.Req.Sink, label))
-	f.Req.Sink.Done()
+	r, err := control.FollowDrive(f.Plan, FollowProgress(f.sink(), label))
+	f.sink().Done()
 	if r != nil {
 		f.Synthesis = r
 	}
 	return err
+}
+
+// sink is the request's Sink, Discard for none.
+func (f *WheelFollow) sink() Sink {
+	if f.Req.Sink == nil {
+		return Discard
+	}
+	return f.Req.Sink
 }
 
 // FollowProgress reports a follow's synthesis on sink's progress line, as
@@ -161,7 +166,7 @@ func (f *WheelFollow) RunMPC(truth control.Drive, ms control.MPCSettings) (contr
 	if err != nil {
 		return control.Trajectory{}, err
 	}
-	s := f.Req.Sink
+	s := f.sink()
 	if ms.Progress == nil {
 		ms.Progress = func(done, total int) { s.Progress("MPC: segment %d of %d", done, total) }
 	}
