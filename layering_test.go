@@ -52,7 +52,7 @@ var table = []room{
 	{"fit", []string{"opt", "dataset", "gonum"}},
 	{"models/*", []string{"dyn", "graph", "ad", "losses", "opt", "dataset", "fit", "gonum"}},
 	{"control", []string{"dyn", "ad", "opt", "losses", "dataset"}},
-	{"robots", []string{"models/*", "fit", "control", "dataset", "dyn", "opt", "gonum"}}, // dyn, opt, gonum: a user's own step model (robots.NewStepModel)
+	{"robots", []string{"models/*", "fit", "control", "dataset"}},
 	{"figure", []string{"gonum/plot"}},
 	{"cli", []string{"robots", "fit", "control", "figure", "dataset"}},
 	{"cmd/wheelgrad", []string{"cli", "robots"}},
@@ -105,6 +105,13 @@ var ratchet = map[arrow]string{
 	// Output staging (dataset.WriteFileAtomic) leaves dataset for the CLI's
 	// own package.
 	{"figure", "dataset"}: "issue 23, Deliver 3 (output staging out of dataset)",
+	// The adapters still draw their own figures, take opt's progress
+	// callbacks and fit a user's step model in robots itself: figures as
+	// data drawn by cli (robots.Figure), the fitting into a model package.
+	{"robots", "figure"}: "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "opt"}:    "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "dyn"}:    "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "gonum"}:  "issue 23, Deliver 2 (robots within DESIGN's table)",
 }
 
 // pkg is what go list says of one package.

@@ -8,24 +8,31 @@ import (
 	"math"
 
 	"github.com/wheelgrad/wheelgrad/control"
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
-	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
-func init() { followHandlers["mecanum"] = followMecanum }
+func init() {
+	followHandlers["mecanum"] = func(e env, a FollowArgs) error { return followWheels(e, a, robots.Mecanum{}) }
+}
 
-// followMecanum synthesises wheel commands for a path (Luo et al. §VII-B):
-// FORMATS.md `wheelgrad follow`.
-func followMecanum(e env, a FollowArgs) error {
-	params, err := readMecanumParams(e, a.Params, true)
+// followWheels synthesises the four wheel commands of a robots.WheelDriver
+// (the Mecanum robot, Luo et al. §VII-B) for a path: FORMATS.md `wheelgrad
+// follow`.
+func followWheels(e env, a FollowArgs, m robots.WheelDriver) error {
+	read := func(path string) (control.Drive, error) {
+		d, ws, err := m.ReadDrive(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range ws {
+			fmt.Fprintf(e.stderr, "wheelgrad: warning: %s\n", w)
+		}
+		return d, nil
+	}
+	model, err := read(a.Params)
 	if err != nil {
 		return err
-	}
-	model, err := mecanum.NewDrive(params)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.Params, err)
 	}
 	path, mode, start, notes, err := followPath(a, math.Pi/2)
 	if err != nil {
@@ -34,96 +41,108 @@ func followMecanum(e env, a FollowArgs) error {
 	if err := checkFollowSteps(a, path, a.Dt); err != nil {
 		return err
 	}
-	var truth *mecanum.Drive
+	var truth control.Drive
 	if a.MPC != "" {
-		tp, err := readMecanumParams(e, a.MPC, true)
-		if err != nil {
+		if truth, err = read(a.MPC); err != nil {
 			return err
 		}
-		tm, err := mecanum.NewDrive(tp)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.MPC, err)
-		}
-		truth = &tm
 	}
-	plan, err := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
+	f, err := robots.PlanWheelFollow(robots.WheelFollowRequest{Model: model, Path: path, Mode: mode, Start: start,
+		Rate: a.Rate, Dt: a.Dt, Wmax: a.Wmax, Sink: newSink(e, nil, a.Prog)})
 	if err != nil {
-		return usagef("%v", err)
+		return modelErr(err)
 	}
-	plan.Start = start
 	printNotes(e, notes)
-	f, err := control.FollowDrive(plan, followSettings(a))
-	a.Prog.done()
-	if err != nil && !errors.Is(err, control.ErrNotFollowed) {
+	if err := f.Synthesize(); err != nil && !errors.Is(err, control.ErrNotFollowed) {
 		return err
 	}
-	planned, poses, vel, pred := f.Controls, f.Predicted.Poses, f.Predicted.Velocity, f.Predicted.Tracking
+	plan, pred := f.Plan, f.Synthesis.Predicted
 	sep := ", "
-	if f.Synthesis.Chunks > 0 {
+	if f.Synthesis.Synthesis.Chunks > 0 {
 		sep = " in "
 	}
-	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels%s%s\n", path.Name(), plan.K, sep, synthesisSummary(f.Synthesis))
-	printTracking(e.stderr, "predicted", pred, mode)
-	if err := checkFollowed(pred, a); err != nil {
+	fmt.Fprintf(e.stderr, "follow: %s, %d segments × 4 wheels%s%s\n", path.Name(), plan.K, sep, synthesisSummary(f.Synthesis.Synthesis))
+	printTracking(e.stderr, "predicted", pred.Tracking, mode)
+	if err := checkFollowed(pred.Tracking, a); err != nil {
 		return err
 	}
 
-	controls := planned
-	series := []figure.Series{}
-	var executed []control.Pose
+	var openLoop, executed []control.Pose
 	if truth != nil {
-		olPoses, olVel := control.Execute(truth, plan.Start, planned, plan.N, plan.Dt)
-		ol := control.Track(path, 0, plan.Dt, olPoses, olVel)
-		printTracking(e.stderr, "open loop, executed on the true robot", ol, mode)
-		plan2, _ := control.NewPlan(model, path, mode, start.Theta, a.Rate, a.Dt, a.Wmax)
-		plan2.Start = start
-		m, err := control.RunMPC(plan2, *truth, control.MPCSettings{Progress: func(done, total int) {
-			a.Prog.printf("MPC: segment %d of %d", done, total)
-		}})
-		a.Prog.done()
+		ol, err := f.OpenLoop(truth)
 		if err != nil {
 			return err
 		}
-		cl := control.Track(path, 0, plan.Dt, m.Poses, m.Velocity)
-		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", m.Replans, m.Runtime.Round(1e6))
-		printTracking(e.stderr, "MPC, executed on the true robot", cl, mode)
-		controls, executed = m.Controls, m.Poses
-		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
+		printTracking(e.stderr, "open loop, executed on the true robot", ol.Tracking, mode)
+		cl, err := f.RunMPC(truth, control.MPCSettings{})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", f.MPC.Replans, f.MPC.Runtime.Round(1e6))
+		printTracking(e.stderr, "MPC, executed on the true robot", cl.Tracking, mode)
+		openLoop, executed = ol.Poses, cl.Poses
 	}
-	if err := e.writeOut(a.Out, func(w io.Writer) error {
-		return writeControls(w, controls, plan.N, plan.Dt, plan.Start)
-	}); err != nil {
+	if err := e.writeOut(a.Out, f.WriteControls); err != nil {
 		return err
 	}
-	if a.Plot != "" {
-		rx, ry := control.Dense(path, 2000)
-		series = append([]figure.Series{
-			{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6},
-		}, series...)
-		if executed != nil {
-			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
-		}
-		series = append(series, senseSeries("predicted", poses, vel)...)
-		series = append(series, pathMarks(start, poses, int(math.Round(2/plan.Dt)))...)
-		title := fmt.Sprintf("%s, %s heading", path.Name(), mode)
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
+	if a.Plot == "" {
+		return nil
 	}
+	return e.drawFollow(a.Plot, followPlot{Title: fmt.Sprintf("%s, %s heading", path.Name(), mode), Path: path, ForwardAxis: math.Pi / 2,
+		Start: start, Dt: plan.Dt, Poses: pred.Poses, Velocity: pred.Velocity, OpenLoop: openLoop, MPC: executed})
+}
+
+// followPlot is what follow's -plot draws: the reference path; on a
+// simulated true robot (-mpc) the open-loop and the MPC runs; the predicted
+// run, coloured by the sense of travel; the start and ticks along the
+// robot's forward axis every 2 s. ForwardAxis is the robot's
+// (control.Robot.ForwardAxis: π/2 for the Mecanum robot, whose forward
+// axis is its y axis, the convention senseSeries and pathMarks read).
+type followPlot struct {
+	Title         string
+	Path          control.Path
+	ForwardAxis   float64
+	Start         control.Pose
+	Dt            float64
+	Poses         []control.Pose
+	Velocity      [][2]float64
+	OpenLoop, MPC []control.Pose // nil without a true robot
+}
+
+// drawFollow draws p into the staged output file, and says so.
+func (e env) drawFollow(file string, p followPlot) error {
+	rx, ry := control.Dense(p.Path, 2000)
+	series := []figure.Series{{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6}}
+	if p.OpenLoop != nil {
+		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(p.OpenLoop), Y: ys(p.OpenLoop), Dashed: true, Color: figure.Palette[3]})
+	}
+	if p.MPC != nil {
+		series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(p.MPC), Y: ys(p.MPC), Color: figure.Palette[2], Width: 3})
+	}
+	poses, start := p.Poses, p.Start
+	if off := p.ForwardAxis - math.Pi/2; off != 0 {
+		poses = make([]control.Pose, len(p.Poses))
+		for i, q := range p.Poses {
+			poses[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + off}
+		}
+		start.Theta += off
+	}
+	series = append(series, senseSeries("predicted", poses, p.Velocity)...)
+	series = append(series, pathMarks(start, poses, int(math.Round(2/p.Dt)))...)
+	stage, err := e.stagePath(file)
+	if err != nil {
+		return err
+	}
+	if err := figure.XY(stage, p.Title, "x (m)", "y (m)", true, series); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "follow: wrote %s\n", file)
 	return nil
 }
 
 // followSettings reports the synthesis's progress on a's progress line.
 func followSettings(a FollowArgs) control.FollowSettings {
-	return control.FollowSettings{
-		Iteration: func(it opt.Iteration) { a.Prog.printf("synthesis: iteration %d, loss %.4g", it.Iter, it.F) },
-		Chunk:     func(done, total int) { a.Prog.printf("synthesis in chunks: segment %d of %d", done, total) },
-	}
+	return robots.FollowProgress(sink{p: a.Prog}, "synthesis") // progress only: no warnings
 }
 
 // synthesisSummary is the synthesis part of follow's summary line.
@@ -140,25 +159,6 @@ func printTracking(w io.Writer, what string, t control.Tracking, mode control.He
 	if mode == control.Figure8ReverseRight {
 		fmt.Fprintf(w, "  %-40s %.1f %% of the right lobe driven backwards, %.1f %% of the left forwards\n", "", 100*t.ReversedRight, 100*t.ForwardLeft)
 	}
-}
-
-// writeControls writes FORMATS.md's controls CSV: t,w1..w4, one row per
-// integration step, plus a last row at the final time (so that simulate also
-// reports the final pose); the first row carries the start pose, so that
-// simulate starts where follow did.
-func writeControls(w io.Writer, c [][4]float64, n int, dt float64, start control.Pose) error {
-	cw := dataset.NewWriter(w)
-	cw.WriteHeader("t", "w1", "w2", "w3", "w4", "x", "y", "theta")
-	steps := len(c) * n
-	for k := 0; k <= steps; k++ {
-		ws := c[min(k/n, len(c)-1)]
-		x, y, th := math.NaN(), math.NaN(), math.NaN()
-		if k == 0 {
-			x, y, th = start.X, start.Y, start.Theta
-		}
-		cw.WriteFloats(float64(k)*dt, ws[0], ws[1], ws[2], ws[3], x, y, th)
-	}
-	return cw.Flush()
 }
 
 // senseSeries splits a trajectory into runs driven forwards (the forward

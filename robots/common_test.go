@@ -7,20 +7,20 @@ import (
 	"github.com/wheelgrad/wheelgrad/fit"
 )
 
-type noteSink struct {
+type recordingSink struct {
 	warns []fit.Warning
 	notes []string
 }
 
-func (s *noteSink) Warn(w fit.Warning)      { s.warns = append(s.warns, w) }
-func (s *noteSink) Progress(string, ...any) {}
-func (s *noteSink) Done()                   {}
-func (s *noteSink) Note(l string)           { s.notes = append(s.notes, l) }
+func (s *recordingSink) Warn(w fit.Warning)      { s.warns = append(s.warns, w) }
+func (s *recordingSink) Progress(string, ...any) {}
+func (s *recordingSink) Done()                   {}
+func (s *recordingSink) Note(l string)           { s.notes = append(s.notes, l) }
 
 // A reader's notes: "warning: " lines become warnings (kept and passed
 // on), the others notes; a line may arrive in pieces.
 func TestNoteWriter(t *testing.T) {
-	s := &noteSink{}
+	s := &recordingSink{}
 	d := NewDiag(s)
 	w := d.NoteWriter()
 	fmt.Fprint(w, "log.csv: 2 rows before the first row with commands ignored\nwarn")

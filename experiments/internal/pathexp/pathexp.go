@@ -19,6 +19,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/experiments/internal/baseline"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // TrueFriction is the simulated real robot's friction: it depends on the
@@ -119,15 +120,17 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	ident.Mu = id.Mu[:]
 	model := mecanum.Drive{Params: ident}
 
-	// 2. Open loop: plan with the identified model, execute on the truth.
-	plan, err := control.NewPlan(model, cfg.Path, cfg.Heading, cfg.Theta0, 4, 1.0/240, 30)
+	// 2. Open loop: plan with the identified model, execute on the truth
+	// (the follow pipeline of `wheelgrad follow`).
+	f, err := robots.PlanWheelFollow(robots.WheelFollowRequest{Model: model, Path: cfg.Path, Mode: cfg.Heading,
+		Start: control.Pose{Theta: cfg.Theta0}, Rate: 4, Dt: 1.0 / 240, Wmax: 30})
 	if err != nil {
 		return nil, err
 	}
-	res, err := control.FollowDrive(plan, control.FollowSettings{})
-	if err != nil {
+	if err := f.Synthesize(); err != nil {
 		return nil, err
 	}
+	plan, res := f.Plan, f.Synthesis
 	var rows []Row
 	track := func(method string, poses []control.Pose, vel [][2]float64, d time.Duration) Row {
 		t := control.Track(cfg.Path, 0, plan.Dt, poses, vel)
@@ -137,19 +140,22 @@ func Run(cfg Config, w io.Writer) ([]Row, error) {
 	}
 	predP, predV := res.Predicted.Poses, res.Predicted.Velocity
 	track("synthesis, predicted by the model", predP, predV, res.Synthesis.Runtime)
-	olP, olV := control.Execute(truthM, plan.Start, res.Controls, plan.N, plan.Dt)
-	track("synthesis, open loop, executed", olP, olV, res.Synthesis.Runtime)
+	ol, err := f.OpenLoop(truthM)
+	if err != nil {
+		return nil, err
+	}
+	olP := ol.Poses
+	track("synthesis, open loop, executed", olP, ol.Velocity, res.Synthesis.Runtime)
 
 	// 3. MPC against the truth.
-	plan2, _ := control.NewPlan(model, cfg.Path, cfg.Heading, cfg.Theta0, 4, 1.0/240, 30)
 	ms := control.MPCSettings{Noise: 0.003, Seed: 1}
 	if cfg.Quick {
 		ms.Opt.MaxIterations = 30
 	}
-	m, err := control.RunMPC(plan2, truthM, ms)
-	if err != nil {
+	if _, err := f.RunMPC(truthM, ms); err != nil {
 		return nil, err
 	}
+	m := f.MPC
 	track(fmt.Sprintf("MPC (%d re-plans), executed", m.Replans), m.Poses, m.Velocity, m.Runtime)
 
 	// 4. The paper's data-driven 3-32-4 network.
