@@ -21,12 +21,16 @@ import (
 type sink struct {
 	d *diag
 	p *progress
+	w io.Writer // notes: the command's stderr
 }
 
-func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
-func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
-func (s sink) Done()                                  { s.p.done() }
-func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
+func (s sink) Warn(w fit.Warning)               { s.d.add(w) }
+func (s sink) Progress(format string, a ...any) { s.p.printf(format, a...) }
+func (s sink) Done()                            { s.p.done() }
+func (s sink) Notes() io.Writer                 { return s.w }
+func newSink(e env, d *diag, p *progress) robots.Sink {
+	return sink{d: orDiag(e, d), p: p, w: e.stderr}
+}
 
 func orDiag(e env, d *diag) *diag {
 	if d == nil {
@@ -122,14 +126,18 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if out.Plot == nil {
+			draw := out.Plot
+			if draw == nil && out.PlotChannels != nil {
+				draw = func(path string) error { return plotChannels(path, out.PlotTitle, out.PlotChannels) }
+			}
+			if draw == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			if err := out.Plot(stage); err != nil {
+			if err := draw(stage); err != nil {
 				return err
 			}
 		}

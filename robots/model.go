@@ -117,6 +117,54 @@ func (d *Diag) Keep(ws []fit.Warning, err error) error {
 	return err
 }
 
+// NoteSink is a Sink that also takes the log readers' one-line notes
+// (rows ignored, a log resampled): what a user should know about the data
+// read, which is not a doubt about it. The model packages' LogOptions.Note
+// is an io.Writer; Notes gives one.
+type NoteSink interface {
+	Sink
+	Notes() io.Writer
+}
+
+// Notes is where s takes notes: its Notes() when it is a NoteSink, else
+// io.Discard.
+func Notes(s Sink) io.Writer {
+	if n, ok := s.(NoteSink); ok {
+		return n.Notes()
+	}
+	return io.Discard
+}
+
+// ParamWarnings turns a model package's parameter warnings ("key: why",
+// as its ReadParams returns them) into warnings about the file path, each
+// as one line "path, key "K": why" (or "path: w" without a key).
+func ParamWarnings(path string, ws []string) []fit.Warning {
+	var out []fit.Warning
+	for _, w := range ws {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
+			continue
+		}
+		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
+	}
+	return out
+}
+
+// FailureHint adds the likely causes to a numerical failure of an
+// optimiser (a NaN or Inf loss): inputs in the wrong units, or a start far
+// from plausible values.
+func FailureHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
+		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
+	}
+	return err
+}
+
 // Option is a model's own identify option (a command-line flag -Name).
 // Bool options take no value on the command line.
 type Option struct {
@@ -176,6 +224,11 @@ type Identified struct {
 	// Plot draws the fit's figure into a PNG file (nil: none was asked
 	// for, or the model draws none).
 	Plot func(path string) error
+	// PlotChannels, when Plot is nil, are the fit's outputs, measured and
+	// predicted, for the face to draw under PlotTitle as validate -plot
+	// draws its channels (an adapter imports no figure package).
+	PlotChannels []fit.Channel
+	PlotTitle    string
 }
 
 // Simulator predicts a log's outputs from its inputs.
@@ -260,6 +313,12 @@ type DriveOptions struct {
 	// Truth are the parameters of a simulated true robot (-mpc), nil for
 	// none.
 	Truth Params
+	// Dt (s) is the step of the controls (follow's -dt); a model that
+	// steps by its own step refuses a Dt given (Set["dt"]) that differs.
+	Dt float64
+	// ParamsPath and TruthPath name the files of the parameters and of
+	// Truth in messages ("" for none).
+	ParamsPath, TruthPath string
 }
 
 // Drive is one model's follow: the robot synthesis plans with, the one the
