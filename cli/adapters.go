@@ -204,6 +204,58 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
 	}
 }
 
+// followHandler is the follow handler of model: its adapter's when it is a
+// robots.Driver, else the one in followHandlers.
+func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) error, bool) {
+	if m, ok := reg.Get(model); ok {
+		if _, ok := m.(robots.Driver); ok {
+			return followWith(m), true
+		}
+	}
+	h, ok := followHandlers[model]
+	return h, ok
+}
+
+// followWith is the follow handler of a model's robots.Driver: the
+// parameter file (and -mpc's), the model's Drive from the flags, then
+// followRobot. The true robot's file is read after the plan's Drive has
+// checked the flags, as a usage mistake comes first.
+func followWith(m robots.Model) func(env, FollowArgs) error {
+	return func(e env, a FollowArgs) error {
+		dr := m.(robots.Driver)
+		p, err := readFollowParams(e, m, a.Params)
+		if err != nil {
+			return err
+		}
+		o := robots.DriveOptions{Wmax: a.Wmax, Umax: a.Umax, Vmax: a.Vmax, Band: a.Band, Set: a.Set, Dt: a.Dt, ParamsPath: a.Params}
+		d, err := dr.Drive(p, o)
+		if err != nil {
+			return modelErr(err)
+		}
+		if a.MPC != "" {
+			if o.Truth, err = readFollowParams(e, m, a.MPC); err != nil {
+				return err
+			}
+			o.TruthPath = a.MPC
+			if d, err = dr.Drive(p, o); err != nil {
+				return modelErr(err)
+			}
+		}
+		return followRobot(e, a, m.Name(), d)
+	}
+}
+
+// readFollowParams reads a parameter file for follow through the model's
+// ParamReader (followParamReaders for a model whose adapter has none yet).
+func readFollowParams(e env, m robots.Model, path string) (robots.Params, error) {
+	if _, ok := m.(robots.ParamReader); !ok {
+		if r, ok := followParamReaders[m.Name()]; ok {
+			return r(e, path)
+		}
+	}
+	return readParams(e, m, path, robots.ForPrediction)
+}
+
 // The handlers of model (nil, false where it has none): its adapter's when
 // it implements the command's interface, else the one in the handler maps.
 
