@@ -25,26 +25,26 @@ const wheelchairLog = "../models/diffdrive/calibrate/testdata/wheelchair.csv"
 
 var wheelchairTruth = diffdrive.Paper().WithZeta([6]float64{0.40, 0.008, 0.26, 6.0, 4.5, 0.20})
 
-// testSink keeps what a model hands to its Sink.
-type testSink struct {
+// ddSink keeps what a model hands to its Sink.
+type ddSink struct {
 	warns    []fit.Warning
 	progress int
 	notes    bytes.Buffer
 }
 
-func (s *testSink) Warn(w fit.Warning)       { s.warns = append(s.warns, w) }
-func (s *testSink) Progress(string, ...any)  { s.progress++ }
-func (s *testSink) Done()                    {}
-func (s *testSink) Notes() io.Writer         { return &s.notes }
-func (s *testSink) warnings() (out []string) { return joinWarnings(s.warns) }
-func joinWarnings(ws []fit.Warning) (out []string) {
+func (s *ddSink) Warn(w fit.Warning)       { s.warns = append(s.warns, w) }
+func (s *ddSink) Progress(string, ...any)  { s.progress++ }
+func (s *ddSink) Done()                    {}
+func (s *ddSink) Notes() io.Writer         { return &s.notes }
+func (s *ddSink) warnings() (out []string) { return ddWarnings(s.warns) }
+func ddWarnings(ws []fit.Warning) (out []string) {
 	for _, w := range ws {
 		out = append(out, w.String())
 	}
 	return out
 }
 
-func writeTestFile(t *testing.T, name, body string) string {
+func ddWriteFile(t *testing.T, name, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -56,7 +56,7 @@ func writeTestFile(t *testing.T, name, body string) string {
 func TestDiffDriveReadParams(t *testing.T) {
 	var m robots.DiffDrive
 	// c2 = 0.02 is legal but unusual: a warning naming the file and key.
-	p := writeTestFile(t, "p.json", `{"model": "diffdrive", "c1": 0.43, "c2": 0.02, "alpha": 0.23, "beta": 6.5, "gamma": 4.1, "mu": 0.17}`)
+	p := ddWriteFile(t, "p.json", `{"model": "diffdrive", "c1": 0.43, "c2": 0.02, "alpha": 0.23, "beta": 6.5, "gamma": 4.1, "mu": 0.17}`)
 	v, ws, err := m.ReadParams(p, robots.ForPrediction)
 	if err != nil {
 		t.Fatal(err)
@@ -65,10 +65,10 @@ func TestDiffDriveReadParams(t *testing.T) {
 		t.Errorf("read %+v", got)
 	}
 	if len(ws) != 1 || !strings.HasPrefix(ws[0].String(), p+`, key "c2": `) {
-		t.Errorf("warnings %q, want one about key c2 of %s", joinWarnings(ws), p)
+		t.Errorf("warnings %q, want one about key c2 of %s", ddWarnings(ws), p)
 	}
 	// A start may leave ζ to the paper's values; a prediction may not.
-	start := writeTestFile(t, "s.json", `{"model": "diffdrive", "mu": 0.3}`)
+	start := ddWriteFile(t, "s.json", `{"model": "diffdrive", "mu": 0.3}`)
 	v, _, err = m.ReadParams(start, robots.ForStart)
 	if err != nil || v.(diffdrive.Params).Mu != 0.3 || v.(diffdrive.Params).C1 != diffdrive.Paper().C1 {
 		t.Errorf("ForStart: %+v, %v", v, err)
@@ -82,7 +82,7 @@ func TestDiffDriveReadParams(t *testing.T) {
 // validate and simulate with what was identified.
 func TestDiffDriveIdentifyValidateSimulate(t *testing.T) {
 	var m robots.DiffDrive
-	sink := &testSink{}
+	sink := &ddSink{}
 	out, err := m.Identify(robots.IdentifyRequest{Sources: []robots.Source{{Path: wheelchairLog}}, Plot: true, Sink: sink})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestDiffDriveIdentifyValidateSimulate(t *testing.T) {
 		uf[k], ul[k] = 40, 20*math.Sin(float64(k)/20)
 		fmt.Fprintf(&b, "%g,%g,%g\n", float64(k)*0.06, uf[k], ul[k])
 	}
-	sim, err := m.Simulate(robots.SimulateRequest{Params: got, Source: robots.Source{Path: writeTestFile(t, "c.csv", b.String())}})
+	sim, err := m.Simulate(robots.SimulateRequest{Params: got, Source: robots.Source{Path: ddWriteFile(t, "c.csv", b.String())}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestDiffDriveIdentifyRefuses(t *testing.T) {
 	for k := range 600 {
 		fmt.Fprintf(&b, "%g,%g,0,%g,%g\n", float64(k)*0.06, tab.Col("uf")[k], straight.VR[k], straight.VL[k])
 	}
-	out, err := m.Identify(robots.IdentifyRequest{Sources: []robots.Source{{Path: writeTestFile(t, "straight.csv", b.String())}}})
+	out, err := m.Identify(robots.IdentifyRequest{Sources: []robots.Source{{Path: ddWriteFile(t, "straight.csv", b.String())}}})
 	if err != nil {
 		t.Fatal(err)
 	}
