@@ -22,13 +22,17 @@ import (
 type sink struct {
 	d *diag
 	p *progress
+	w io.Writer // notes: the command's stderr
 }
 
-func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
-func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
-func (s sink) Done()                                  { s.p.done() }
-func (s sink) Note(line string)                       { fmt.Fprintln(s.d.w, line) }
-func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
+func (s sink) Warn(w fit.Warning)               { s.d.add(w) }
+func (s sink) Progress(format string, a ...any) { s.p.printf(format, a...) }
+func (s sink) Done()                            { s.p.done() }
+func (s sink) Note(line string)                 { fmt.Fprintln(s.d.w, line) }
+func (s sink) Notes() io.Writer                 { return s.w }
+func newSink(e env, d *diag, p *progress) robots.Sink {
+	return sink{d: orDiag(e, d), p: p, w: e.stderr}
+}
 
 func orDiag(e env, d *diag) *diag {
 	if d == nil {
@@ -124,14 +128,18 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if out.Plot == nil && out.Figure == nil {
+			draw := func(path string) error { return drawPlot(path, out.Plot, out.Figure) }
+			if out.Plot == nil && out.Figure == nil && out.PlotChannels != nil {
+				draw = func(path string) error { return plotChannels(path, out.PlotTitle, out.PlotChannels) }
+			}
+			if out.Plot == nil && out.Figure == nil && out.PlotChannels == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			if err := drawPlot(stage, out.Plot, out.Figure); err != nil {
+			if err := draw(stage); err != nil {
 				return err
 			}
 		}
@@ -209,6 +217,58 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
 		}
 		return out, nil
 	}
+}
+
+// followHandler is the follow handler of model: its adapter's when it is a
+// robots.Driver, else the one in followHandlers.
+func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) error, bool) {
+	if m, ok := reg.Get(model); ok {
+		if _, ok := m.(robots.Driver); ok {
+			return followWith(m), true
+		}
+	}
+	h, ok := followHandlers[model]
+	return h, ok
+}
+
+// followWith is the follow handler of a model's robots.Driver: the
+// parameter file (and -mpc's), the model's Drive from the flags, then
+// followRobot. The true robot's file is read after the plan's Drive has
+// checked the flags, as a usage mistake comes first.
+func followWith(m robots.Model) func(env, FollowArgs) error {
+	return func(e env, a FollowArgs) error {
+		dr := m.(robots.Driver)
+		p, err := readFollowParams(e, m, a.Params)
+		if err != nil {
+			return err
+		}
+		o := robots.DriveOptions{Wmax: a.Wmax, Umax: a.Umax, Vmax: a.Vmax, Band: a.Band, Set: a.Set, Dt: a.Dt, ParamsPath: a.Params}
+		d, err := dr.Drive(p, o)
+		if err != nil {
+			return modelErr(err)
+		}
+		if a.MPC != "" {
+			if o.Truth, err = readFollowParams(e, m, a.MPC); err != nil {
+				return err
+			}
+			o.TruthPath = a.MPC
+			if d, err = dr.Drive(p, o); err != nil {
+				return modelErr(err)
+			}
+		}
+		return followRobot(e, a, m.Name(), d)
+	}
+}
+
+// readFollowParams reads a parameter file for follow through the model's
+// ParamReader (followParamReaders for a model whose adapter has none yet).
+func readFollowParams(e env, m robots.Model, path string) (robots.Params, error) {
+	if _, ok := m.(robots.ParamReader); !ok {
+		if r, ok := followParamReaders[m.Name()]; ok {
+			return r(e, path)
+		}
+	}
+	return readParams(e, m, path, robots.ForPrediction)
 }
 
 // The handlers of model (nil, false where it has none): its adapter's when

@@ -253,10 +253,10 @@ func init() {
 				*model = strings.ToLower(strings.TrimSpace(*model))
 				a.Set = map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { a.Set[f.Name] = true })
-				if err := checkFollowModelFlags(*model, a.Set); err != nil {
+				if err := checkFollowModelFlags(reg, *model, a.Set); err != nil {
 					return err
 				}
-				h, ok := followHandlers[*model]
+				h, ok := followHandler(reg, *model)
 				if err := checkModel(reg, "follow", *model, ok); err != nil {
 					return err
 				}

@@ -16,28 +16,21 @@ import (
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
-// `wheelgrad follow` for the models written in the step language
-// (control.Robot): the differential drive (joystick commands, planned with
-// the friction surrogate, reported on the exact model) and the skid-steer
-// (commanded speed and yaw rate). The Mecanum robot keeps its own handler
-// (follow.go), which also plans through friction networks.
+// `wheelgrad follow` for the models that control drives through their step
+// written once (control.Robot): every robots.Driver of the registry
+// (followWith in adapters.go builds its robots.Drive from the flags; the
+// built-in ones are the differential drive and the skid-steer). The
+// Mecanum robot keeps its own handler (follow.go), which also plans
+// through friction networks.
 
-func init() {
-	followHandlers["diffdrive"] = followDiffDrive
-	followHandlers["skidsteer"] = followSkidSteer
-}
+// followHandlerFlags are the model-specific follow flags of the models
+// that follow through a handler of followHandlers rather than a
+// robots.Driver (whose DriveFlags name them).
+var followHandlerFlags = map[string][]string{"mecanum": {"wmax"}}
 
-// followModelFlags lists the follow flags that apply to some models only;
-// giving one with another model is a usage error.
-var followModelFlags = []struct {
-	name   string
-	models []string
-}{
-	{"wmax", []string{"mecanum", "skidsteer"}},
-	{"umax", []string{"diffdrive"}},
-	{"vmax", []string{"skidsteer"}},
-	{"band", []string{"diffdrive"}},
-}
+// followModelSettings lists the model-specific follow flags, in the order
+// DriveOptions holds them (the order their misuse is reported in).
+var followModelSettings = []string{"wmax", "umax", "vmax", "band"}
 
 func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
 	fs.Float64Var(&a.Umax, "umax", robots.DefaultJoystickMax, "diffdrive: bound on the joystick commands |uf| and |ul|")
@@ -45,157 +38,67 @@ func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
 	fs.Float64Var(&a.Band, "band", 0, fmt.Sprintf("diffdrive: band T (m/s²) of the friction surrogate synthesis plans with (default %g·mu; 0: the exact clamp)", robots.DefaultFrictionBand))
 }
 
-func checkFollowModelFlags(model string, set map[string]bool) error {
-	for _, f := range followModelFlags {
-		if set[f.name] && !slices.Contains(f.models, model) {
-			return usagef("-%s applies to -model %s only", f.name, strings.Join(f.models, " and "))
+// checkFollowModelFlags refuses a model-specific flag given with a model
+// that does not take it: the registry's Drivers say which they take
+// (DriveFlags), the handler models' followHandlerFlags.
+func checkFollowModelFlags(reg *robots.Registry, model string, set map[string]bool) error {
+	takes := map[string][]string{}
+	for _, n := range reg.Names() {
+		flags := followHandlerFlags[n]
+		if m, _ := reg.Get(n); m != nil {
+			if d, ok := m.(robots.Driver); ok {
+				flags = d.DriveFlags()
+			}
+		}
+		for _, f := range flags {
+			takes[f] = append(takes[f], n)
+		}
+	}
+	for _, f := range followModelSettings {
+		if set[f] && len(takes[f]) > 0 && !slices.Contains(takes[f], model) {
+			return usagef("-%s applies to -model %s only", f, strings.Join(takes[f], " and "))
 		}
 	}
 	return nil
-}
-
-func positive(flag string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return usagef("-%s %g: want a positive finite number", flag, v)
-	}
-	return nil
-}
-
-// robotJob is one model's follow: the robot synthesis plans with, the one
-// the prediction is reported on (the exact friction where the plan uses a
-// surrogate), the simulated true robot of -mpc, and the controls CSV.
-type robotJob struct {
-	model       string // -model
-	plan, exact control.Robot
-	truth       *control.Robot
-	dt          float64
-	fixedStep   bool     // dt is the model's own step: fit the path to it
-	columns     []string // controls CSV columns, in the order of plan.Controls
-	pose        []string // columns of the start pose on the first row
-	planned     string   // what the plan's own prediction is, when it differs from exact
-}
-
-func followDiffDrive(e env, a FollowArgs) error {
-	p, err := readDiffDriveParams(e, a.Params, true)
-	if err != nil {
-		return err
-	}
-	if err := positive("umax", a.Umax); err != nil {
-		return err
-	}
-	band := robots.DefaultFrictionBand * p.Mu
-	if a.Set["band"] {
-		if !(a.Band >= 0) || math.IsInf(a.Band, 0) {
-			return usagef("-band %g: want a finite number ≥ 0", a.Band)
-		}
-		band = a.Band
-	}
-	if a.Set["dt"] && math.Abs(a.Dt-p.H) > 1e-9*p.H {
-		return usagef("-model diffdrive steps by its h = %g s (%s): -dt %g differs (leave it out)", p.H, a.Params, a.Dt)
-	}
-	plan, err := robots.NewDiffDriveRobot(p, band, a.Umax)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.Params, err)
-	}
-	exact, err := robots.NewDiffDriveRobot(p, 0, a.Umax)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.Params, err)
-	}
-	job := robotJob{model: "diffdrive", plan: plan, exact: exact, dt: p.H, fixedStep: true, columns: []string{"uf", "ul"}, pose: []string{"x", "y", "theta"}}
-	if band > 0 {
-		job.planned = fmt.Sprintf("planned (friction surrogate, T = %.3g)", band)
-	}
-	if a.MPC != "" {
-		tp, err := readDiffDriveParams(e, a.MPC, true)
-		if err != nil {
-			return err
-		}
-		if math.Abs(tp.H-p.H) > 1e-9*p.H {
-			return fmt.Errorf("%s: h = %g, the plan's %g (%s): the true robot must step alike", a.MPC, tp.H, p.H, a.Params)
-		}
-		tr, err := robots.NewDiffDriveRobot(tp, 0, a.Umax)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.MPC, err)
-		}
-		job.truth = &tr
-	}
-	return followRobot(e, a, job)
-}
-
-func followSkidSteer(e env, a FollowArgs) error {
-	p, err := readSkidsteerParams(e, a.Params, true)
-	if err != nil {
-		return err
-	}
-	wmax := robots.DefaultSkidSteerWmax
-	if a.Set["wmax"] {
-		wmax = a.Wmax
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"wmax", wmax}, {"vmax", a.Vmax}} {
-		if err := positive(f.name, f.v); err != nil {
-			return err
-		}
-	}
-	r, err := robots.NewSkidSteerRobot(p, a.Vmax, wmax)
-	if err != nil {
-		return fmt.Errorf("%s: %w", a.Params, err)
-	}
-	job := robotJob{model: "skidsteer", plan: r, exact: r, dt: a.Dt, columns: []string{"vc", "wc"}, pose: []string{"x", "y", "psi"}}
-	if a.MPC != "" {
-		tp, err := readSkidsteerParams(e, a.MPC, true)
-		if err != nil {
-			return err
-		}
-		tr, err := robots.NewSkidSteerRobot(tp, a.Vmax, wmax)
-		if err != nil {
-			return fmt.Errorf("%s: %w", a.MPC, err)
-		}
-		job.truth = &tr
-	}
-	return followRobot(e, a, job)
 }
 
 // followRobot synthesises, reports and writes the controls of a job.
-func followRobot(e env, a FollowArgs, job robotJob) error {
-	path, mode, start, notes, err := followPath(a, job.exact.ForwardAxis)
+func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
+	path, mode, start, notes, err := followPath(a, job.Exact.ForwardAxis)
 	if err != nil {
 		return err
 	}
-	if err := checkFollowSteps(a, path, job.dt); err != nil {
+	if err := checkFollowSteps(a, path, job.Dt); err != nil {
 		return err
 	}
 	rate := a.Rate
-	name := job.model
-	if job.fixedStep {
+	if job.FixedStep {
 		d0 := path.Duration()
-		if path, rate, err = control.OnSteps(path, a.Rate, job.dt); err != nil {
+		if path, rate, err = control.OnSteps(path, a.Rate, job.Dt); err != nil {
 			return usagef("%v", err)
 		}
-		n := int(math.Round(1 / (rate * job.dt)))
+		n := int(math.Round(1 / (rate * job.Dt)))
 		if rate != a.Rate || path.Duration() != d0 {
 			fmt.Fprintf(e.stderr, "follow: the model steps by %g s: control segments of %d steps (%g s), the path over %g s\n",
-				job.dt, n, float64(n)*job.dt, path.Duration())
+				job.Dt, n, float64(n)*job.Dt, path.Duration())
 		}
 	}
-	plan, err := control.NewRobotPlan(job.plan, path, mode, start.Theta, rate, job.dt)
+	plan, err := control.NewRobotPlan(job.Plan, path, mode, start.Theta, rate, job.Dt)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	plan.Start = start
 	printNotes(e, notes)
-	f, err := control.FollowRobot(plan, job.exact, followSettings(a))
+	f, err := control.FollowRobot(plan, job.Exact, followSettings(a))
 	a.Prog.done()
 	if err != nil && !errors.Is(err, control.ErrNotFollowed) {
 		return err
 	}
 	planned, poses, vel, pred := f.Controls, f.Predicted.Poses, f.Predicted.Velocity, f.Predicted.Tracking
 	fmt.Fprintf(e.stderr, "follow: %s, %s: %d segments × %s, %d steps of %g s, %s\n",
-		name, path.Name(), plan.K, strings.Join(job.columns, ", "), plan.K*plan.N, plan.Dt, synthesisSummary(f.Synthesis))
-	if job.planned != "" {
-		printTracking(e.stderr, job.planned, f.Planned.Tracking, mode)
+		name, path.Name(), plan.K, strings.Join(job.Columns, ", "), plan.K*plan.N, plan.Dt, synthesisSummary(f.Synthesis))
+	if job.Planned != "" {
+		printTracking(e.stderr, job.Planned, f.Planned.Tracking, mode)
 		printTracking(e.stderr, "predicted (exact friction)", pred, mode)
 	} else {
 		printTracking(e.stderr, "predicted", pred, mode)
@@ -207,8 +110,8 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 	controls := planned
 	series := []figure.Series{}
 	var executed []control.Pose
-	if job.truth != nil {
-		truth := *job.truth
+	if job.Truth != nil {
+		truth := *job.Truth
 		tx0, err := truth.StartState(plan.Start)
 		if err != nil {
 			return err
@@ -218,7 +121,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 			return fmt.Errorf("%s: %w", a.MPC, err)
 		}
 		printTracking(e.stderr, "open loop, executed on the true robot", control.TrackRobot(truth, path, 0, plan.Dt, olPoses, olVel), mode)
-		plan2, err := control.NewRobotPlan(job.plan, path, mode, start.Theta, rate, job.dt)
+		plan2, err := control.NewRobotPlan(job.Plan, path, mode, start.Theta, rate, job.Dt)
 		if err != nil {
 			return err
 		}
@@ -236,7 +139,7 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
 	}
 	if err := e.writeOut(a.Out, func(w io.Writer) error {
-		return writeRobotControls(w, job, controls, plan.N, plan.Dt, plan.Start)
+		return writeRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err
 	}
@@ -251,11 +154,11 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 		// senseSeries reads the forward axis as the Mecanum robot's.
 		conv := make([]control.Pose, len(poses))
 		for i, q := range poses {
-			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.exact.ForwardAxis - math.Pi/2}
+			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.Exact.ForwardAxis - math.Pi/2}
 		}
 		series = append(series, senseSeries("predicted", conv, vel)...)
 		cs := plan.Start
-		cs.Theta += job.exact.ForwardAxis - math.Pi/2
+		cs.Theta += job.Exact.ForwardAxis - math.Pi/2
 		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
 		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
 		stage, err := e.stagePath(a.Plot)
@@ -275,15 +178,15 @@ func followRobot(e env, a FollowArgs, job robotJob) error {
 // piecewise constant over each segment, plus a last row at the final time
 // so that simulate reports the final state; the first row carries the start
 // pose (skidsteer's simulate starts there; diffdrive's ignores it).
-func writeRobotControls(w io.Writer, job robotJob, c [][]float64, n int, dt float64, start control.Pose) error {
+func writeRobotControls(w io.Writer, columns, pose []string, c [][]float64, n int, dt float64, start control.Pose) error {
 	cw := dataset.NewWriter(w)
-	cw.WriteHeader(slices.Concat([]string{"t"}, job.columns, job.pose)...)
+	cw.WriteHeader(slices.Concat([]string{"t"}, columns, pose)...)
 	steps := len(c) * n
-	row := make([]float64, 1+len(job.columns)+3)
+	row := make([]float64, 1+len(columns)+3)
 	for k := 0; k <= steps; k++ {
 		row[0] = float64(k) * dt
 		copy(row[1:], c[min(k/n, len(c)-1)])
-		p := row[1+len(job.columns):]
+		p := row[1+len(columns):]
 		p[0], p[1], p[2] = math.NaN(), math.NaN(), math.NaN()
 		if k == 0 {
 			p[0], p[1], p[2] = start.X, start.Y, start.Theta

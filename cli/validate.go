@@ -15,8 +15,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
-	"github.com/wheelgrad/wheelgrad/models/diffdrive"
-	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/robots"
@@ -74,7 +72,6 @@ var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
 func init() {
 	validateHandlers["mecanum"] = validateMecanum
 	validateHandlers["skidsteer"] = validateSkidsteer
-	validateHandlers["diffdrive"] = validateDiffDrive
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
@@ -611,45 +608,6 @@ func validateSkidsteer(e env, a ValidateArgs) ([]valRun, error) {
 				out = append(out, valRun{ID: id, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
 			}
 		}
-	}
-	return out, nil
-}
-
-func validateDiffDrive(e env, a ValidateArgs) ([]valRun, error) {
-	p, err := readDiffDriveParams(e, a.Params, true)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for _, src := range a.sources() {
-		runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: true, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
-		if err != nil {
-			return nil, err
-		}
-		tab := runs[0].Table
-		lg, err := diffdriveUniform(e, a.Diag, tab, p, a.Params, a.Gaps)
-		if err != nil {
-			return nil, err
-		}
-		t0 := tab.Col("t")[0]
-		predict := func(s []float64) ([]fit.Channel, error) {
-			tr, err := p.Simulate(diffdrive.State{SdR: s[0], SdL: s[1]}, lg.UF, lg.UL)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", src.Path, err)
-			}
-			chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
-			for k := range lg.VR {
-				t := t0 + float64(k)*p.H
-				chs[0].Add(0, t, (lg.VR[k]+lg.VL[k])/2, tr.V[k])
-				chs[1].Add(0, t, (lg.VR[k]-lg.VL[k])/p.L, tr.W[k])
-			}
-			return chs, nil
-		}
-		s, chs, err := a.start([]float64{lg.VR[0], lg.VL[0]}, predict)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, valRun{ID: a.runID(src.Path, ""), Chs: chs, Track: velocityTrack(chs), Start: s, StartNames: []string{"vr", "vl"}})
 	}
 	return out, nil
 }

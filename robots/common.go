@@ -65,19 +65,6 @@ func (n *noteWriter) Write(b []byte) (int, error) {
 	}
 }
 
-// failureHint adds the likely causes to a numerical failure of an
-// optimiser (a NaN or Inf loss).
-func failureHint(err error) error {
-	if err == nil {
-		return nil
-	}
-	s := err.Error()
-	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
-		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
-	}
-	return err
-}
-
 // PoseChannels are the validation channels of a pose model: x, y (m) and
 // the heading named angle (rad, wrapped).
 func PoseChannels(angle string) []fit.Channel {

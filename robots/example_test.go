@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wheelgrad/wheelgrad/control"
+	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
@@ -67,4 +68,32 @@ func ExampleTire() {
 	// Ky 162 (determined)
 	// run u-turn-left-2: x fit above 95 %: true
 	// run paperclip-4: x fit above 95 %: true
+}
+
+// A differential drive identified from a log of joystick commands and
+// wheel speeds (Park et al. §III-A), then validated on it: the wheelchair
+// log's truth is c1 = 0.40, μ = 0.20.
+func ExampleDiffDrive() {
+	var m robots.DiffDrive
+	log := []robots.Source{{Path: "../models/diffdrive/calibrate/testdata/wheelchair.csv"}}
+	id, err := m.Identify(robots.IdentifyRequest{Sources: log})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := id.Params.(diffdrive.Params)
+	fmt.Printf("%s: c1 = %.2f, mu = %.2f, converged: %v\n", id.Report.Method, p.C1, p.Mu, id.Report.Status.Converged)
+	runs, err := m.Validate(robots.ValidateRequest{Params: p, Sources: log})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range runs[0].Channels {
+		f, _, _ := c.Fit()
+		fmt.Printf("%s: fit %.0f %%\n", c.Name, f)
+	}
+	// Output:
+	// lbfgsb: c1 = 0.40, mu = 0.20, converged: true
+	// v: fit 98 %
+	// w: fit 96 %
 }

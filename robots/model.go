@@ -117,6 +117,38 @@ func (d *Diag) Keep(ws []fit.Warning, err error) error {
 	return err
 }
 
+// NoteSink is a Sink that also takes the log readers' one-line notes
+// (rows ignored, a log resampled): what a user should know about the data
+// read, which is not a doubt about it. The model packages' LogOptions.Note
+// is an io.Writer; Notes gives one.
+type NoteSink interface {
+	Sink
+	Notes() io.Writer
+}
+
+// Notes is where s takes notes: its Notes() when it is a NoteSink, else
+// io.Discard.
+func Notes(s Sink) io.Writer {
+	if n, ok := s.(NoteSink); ok {
+		return n.Notes()
+	}
+	return io.Discard
+}
+
+// FailureHint adds the likely causes to a numerical failure of an
+// optimiser (a NaN or Inf loss): inputs in the wrong units, or a start far
+// from plausible values.
+func FailureHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
+		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
+	}
+	return err
+}
+
 // Option is a model's own identify option (a command-line flag -Name).
 // Bool options take no value on the command line.
 type Option struct {
@@ -179,6 +211,11 @@ type Identified struct {
 	// Figure is the fit's figure as data, for the face to draw (robots
 	// imports no plotting package): used when Plot is nil.
 	Figure *Figure
+	// PlotChannels, when Plot and Figure are nil, are the fit's outputs,
+	// measured and predicted, for the face to draw under PlotTitle as
+	// validate -plot draws its channels.
+	PlotChannels []fit.Channel
+	PlotTitle    string
 }
 
 // Figure is an x–y figure a model asks a face to draw: its title, axis
@@ -280,6 +317,12 @@ type DriveOptions struct {
 	// Truth are the parameters of a simulated true robot (-mpc), nil for
 	// none.
 	Truth Params
+	// Dt (s) is the step of the controls (follow's -dt); a model that
+	// steps by its own step refuses a Dt given (Set["dt"]) that differs.
+	Dt float64
+	// ParamsPath and TruthPath name the files of the parameters and of
+	// Truth in messages ("" for none).
+	ParamsPath, TruthPath string
 }
 
 // Drive is one model's follow: the robot synthesis plans with, the one the

@@ -340,7 +340,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	to.Settings = req.Fit.Apply(to.Settings)
 	res, err := tire.Identify(p, runs, to)
 	if err != nil {
-		err = failureHint(err)
+		err = FailureHint(err)
 		var re *dataset.RowError
 		if errors.As(err, &re) {
 			for _, r := range runs { // name the first run whose plan fails

@@ -91,6 +91,34 @@ type Options struct {
 	Held [6]bool
 }
 
+// Methods are the optimisers a calibration takes by name (MethodNamed),
+// the default first: the command line's -method values.
+var Methods = []string{"lbfgsb", "neldermead", "cmaes"}
+
+// MethodNamed returns the optimiser called name, for Options.Method: nil
+// for "" and "lbfgsb" (opt.LBFGSB with the positivity bounds of eq. 2, the
+// default), opt.NelderMead for "neldermead", opt.CMAES seeded 1 for
+// "cmaes" (a calibration is deterministic); another name is an error.
+func MethodNamed(name string) (opt.Method, error) {
+	switch name {
+	case "", "lbfgsb":
+		return nil, nil
+	case "neldermead":
+		return opt.NelderMead{}, nil
+	case "cmaes":
+		return opt.CMAES{Seed: 1}, nil
+	}
+	return nil, fmt.Errorf("calibrate: unknown method %q (one of lbfgsb, neldermead, cmaes)", name)
+}
+
+// ProgressLine is an Options.Progress that hands each iteration to printf
+// as one progress line: "diffdrive: iteration N, loss F, elapsed".
+func ProgressLine(printf func(format string, a ...any)) func(stage int, it opt.Iteration) {
+	return func(_ int, it opt.Iteration) {
+		printf("diffdrive: iteration %d, loss %.6g, %v", it.Iter, it.F, it.Elapsed.Round(time.Millisecond))
+	}
+}
+
 // DefaultAnneal is the exact model and loss alone. Measured on the 2,250-s
 // synthetic log (experiments/diffdrive-calibrate), L-BFGS-B on the exact L1
 // loss reaches the same optimum as a smooth start (T = 0.05, Eps = 0.005)

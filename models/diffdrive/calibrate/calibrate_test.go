@@ -1,11 +1,14 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/wheelgrad/wheelgrad/ad"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 func synth(t testing.TB, p diffdrive.Params, seconds float64, seed uint64) Log {
@@ -112,5 +115,25 @@ func BenchmarkCalibrate(b *testing.B) {
 			}
 			b.ReportMetric(float64(r.Evaluations), "evals")
 		})
+	}
+}
+
+func TestMethodNamed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want opt.Method
+	}{{"", nil}, {"lbfgsb", nil}, {"neldermead", opt.NelderMead{}}, {"cmaes", opt.CMAES{Seed: 1}}} {
+		m, err := MethodNamed(c.name)
+		if err != nil || m != c.want {
+			t.Errorf("MethodNamed(%q) = %#v, %v; want %#v", c.name, m, err, c.want)
+		}
+	}
+	if _, err := MethodNamed("ipem"); err == nil {
+		t.Error("MethodNamed(\"ipem\") gave no error")
+	}
+	var line string
+	ProgressLine(func(format string, a ...any) { line = fmt.Sprintf(format, a...) })(0, opt.Iteration{Iter: 3, F: 12.5, Elapsed: 1234567 * time.Microsecond})
+	if want := "diffdrive: iteration 3, loss 12.5, 1.235s"; line != want {
+		t.Errorf("ProgressLine: %q, want %q", line, want)
 	}
 }
