@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
@@ -26,6 +27,7 @@ type sink struct {
 func (s sink) Warn(w fit.Warning)                     { s.d.add(w) }
 func (s sink) Progress(format string, a ...any)       { s.p.printf(format, a...) }
 func (s sink) Done()                                  { s.p.done() }
+func (s sink) Note(line string)                       { fmt.Fprintln(s.d.w, line) }
 func newSink(e env, d *diag, p *progress) robots.Sink { return sink{d: orDiag(e, d), p: p} }
 
 func orDiag(e env, d *diag) *diag {
@@ -122,14 +124,19 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if out.Plot == nil {
+			if out.Plot == nil && out.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			if err := out.Plot(stage); err != nil {
+			if out.Figure != nil {
+				err = drawFigure(stage, out.Figure)
+			} else {
+				err = out.Plot(stage)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -227,4 +234,16 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 	}
 	h, ok := validateHandlers[model]
 	return h, ok
+}
+
+// drawFigure draws an adapter's figure (robots.Figure) into path.
+func drawFigure(path string, f *robots.Figure) error {
+	ss := make([]figure.Series, len(f.Series))
+	for i, x := range f.Series {
+		ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed}
+		if x.Color > 0 {
+			ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
+		}
+	}
+	return figure.XY(path, f.Title, f.XLabel, f.YLabel, f.Equal, ss)
 }

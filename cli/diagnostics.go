@@ -9,6 +9,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // The diagnostics every identify (and validate) handler shares are package
@@ -161,16 +162,7 @@ func emitReport(e env, a IdentifyArgs, r fit.Report) error {
 
 // failureHint adds the likely causes to a numerical failure of the
 // optimiser (a NaN or Inf loss).
-func failureHint(err error) error {
-	if err == nil {
-		return nil
-	}
-	s := err.Error()
-	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
-		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
-	}
-	return err
-}
+func failureHint(err error) error { return robots.FailureHint(err) }
 
 // fixedSet parses -fix and -free into the set of held parameters, given
 // the names the model identifies (fit.HeldSet); a bad list is a usage

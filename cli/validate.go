@@ -399,31 +399,15 @@ func csvCell(s string) string {
 	return s
 }
 
-// start returns a run's channels predicted from its start state: estimated
-// (fit.EstimateStart) or, with -x0 first, the first measured one.
+// start returns a run's channels predicted from its start state
+// (robots.ValidationStart): estimated or, with -x0 first, the first
+// measured one.
 func (a ValidateArgs) start(x0 []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
-	if a.X0 == x0First {
-		chs, err := predict(x0)
-		return x0, chs, err
-	}
-	return fit.EstimateStart(x0, predict)
+	return robots.ValidationStart(a.X0, x0, predict)
 }
 
-// poseTrack pairs the first three channels (x, y, heading) of a pose model
-// sample by sample (empty when they are not sampled together).
-func poseTrack(chs []fit.Channel) fit.Track {
-	var tr fit.Track
-	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
-		return tr
-	}
-	for k := range chs[0].T {
-		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
-			return fit.Track{}
-		}
-		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
-	}
-	return tr
-}
+// poseTrack is robots.PoseTrack.
+func poseTrack(chs []fit.Channel) fit.Track { return robots.PoseTrack(chs) }
 
 // velocityTrack dead-reckons the v, w channels (sampled together) into poses.
 func velocityTrack(chs []fit.Channel) fit.Track {
@@ -488,9 +472,7 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 	return figure.Panels(path, title, 2, ps)
 }
 
-func poseChannels(angle string) []fit.Channel {
-	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
-}
+func poseChannels(angle string) []fit.Channel { return robots.PoseChannels(angle) }
 
 func validateMecanum(e env, a ValidateArgs) ([]valRun, error) {
 	p, _, err := mecanum.ReadParams(a.Params, true)

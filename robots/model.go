@@ -176,6 +176,9 @@ type Identified struct {
 	// Plot draws the fit's figure into a PNG file (nil: none was asked
 	// for, or the model draws none).
 	Plot func(path string) error
+	// Figure is the fit's figure as data, for a face to draw (an
+	// alternative to Plot for adapters, which draw nothing themselves).
+	Figure *Figure
 }
 
 // Simulator predicts a log's outputs from its inputs.
@@ -346,4 +349,105 @@ func (r *Registry) Sorted() []string {
 	s := r.Names()
 	sort.Strings(s)
 	return s
+}
+
+// Noter is a Sink that also takes plain notes (one line each, e.g. rows a
+// log reader ignored before the first command): the command line prints
+// them on stderr; a Sink without it drops them.
+type Noter interface {
+	Note(line string)
+}
+
+// NoteWriter is an io.Writer for a model package's Note option (one line
+// per note): a line "warning: X" goes to s as the warning X, any other
+// line to s's Note when it has one. A nil s discards everything.
+func NoteWriter(s Sink) io.Writer {
+	if s == nil {
+		s = Discard
+	}
+	return &noteWriter{s: s}
+}
+
+type noteWriter struct {
+	s    Sink
+	part []byte
+}
+
+func (n *noteWriter) Write(b []byte) (int, error) {
+	n.part = append(n.part, b...)
+	for {
+		i := slices.Index(n.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(n.part[:i])
+		n.part = n.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			n.s.Warn(fit.Warning{Msg: msg})
+		} else if nt, ok := n.s.(Noter); ok {
+			nt.Note(line)
+		}
+	}
+}
+
+// ParamWarnings turns a model package's parameter warnings ("key: why")
+// into warnings naming the file and key, as the command line has always
+// printed them: `PATH, key "K": WHY`.
+func ParamWarnings(path string, ws []string) []fit.Warning {
+	var out []fit.Warning
+	for _, w := range ws {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
+			continue
+		}
+		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
+	}
+	return out
+}
+
+// FailureHint adds the likely causes to a numerical failure of an
+// optimiser or filter (a NaN or Inf loss).
+func FailureHint(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.Contains(s, "NaN") || strings.Contains(s, "Inf") || strings.Contains(s, "not finite") {
+		return fmt.Errorf("%w — the model blew up: usually inputs in the wrong units (rpm or deg/s for rad/s, mm for m, ms for s, joystick commands not normalised to [-1, 1]) or a start point in -init far from plausible values", err)
+	}
+	return err
+}
+
+// ValidationStart returns a run's channels predicted from its start state:
+// estimated (fit.EstimateStart, x0 X0Estimate or "") from the first
+// measured state first, or first itself (X0First).
+func ValidationStart(x0 string, first []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
+	if x0 == X0First {
+		chs, err := predict(first)
+		return first, chs, err
+	}
+	return fit.EstimateStart(first, predict)
+}
+
+// PoseChannels are the x, y and heading channels of a pose model, the
+// heading named angle (e.g. theta, psi) and compared wrapped.
+func PoseChannels(angle string) []fit.Channel {
+	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
+}
+
+// PoseTrack pairs the first three channels (x, y, heading) of a pose model
+// sample by sample (empty when they are not sampled together).
+func PoseTrack(chs []fit.Channel) fit.Track {
+	var tr fit.Track
+	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
+		return tr
+	}
+	for k := range chs[0].T {
+		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
+			return fit.Track{}
+		}
+		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
+	}
+	return tr
 }
