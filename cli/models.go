@@ -96,9 +96,6 @@ var (
 	// identifyOnly, when a model sets it, is the whole list of -method
 	// values the model accepts (e.g. tire: lbfgsb only).
 	identifyOnly = map[string][]string{}
-	// methodAlias maps documented alternative method names to the one a
-	// handler knows (the README calls skidsteer's online EKF "IPEM").
-	methodAlias = map[string]string{"ipem": "ekf"}
 )
 
 // methodsFor lists the -method values model accepts.
