@@ -94,9 +94,6 @@ var ratchet = map[arrow]string{
 	{"cli", "models/diffdrive"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/diffdrive/calibrate"}: "issue 23, Deliver 2 and 3 (robots, cli)",
 	{"cli", "models/mecanum"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/skidsteer"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/skidsteer/terra"}:     "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/skidsteer/sbmpo"}:     "issue 23, Deliver 2 and 3 (robots, cli)",
 	// control imports no model and holds no copy of a model's step; the
 	// SBMPO planner moves to the skid-steer's room, the data-driven
 	// baseline to experiments/internal, the Mecanum graph synthesis out of

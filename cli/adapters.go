@@ -186,11 +186,7 @@ func drawPlot(path string, plot func(string) error, f *robots.Figure) error {
 	if plot != nil {
 		return plot(path)
 	}
-	ss := make([]figure.Series, len(f.Series))
-	for i, s := range f.Series {
-		ss[i] = figure.Series{Name: s.Name, X: s.X, Y: s.Y, Points: s.Points, Dashed: s.Dashed}
-	}
-	return figure.XY(path, f.Title, f.XLabel, f.YLabel, f.Equal, ss)
+	return drawFigure(path, f)
 }
 
 // validateWith is the validate handler of a model's Validator.
@@ -302,4 +298,16 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 	}
 	h, ok := validateHandlers[model]
 	return h, ok
+}
+
+// drawFigure draws an adapter's figure (robots.Figure) into path.
+func drawFigure(path string, f *robots.Figure) error {
+	ss := make([]figure.Series, len(f.Series))
+	for i, x := range f.Series {
+		ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed}
+		if x.Color > 0 {
+			ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
+		}
+	}
+	return figure.XY(path, f.Title, f.XLabel, f.YLabel, f.Equal, ss)
 }

@@ -145,9 +145,6 @@ func init() {
 				}
 				a.Method = strings.ToLower(a.Method)
 				methods := methodsFor(reg, *model)
-				if alias, ok := methodAlias[a.Method]; ok && slices.Contains(methods, alias) {
-					a.Method = alias
-				}
 				if a.Method != "" && !slices.Contains(methods, a.Method) {
 					return usagef("unknown -method %q for %s (one of %s)", a.Method, *model, strings.Join(methods, ", "))
 				}

@@ -90,15 +90,9 @@ var (
 	simulateHandlers = map[string]func(env, SimulateArgs) error{}
 	identifyHandlers = map[string]func(env, IdentifyArgs) error{}
 	followHandlers   = map[string]func(env, FollowArgs) error{}
-	// identifyMethods lists extra -method values a model accepts besides
-	// lbfgsb, neldermead and cmaes (e.g. skidsteer: ekf, batch).
-	identifyMethods = map[string][]string{}
 	// identifyOnly, when a model sets it, is the whole list of -method
 	// values the model accepts (e.g. tire: lbfgsb only).
 	identifyOnly = map[string][]string{}
-	// methodAlias maps documented alternative method names to the one a
-	// handler knows (the README calls skidsteer's online EKF "IPEM").
-	methodAlias = map[string]string{"ipem": "ekf"}
 )
 
 // methodsFor lists the -method values model accepts.
@@ -111,7 +105,7 @@ func methodsFor(reg *robots.Registry, model string) []string {
 	if m, ok := identifyOnly[model]; ok {
 		return m
 	}
-	return append([]string{"lbfgsb", "neldermead", "cmaes"}, identifyMethods[model]...)
+	return []string{"lbfgsb", "neldermead", "cmaes"}
 }
 
 func checkModel(reg *robots.Registry, cmd, model string, registered bool) error {

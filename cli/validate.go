@@ -16,7 +16,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -71,7 +70,6 @@ var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
 
 func init() {
 	validateHandlers["mecanum"] = validateMecanum
-	validateHandlers["skidsteer"] = validateSkidsteer
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
@@ -551,63 +549,6 @@ func validateMecanum(e env, a ValidateArgs) ([]valRun, error) {
 			return nil, r.Err(err)
 		}
 		out = append(out, valRun{ID: r.ID, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "theta"}})
-	}
-	return out, nil
-}
-
-func validateSkidsteer(e env, a ValidateArgs) ([]valRun, error) {
-	p, err := readSkidsteerParams(e, a.Params, true)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for _, src := range a.sources() {
-		runs, err := readSkidsteerLog(e, src, p, a.Params)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range runs {
-			if len(r.PoseRows()) == 0 {
-				return nil, r.Errorf(0, "x", "validate needs measured poses x, y, psi")
-			}
-			pieces, err := skidsteerPieces(a.Diag, a.Gaps, r)
-			if err != nil {
-				return nil, err
-			}
-			for n, q := range pieces {
-				rows := q.PoseRows()
-				if len(rows) == 0 {
-					continue
-				}
-				k0 := rows[0]
-				predict := func(s []float64) ([]fit.Channel, error) {
-					l := *q
-					l.Pose = slices.Clone(q.Pose)
-					l.Pose[k0] = skidsteer.Pose{X: s[0], Y: s[1], Psi: s[2]}
-					tr, err := simulateSkidsteerLog(p, &l)
-					if err != nil {
-						return nil, err
-					}
-					chs := poseChannels("psi")
-					for _, k := range rows {
-						chs[0].Add(0, q.T[k], q.Pose[k].X, tr[k].X)
-						chs[1].Add(0, q.T[k], q.Pose[k].Y, tr[k].Y)
-						chs[2].Add(0, q.T[k], q.Pose[k].Psi, tr[k].Psi)
-					}
-					return chs, nil
-				}
-				p0 := q.Pose[k0]
-				s, chs, err := a.start([]float64{p0.X, p0.Y, p0.Psi}, predict)
-				if err != nil {
-					return nil, r.Err(err)
-				}
-				id := a.runID(src.Path, r.ID)
-				if len(pieces) > 1 {
-					id += fmt.Sprintf("#%d", n+1)
-				}
-				out = append(out, valRun{ID: id, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "psi"}})
-			}
-		}
 	}
 	return out, nil
 }

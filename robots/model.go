@@ -218,22 +218,6 @@ type Identified struct {
 	PlotTitle    string
 }
 
-// Figure is an x–y figure a model asks a face to draw: its title, axis
-// labels, equal axis scales (a path) or not, and its curves.
-type Figure struct {
-	Title, XLabel, YLabel string
-	Equal                 bool
-	Series                []Series
-}
-
-// Series is one curve of a Figure: a line, or markers when Points is set;
-// an empty Name adds no legend entry.
-type Series struct {
-	Name           string
-	X, Y           []float64
-	Points, Dashed bool
-}
-
 // Simulator predicts a log's outputs from its inputs.
 type Simulator interface {
 	Simulate(req SimulateRequest) (*Simulation, error)
@@ -409,4 +393,36 @@ func (r *Registry) Sorted() []string {
 	s := r.Names()
 	sort.Strings(s)
 	return s
+}
+
+// NoteWriter is an io.Writer for a model package's Note option (one line
+// per note): a line "warning: X" goes to s as the warning X, any other
+// line to s's Note when it has one. A nil s discards everything.
+func NoteWriter(s Sink) io.Writer {
+	if s == nil {
+		s = Discard
+	}
+	return &sinkNoteWriter{s: s}
+}
+
+type sinkNoteWriter struct {
+	s    Sink
+	part []byte
+}
+
+func (n *sinkNoteWriter) Write(b []byte) (int, error) {
+	n.part = append(n.part, b...)
+	for {
+		i := slices.Index(n.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(n.part[:i])
+		n.part = n.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			n.s.Warn(fit.Warning{Msg: msg})
+		} else if nt, ok := n.s.(Noter); ok {
+			nt.Note(line)
+		}
+	}
 }
