@@ -52,7 +52,7 @@ var table = []room{
 	{"fit", []string{"opt", "dataset", "gonum"}},
 	{"models/*", []string{"dyn", "graph", "ad", "losses", "opt", "dataset", "fit", "gonum"}},
 	{"control", []string{"dyn", "ad", "opt", "losses", "dataset"}},
-	{"robots", []string{"models/*", "fit", "control", "dataset"}},
+	{"robots", []string{"models/*", "fit", "control", "dataset", "figure"}}, // figure: an adapter draws its -plot
 	{"figure", []string{"gonum/plot"}},
 	{"cli", []string{"robots", "fit", "control", "figure", "dataset"}},
 	{"cmd/wheelgrad", []string{"cli", "robots"}},

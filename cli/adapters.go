@@ -35,6 +35,10 @@ func orDiag(e env, d *diag) *diag {
 	return d
 }
 
+// Note prints a log reader's note line on stderr, as the readers did
+// (robots.Noter).
+func (s sink) Note(line string) { fmt.Fprintln(s.d.w, line) }
+
 // modelErr turns a model's robots.UsageError into the command's usage
 // error (exit status 2).
 func modelErr(err error) error {

@@ -117,6 +117,40 @@ func (d *Diag) Keep(ws []fit.Warning, err error) error {
 	return err
 }
 
+// Noter is a Sink that also takes the one-line notes of a log reader
+// (dataset's Note lines that are not warnings, e.g. rows ignored before the
+// first command); a Sink without Note drops them.
+type Noter interface {
+	Note(line string)
+}
+
+// NoteWriter returns an io.Writer for a log reader's Note option: a line
+// "warning: X" becomes a warning of d (message X), any other line goes to
+// d's Sink when it is a Noter.
+func (d *Diag) NoteWriter() io.Writer { return &noteWriter{d: d} }
+
+type noteWriter struct {
+	d    *Diag
+	part []byte
+}
+
+func (w *noteWriter) Write(b []byte) (int, error) {
+	w.part = append(w.part, b...)
+	for {
+		i := slices.Index(w.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := string(w.part[:i])
+		w.part = w.part[i+1:]
+		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
+			w.d.Add(fit.Warning{Msg: msg})
+		} else if n, ok := w.d.Sink.(Noter); ok {
+			n.Note(line)
+		}
+	}
+}
+
 // Option is a model's own identify option (a command-line flag -Name).
 // Bool options take no value on the command line.
 type Option struct {
@@ -346,4 +380,19 @@ func (r *Registry) Sorted() []string {
 	s := r.Names()
 	sort.Strings(s)
 	return s
+}
+
+// ParamWarnings turns a model package's parameter warnings (each "key:
+// why") into warnings naming the file and key: `PATH, key "K": WHY`.
+func ParamWarnings(path string, ws []string) []fit.Warning {
+	var out []fit.Warning
+	for _, w := range ws {
+		key, why, ok := strings.Cut(w, ": ")
+		if !ok {
+			out = append(out, fit.Warning{Msg: fmt.Sprintf("%s: %s", path, w)})
+			continue
+		}
+		out = append(out, fit.Warning{Msg: fmt.Sprintf("%s, key %q: %s", path, key, why)})
+	}
+	return out
 }
