@@ -61,7 +61,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 
 func TestNotYetImplementedModelIsRuntimeFailure(t *testing.T) {
 	for _, model := range robots.Default().Names() {
-		if _, ok := simulateHandlers[model]; ok {
+		if _, ok := simulateHandler(robots.Default(), model); ok {
 			continue
 		}
 		st, _, errOut := runCLI("simulate", "-model", model, "-params", "p.json", "-controls", "c.csv")

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 )
 
 func init() {
-	simulateHandlers["mecanum"] = simulateMecanum
 	identifyHandlers["mecanum"] = identifyMecanum
 	identifyExtraFlags = append(identifyExtraFlags,
 		extraFlag{name: "pose", def: "free", usage: "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)", model: "mecanum"},
@@ -27,79 +25,6 @@ func init() {
 		extraFlag{name: "loss", def: "eq8", usage: "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)", model: "mecanum"},
 	)
 }
-
-func simulateMecanum(e env, a SimulateArgs) error {
-	p, err := readMecanumParams(e, a.Params, true)
-	if err != nil {
-		return err
-	}
-	src := a.source()
-	if a.Auto {
-		on, err := mecanumOnset(src, p, true)
-		if err != nil {
-			return err
-		}
-		src.Offset = on.Offset
-		fmt.Fprintf(e.stderr, "%s: offset %+.4f s added to the pose times (motion onset)\n", a.Controls, on.Offset)
-	}
-	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: e.stderr, Columns: src.Columns, HoldLast: src.HoldLast})
-	if err != nil {
-		return err
-	}
-	t := runs[0].Table
-	hasTraj := t.Has("traj")
-	// The whole rollout is computed and checked before the first byte is
-	// written: a late overflow must not leave a truncated CSV.
-	poses := make([][3][]float64, len(runs))
-	for i := range runs {
-		r := &runs[i]
-		x, y, th := mecanum.Simulate(p, r)
-		for k := range x {
-			if !mecanumFinite(x[k]) || !mecanumFinite(y[k]) || !mecanumFinite(th[k]) {
-				return r.Errorf(k, "", "the simulated pose is not finite from this row on: the commands, or the parameters of %s (M, r, Ts, lab), are out of scale", a.Params)
-			}
-		}
-		poses[i] = [3][]float64{x, y, th}
-	}
-	if err := needMemory("the simulated trajectory", float64(t.Len())*120); err != nil {
-		return err
-	}
-	if a.Plot != "" {
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := plotMecanumPrediction(stage, p, runs); err != nil {
-			return err
-		}
-	}
-	return e.writeOut(a.Out, func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		head := []string{"t", "x", "y", "theta"}
-		if hasTraj {
-			head = append(head, "traj")
-		}
-		if err := cw.WriteHeader(head...); err != nil {
-			return err
-		}
-		for i := range runs {
-			r := &runs[i]
-			x, y, th := poses[i][0], poses[i][1], poses[i][2]
-			for k := range x {
-				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(x[k]), dataset.Num(y[k]), dataset.Num(th[k])}
-				if hasTraj {
-					row = append(row, dataset.Text(r.ID))
-				}
-				if err := cw.WriteRow(row...); err != nil {
-					return err
-				}
-			}
-		}
-		return cw.Flush()
-	})
-}
-
-func mecanumFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // readMecanumLogs reads every -data file; with several files, a run's id is
 // prefixed by its file name. Gaps follow the -gaps policy (a split run's

@@ -179,37 +179,3 @@ func fmtFloats(v []float64) string {
 	}
 	return s
 }
-
-// plotMecanumPrediction draws each run's predicted path (Simulate, anchored
-// at its first camera pose) and its camera poses, with the RMS distance
-// between them in the title.
-func plotMecanumPrediction(path string, p mecanum.Params, runs []mecanum.Run) error {
-	var series []figure.Series
-	var ss float64
-	var n int
-	for i := range runs {
-		r := &runs[i]
-		x, y, _ := mecanum.Simulate(p, r)
-		var gx, gy []float64
-		for _, k := range r.Camera() {
-			gx, gy = append(gx, r.X[k]), append(gy, r.Y[k])
-			ss += (x[k]-r.X[k])*(x[k]-r.X[k]) + (y[k]-r.Y[k])*(y[k]-r.Y[k])
-			n++
-		}
-		name := func(s string) string {
-			if i == 0 {
-				return s
-			}
-			return ""
-		}
-		if len(gx) > 0 {
-			series = append(series, figure.Series{Name: name("camera"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]})
-		}
-		series = append(series, figure.Series{Name: name("prediction"), X: x, Y: y, Color: figure.Palette[0]})
-	}
-	title := "Mecanum prediction"
-	if n > 0 {
-		title += fmt.Sprintf(" (RMS %.1f mm from the camera)", 1e3*math.Sqrt(ss/float64(n)))
-	}
-	return figure.XY(path, title, "x (m)", "y (m)", true, series)
-}

@@ -1,0 +1,158 @@
+package robots_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/robots"
+)
+
+// The example log of models/mecanum: commands at 240 Hz and a camera file
+// of its own, generated with μ = 0.62, 0.48, 0.71, 0.55 (testdata/gen.go).
+var (
+	mecCommands = filepath.Join("..", "models", "mecanum", "testdata", "commands.csv")
+	mecCamera   = filepath.Join("..", "models", "mecanum", "testdata", "camera.csv")
+	mecTrueMu   = []float64{0.62, 0.48, 0.71, 0.55}
+)
+
+// mecTrueParams writes the generating parameters to a file and reads them
+// back through the adapter, as a face does.
+func mecTrueParams(t *testing.T) (robots.Params, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "true.json")
+	if err := os.WriteFile(path, []byte(`{"model": "mecanum", "mu": [0.62, 0.48, 0.71, 0.55]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, ws, err := robots.Mecanum{}.ReadParams(path, robots.ForPrediction)
+	if err != nil || len(ws) != 0 {
+		t.Fatalf("ReadParams: %v (warnings %v)", err, ws)
+	}
+	if got := p.(mecanum.Params).Mu; len(got) != 4 || got[2] != 0.71 {
+		t.Fatalf("mu %v", got)
+	}
+	return p, path
+}
+
+func TestMecanumReadParamsWarningsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"model": "mecanum", "mu": [0.5, 0.5, 0.5, 0.5], "nosuchkey": 1}`), 0o644)
+	if _, _, err := (robots.Mecanum{}).ReadParams(bad, robots.ForPrediction); err == nil || !strings.Contains(err.Error(), "nosuchkey") {
+		t.Errorf("unknown key: %v", err)
+	}
+	nomu := filepath.Join(dir, "nomu.json")
+	os.WriteFile(nomu, []byte(`{"model": "mecanum"}`), 0o644)
+	if _, _, err := (robots.Mecanum{}).ReadParams(nomu, robots.ForPrediction); err == nil {
+		t.Error("a file without mu was accepted for prediction")
+	}
+	p, _, err := robots.Mecanum{}.ReadParams(nomu, robots.ForStart)
+	if def := mecanum.DefaultParams().Mu; err != nil || fmt.Sprint(p.(mecanum.Params).Mu) != fmt.Sprint(def) {
+		t.Errorf("a start without mu: %v, %v (want the default μ %v)", p, err, def)
+	}
+}
+
+func TestMecanumSimulateMatchesModel(t *testing.T) {
+	p, path := mecTrueParams(t)
+	sim, err := robots.Mecanum{}.Simulate(robots.SimulateRequest{Params: p, ParamsPath: path,
+		Source: robots.Source{Path: mecCommands, Poses: mecCamera}, Plot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := sim.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := dataset.Read(&b, "sim.csv", dataset.Spec{Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "theta"}}, Time: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := mecanum.ReadLog(mecCommands, mecanum.LogOptions{Sensors: mecCamera})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y, th := mecanum.Simulate(p.(mecanum.Params), &runs[0])
+	if tab.Len() != len(x) {
+		t.Fatalf("%d rows, the model %d", tab.Len(), len(x))
+	}
+	for k := range x {
+		if math.Abs(tab.Col("x")[k]-x[k]) > 1e-9 || math.Abs(tab.Col("y")[k]-y[k]) > 1e-9 || math.Abs(tab.Col("theta")[k]-th[k]) > 1e-9 {
+			t.Fatalf("row %d: %v %v %v, the model %v %v %v", k, tab.Col("x")[k], tab.Col("y")[k], tab.Col("theta")[k], x[k], y[k], th[k])
+		}
+	}
+	png := filepath.Join(t.TempDir(), "sim.png")
+	if err := sim.Plot(png); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() < 1000 {
+		t.Errorf("plot: %v", err)
+	}
+}
+
+// With the true parameters the prediction of the camera poses is as good as
+// the camera's noise (2 mm, 0.3°) allows; with μ off by 0.3 it is worse.
+func TestMecanumValidate(t *testing.T) {
+	p, path := mecTrueParams(t)
+	src := robots.Source{Path: mecCommands, Poses: mecCamera}
+	runs, err := robots.Mecanum{}.Validate(robots.ValidateRequest{Params: p, ParamsPath: path, Sources: []robots.Source{src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || len(runs[0].Channels) != 3 || len(runs[0].Start) != 3 {
+		t.Fatalf("runs %+v", runs)
+	}
+	for _, c := range runs[0].Channels {
+		f, _, rms := c.Fit()
+		t.Logf("%s: fit %.2f %%, RMS %.4g %s", c.Name, f, rms, c.Unit)
+		// the camera's noise: 2 mm in x, y, 0.3° = 0.0052 rad in theta
+		if c.Unit == "m" && (!(rms < 0.003) || !(f > 95)) {
+			t.Errorf("%s: RMS %.4g m, fit %.2f %% with the true parameters", c.Name, rms, f)
+		}
+		if c.Unit == "rad" && !(rms < 0.007) {
+			t.Errorf("%s: RMS %.4g rad with the true parameters", c.Name, rms)
+		}
+	}
+	if e := runs[0].Track.Endpoint(); !(e < 0.01) {
+		t.Errorf("endpoint error %.4g m", e)
+	}
+	off := p.(mecanum.Params)
+	off.Mu = []float64{0.3, 0.8, 0.4, 0.9}
+	worse, err := robots.Mecanum{}.Validate(robots.ValidateRequest{Params: off, Sources: []robots.Source{src}, X0: robots.X0First})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, good := runs[0].Channels[0].Fit()
+	_, _, bad := worse[0].Channels[0].Fit()
+	if !(bad > 3*good) {
+		t.Errorf("x RMS %.4g m with wrong μ, %.4g m with the true ones", bad, good)
+	}
+	// -offset auto: the camera is on the commands' clock, so the onset
+	// offset is small, and said as a note.
+	auto := src
+	auto.AutoOffset = true
+	n := &noteSink{}
+	if _, err := (robots.Mecanum{}).Validate(robots.ValidateRequest{Params: p, Sources: []robots.Source{auto}, Sink: n}); err != nil {
+		t.Fatal(err)
+	}
+	if len(n.notes) == 0 || !strings.Contains(n.notes[0], "offset") || !strings.Contains(n.notes[0], "motion onset") {
+		t.Errorf("notes %q", n.notes)
+	}
+}
+
+// noteSink keeps what a model says.
+type noteSink struct {
+	notes []string
+	warns []fit.Warning
+}
+
+func (s *noteSink) Warn(w fit.Warning)      { s.warns = append(s.warns, w) }
+func (s *noteSink) Progress(string, ...any) {}
+func (s *noteSink) Done()                   {}
+func (s *noteSink) Note(l string)           { s.notes = append(s.notes, l) }
