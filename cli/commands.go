@@ -175,8 +175,6 @@ func init() {
 				if a.JSON {
 					// These fits build no report (yet): refuse rather than print none.
 					switch {
-					case *model == "mecanum" && (a.Extra["loss"] == "squared" || a.Extra["friction"] == "net"):
-						return usagef("-json is not available with -loss squared or -friction net (they print no report yet)")
 					case *model == "tire" && a.Extra["online"] == "true":
 						return usagef("-json is not available with -online (its batches print no report)")
 					}
