@@ -235,3 +235,53 @@ func TestMecanumIdentify(t *testing.T) {
 		}
 	}
 }
+
+// Inspect finds the wiring of real-like recordings (PWM channels p1..p4 in
+// another order and sign, a camera on its own clock) and says that a wrong
+// declared map contradicts the motion.
+func TestMecanumInspect(t *testing.T) {
+	dir := t.TempDir()
+	var srcs []robots.Source
+	for i, w := range mecanum.RealLikeTrain[:3] {
+		s := mecanum.RealLikeRecording(w, 0, 5+uint64(i))
+		s.Duration = 1.5
+		r := mecanum.SynthesizeRealLike(mecanum.DefaultParams(), s)
+		ch, c, mh, m := r.Columns()
+		src := robots.Source{Path: filepath.Join(dir, fmt.Sprintf("cmd%d.csv", i)), Poses: filepath.Join(dir, fmt.Sprintf("cam%d.csv", i)), AutoOffset: true}
+		for _, f := range []struct {
+			path string
+			h    []string
+			c    [][]float64
+		}{{src.Path, ch, c}, {src.Poses, mh, m}} {
+			var b bytes.Buffer
+			if err := dataset.WriteCSV(&b, f.h, f.c); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f.path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		srcs = append(srcs, src)
+	}
+	wrong := mecanum.DefaultParams()
+	wrong.CommandMap = &dataset.CommandMap{Columns: []string{"p1", "p2", "p3", "p4"}, Scale: []float64{0.1, 0.1, 0.1, 0.1}}
+	n := &noteSink{}
+	r, err := robots.Mecanum{}.Inspect(robots.InspectRequest{Sources: srcs, Params: wrong, ParamsPath: "wrong.json", Top: 3, Sink: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tried != 384 || len(r.Best) != 3 || len(r.Offsets) != 3 {
+		t.Fatalf("inspection %+v", r)
+	}
+	b := r.Best[0]
+	t.Logf("best: %v RMS %.4f m, %s; declared RMS %.4f m, rank %d", b.Map, b.RMS, b.Fit, r.Declared.RMS, r.DeclaredRank)
+	if fmt.Sprint(b.Map.Columns) != "[p3 p4 p2 p1]" || fmt.Sprint(b.Map.Scale) != "[0.1 -0.1 -0.1 0.1]" {
+		t.Errorf("best map %v, want the true wiring p3, p4, p2, p1 with signs +, −, −, +", b.Map)
+	}
+	if !r.Contradicts || r.DeclaredRank == 1 || !(r.Declared.RMS > 1.5*b.RMS) {
+		t.Errorf("the wrong declared map: rank %d, RMS %.4f m, contradicts %v", r.DeclaredRank, r.Declared.RMS, r.Contradicts)
+	}
+	if _, err := (robots.Mecanum{}).Inspect(robots.InspectRequest{Sources: srcs, Channels: []string{"p1", "p2"}, Top: 1}); err == nil || !strings.Contains(err.Error(), "want 4") {
+		t.Errorf("two channels: %v", err)
+	}
+}
