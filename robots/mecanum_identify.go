@@ -460,10 +460,21 @@ func mecanumSquared(req IdentifyRequest, d *Diag, p mecanum.Params, runs []mecan
 		nf, x = f, r.X
 		out.Mu, out.Friction = mu[:], nil
 		lo, hi := p.Bounds()
+		std, infl, null, why := mecanumSquaredStd(nf, runs, x, r.Opt.X)
 		for j, n := range mecanumNames {
-			s.Params = append(s.Params, fit.Param{Name: n, Value: mu[j], Std: math.NaN(), StdReason: "not computed for the squared loss (-loss squared)", Lower: lo, Upper: hi})
+			s.Params = append(s.Params, fit.Param{Name: n, Value: mu[j], Std: std[j], StdReason: why, Lower: lo, Upper: hi})
 		}
+		s.Null = null
 		d.Add(fit.OnBound(s.Params)...)
+		if why == "" {
+			s.Lines = append(s.Lines, fmt.Sprintf("σ: Gauss–Newton over μ and the start poses × %.3g for residuals correlated in time (lag-1 autocorrelation of the camera residuals)", infl))
+		}
+		for _, u := range null {
+			s.Notes = append(s.Notes, "NOT determined: "+u.Text+" can change without changing the predicted trajectories")
+		}
+		if req.Fit.Settled(r.Opt) {
+			outcome.Refused = d.Keep(fit.CheckDetermined(s.Params, req.AllowUndetermined, "add runs with other commands"))
+		}
 		s.Method = "least-squares (squared position and marker errors)"
 		s.Data = fmt.Sprintf("%d run(s), %d parameters (μ and free start poses)", len(runs), f.Dim())
 		s.Status = fit.NewStatus("least-squares", r.Opt)
@@ -487,6 +498,53 @@ func mecanumSquared(req IdentifyRequest, d *Diag, p mecanum.Params, runs []mecan
 		outcome.Plot = func(path string) error { return plotMecanumSquared(path, nf, runs, x) }
 	}
 	return outcome, nil
+}
+
+// mecanumSquaredStd is the σ of μ of a squared-loss fit (SquaredLS.Ident
+// at the solver's xls, start poses included), inflated for residuals
+// correlated in time as the eq. 8 fit's (fit.CorrelationInflation of each
+// run's x and y camera residuals at NetFit's x), the null directions that
+// move μ, and, where σ cannot be computed, why (σ NaN).
+func mecanumSquaredStd(nf *mecanum.NetFit, runs []mecanum.Run, x, xls []float64) (std [4]float64, infl float64, null []fit.Direction, why string) {
+	for j := range std {
+		std[j] = math.NaN()
+	}
+	ls, err := nf.SquaredLS()
+	if err != nil {
+		return std, 1, nil, err.Error()
+	}
+	id, err := ls.Ident(xls)
+	if err != nil {
+		return std, 1, nil, err.Error()
+	}
+	var series [][]float64
+	for i := range runs {
+		r := &runs[i]
+		px, py := nf.Predict(x, i) // rows from the first camera pose on
+		cam := r.Camera()
+		if len(cam) == 0 {
+			continue
+		}
+		ex, ey := make([]float64, len(cam)), make([]float64, len(cam))
+		for j, k := range cam {
+			if k-cam[0] < len(px) {
+				ex[j], ey[j] = px[k-cam[0]]-r.X[k], py[k-cam[0]]-r.Y[k]
+			} else {
+				ex[j], ey[j] = math.NaN(), math.NaN()
+			}
+		}
+		series = append(series, ex, ey)
+	}
+	infl, _ = fit.CorrelationInflation(series)
+	for j := range std {
+		std[j] = infl * id.Std[j]
+	}
+	for _, u := range id.Null {
+		if math.Abs(u.Coef[0])+math.Abs(u.Coef[1])+math.Abs(u.Coef[2])+math.Abs(u.Coef[3]) > 0.05 {
+			null = append(null, u)
+		}
+	}
+	return std, infl, null, ""
 }
 
 func mecanumMetres(v []float64) string {
