@@ -142,6 +142,10 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 		if method != mecanum.LBFGSB {
 			return nil, Usagef("-friction net and -loss squared use lbfgsb")
 		}
+		if hold != [4]bool{} {
+			// the squared-loss fits free every μ: a held one would be ignored
+			return nil, Usagef("-fix/-free go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
+		}
 		if o.Pose != "free" || o.Prior != 0 || o.Grad != "analytic" {
 			return nil, Usagef("-pose fixed, -prior and -grad autodiff go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
 		}

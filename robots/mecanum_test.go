@@ -227,6 +227,7 @@ func TestMecanumIdentify(t *testing.T) {
 		{map[string]string{"loss": "squared", "grad": "autodiff"}, robots.IdentifyRequest{}, "go with the eq8 loss"},
 		{nil, robots.IdentifyRequest{Method: "cmaes", Fix: []string{"mu1"}}, "need -method lbfgsb"},
 		{nil, robots.IdentifyRequest{Fix: []string{"mu9"}}, "mu9"},
+		{map[string]string{"loss": "squared"}, robots.IdentifyRequest{Fix: []string{"mu1"}}, "-fix/-free go with the eq8 loss"},
 	} {
 		c.req.Options, c.req.Sources = c.opts, []robots.Source{src}
 		_, err := robots.Mecanum{}.Identify(c.req)
