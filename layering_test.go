@@ -89,11 +89,9 @@ type arrow struct{ from, to string }
 var ratchet = map[arrow]string{
 	// The command line is the cli package over the robots registry; the
 	// model-specific handlers still in cli move into robots adapters.
-	{"cli", "dataset/bag"}:                "issue 23, Deliver 3 (import through the registry)",
-	{"cli", "opt"}:                        "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/diffdrive"}:           "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/diffdrive/calibrate"}: "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/mecanum"}:             "issue 23, Deliver 2 and 3 (robots, cli)",
+	{"cli", "dataset/bag"}:    "issue 23, Deliver 3 (import through the registry)",
+	{"cli", "opt"}:            "issue 23, Deliver 2 and 3 (robots, cli)",
+	{"cli", "models/mecanum"}: "issue 23, Deliver 2 and 3 (robots, cli)",
 	// control imports no model and holds no copy of a model's step; the
 	// SBMPO planner moves to the skid-steer's room, the data-driven
 	// baseline to experiments/internal, the Mecanum graph synthesis out of
@@ -105,10 +103,10 @@ var ratchet = map[arrow]string{
 	// The adapters still draw their own figures, take opt's progress
 	// callbacks and fit a user's step model in robots itself: figures as
 	// data drawn by cli (robots.Figure), the fitting into a model package.
-	{"robots", "figure"}: "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "opt"}:    "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "dyn"}:    "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "gonum"}:  "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "figure"}:                 "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "opt"}:                    "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "dyn"}:                    "issue 23, Deliver 2 (robots within DESIGN's table)",
+	{"robots", "gonum.org/v1/gonum/mat"}: "issue 23, Deliver 2 (robots within DESIGN's table)",
 }
 
 // pkg is what go list says of one package.

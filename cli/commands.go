@@ -169,13 +169,6 @@ func init() {
 						a.Extra[x.name] = *extra[x.name]
 					}
 				}
-				if a.JSON {
-					// These fits build no report (yet): refuse rather than print none.
-					switch {
-					case *model == "mecanum" && (a.Extra["loss"] == "squared" || a.Extra["friction"] == "net"):
-						return usagef("-json is not available with -loss squared or -friction net (they print no report yet)")
-					}
-				}
 				a.Quiet, a.Verbose = *quiet, *verbose
 				if err := checkInputSize(a.Data...); err != nil {
 					return err

@@ -15,7 +15,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
-	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -69,7 +68,6 @@ type valRun struct {
 var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
 
 func init() {
-	validateHandlers["mecanum"] = validateMecanum
 	register(command{
 		name:    "validate",
 		usage:   "validate -model M -params P.json -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-offset S|auto] [-x0 estimate|first] [-horizon S] [-json] [-per-run F.csv] [-plot F.png|F.svg] [-gaps error|split|bridge] [-columns MAP] [-where C=V] [-from S] [-to S]",
@@ -503,54 +501,6 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 
 func poseChannels(angle string) []fit.Channel {
 	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
-}
-
-func validateMecanum(e env, a ValidateArgs) ([]valRun, error) {
-	p, _, err := mecanum.ReadParams(a.Params, true)
-	if err != nil {
-		return nil, err
-	}
-	srcs := a.sources()
-	if a.Offset == "auto" {
-		if srcs, err = mecanumSources(e, IdentifyArgs{Data: a.Data, Poses: a.Poses, Offset: "auto", Columns: a.Columns, HoldLast: a.HoldLast}, p, e.stderr); err != nil {
-			return nil, err
-		}
-	}
-	runs, err := readMecanumLogs(e, srcs, p.CommandMap, a.Diag, a.Gaps)
-	if err != nil {
-		return nil, err
-	}
-	var out []valRun
-	for i := range runs {
-		r := &runs[i]
-		if r.X == nil {
-			return nil, r.Errorf(0, "x", "validate needs measured poses x, y, theta")
-		}
-		cam := r.Camera()
-		if len(cam) == 0 {
-			return nil, r.Errorf(0, "x", "validate needs measured poses x, y, theta: this run has none")
-		}
-		k0 := cam[0]
-		predict := func(s []float64) ([]fit.Channel, error) {
-			q := *r
-			q.X, q.Y, q.Theta = slices.Clone(r.X), slices.Clone(r.Y), slices.Clone(r.Theta)
-			q.X[k0], q.Y[k0], q.Theta[k0] = s[0], s[1], s[2]
-			x, y, th := mecanum.Simulate(p, &q)
-			chs := poseChannels("theta")
-			for k := range r.T {
-				chs[0].Add(0, r.T[k], r.X[k], x[k])
-				chs[1].Add(0, r.T[k], r.Y[k], y[k])
-				chs[2].Add(0, r.T[k], r.Theta[k], th[k])
-			}
-			return chs, nil
-		}
-		s, chs, err := a.start([]float64{r.X[k0], r.Y[k0], r.Theta[k0]}, predict)
-		if err != nil {
-			return nil, r.Err(err)
-		}
-		out = append(out, valRun{ID: r.ID, Chs: chs, Track: poseTrack(chs), Start: s, StartNames: []string{"x", "y", "theta"}})
-	}
-	return out, nil
 }
 
 // warnTee passes the lines written to it on to w, except those that start

@@ -54,6 +54,21 @@ func (s Settings) Apply(o opt.Settings) opt.Settings {
 	return o
 }
 
+// WithProgress is opt's settings from s with a Callback that passes each
+// iteration's number and loss to progress (nil: none): the settings an
+// adapter (package robots, which names no optimiser type) hands a model's
+// identification.
+func (s Settings) WithProgress(progress func(iter int, loss float64)) opt.Settings {
+	var o opt.Settings
+	if progress != nil {
+		o.Callback = func(it opt.Iteration) bool {
+			progress(it.Iter, it.F)
+			return true
+		}
+	}
+	return s.Apply(o)
+}
+
 // UnconvergedError is an optimisation that stopped at a limit (or stalled)
 // without converging: its outputs are still worth writing, with their
 // status (the command line exits 3).

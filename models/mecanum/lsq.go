@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -190,4 +191,42 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	}
 	copy(x[nw:], res.X[4:])
 	return &NetResult{Net: f.Net(x), X: x, Opt: res}, nil
+}
+
+// Ident is the Gauss–Newton picture of the squared-loss fit at x
+// (SquaredLS's vector, e.g. the solver's Opt.X, at an optimum):
+// fit.Identifiability of JᵀJ over μ_1..μ_4 and the start poses (named mu1..
+// mu4, x0_1.., y0_1.., theta0_1..), its σ scaled by the residuals' standard
+// deviation s = ‖r‖/√(M − n). The σ of μ so includes the start poses'
+// uncertainty (the μ entries of the pseudo-inverse of the whole JᵀJ). The
+// residuals are taken as independent: the position and marker errors of
+// one sample are not, nor are a run's successive samples, so a caller
+// corrects σ for that (e.g. fit.CorrelationInflation).
+func (s *SquaredLS) Ident(x []float64) (fit.Ident, error) {
+	n := s.Dim()
+	if s.M <= n {
+		return fit.Ident{}, fmt.Errorf("mecanum: %d residuals for %d variables: no σ", s.M, n)
+	}
+	r := make([]float64, s.M)
+	jac := mat.NewDense(s.M, n, nil)
+	if err := s.Residuals(x, r, jac); err != nil {
+		return fit.Ident{}, err
+	}
+	var jtj mat.SymDense
+	jtj.SymOuterK(1, jac.T())
+	names := []string{"mu1", "mu2", "mu3", "mu4"}
+	for _, c := range []string{"x0", "y0", "theta0"} {
+		for b := range s.B {
+			names = append(names, fmt.Sprintf("%s_%d", c, b+1))
+		}
+	}
+	id, err := fit.Identifiability(names, &jtj)
+	if err != nil {
+		return id, err
+	}
+	sd := math.Sqrt(mat.Dot(mat.NewVecDense(s.M, r), mat.NewVecDense(s.M, r)) / float64(s.M-n))
+	for i := range id.Std {
+		id.Std[i] *= sd
+	}
+	return id, nil
 }

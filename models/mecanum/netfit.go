@@ -438,6 +438,9 @@ type NetOptions struct {
 	MaxIterations int
 	// Progress, when not nil, is told each stage's name and iterations.
 	Progress func(stage string, it opt.Iteration)
+	// OnIteration, when not nil, is told each stage's name, iteration
+	// number and loss (Progress for a caller that names no opt type).
+	OnIteration func(stage string, iter int, loss float64)
 }
 
 // NetReport is the outcome of TrainNet.
@@ -497,6 +500,9 @@ func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
 		return opt.Settings{MaxIterations: maxIt, Callback: func(it opt.Iteration) bool {
 			if o.Progress != nil {
 				o.Progress(stage, it)
+			}
+			if o.OnIteration != nil {
+				o.OnIteration(stage, it.Iter, it.F)
 			}
 			return true
 		}}

@@ -1,0 +1,280 @@
+package robots
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/mecanum"
+)
+
+// Inspector is a model that can check the wiring of a recording before it
+// is identified (the command line's inspect): which logged channel drives
+// which input, with which sign and scale.
+type Inspector interface {
+	Inspect(req InspectRequest) (*Inspection, error)
+}
+
+// InspectRequest is one inspection of logs.
+type InspectRequest struct {
+	Sources []Source
+	// Params are the robot's constants and its declared command map
+	// (ParamReader with ForStart), nil for the model's defaults;
+	// ParamsPath names their file in messages.
+	Params     Params
+	ParamsPath string
+	// Channels are the logged command columns to permute (nil: the
+	// declared map's, else the model's own input columns).
+	Channels []string
+	// Top is how many maps to report (at least 1).
+	Top  int
+	Sink Sink
+}
+
+// Inspection ranks candidate command maps by how well the model, fitted
+// with each, explains the logged motion.
+type Inspection struct {
+	Runs     int
+	Channels []string // the channels permuted
+	Tried    int      // candidate maps
+	// Offsets are lines saying the sensor offsets estimated (AutoOffset).
+	Offsets []string
+	// Best are the Top best maps, best first.
+	Best []InspectedMap
+	// Declared is the parameters' own map among the candidates (nil: none
+	// declared), DeclaredRank its rank (1: best) among Tried; Contradicts
+	// says the motion fits another map clearly better (RMS over 1.5× the
+	// best's).
+	Declared     *InspectedMap
+	DeclaredRank int
+	Contradicts  bool
+}
+
+// InspectedMap is one candidate map with its fit.
+type InspectedMap struct {
+	Map dataset.CommandMap
+	// RMS is the fit's position residual (m); Fit names the fitted values
+	// (e.g. "μ = 0.512 0.498 0.530 0.467").
+	RMS float64
+	Fit string
+}
+
+var _ Inspector = Mecanum{}
+
+// mecanumMap is a candidate wiring: wheel j gets Sign[j]·scale·channel
+// Perm[j].
+type mecanumMap struct {
+	Perm [4]int
+	Sign [4]float64
+	RMS  float64
+	Mu   [4]float64
+	Iter int
+}
+
+func mecanumPermutations() [][4]int {
+	var out [][4]int
+	for a := range 4 {
+		for b := range 4 {
+			for c := range 4 {
+				for d := range 4 {
+					if a != b && a != c && a != d && b != c && b != d && c != d {
+						out = append(out, [4]int{a, b, c, d})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Inspect tries every signed permutation of the four channels (4!·2⁴ = 384
+// maps): for each it fits one constant μ and the start poses (squared-error
+// loss, mecanum.IdentifySquared), first briefly, then fully for the best,
+// and ranks the maps by the position RMS of the fit. The scale is absorbed
+// by μ as long as it is large enough, so one common scale (the largest
+// command becomes 30 rad/s) is used unless the declared map gives one. With
+// AutoOffset the onset offset is taken without the model's lag (the wiring
+// is not known yet).
+func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
+	p := mecanum.DefaultParams()
+	if req.Params != nil {
+		var err error
+		if p, err = mecanumParams(req.Params); err != nil {
+			return nil, err
+		}
+	}
+	if req.Top < 1 {
+		return nil, Usagef("-top must be at least 1")
+	}
+	declared := p.CommandMap
+	var chans []string
+	switch {
+	case req.Channels != nil:
+		for _, c := range req.Channels {
+			chans = append(chans, strings.TrimSpace(c))
+		}
+		if len(chans) != 4 {
+			return nil, Usagef("-channels names %d columns, want 4", len(chans))
+		}
+	case declared != nil:
+		chans = append(chans, declared.Columns...)
+	default:
+		chans = append(chans, mecanum.Commands...)
+	}
+	d := NewDiag(req.Sink)
+	// the raw channels, in chans order, as w1..w4
+	raw := &dataset.CommandMap{Columns: chans}
+	p.CommandMap = raw
+	srcs, offsets, err := mecanumOffsets(req.Sources, p, false)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := mecanumRuns(d, srcs, raw, fit.GapsError)
+	if err != nil {
+		return nil, err
+	}
+	// scale per channel: the declared map's, else one that makes the largest
+	// command 30 rad/s (large enough: μ takes up the rest)
+	var scale [4]float64
+	maxRaw := 0.0
+	for _, r := range runs {
+		for _, w := range r.W {
+			for _, v := range w {
+				maxRaw = math.Max(maxRaw, math.Abs(v))
+			}
+		}
+	}
+	if maxRaw == 0 {
+		return nil, fmt.Errorf("%s: every command is zero: nothing to inspect", req.Sources[0].Path)
+	}
+	for c := range 4 {
+		scale[c] = 30 / maxRaw
+		if declared != nil && declared.Scale != nil {
+			for j, name := range declared.Columns {
+				if strings.EqualFold(name, chans[c]) {
+					scale[c] = math.Abs(declared.Scale[j])
+				}
+			}
+		}
+	}
+	fitMap := func(m *mecanumMap, maxIt int) error {
+		rs := make([]mecanum.Run, len(runs))
+		for i, r := range runs {
+			rs[i] = r
+			rs[i].W = make([][4]float64, len(r.W))
+			for k, w := range r.W {
+				for j := range 4 {
+					c := m.Perm[j]
+					rs[i].W[k][j] = m.Sign[j] * scale[c] * w[c]
+				}
+			}
+		}
+		init := [4]float64{0.5, 0.5, 0.5, 0.5}
+		mu, res, f, err := mecanum.IdentifySquared(p, rs, init, false, fit.Settings{MaxIter: maxIt}.WithProgress(nil))
+		if err != nil {
+			return err
+		}
+		var ss float64
+		var n int
+		for i := range rs {
+			e := f.RMS(res.X, i)
+			k := len(rs[i].Camera())
+			ss += e * e * float64(k)
+			n += k
+		}
+		m.RMS, m.Mu, m.Iter = math.Sqrt(ss/float64(n)), mu, res.Opt.Iterations
+		return nil
+	}
+	var cands []*mecanumMap
+	for _, perm := range mecanumPermutations() {
+		for s := range 16 {
+			m := &mecanumMap{Perm: perm}
+			for j := range 4 {
+				m.Sign[j] = 1
+				if s>>j&1 == 1 {
+					m.Sign[j] = -1
+				}
+			}
+			cands = append(cands, m)
+		}
+	}
+	// a short fit of every map, then full fits of the best
+	for i, m := range cands {
+		if err := fitMap(m, 15); err != nil {
+			return nil, err
+		}
+		if i%32 == 0 {
+			d.Sink.Progress("inspect: map %d of %d", i+1, len(cands))
+		}
+	}
+	d.Sink.Done()
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].RMS < cands[j].RMS })
+	best := cands[:min(len(cands), max(req.Top, 8))]
+	for _, m := range best {
+		if err := fitMap(m, 0); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(best, func(i, j int) bool { return best[i].RMS < best[j].RMS })
+	inspected := func(m *mecanumMap) InspectedMap {
+		cm := dataset.CommandMap{}
+		for j := range 4 {
+			c := m.Perm[j]
+			cm.Columns = append(cm.Columns, chans[c])
+			cm.Scale = append(cm.Scale, m.Sign[j]*scale[c])
+		}
+		return InspectedMap{Map: cm, RMS: m.RMS, Fit: fmt.Sprintf("μ = %.3f %.3f %.3f %.3f", m.Mu[0], m.Mu[1], m.Mu[2], m.Mu[3])}
+	}
+	out := &Inspection{Runs: len(runs), Channels: chans, Tried: len(cands), Offsets: offsets}
+	for _, m := range best[:min(req.Top, len(best))] {
+		out.Best = append(out.Best, inspected(m))
+	}
+	if declared == nil {
+		return out, nil
+	}
+	// the declared map among the candidates
+	var dm *mecanumMap
+	for _, m := range cands {
+		ok := true
+		for j := range 4 {
+			c := m.Perm[j]
+			if !strings.EqualFold(declared.Columns[j], chans[c]) {
+				ok = false
+				break
+			}
+			sg := 1.0
+			if declared.Scale != nil && declared.Scale[j] < 0 {
+				sg = -1
+			}
+			if m.Sign[j] != sg {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			dm = m
+			break
+		}
+	}
+	if dm == nil {
+		return nil, fmt.Errorf("%s: the declared command_map is not a signed permutation of the channels %s", req.ParamsPath, strings.Join(chans, ", "))
+	}
+	if dm.Iter < 16 {
+		if err := fitMap(dm, 0); err != nil {
+			return nil, err
+		}
+	}
+	rank := 1
+	for _, m := range cands {
+		if m != dm && m.RMS < dm.RMS {
+			rank++
+		}
+	}
+	dec := inspected(dm)
+	out.Declared, out.DeclaredRank = &dec, rank
+	out.Contradicts = best[0] != dm && dm.RMS > 1.5*best[0].RMS
+	return out, nil
+}
