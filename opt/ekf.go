@@ -237,27 +237,28 @@ func (f *EKF) Correct(nu, H, R []float64) error {
 	}
 	// pht = P·Hᵀ (n×m), S = H·P·Hᵀ + R (m×m).
 	for i := range n {
+		row := P[i*n : i*n+n]
 		for c := range mm {
-			s := 0.0
 			h := H[c*n : c*n+n]
+			s := 0.0
 			if f.Upper {
-				for k := range n {
+				for k := range h {
 					s += f.at(i, k, n) * h[k]
 				}
 			} else {
-				row := P[i*n : i*n+n]
-				for k := range n {
-					s += row[k] * h[k]
+				for k, v := range row {
+					s += v * h[k]
 				}
 			}
 			pht[i*mm+c] = s
 		}
 	}
 	for c := range mm {
+		h := H[c*n : c*n+n]
 		for d := range mm {
 			s := 0.0
-			for k := range n {
-				s += H[c*n+k] * pht[k*mm+d]
+			for k, v := range h {
+				s += v * pht[k*mm+d]
 			}
 			S[c*mm+d] += s
 		}
@@ -283,22 +284,25 @@ func (f *EKF) Correct(nu, H, R []float64) error {
 		f.X[i] += s
 	}
 	// P ← P − K·phtᵀ: the upper triangle, mirrored (symmetrised) unless Upper.
-	kp := func(i, j int) float64 {
-		s := 0.0
-		for c := range mm {
-			s += K[i*mm+c] * pht[j*mm+c]
-		}
-		return s
-	}
 	for i := range n {
+		ki, pi := K[i*mm:i*mm+mm], pht[i*mm:i*mm+mm]
 		for j := i; j < n; j++ {
-			v := P[i*n+j] - kp(i, j)
+			kj, pj := K[j*mm:j*mm+mm], pht[j*mm:j*mm+mm]
+			s := 0.0
+			for c, k := range ki {
+				s += k * pj[c]
+			}
+			v := P[i*n+j] - s
 			if f.Upper {
 				P[i*n+j] = v
 				continue
 			}
 			if i != j {
-				v = 0.5 * (v + P[j*n+i] - kp(j, i))
+				s = 0
+				for c, k := range kj {
+					s += k * pi[c]
+				}
+				v = 0.5 * (v + P[j*n+i] - s)
 			}
 			P[i*n+j], P[j*n+i] = v, v
 		}
