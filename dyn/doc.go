@@ -55,8 +55,15 @@
 // Tan, Atan, Atan2, Exp, Log, Log1p, Sqrt, Tanh, Abs, Sign, Copysign, Min,
 // Max, Clamp (graph.Clamp's subgradients), Where with the comparisons Gt,
 // Ge, Lt, Le, and the friction surrogates of package graph with an explicit
-// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs; Interp1, a
-// piecewise-linear table look-up whose values can be parameters. Vector
+// temperature: Softplus, SoftClamp, TanhClampSym, SmoothAbs. Tables whose
+// values (and slopes) can be parameters, held constant beyond their knots,
+// with gradients to the inputs and to every table entry: Interp1
+// (piecewise linear), Interp2 (bilinear over a grid, a power or friction
+// map) and Hermite1 (cubic Hermite, C¹, with given slopes or
+// finite-difference ones, as gonum/interp's PiecewiseCubic); they are
+// compositions of the ops above (Where and Min per segment), so the
+// interpreter, the generated kernels, forward mode and the self-check at
+// the knots need nothing of their own. Vector
 // parameters and inputs: Spec{Params: dyn.Vec("w", 99)} and s.ParamVec("w",
 // 99) (s.InputVec likewise).
 //
