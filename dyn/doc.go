@@ -26,7 +26,9 @@
 //     every input (controls) — derived instruction by instruction from the
 //     same record (generated, not hand-written).
 //   - Stepper: one step of one lane and its Jacobians with respect to state,
-//     input and parameters, for EKFs and sensitivity reports.
+//     input and parameters, for EKFs and sensitivity reports; its Filter
+//     is the model opt.EKF takes (the step as the process, the outputs as
+//     the measurement).
 //   - Rollout: a gorgonia op that advances all lanes over all steps in one
 //     node, with the generated reverse pass as its backward, so that losses
 //     stay ordinary gorgonia graphs around it and long horizons cost one
