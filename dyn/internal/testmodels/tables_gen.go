@@ -98,9 +98,11 @@ func (tablesKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 
 		s0 := x[0*n+j]
 		s1 := x[1*n+j]
 		u0 := u[0*n+j]
-		v63 := dyn.MinOf(u0, (-0.4))
-		v64 := v63
-		if !(u0 > (-1.0)) {
+		var v64 float64
+		if u0 > (-1.0) {
+			v63 := dyn.MinOf(u0, (-0.4))
+			v64 = v63
+		} else {
 			v64 = (-1.0)
 		}
 		v65 := v64 - (-1.0)
@@ -112,9 +114,11 @@ func (tablesKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 
 		}
 		v70 := v69 - (-0.4)
 		v71 := 2.5 * v70
-		v73 := dyn.MinOf(u0, 0.5)
-		v74 := v73
-		if !(u0 > 0.0) {
+		var v74 float64
+		if u0 > 0.0 {
+			v73 := dyn.MinOf(u0, 0.5)
+			v74 = v73
+		} else {
 			v74 = 0.0
 		}
 		v75 := 2.0 * v74
@@ -189,29 +193,37 @@ func (tablesKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 
 		v142 := 0.5 * v141
 		v143 := v138 + v142
 		v144 := v128 + v143
-		v146 := dyn.MinOf(s1, (-0.5))
-		v147 := v146
-		if !(s1 > (-2.0)) {
+		var v147 float64
+		if s1 > (-2.0) {
+			v146 := dyn.MinOf(s1, (-0.5))
+			v147 = v146
+		} else {
 			v147 = (-2.0)
 		}
 		v148 := v147 - (-2.0)
 		v149 := v148 * 0.6666666666666666
-		v151 := dyn.MinOf(s1, 0.0)
-		v152 := v151
-		if !(s1 > (-0.5)) {
+		var v152 float64
+		if s1 > (-0.5) {
+			v151 := dyn.MinOf(s1, 0.0)
+			v152 = v151
+		} else {
 			v152 = (-0.5)
 		}
 		v153 := v152 - (-0.5)
 		v154 := 2.0 * v153
-		v156 := dyn.MinOf(s1, 0.5)
-		v157 := v156
-		if !(s1 > 0.0) {
+		var v157 float64
+		if s1 > 0.0 {
+			v156 := dyn.MinOf(s1, 0.5)
+			v157 = v156
+		} else {
 			v157 = 0.0
 		}
 		v158 := 2.0 * v157
-		v160 := dyn.MinOf(s1, 2.0)
-		v161 := v160
-		if !(s1 > 0.5) {
+		var v161 float64
+		if s1 > 0.5 {
+			v160 := dyn.MinOf(s1, 2.0)
+			v161 = v160
+		} else {
 			v161 = 0.5
 		}
 		v162 := v161 - 0.5
@@ -265,21 +277,27 @@ func (tablesKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 
 		v204 := v202 + v203
 		v205 := v163 * v204
 		v206 := v199 + v205
-		v208 := dyn.MinOf(s0, 1.0)
-		v209 := v208
-		if !(s0 > 0.0) {
+		var v209 float64
+		if s0 > 0.0 {
+			v208 := dyn.MinOf(s0, 1.0)
+			v209 = v208
+		} else {
 			v209 = 0.0
 		}
-		v211 := dyn.MinOf(s0, 2.5)
-		v212 := v211
-		if !(s0 > 1.0) {
+		var v212 float64
+		if s0 > 1.0 {
+			v211 := dyn.MinOf(s0, 2.5)
+			v212 = v211
+		} else {
 			v212 = 1.0
 		}
 		v213 := v212 - 1.0
 		v214 := 0.6666666666666666 * v213
-		v216 := dyn.MinOf(s0, 4.0)
-		v217 := v216
-		if !(s0 > 2.5) {
+		var v217 float64
+		if s0 > 2.5 {
+			v216 := dyn.MinOf(s0, 4.0)
+			v217 = v216
+		} else {
 			v217 = 2.5
 		}
 		v218 := v217 - 2.5
@@ -420,9 +438,11 @@ func (tablesKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			ub := t * 1 * n
 			_ = ub
 			u0 := u[ub+0*n+j]
-			v63 := dyn.MinOf(u0, (-0.4))
-			v64 := v63
-			if !(u0 > (-1.0)) {
+			var v64 float64
+			if u0 > (-1.0) {
+				v63 := dyn.MinOf(u0, (-0.4))
+				v64 = v63
+			} else {
 				v64 = (-1.0)
 			}
 			v65 := v64 - (-1.0)
@@ -434,9 +454,11 @@ func (tablesKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			}
 			v70 := v69 - (-0.4)
 			v71 := 2.5 * v70
-			v73 := dyn.MinOf(u0, 0.5)
-			v74 := v73
-			if !(u0 > 0.0) {
+			var v74 float64
+			if u0 > 0.0 {
+				v73 := dyn.MinOf(u0, 0.5)
+				v74 = v73
+			} else {
 				v74 = 0.0
 			}
 			v75 := 2.0 * v74
@@ -511,29 +533,37 @@ func (tablesKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v142 := 0.5 * v141
 			v143 := v138 + v142
 			v144 := v128 + v143
-			v146 := dyn.MinOf(s1, (-0.5))
-			v147 := v146
-			if !(s1 > (-2.0)) {
+			var v147 float64
+			if s1 > (-2.0) {
+				v146 := dyn.MinOf(s1, (-0.5))
+				v147 = v146
+			} else {
 				v147 = (-2.0)
 			}
 			v148 := v147 - (-2.0)
 			v149 := v148 * 0.6666666666666666
-			v151 := dyn.MinOf(s1, 0.0)
-			v152 := v151
-			if !(s1 > (-0.5)) {
+			var v152 float64
+			if s1 > (-0.5) {
+				v151 := dyn.MinOf(s1, 0.0)
+				v152 = v151
+			} else {
 				v152 = (-0.5)
 			}
 			v153 := v152 - (-0.5)
 			v154 := 2.0 * v153
-			v156 := dyn.MinOf(s1, 0.5)
-			v157 := v156
-			if !(s1 > 0.0) {
+			var v157 float64
+			if s1 > 0.0 {
+				v156 := dyn.MinOf(s1, 0.5)
+				v157 = v156
+			} else {
 				v157 = 0.0
 			}
 			v158 := 2.0 * v157
-			v160 := dyn.MinOf(s1, 2.0)
-			v161 := v160
-			if !(s1 > 0.5) {
+			var v161 float64
+			if s1 > 0.5 {
+				v160 := dyn.MinOf(s1, 2.0)
+				v161 = v160
+			} else {
 				v161 = 0.5
 			}
 			v162 := v161 - 0.5
@@ -587,21 +617,27 @@ func (tablesKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v204 := v202 + v203
 			v205 := v163 * v204
 			v206 := v199 + v205
-			v208 := dyn.MinOf(s0, 1.0)
-			v209 := v208
-			if !(s0 > 0.0) {
+			var v209 float64
+			if s0 > 0.0 {
+				v208 := dyn.MinOf(s0, 1.0)
+				v209 = v208
+			} else {
 				v209 = 0.0
 			}
-			v211 := dyn.MinOf(s0, 2.5)
-			v212 := v211
-			if !(s0 > 1.0) {
+			var v212 float64
+			if s0 > 1.0 {
+				v211 := dyn.MinOf(s0, 2.5)
+				v212 = v211
+			} else {
 				v212 = 1.0
 			}
 			v213 := v212 - 1.0
 			v214 := 0.6666666666666666 * v213
-			v216 := dyn.MinOf(s0, 4.0)
-			v217 := v216
-			if !(s0 > 2.5) {
+			var v217 float64
+			if s0 > 2.5 {
+				v216 := dyn.MinOf(s0, 4.0)
+				v217 = v216
+			} else {
 				v217 = 2.5
 			}
 			v218 := v217 - 2.5
@@ -2787,9 +2823,11 @@ func (tablesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			ub := t * 1 * n
 			_ = ub
 			u0 := u[ub+0*n+j]
-			v63 := dyn.MinOf(u0, (-0.4))
-			v64 := v63
-			if !(u0 > (-1.0)) {
+			var v64 float64
+			if u0 > (-1.0) {
+				v63 := dyn.MinOf(u0, (-0.4))
+				v64 = v63
+			} else {
 				v64 = (-1.0)
 			}
 			v65 := v64 - (-1.0)
@@ -2801,9 +2839,11 @@ func (tablesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			}
 			v70 := v69 - (-0.4)
 			v71 := 2.5 * v70
-			v73 := dyn.MinOf(u0, 0.5)
-			v74 := v73
-			if !(u0 > 0.0) {
+			var v74 float64
+			if u0 > 0.0 {
+				v73 := dyn.MinOf(u0, 0.5)
+				v74 = v73
+			} else {
 				v74 = 0.0
 			}
 			v75 := 2.0 * v74
@@ -2878,29 +2918,37 @@ func (tablesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v142 := 0.5 * v141
 			v143 := v138 + v142
 			v144 := v128 + v143
-			v146 := dyn.MinOf(s1, (-0.5))
-			v147 := v146
-			if !(s1 > (-2.0)) {
+			var v147 float64
+			if s1 > (-2.0) {
+				v146 := dyn.MinOf(s1, (-0.5))
+				v147 = v146
+			} else {
 				v147 = (-2.0)
 			}
 			v148 := v147 - (-2.0)
 			v149 := v148 * 0.6666666666666666
-			v151 := dyn.MinOf(s1, 0.0)
-			v152 := v151
-			if !(s1 > (-0.5)) {
+			var v152 float64
+			if s1 > (-0.5) {
+				v151 := dyn.MinOf(s1, 0.0)
+				v152 = v151
+			} else {
 				v152 = (-0.5)
 			}
 			v153 := v152 - (-0.5)
 			v154 := 2.0 * v153
-			v156 := dyn.MinOf(s1, 0.5)
-			v157 := v156
-			if !(s1 > 0.0) {
+			var v157 float64
+			if s1 > 0.0 {
+				v156 := dyn.MinOf(s1, 0.5)
+				v157 = v156
+			} else {
 				v157 = 0.0
 			}
 			v158 := 2.0 * v157
-			v160 := dyn.MinOf(s1, 2.0)
-			v161 := v160
-			if !(s1 > 0.5) {
+			var v161 float64
+			if s1 > 0.5 {
+				v160 := dyn.MinOf(s1, 2.0)
+				v161 = v160
+			} else {
 				v161 = 0.5
 			}
 			v162 := v161 - 0.5
@@ -2954,21 +3002,27 @@ func (tablesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v204 := v202 + v203
 			v205 := v163 * v204
 			v206 := v199 + v205
-			v208 := dyn.MinOf(s0, 1.0)
-			v209 := v208
-			if !(s0 > 0.0) {
+			var v209 float64
+			if s0 > 0.0 {
+				v208 := dyn.MinOf(s0, 1.0)
+				v209 = v208
+			} else {
 				v209 = 0.0
 			}
-			v211 := dyn.MinOf(s0, 2.5)
-			v212 := v211
-			if !(s0 > 1.0) {
+			var v212 float64
+			if s0 > 1.0 {
+				v211 := dyn.MinOf(s0, 2.5)
+				v212 = v211
+			} else {
 				v212 = 1.0
 			}
 			v213 := v212 - 1.0
 			v214 := 0.6666666666666666 * v213
-			v216 := dyn.MinOf(s0, 4.0)
-			v217 := v216
-			if !(s0 > 2.5) {
+			var v217 float64
+			if s0 > 2.5 {
+				v216 := dyn.MinOf(s0, 4.0)
+				v217 = v216
+			} else {
 				v217 = 2.5
 			}
 			v218 := v217 - 2.5
