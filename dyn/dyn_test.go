@@ -337,14 +337,7 @@ func TestReverseMatchesCentralDifferences(t *testing.T) {
 			if err := sim.Backward(p, q, u, w, 1, nil, g, nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			for i := range p {
-				h := 1e-6 * math.Max(1, math.Abs(p[i]))
-				pp := append([]float64(nil), p...)
-				pp[i] += h
-				fp := F(pp)
-				pp[i] -= 2 * h
-				fm := F(pp)
-				num := (fp - fm) / (2 * h)
+			for i, num := range centralGradient(p, F) {
 				if !close(g[i], num, 1e-6) {
 					t.Errorf("%s %s: ∂/∂p%d = %v, central differences %v", m.Name(), name, i, g[i], num)
 				}
@@ -416,18 +409,9 @@ func TestJacobian(t *testing.T) {
 		{"p", p, jp, func(z []float64) []float64 { return next(z, x, u) }},
 	} {
 		n := len(blk.z)
-		for c := range n {
-			h := 1e-6 * math.Max(1, math.Abs(blk.z[c]))
-			zp := append([]float64(nil), blk.z...)
-			zp[c] += h
-			fp := blk.f(zp)
-			zp[c] -= 2 * h
-			fm := blk.f(zp)
-			for r := range 4 {
-				num := (fp[r] - fm[r]) / (2 * h)
-				if !close(blk.j[r*n+c], num, 1e-6) {
-					t.Errorf("∂x'%d/∂%s%d = %v, central differences %v", r, blk.name, c, blk.j[r*n+c], num)
-				}
+		for i, num := range centralJacobian(4, blk.z, blk.f) {
+			if !close(blk.j[i], num, 1e-6) {
+				t.Errorf("∂x'%d/∂%s%d = %v, central differences %v", i/n, blk.name, i%n, blk.j[i], num)
 			}
 		}
 	}

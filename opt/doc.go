@@ -26,6 +26,14 @@
 //     with the rank and the null directions, for a fit report;
 //     NumericalJacobian supplies J by finite differences (gonum's diff/fd)
 //     for residuals without one.
+//   - EKF: the extended Kalman filter over a Process x' = f(x, u, p) and an
+//     Observer y = h(x, u, p), each with its Jacobians (a dyn step
+//     definition gives both through (*dyn.Stepper).Filter); Correct for an
+//     innovation and measurement Jacobian computed by the caller; Joint for
+//     joint state and parameter estimation over the augmented state [x; p]
+//     (ExampleJoint); Upper mode keeps half of P, for long parameter
+//     vectors measured one output at a time. IPEM (models/skidsteer) and
+//     MRAN (models/rbf) are filters of this one EKF.
 //
 // Every method ends with a Status and a Result.Reason that says what it
 // means. A run is never reported converged where it cannot know: an exactly

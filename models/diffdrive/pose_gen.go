@@ -84,32 +84,38 @@ func (kernelPoseModel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float
 		v38 := v36 + v37
 		v39 := s1 * q0
 		v40 := s0 + v39
-		v41 := -s0
-		v42 := v41 / q0
-		v43 := v42 - s1
-		v44 := math.Abs(v43)
-		v49 := v44 - v47
-		v50 := v49 / v48
-		v51 := math.Tanh(v50)
-		v52 := v48 * v51
-		v53 := v47 + v52
-		v55 := dyn.SignOf(v43)
-		v56 := v53 * v55
-		v57 := v43
-		if !(v44 <= v47) {
-			v57 = v56
-		}
-		v58 := q0 * v57
-		v59 := v40 + v58
-		v61 := math.Abs(v40)
-		v63 := math.Copysign(v60, v40)
-		v64 := v40 - v63
-		v65 := 0.0
-		if !(v61 <= v60) {
-			v65 = v64
-		}
-		v66 := v59
-		if !(q2 > 0.0) {
+		var v66 float64
+		if q2 > 0.0 {
+			v41 := -s0
+			v42 := v41 / q0
+			v43 := v42 - s1
+			v44 := math.Abs(v43)
+			var v57 float64
+			if v44 <= v47 {
+				v57 = v43
+			} else {
+				v49 := v44 - v47
+				v50 := v49 / v48
+				v51 := math.Tanh(v50)
+				v52 := v48 * v51
+				v53 := v47 + v52
+				v55 := dyn.SignOf(v43)
+				v56 := v53 * v55
+				v57 = v56
+			}
+			v58 := q0 * v57
+			v59 := v40 + v58
+			v66 = v59
+		} else {
+			v61 := math.Abs(v40)
+			var v65 float64
+			if v61 <= v60 {
+				v65 = 0.0
+			} else {
+				v63 := math.Copysign(v60, v40)
+				v64 := v40 - v63
+				v65 = v64
+			}
 			v66 = v65
 		}
 		v67 := s2 * v33
@@ -119,32 +125,38 @@ func (kernelPoseModel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float
 		v71 := v69 + v70
 		v72 := s3 * q0
 		v73 := s2 + v72
-		v74 := -s2
-		v75 := v74 / q0
-		v76 := v75 - s3
-		v77 := math.Abs(v76)
-		v78 := v77 - v47
-		v79 := v78 / v48
-		v80 := math.Tanh(v79)
-		v81 := v48 * v80
-		v82 := v47 + v81
-		v84 := dyn.SignOf(v76)
-		v85 := v82 * v84
-		v86 := v76
-		if !(v77 <= v47) {
-			v86 = v85
-		}
-		v87 := q0 * v86
-		v88 := v73 + v87
-		v89 := math.Abs(v73)
-		v91 := math.Copysign(v60, v73)
-		v92 := v73 - v91
-		v93 := 0.0
-		if !(v89 <= v60) {
-			v93 = v92
-		}
-		v94 := v88
-		if !(q2 > 0.0) {
+		var v94 float64
+		if q2 > 0.0 {
+			v74 := -s2
+			v75 := v74 / q0
+			v76 := v75 - s3
+			v77 := math.Abs(v76)
+			var v86 float64
+			if v77 <= v47 {
+				v86 = v76
+			} else {
+				v78 := v77 - v47
+				v79 := v78 / v48
+				v80 := math.Tanh(v79)
+				v81 := v48 * v80
+				v82 := v47 + v81
+				v84 := dyn.SignOf(v76)
+				v85 := v82 * v84
+				v86 = v85
+			}
+			v87 := q0 * v86
+			v88 := v73 + v87
+			v94 = v88
+		} else {
+			v89 := math.Abs(v73)
+			var v93 float64
+			if v89 <= v60 {
+				v93 = 0.0
+			} else {
+				v91 := math.Copysign(v60, v73)
+				v92 := v73 - v91
+				v93 = v92
+			}
 			v94 = v93
 		}
 		v95 := s0 + s2
@@ -234,32 +246,38 @@ func (kernelPoseModel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v38 := v36 + v37
 			v39 := s1 * q0
 			v40 := s0 + v39
-			v41 := -s0
-			v42 := v41 / q0
-			v43 := v42 - s1
-			v44 := math.Abs(v43)
-			v49 := v44 - v47
-			v50 := v49 / v48
-			v51 := math.Tanh(v50)
-			v52 := v48 * v51
-			v53 := v47 + v52
-			v55 := dyn.SignOf(v43)
-			v56 := v53 * v55
-			v57 := v43
-			if !(v44 <= v47) {
-				v57 = v56
-			}
-			v58 := q0 * v57
-			v59 := v40 + v58
-			v61 := math.Abs(v40)
-			v63 := math.Copysign(v60, v40)
-			v64 := v40 - v63
-			v65 := 0.0
-			if !(v61 <= v60) {
-				v65 = v64
-			}
-			v66 := v59
-			if !(q2 > 0.0) {
+			var v66 float64
+			if q2 > 0.0 {
+				v41 := -s0
+				v42 := v41 / q0
+				v43 := v42 - s1
+				v44 := math.Abs(v43)
+				var v57 float64
+				if v44 <= v47 {
+					v57 = v43
+				} else {
+					v49 := v44 - v47
+					v50 := v49 / v48
+					v51 := math.Tanh(v50)
+					v52 := v48 * v51
+					v53 := v47 + v52
+					v55 := dyn.SignOf(v43)
+					v56 := v53 * v55
+					v57 = v56
+				}
+				v58 := q0 * v57
+				v59 := v40 + v58
+				v66 = v59
+			} else {
+				v61 := math.Abs(v40)
+				var v65 float64
+				if v61 <= v60 {
+					v65 = 0.0
+				} else {
+					v63 := math.Copysign(v60, v40)
+					v64 := v40 - v63
+					v65 = v64
+				}
 				v66 = v65
 			}
 			v67 := s2 * v33
@@ -269,32 +287,38 @@ func (kernelPoseModel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v71 := v69 + v70
 			v72 := s3 * q0
 			v73 := s2 + v72
-			v74 := -s2
-			v75 := v74 / q0
-			v76 := v75 - s3
-			v77 := math.Abs(v76)
-			v78 := v77 - v47
-			v79 := v78 / v48
-			v80 := math.Tanh(v79)
-			v81 := v48 * v80
-			v82 := v47 + v81
-			v84 := dyn.SignOf(v76)
-			v85 := v82 * v84
-			v86 := v76
-			if !(v77 <= v47) {
-				v86 = v85
-			}
-			v87 := q0 * v86
-			v88 := v73 + v87
-			v89 := math.Abs(v73)
-			v91 := math.Copysign(v60, v73)
-			v92 := v73 - v91
-			v93 := 0.0
-			if !(v89 <= v60) {
-				v93 = v92
-			}
-			v94 := v88
-			if !(q2 > 0.0) {
+			var v94 float64
+			if q2 > 0.0 {
+				v74 := -s2
+				v75 := v74 / q0
+				v76 := v75 - s3
+				v77 := math.Abs(v76)
+				var v86 float64
+				if v77 <= v47 {
+					v86 = v76
+				} else {
+					v78 := v77 - v47
+					v79 := v78 / v48
+					v80 := math.Tanh(v79)
+					v81 := v48 * v80
+					v82 := v47 + v81
+					v84 := dyn.SignOf(v76)
+					v85 := v82 * v84
+					v86 = v85
+				}
+				v87 := q0 * v86
+				v88 := v73 + v87
+				v94 = v88
+			} else {
+				v89 := math.Abs(v73)
+				var v93 float64
+				if v89 <= v60 {
+					v93 = 0.0
+				} else {
+					v91 := math.Copysign(v60, v73)
+					v92 := v73 - v91
+					v93 = v92
+				}
 				v94 = v93
 			}
 			v95 := s0 + s2
@@ -1237,32 +1261,38 @@ func (kernelPoseModel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64
 			v38 := v36 + v37
 			v39 := s1 * q0
 			v40 := s0 + v39
-			v41 := -s0
-			v42 := v41 / q0
-			v43 := v42 - s1
-			v44 := math.Abs(v43)
-			v49 := v44 - v47
-			v50 := v49 / v48
-			v51 := math.Tanh(v50)
-			v52 := v48 * v51
-			v53 := v47 + v52
-			v55 := dyn.SignOf(v43)
-			v56 := v53 * v55
-			v57 := v43
-			if !(v44 <= v47) {
-				v57 = v56
-			}
-			v58 := q0 * v57
-			v59 := v40 + v58
-			v61 := math.Abs(v40)
-			v63 := math.Copysign(v60, v40)
-			v64 := v40 - v63
-			v65 := 0.0
-			if !(v61 <= v60) {
-				v65 = v64
-			}
-			v66 := v59
-			if !(q2 > 0.0) {
+			var v66 float64
+			if q2 > 0.0 {
+				v41 := -s0
+				v42 := v41 / q0
+				v43 := v42 - s1
+				v44 := math.Abs(v43)
+				var v57 float64
+				if v44 <= v47 {
+					v57 = v43
+				} else {
+					v49 := v44 - v47
+					v50 := v49 / v48
+					v51 := math.Tanh(v50)
+					v52 := v48 * v51
+					v53 := v47 + v52
+					v55 := dyn.SignOf(v43)
+					v56 := v53 * v55
+					v57 = v56
+				}
+				v58 := q0 * v57
+				v59 := v40 + v58
+				v66 = v59
+			} else {
+				v61 := math.Abs(v40)
+				var v65 float64
+				if v61 <= v60 {
+					v65 = 0.0
+				} else {
+					v63 := math.Copysign(v60, v40)
+					v64 := v40 - v63
+					v65 = v64
+				}
 				v66 = v65
 			}
 			v67 := s2 * v33
@@ -1272,32 +1302,38 @@ func (kernelPoseModel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64
 			v71 := v69 + v70
 			v72 := s3 * q0
 			v73 := s2 + v72
-			v74 := -s2
-			v75 := v74 / q0
-			v76 := v75 - s3
-			v77 := math.Abs(v76)
-			v78 := v77 - v47
-			v79 := v78 / v48
-			v80 := math.Tanh(v79)
-			v81 := v48 * v80
-			v82 := v47 + v81
-			v84 := dyn.SignOf(v76)
-			v85 := v82 * v84
-			v86 := v76
-			if !(v77 <= v47) {
-				v86 = v85
-			}
-			v87 := q0 * v86
-			v88 := v73 + v87
-			v89 := math.Abs(v73)
-			v91 := math.Copysign(v60, v73)
-			v92 := v73 - v91
-			v93 := 0.0
-			if !(v89 <= v60) {
-				v93 = v92
-			}
-			v94 := v88
-			if !(q2 > 0.0) {
+			var v94 float64
+			if q2 > 0.0 {
+				v74 := -s2
+				v75 := v74 / q0
+				v76 := v75 - s3
+				v77 := math.Abs(v76)
+				var v86 float64
+				if v77 <= v47 {
+					v86 = v76
+				} else {
+					v78 := v77 - v47
+					v79 := v78 / v48
+					v80 := math.Tanh(v79)
+					v81 := v48 * v80
+					v82 := v47 + v81
+					v84 := dyn.SignOf(v76)
+					v85 := v82 * v84
+					v86 = v85
+				}
+				v87 := q0 * v86
+				v88 := v73 + v87
+				v94 = v88
+			} else {
+				v89 := math.Abs(v73)
+				var v93 float64
+				if v89 <= v60 {
+					v93 = 0.0
+				} else {
+					v91 := math.Copysign(v60, v73)
+					v92 := v73 - v91
+					v93 = v92
+				}
 				v94 = v93
 			}
 			v95 := s0 + s2

@@ -76,10 +76,12 @@ func (kernelCalibExact) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v37 := s1 * q0
 		v38 := s0 + v37
 		v40 := math.Abs(v38)
-		v42 := math.Copysign(v39, v38)
-		v43 := v38 - v42
-		v44 := 0.0
-		if !(v40 <= v39) {
+		var v44 float64
+		if v40 <= v39 {
+			v44 = 0.0
+		} else {
+			v42 := math.Copysign(v39, v38)
+			v43 := v38 - v42
 			v44 = v43
 		}
 		v45 := s2 * v31
@@ -90,10 +92,12 @@ func (kernelCalibExact) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v50 := s3 * q0
 		v51 := s2 + v50
 		v52 := math.Abs(v51)
-		v54 := math.Copysign(v39, v51)
-		v55 := v51 - v54
-		v56 := 0.0
-		if !(v52 <= v39) {
+		var v56 float64
+		if v52 <= v39 {
+			v56 = 0.0
+		} else {
+			v54 := math.Copysign(v39, v51)
+			v55 := v51 - v54
 			v56 = v55
 		}
 		v57 := v44 + v56
@@ -170,10 +174,12 @@ func (kernelCalibExact) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v37 := s1 * q0
 			v38 := s0 + v37
 			v40 := math.Abs(v38)
-			v42 := math.Copysign(v39, v38)
-			v43 := v38 - v42
-			v44 := 0.0
-			if !(v40 <= v39) {
+			var v44 float64
+			if v40 <= v39 {
+				v44 = 0.0
+			} else {
+				v42 := math.Copysign(v39, v38)
+				v43 := v38 - v42
 				v44 = v43
 			}
 			v45 := s2 * v31
@@ -184,10 +190,12 @@ func (kernelCalibExact) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v50 := s3 * q0
 			v51 := s2 + v50
 			v52 := math.Abs(v51)
-			v54 := math.Copysign(v39, v51)
-			v55 := v51 - v54
-			v56 := 0.0
-			if !(v52 <= v39) {
+			var v56 float64
+			if v52 <= v39 {
+				v56 = 0.0
+			} else {
+				v54 := math.Copysign(v39, v51)
+				v55 := v51 - v54
 				v56 = v55
 			}
 			v57 := v44 + v56
@@ -777,10 +785,12 @@ func (kernelCalibExact) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v37 := s1 * q0
 			v38 := s0 + v37
 			v40 := math.Abs(v38)
-			v42 := math.Copysign(v39, v38)
-			v43 := v38 - v42
-			v44 := 0.0
-			if !(v40 <= v39) {
+			var v44 float64
+			if v40 <= v39 {
+				v44 = 0.0
+			} else {
+				v42 := math.Copysign(v39, v38)
+				v43 := v38 - v42
 				v44 = v43
 			}
 			v45 := s2 * v31
@@ -791,10 +801,12 @@ func (kernelCalibExact) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v50 := s3 * q0
 			v51 := s2 + v50
 			v52 := math.Abs(v51)
-			v54 := math.Copysign(v39, v51)
-			v55 := v51 - v54
-			v56 := 0.0
-			if !(v52 <= v39) {
+			var v56 float64
+			if v52 <= v39 {
+				v56 = 0.0
+			} else {
+				v54 := math.Copysign(v39, v51)
+				v55 := v51 - v54
 				v56 = v55
 			}
 			v57 := v44 + v56

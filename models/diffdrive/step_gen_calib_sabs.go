@@ -79,10 +79,12 @@ func (kernelCalibSmoothAbs) Forward(n int, p, q, x, u, xn, y []float64, ys int) 
 		v38 := s1 * q0
 		v39 := s0 + v38
 		v41 := math.Abs(v39)
-		v43 := math.Copysign(v40, v39)
-		v44 := v39 - v43
-		v45 := 0.0
-		if !(v41 <= v40) {
+		var v45 float64
+		if v41 <= v40 {
+			v45 = 0.0
+		} else {
+			v43 := math.Copysign(v40, v39)
+			v44 := v39 - v43
 			v45 = v44
 		}
 		v46 := s2 * v32
@@ -93,10 +95,12 @@ func (kernelCalibSmoothAbs) Forward(n int, p, q, x, u, xn, y []float64, ys int) 
 		v51 := s3 * q0
 		v52 := s2 + v51
 		v53 := math.Abs(v52)
-		v55 := math.Copysign(v40, v52)
-		v56 := v52 - v55
-		v57 := 0.0
-		if !(v53 <= v40) {
+		var v57 float64
+		if v53 <= v40 {
+			v57 = 0.0
+		} else {
+			v55 := math.Copysign(v40, v52)
+			v56 := v52 - v55
 			v57 = v56
 		}
 		v58 := v45 + v57
@@ -184,10 +188,12 @@ func (kernelCalibSmoothAbs) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v38 := s1 * q0
 			v39 := s0 + v38
 			v41 := math.Abs(v39)
-			v43 := math.Copysign(v40, v39)
-			v44 := v39 - v43
-			v45 := 0.0
-			if !(v41 <= v40) {
+			var v45 float64
+			if v41 <= v40 {
+				v45 = 0.0
+			} else {
+				v43 := math.Copysign(v40, v39)
+				v44 := v39 - v43
 				v45 = v44
 			}
 			v46 := s2 * v32
@@ -198,10 +204,12 @@ func (kernelCalibSmoothAbs) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v51 := s3 * q0
 			v52 := s2 + v51
 			v53 := math.Abs(v52)
-			v55 := math.Copysign(v40, v52)
-			v56 := v52 - v55
-			v57 := 0.0
-			if !(v53 <= v40) {
+			var v57 float64
+			if v53 <= v40 {
+				v57 = 0.0
+			} else {
+				v55 := math.Copysign(v40, v52)
+				v56 := v52 - v55
 				v57 = v56
 			}
 			v58 := v45 + v57
@@ -864,10 +872,12 @@ func (kernelCalibSmoothAbs) RollFinal(n, T int, p, q, x0, u, y, xT []float64) fl
 			v38 := s1 * q0
 			v39 := s0 + v38
 			v41 := math.Abs(v39)
-			v43 := math.Copysign(v40, v39)
-			v44 := v39 - v43
-			v45 := 0.0
-			if !(v41 <= v40) {
+			var v45 float64
+			if v41 <= v40 {
+				v45 = 0.0
+			} else {
+				v43 := math.Copysign(v40, v39)
+				v44 := v39 - v43
 				v45 = v44
 			}
 			v46 := s2 * v32
@@ -878,10 +888,12 @@ func (kernelCalibSmoothAbs) RollFinal(n, T int, p, q, x0, u, y, xT []float64) fl
 			v51 := s3 * q0
 			v52 := s2 + v51
 			v53 := math.Abs(v52)
-			v55 := math.Copysign(v40, v52)
-			v56 := v52 - v55
-			v57 := 0.0
-			if !(v53 <= v40) {
+			var v57 float64
+			if v53 <= v40 {
+				v57 = 0.0
+			} else {
+				v55 := math.Copysign(v40, v52)
+				v56 := v52 - v55
 				v57 = v56
 			}
 			v58 := v45 + v57

@@ -86,15 +86,17 @@ func (kernelCalibSmooth) Forward(n int, p, q, x, u, xn, y []float64, ys int) flo
 		v40 := v39 / q0
 		v41 := v40 - s1
 		v42 := math.Abs(v41)
-		v47 := v42 - v45
-		v48 := v47 / v46
-		v49 := math.Tanh(v48)
-		v50 := v46 * v49
-		v51 := v45 + v50
-		v53 := dyn.SignOf(v41)
-		v54 := v51 * v53
-		v55 := v41
-		if !(v42 <= v45) {
+		var v55 float64
+		if v42 <= v45 {
+			v55 = v41
+		} else {
+			v47 := v42 - v45
+			v48 := v47 / v46
+			v49 := math.Tanh(v48)
+			v50 := v46 * v49
+			v51 := v45 + v50
+			v53 := dyn.SignOf(v41)
+			v54 := v51 * v53
 			v55 = v54
 		}
 		v56 := q0 * v55
@@ -110,15 +112,17 @@ func (kernelCalibSmooth) Forward(n int, p, q, x, u, xn, y []float64, ys int) flo
 		v66 := v65 / q0
 		v67 := v66 - s3
 		v68 := math.Abs(v67)
-		v69 := v68 - v45
-		v70 := v69 / v46
-		v71 := math.Tanh(v70)
-		v72 := v46 * v71
-		v73 := v45 + v72
-		v75 := dyn.SignOf(v67)
-		v76 := v73 * v75
-		v77 := v67
-		if !(v68 <= v45) {
+		var v77 float64
+		if v68 <= v45 {
+			v77 = v67
+		} else {
+			v69 := v68 - v45
+			v70 := v69 / v46
+			v71 := math.Tanh(v70)
+			v72 := v46 * v71
+			v73 := v45 + v72
+			v75 := dyn.SignOf(v67)
+			v76 := v73 * v75
 			v77 = v76
 		}
 		v78 := q0 * v77
@@ -207,15 +211,17 @@ func (kernelCalibSmooth) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v40 := v39 / q0
 			v41 := v40 - s1
 			v42 := math.Abs(v41)
-			v47 := v42 - v45
-			v48 := v47 / v46
-			v49 := math.Tanh(v48)
-			v50 := v46 * v49
-			v51 := v45 + v50
-			v53 := dyn.SignOf(v41)
-			v54 := v51 * v53
-			v55 := v41
-			if !(v42 <= v45) {
+			var v55 float64
+			if v42 <= v45 {
+				v55 = v41
+			} else {
+				v47 := v42 - v45
+				v48 := v47 / v46
+				v49 := math.Tanh(v48)
+				v50 := v46 * v49
+				v51 := v45 + v50
+				v53 := dyn.SignOf(v41)
+				v54 := v51 * v53
 				v55 = v54
 			}
 			v56 := q0 * v55
@@ -231,15 +237,17 @@ func (kernelCalibSmooth) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v66 := v65 / q0
 			v67 := v66 - s3
 			v68 := math.Abs(v67)
-			v69 := v68 - v45
-			v70 := v69 / v46
-			v71 := math.Tanh(v70)
-			v72 := v46 * v71
-			v73 := v45 + v72
-			v75 := dyn.SignOf(v67)
-			v76 := v73 * v75
-			v77 := v67
-			if !(v68 <= v45) {
+			var v77 float64
+			if v68 <= v45 {
+				v77 = v67
+			} else {
+				v69 := v68 - v45
+				v70 := v69 / v46
+				v71 := math.Tanh(v70)
+				v72 := v46 * v71
+				v73 := v45 + v72
+				v75 := dyn.SignOf(v67)
+				v76 := v73 * v75
 				v77 = v76
 			}
 			v78 := q0 * v77
@@ -1023,15 +1031,17 @@ func (kernelCalibSmooth) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float
 			v40 := v39 / q0
 			v41 := v40 - s1
 			v42 := math.Abs(v41)
-			v47 := v42 - v45
-			v48 := v47 / v46
-			v49 := math.Tanh(v48)
-			v50 := v46 * v49
-			v51 := v45 + v50
-			v53 := dyn.SignOf(v41)
-			v54 := v51 * v53
-			v55 := v41
-			if !(v42 <= v45) {
+			var v55 float64
+			if v42 <= v45 {
+				v55 = v41
+			} else {
+				v47 := v42 - v45
+				v48 := v47 / v46
+				v49 := math.Tanh(v48)
+				v50 := v46 * v49
+				v51 := v45 + v50
+				v53 := dyn.SignOf(v41)
+				v54 := v51 * v53
 				v55 = v54
 			}
 			v56 := q0 * v55
@@ -1047,15 +1057,17 @@ func (kernelCalibSmooth) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float
 			v66 := v65 / q0
 			v67 := v66 - s3
 			v68 := math.Abs(v67)
-			v69 := v68 - v45
-			v70 := v69 / v46
-			v71 := math.Tanh(v70)
-			v72 := v46 * v71
-			v73 := v45 + v72
-			v75 := dyn.SignOf(v67)
-			v76 := v73 * v75
-			v77 := v67
-			if !(v68 <= v45) {
+			var v77 float64
+			if v68 <= v45 {
+				v77 = v67
+			} else {
+				v69 := v68 - v45
+				v70 := v69 / v46
+				v71 := math.Tanh(v70)
+				v72 := v46 * v71
+				v73 := v45 + v72
+				v75 := dyn.SignOf(v67)
+				v76 := v73 * v75
 				v77 = v76
 			}
 			v78 := q0 * v77

@@ -89,15 +89,17 @@ func (kernelCalibSmoothBoth) Forward(n int, p, q, x, u, xn, y []float64, ys int)
 		v41 := v40 / q0
 		v42 := v41 - s1
 		v43 := math.Abs(v42)
-		v48 := v43 - v46
-		v49 := v48 / v47
-		v50 := math.Tanh(v49)
-		v51 := v47 * v50
-		v52 := v46 + v51
-		v54 := dyn.SignOf(v42)
-		v55 := v52 * v54
-		v56 := v42
-		if !(v43 <= v46) {
+		var v56 float64
+		if v43 <= v46 {
+			v56 = v42
+		} else {
+			v48 := v43 - v46
+			v49 := v48 / v47
+			v50 := math.Tanh(v49)
+			v51 := v47 * v50
+			v52 := v46 + v51
+			v54 := dyn.SignOf(v42)
+			v55 := v52 * v54
 			v56 = v55
 		}
 		v57 := q0 * v56
@@ -113,15 +115,17 @@ func (kernelCalibSmoothBoth) Forward(n int, p, q, x, u, xn, y []float64, ys int)
 		v67 := v66 / q0
 		v68 := v67 - s3
 		v69 := math.Abs(v68)
-		v70 := v69 - v46
-		v71 := v70 / v47
-		v72 := math.Tanh(v71)
-		v73 := v47 * v72
-		v74 := v46 + v73
-		v76 := dyn.SignOf(v68)
-		v77 := v74 * v76
-		v78 := v68
-		if !(v69 <= v46) {
+		var v78 float64
+		if v69 <= v46 {
+			v78 = v68
+		} else {
+			v70 := v69 - v46
+			v71 := v70 / v47
+			v72 := math.Tanh(v71)
+			v73 := v47 * v72
+			v74 := v46 + v73
+			v76 := dyn.SignOf(v68)
+			v77 := v74 * v76
 			v78 = v77
 		}
 		v79 := q0 * v78
@@ -221,15 +225,17 @@ func (kernelCalibSmoothBoth) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v41 := v40 / q0
 			v42 := v41 - s1
 			v43 := math.Abs(v42)
-			v48 := v43 - v46
-			v49 := v48 / v47
-			v50 := math.Tanh(v49)
-			v51 := v47 * v50
-			v52 := v46 + v51
-			v54 := dyn.SignOf(v42)
-			v55 := v52 * v54
-			v56 := v42
-			if !(v43 <= v46) {
+			var v56 float64
+			if v43 <= v46 {
+				v56 = v42
+			} else {
+				v48 := v43 - v46
+				v49 := v48 / v47
+				v50 := math.Tanh(v49)
+				v51 := v47 * v50
+				v52 := v46 + v51
+				v54 := dyn.SignOf(v42)
+				v55 := v52 * v54
 				v56 = v55
 			}
 			v57 := q0 * v56
@@ -245,15 +251,17 @@ func (kernelCalibSmoothBoth) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v67 := v66 / q0
 			v68 := v67 - s3
 			v69 := math.Abs(v68)
-			v70 := v69 - v46
-			v71 := v70 / v47
-			v72 := math.Tanh(v71)
-			v73 := v47 * v72
-			v74 := v46 + v73
-			v76 := dyn.SignOf(v68)
-			v77 := v74 * v76
-			v78 := v68
-			if !(v69 <= v46) {
+			var v78 float64
+			if v69 <= v46 {
+				v78 = v68
+			} else {
+				v70 := v69 - v46
+				v71 := v70 / v47
+				v72 := math.Tanh(v71)
+				v73 := v47 * v72
+				v74 := v46 + v73
+				v76 := dyn.SignOf(v68)
+				v77 := v74 * v76
 				v78 = v77
 			}
 			v79 := q0 * v78
@@ -1110,15 +1118,17 @@ func (kernelCalibSmoothBoth) RollFinal(n, T int, p, q, x0, u, y, xT []float64) f
 			v41 := v40 / q0
 			v42 := v41 - s1
 			v43 := math.Abs(v42)
-			v48 := v43 - v46
-			v49 := v48 / v47
-			v50 := math.Tanh(v49)
-			v51 := v47 * v50
-			v52 := v46 + v51
-			v54 := dyn.SignOf(v42)
-			v55 := v52 * v54
-			v56 := v42
-			if !(v43 <= v46) {
+			var v56 float64
+			if v43 <= v46 {
+				v56 = v42
+			} else {
+				v48 := v43 - v46
+				v49 := v48 / v47
+				v50 := math.Tanh(v49)
+				v51 := v47 * v50
+				v52 := v46 + v51
+				v54 := dyn.SignOf(v42)
+				v55 := v52 * v54
 				v56 = v55
 			}
 			v57 := q0 * v56
@@ -1134,15 +1144,17 @@ func (kernelCalibSmoothBoth) RollFinal(n, T int, p, q, x0, u, y, xT []float64) f
 			v67 := v66 / q0
 			v68 := v67 - s3
 			v69 := math.Abs(v68)
-			v70 := v69 - v46
-			v71 := v70 / v47
-			v72 := math.Tanh(v71)
-			v73 := v47 * v72
-			v74 := v46 + v73
-			v76 := dyn.SignOf(v68)
-			v77 := v74 * v76
-			v78 := v68
-			if !(v69 <= v46) {
+			var v78 float64
+			if v69 <= v46 {
+				v78 = v68
+			} else {
+				v70 := v69 - v46
+				v71 := v70 / v47
+				v72 := math.Tanh(v71)
+				v73 := v47 * v72
+				v74 := v46 + v73
+				v76 := dyn.SignOf(v68)
+				v77 := v74 * v76
 				v78 = v77
 			}
 			v79 := q0 * v78

@@ -72,10 +72,12 @@ func (kernelStepModel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float
 		v32 := s1 * q0
 		v33 := s0 + v32
 		v35 := math.Abs(v33)
-		v37 := math.Copysign(v34, v33)
-		v38 := v33 - v37
-		v39 := 0.0
-		if !(v35 <= v34) {
+		var v39 float64
+		if v35 <= v34 {
+			v39 = 0.0
+		} else {
+			v37 := math.Copysign(v34, v33)
+			v38 := v33 - v37
 			v39 = v38
 		}
 		v40 := s2 * v26
@@ -86,10 +88,12 @@ func (kernelStepModel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float
 		v45 := s3 * q0
 		v46 := s2 + v45
 		v47 := math.Abs(v46)
-		v49 := math.Copysign(v34, v46)
-		v50 := v46 - v49
-		v51 := 0.0
-		if !(v47 <= v34) {
+		var v51 float64
+		if v47 <= v34 {
+			v51 = 0.0
+		} else {
+			v49 := math.Copysign(v34, v46)
+			v50 := v46 - v49
 			v51 = v50
 		}
 		xn[0*n+j] = v39
@@ -153,10 +157,12 @@ func (kernelStepModel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v32 := s1 * q0
 			v33 := s0 + v32
 			v35 := math.Abs(v33)
-			v37 := math.Copysign(v34, v33)
-			v38 := v33 - v37
-			v39 := 0.0
-			if !(v35 <= v34) {
+			var v39 float64
+			if v35 <= v34 {
+				v39 = 0.0
+			} else {
+				v37 := math.Copysign(v34, v33)
+				v38 := v33 - v37
 				v39 = v38
 			}
 			v40 := s2 * v26
@@ -167,10 +173,12 @@ func (kernelStepModel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v45 := s3 * q0
 			v46 := s2 + v45
 			v47 := math.Abs(v46)
-			v49 := math.Copysign(v34, v46)
-			v50 := v46 - v49
-			v51 := 0.0
-			if !(v47 <= v34) {
+			var v51 float64
+			if v47 <= v34 {
+				v51 = 0.0
+			} else {
+				v49 := math.Copysign(v34, v46)
+				v50 := v46 - v49
 				v51 = v50
 			}
 			xb := (t + 1) * 4 * n
@@ -669,10 +677,12 @@ func (kernelStepModel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64
 			v32 := s1 * q0
 			v33 := s0 + v32
 			v35 := math.Abs(v33)
-			v37 := math.Copysign(v34, v33)
-			v38 := v33 - v37
-			v39 := 0.0
-			if !(v35 <= v34) {
+			var v39 float64
+			if v35 <= v34 {
+				v39 = 0.0
+			} else {
+				v37 := math.Copysign(v34, v33)
+				v38 := v33 - v37
 				v39 = v38
 			}
 			v40 := s2 * v26
@@ -683,10 +693,12 @@ func (kernelStepModel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64
 			v45 := s3 * q0
 			v46 := s2 + v45
 			v47 := math.Abs(v46)
-			v49 := math.Copysign(v34, v46)
-			v50 := v46 - v49
-			v51 := 0.0
-			if !(v47 <= v34) {
+			var v51 float64
+			if v47 <= v34 {
+				v51 = 0.0
+			} else {
+				v49 := math.Copysign(v34, v46)
+				v50 := v46 - v49
 				v51 = v50
 			}
 			if y != nil {

@@ -70,9 +70,11 @@ func (cameraLossKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v37 := v35 * v35
 		v38 := v36 * v36
 		v39 := v37 + v38
-		v41 := math.Sqrt(v39)
-		v42 := v41
-		if !(v39 > 0.0) {
+		var v42 float64
+		if v39 > 0.0 {
+			v41 := math.Sqrt(v39)
+			v42 = v41
+		} else {
 			v42 = 0.0
 		}
 		v43 := q1 * v42
@@ -81,9 +83,11 @@ func (cameraLossKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v46 := v44 * v44
 		v47 := v45 * v45
 		v48 := v46 + v47
-		v50 := math.Sqrt(v48)
-		v51 := v50
-		if !(v48 > 0.0) {
+		var v51 float64
+		if v48 > 0.0 {
+			v50 := math.Sqrt(v48)
+			v51 = v50
+		} else {
 			v51 = 0.0
 		}
 		v52 := q0 * v51
@@ -93,9 +97,11 @@ func (cameraLossKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v56 := v54 * v54
 		v57 := v55 * v55
 		v58 := v56 + v57
-		v60 := math.Sqrt(v58)
-		v61 := v60
-		if !(v58 > 0.0) {
+		var v61 float64
+		if v58 > 0.0 {
+			v60 := math.Sqrt(v58)
+			v61 = v60
+		} else {
 			v61 = 0.0
 		}
 		v62 := q2 * v61
@@ -158,9 +164,11 @@ func (cameraLossKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v37 := v35 * v35
 			v38 := v36 * v36
 			v39 := v37 + v38
-			v41 := math.Sqrt(v39)
-			v42 := v41
-			if !(v39 > 0.0) {
+			var v42 float64
+			if v39 > 0.0 {
+				v41 := math.Sqrt(v39)
+				v42 = v41
+			} else {
 				v42 = 0.0
 			}
 			v43 := q1 * v42
@@ -169,9 +177,11 @@ func (cameraLossKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v46 := v44 * v44
 			v47 := v45 * v45
 			v48 := v46 + v47
-			v50 := math.Sqrt(v48)
-			v51 := v50
-			if !(v48 > 0.0) {
+			var v51 float64
+			if v48 > 0.0 {
+				v50 := math.Sqrt(v48)
+				v51 = v50
+			} else {
 				v51 = 0.0
 			}
 			v52 := q0 * v51
@@ -181,9 +191,11 @@ func (cameraLossKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v56 := v54 * v54
 			v57 := v55 * v55
 			v58 := v56 + v57
-			v60 := math.Sqrt(v58)
-			v61 := v60
-			if !(v58 > 0.0) {
+			var v61 float64
+			if v58 > 0.0 {
+				v60 := math.Sqrt(v58)
+				v61 = v60
+			} else {
 				v61 = 0.0
 			}
 			v62 := q2 * v61
@@ -702,9 +714,11 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v37 := v35 * v35
 			v38 := v36 * v36
 			v39 := v37 + v38
-			v41 := math.Sqrt(v39)
-			v42 := v41
-			if !(v39 > 0.0) {
+			var v42 float64
+			if v39 > 0.0 {
+				v41 := math.Sqrt(v39)
+				v42 = v41
+			} else {
 				v42 = 0.0
 			}
 			v43 := q1 * v42
@@ -713,9 +727,11 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v46 := v44 * v44
 			v47 := v45 * v45
 			v48 := v46 + v47
-			v50 := math.Sqrt(v48)
-			v51 := v50
-			if !(v48 > 0.0) {
+			var v51 float64
+			if v48 > 0.0 {
+				v50 := math.Sqrt(v48)
+				v51 = v50
+			} else {
 				v51 = 0.0
 			}
 			v52 := q0 * v51
@@ -725,9 +741,11 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v56 := v54 * v54
 			v57 := v55 * v55
 			v58 := v56 + v57
-			v60 := math.Sqrt(v58)
-			v61 := v60
-			if !(v58 > 0.0) {
+			var v61 float64
+			if v58 > 0.0 {
+				v60 := math.Sqrt(v58)
+				v61 = v60
+			} else {
 				v61 = 0.0
 			}
 			v62 := q2 * v61

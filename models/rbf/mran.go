@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // MRANConfig holds the tuning of MRAN (Lu et al. 1997; Ordonez et al. eqs.
@@ -79,8 +81,11 @@ type MRAN struct {
 	Added  int       // units added so far
 	Pruned int       // units pruned so far
 
+	filter opt.EKF // the EKF of eq. 23 over Net.W and P
+	r      []float64
+
 	// scratch, sized for MaxUnits
-	y, e, g, pb, kg, s, si, contrib []float64
+	y, e, g, h, contrib []float64
 }
 
 // NewMRAN returns a trainer starting from net (nil: an empty network with in
@@ -101,8 +106,12 @@ func NewMRAN(net *Network, in, out int, cfg MRANConfig) (*MRAN, error) {
 	zmax := o + cfg.MaxUnits*net.stride()
 	m := &MRAN{Net: net.Clone(), cfg: cfg, P: make([]float64, zmax*zmax),
 		errs: make([]float64, 0, cfg.Window), low: make([]int, net.Units(), cfg.MaxUnits),
-		y: make([]float64, o), e: make([]float64, o), g: make([]float64, zmax*o), pb: make([]float64, zmax*o),
-		kg: make([]float64, zmax*o), s: make([]float64, o*o), si: make([]float64, o*o), contrib: make([]float64, cfg.MaxUnits)}
+		y: make([]float64, o), e: make([]float64, o), g: make([]float64, zmax*o), h: make([]float64, zmax*o),
+		r: make([]float64, o), contrib: make([]float64, cfg.MaxUnits), filter: opt.EKF{Upper: o == 1}}
+	m.filter.Reserve(zmax, o)
+	for k := range m.r {
+		m.r[k] = cfg.R
+	}
 	m.Net.W = append(make([]float64, 0, zmax), m.Net.W...)
 	z := len(m.Net.W)
 	for i := range z {
@@ -203,201 +212,39 @@ func (m *MRAN) Update(x, y []float64) (Step, float64, error) {
 		}
 		m.Added++
 		step = Grown
-	} else {
-		m.ekf(z)
+	} else if err := m.ekf(z); err != nil {
+		return 0, e1, err
 	}
 	m.prune(x)
 	return step, e1, nil
 }
 
-// ekf is the extended Kalman filter step on all parameters (eq. 23):
-// K = P·B·(R + BᵀPB)⁻¹, w ← w + K·e, P ← (I − K·Bᵀ)·P + Q·I, with B = ∂f/∂w.
-func (m *MRAN) ekf(z int) {
+// ekf is the extended Kalman filter step on all parameters (eq. 23), by
+// opt.EKF: K = P·B·(R + BᵀPB)⁻¹, w ← w + K·e, P ← P − K·(PB)ᵀ, then
+// P ← P + Q·I, with B = ∂f/∂w (Hᵀ, the layout of Network.Gradient). With one
+// output the filter keeps only the upper triangle of P (opt.EKF.Upper): the
+// hot path of MRAN, whose networks have one output and hundreds of
+// parameters, touches half the matrix.
+func (m *MRAN) ekf(z int) error {
 	out := m.Net.Out
-	if out == 1 {
-		m.ekf1(z)
-		return
-	}
-	P, B, PB := m.P[:z*z], m.g[:z*out], m.pb[:z*out]
-	for i := range z {
-		row := P[i*z : i*z+z]
-		for k := range out {
-			s := 0.0
-			for j, pij := range row {
-				s += pij * B[j*out+k]
-			}
-			PB[i*out+k] = s
-		}
-	}
-	for k := range out {
-		for l := range out {
-			s := 0.0
-			for i := range z {
-				s += B[i*out+k] * PB[i*out+l]
-			}
-			m.s[k*out+l] = s
-		}
-		m.s[k*out+k] += m.cfg.R
-	}
-	invSmall(m.s, m.si, out)
-	K := m.kg[:z*out]
-	for i := range z {
-		for l := range out {
-			s := 0.0
+	H := m.g[:z*out]
+	if out > 1 { // H = Bᵀ, out×z
+		H = m.h[:z*out]
+		for i := range z {
 			for k := range out {
-				s += PB[i*out+k] * m.si[k*out+l]
+				H[k*z+i] = m.g[i*out+k]
 			}
-			K[i*out+l] = s
 		}
 	}
-	w := m.Net.W
+	f := &m.filter
+	f.X, f.P = m.Net.W[:z], m.P[:z*z]
+	if err := f.Correct(m.e, H, m.r); err != nil {
+		return fmt.Errorf("rbf: MRAN update: %w", err)
+	}
 	for i := range z {
-		s := 0.0
-		for k := range out {
-			s += K[i*out+k] * m.e[k]
-		}
-		w[i] += s
+		m.P[i*z+i] += m.cfg.Q
 	}
-	// P ← P − K·(PB)ᵀ (P symmetric), plus Q on the diagonal.
-	for i := range z {
-		for j := range z {
-			s := 0.0
-			for k := range out {
-				s += K[i*out+k] * PB[j*out+k]
-			}
-			P[i*z+j] -= s
-		}
-		P[i*z+i] += m.cfg.Q
-	}
-}
-
-// ekf1 is ekf for one output, where B = ∂f/∂w and P·B are vectors and
-// R + BᵀPB a scalar. It is the hot path of MRAN (the paper's networks have
-// one output), so it uses the symmetry of P: P·B is read from the upper
-// triangle only (symvUpper), and P ← P − K·(PB)ᵀ + Q·I, whose update term
-// K·(PB)ᵀ = PB·PBᵀ/S is symmetric, is applied to the upper triangle only.
-// This halves the memory traffic of the update and keeps its floating-point
-// operations per entry those of the dense form.
-func (m *MRAN) ekf1(z int) {
-	P, B, PB := m.P[:z*z], m.g[:z], m.pb[:z]
-	symvUpper(P, z, B, PB)
-	s := 0.0
-	for i, b := range B {
-		s += b * PB[i]
-	}
-	si := 1 / (s + m.cfg.R)
-	e, q := m.e[0], m.cfg.Q
-	w := m.Net.W[:z]
-	for i := range z {
-		ki := PB[i] * si
-		w[i] += ki * e
-		row := P[i*z+i : i*z+z]
-		pb := PB[i:z]
-		pb = pb[:len(row)]
-		j := 0
-		for ; j+4 <= len(row); j += 4 {
-			r, v := row[j:j+4:j+4], pb[j:j+4:j+4]
-			r[0] -= ki * v[0]
-			r[1] -= ki * v[1]
-			r[2] -= ki * v[2]
-			r[3] -= ki * v[3]
-		}
-		for ; j < len(row); j++ {
-			row[j] -= ki * pb[j]
-		}
-		row[0] += q
-	}
-}
-
-// symvUpper writes y = P·b for the symmetric z×z matrix P of which only the
-// upper triangle (row-major, column ≥ row) is read. Each off-diagonal entry
-// is loaded once and used for both y_i and y_j; the row sums use four
-// accumulators so that they are not bound by the latency of one chain of
-// additions. (Taking rows in pairs, to load and store each y_j once per two
-// rows, measured slower: too many live registers.)
-func symvUpper(P []float64, z int, b, y []float64) {
-	b, y = b[:z], y[:z]
-	clear(y)
-	for i := range z {
-		row := P[i*z+i : i*z+z]
-		bi := b[i]
-		d := row[0] * bi
-		row = row[1:]
-		bb := b[i+1:]
-		yy := y[i+1:]
-		bb, yy = bb[:len(row)], yy[:len(row)]
-		var s0, s1, s2, s3 float64
-		t := 0
-		for ; t+4 <= len(row); t += 4 {
-			r, bq, yq := row[t:t+4:t+4], bb[t:t+4:t+4], yy[t:t+4:t+4]
-			s0 += r[0] * bq[0]
-			s1 += r[1] * bq[1]
-			s2 += r[2] * bq[2]
-			s3 += r[3] * bq[3]
-			yq[0] += r[0] * bi
-			yq[1] += r[1] * bi
-			yq[2] += r[2] * bi
-			yq[3] += r[3] * bi
-		}
-		for ; t < len(row); t++ {
-			s0 += row[t] * bb[t]
-			yy[t] += row[t] * bi
-		}
-		y[i] += d + ((s0 + s1) + (s2 + s3))
-	}
-}
-
-// invSmall inverts the n×n matrix a into b by Gauss–Jordan elimination (n
-// is the output dimension, 1 or 2 in practice).
-func invSmall(a, b []float64, n int) {
-	if n == 1 {
-		b[0] = 1 / a[0]
-		return
-	}
-	var buf [64]float64
-	m := buf[:0]
-	if n*2*n > len(buf) {
-		m = make([]float64, 0, 2*n*n)
-	}
-	for i := range n {
-		for j := range n {
-			m = append(m, a[i*n+j])
-		}
-		for j := range n {
-			if i == j {
-				m = append(m, 1)
-			} else {
-				m = append(m, 0)
-			}
-		}
-	}
-	w := 2 * n
-	for c := range n {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(m[r*w+c]) > math.Abs(m[p*w+c]) {
-				p = r
-			}
-		}
-		for j := range w {
-			m[c*w+j], m[p*w+j] = m[p*w+j], m[c*w+j]
-		}
-		d := m[c*w+c]
-		for j := range w {
-			m[c*w+j] /= d
-		}
-		for r := range n {
-			if r != c {
-				f := m[r*w+c]
-				for j := range w {
-					m[r*w+j] -= f * m[c*w+j]
-				}
-			}
-		}
-	}
-	for i := range n {
-		copy(b[i*n:i*n+n], m[i*w+n:i*w+2*n])
-	}
+	return nil
 }
 
 // prune removes the units whose normalised output contribution at x,

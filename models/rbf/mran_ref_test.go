@@ -445,3 +445,52 @@ func BenchmarkRefMRANUpdate30Units(b *testing.B) {
 		m.Update(x, y)
 	}
 }
+
+// invSmall inverts the n×n matrix a into b by Gauss–Jordan elimination (n
+// is the output dimension, 1 or 2 in practice); MRAN's before opt.EKF.
+func invSmall(a, b []float64, n int) {
+	if n == 1 {
+		b[0] = 1 / a[0]
+		return
+	}
+	w := 2 * n
+	m := make([]float64, 0, w*n)
+	for i := range n {
+		for j := range n {
+			m = append(m, a[i*n+j])
+		}
+		for j := range n {
+			if i == j {
+				m = append(m, 1)
+			} else {
+				m = append(m, 0)
+			}
+		}
+	}
+	for c := range n {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r*w+c]) > math.Abs(m[p*w+c]) {
+				p = r
+			}
+		}
+		for j := range w {
+			m[c*w+j], m[p*w+j] = m[p*w+j], m[c*w+j]
+		}
+		d := m[c*w+c]
+		for j := range w {
+			m[c*w+j] /= d
+		}
+		for r := range n {
+			if r != c {
+				f := m[r*w+c]
+				for j := range w {
+					m[r*w+j] -= f * m[c*w+j]
+				}
+			}
+		}
+	}
+	for i := range n {
+		copy(b[i*n:i*n+n], m[i*w+n:i*w+2*n])
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/ad"
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // JacobianSource selects how IPEM linearises the integrated prediction.
@@ -73,10 +74,10 @@ func (c *IPEMConfig) defaults() {
 }
 
 // IPEM is the extended Kalman filter of integrated prediction error
-// minimisation over the nine slip coefficients. Its state is a, with
-// covariance P; each measurement is the pose change over an interval, in the
-// frame of the interval's first pose, predicted by integrating eqs. 2–3 over
-// the interval's commands from (0, 0, 0).
+// minimisation over the nine slip coefficients (opt.EKF). Its state is a,
+// with covariance P; each measurement is the pose change over an interval, in
+// the frame of the interval's first pose, predicted by integrating eqs. 2–3
+// over the interval's commands from (0, 0, 0).
 type IPEM struct {
 	cfg IPEMConfig
 	A   [NumCoeffs]float64
@@ -91,6 +92,8 @@ type IPEM struct {
 	gws *Windows
 	dj  *WindowJacobian
 	jac [3 * NumCoeffs]float64
+	ekf opt.EKF
+	q   [NumCoeffs]float64
 }
 
 // NewIPEM returns a filter at cfg.A0 with covariance Std0²·I.
@@ -107,6 +110,7 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 		f.P[i*NumCoeffs+i] = cfg.Std0 * cfg.Std0
 	}
 	f.r = [3]float64{cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPos * cfg.SigmaPos, cfg.SigmaPsi * cfg.SigmaPsi}
+	f.ekf.Reserve(NumCoeffs, 3)
 	switch cfg.Jacobian {
 	case DynJacobian:
 		f.dj = NewWindowJacobian()
@@ -127,7 +131,6 @@ func NewIPEM(cfg IPEMConfig) (*IPEM, error) {
 // the measured pose change z in the frame of the interval's first pose. It
 // returns the innovation (measured − predicted, heading wrapped).
 func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
-	const n = NumCoeffs
 	var pred Pose
 	switch {
 	case f.dj != nil:
@@ -149,88 +152,27 @@ func (f *IPEM) Update(vc, wc, dt []float64, z Pose) ([3]float64, error) {
 		pred = JacobianNative(f.A[:], vc, wc, dt, &f.jac)
 	}
 	nu := [3]float64{z.X - pred.X, z.Y - pred.Y, Wrap(z.Psi - pred.Psi)}
+	// The filter's state is A with covariance P (the arrays themselves),
+	// a random walk of QStd per update; the measurement Jacobian is the
+	// integrated prediction's.
+	e := &f.ekf
+	e.X, e.P, e.NIS, e.Updates = f.A[:], f.P[:], f.NIS, f.Updates
 	if q := f.cfg.QStd; q > 0 {
-		for i := range n {
-			f.P[i*n+i] += q * q
+		for i := range f.q {
+			f.q[i] = q * q
+		}
+		if err := e.Predict(nil, nil, f.q[:]); err != nil {
+			return nu, err
 		}
 	}
-	H := &f.jac
-	// PHt = P·Hᵀ (9×3), S = H·P·Hᵀ + R (3×3).
-	var pht [n * 3]float64
-	for i := range n {
-		for c := range 3 {
-			s := 0.0
-			for k := range n {
-				s += f.P[i*n+k] * H[c*n+k]
-			}
-			pht[i*3+c] = s
+	if err := e.Correct(nu[:], f.jac[:], f.r[:]); err != nil {
+		if errors.Is(err, opt.ErrSingularInnovation) {
+			return nu, errors.New("skidsteer: IPEM innovation covariance is singular")
 		}
+		return nu, err
 	}
-	var S [9]float64
-	for c := range 3 {
-		for d := range 3 {
-			s := 0.0
-			for k := range n {
-				s += H[c*n+k] * pht[k*3+d]
-			}
-			S[c*3+d] = s
-		}
-		S[c*3+c] += f.r[c]
-	}
-	Si, ok := inv3(S)
-	if !ok {
-		return nu, errors.New("skidsteer: IPEM innovation covariance is singular")
-	}
-	// K = PHt·S⁻¹ (9×3).
-	var K [n * 3]float64
-	for i := range n {
-		for d := range 3 {
-			K[i*3+d] = pht[i*3]*Si[d] + pht[i*3+1]*Si[3+d] + pht[i*3+2]*Si[6+d]
-		}
-	}
-	for i := range n {
-		f.A[i] += K[i*3]*nu[0] + K[i*3+1]*nu[1] + K[i*3+2]*nu[2]
-	}
-	// P ← P − K·(P·Hᵀ)ᵀ, symmetrised.
-	for i := range n {
-		for j := i; j < n; j++ {
-			s := K[i*3]*pht[j*3] + K[i*3+1]*pht[j*3+1] + K[i*3+2]*pht[j*3+2]
-			v := f.P[i*n+j] - s
-			if i != j {
-				v = 0.5 * (v + f.P[j*n+i] - (K[j*3]*pht[i*3] + K[j*3+1]*pht[i*3+1] + K[j*3+2]*pht[i*3+2]))
-			}
-			f.P[i*n+j], f.P[j*n+i] = v, v
-		}
-	}
-	for c := range 3 {
-		for d := range 3 {
-			f.NIS += nu[c] * Si[c*3+d] * nu[d]
-		}
-	}
-	f.Updates++
+	f.NIS, f.Updates = e.NIS, e.Updates
 	return nu, nil
-}
-
-// inv3 inverts a 3×3 matrix by cofactors.
-func inv3(m [9]float64) ([9]float64, bool) {
-	var r [9]float64
-	r[0] = m[4]*m[8] - m[5]*m[7]
-	r[1] = m[2]*m[7] - m[1]*m[8]
-	r[2] = m[1]*m[5] - m[2]*m[4]
-	r[3] = m[5]*m[6] - m[3]*m[8]
-	r[4] = m[0]*m[8] - m[2]*m[6]
-	r[5] = m[2]*m[3] - m[0]*m[5]
-	r[6] = m[3]*m[7] - m[4]*m[6]
-	r[7] = m[1]*m[6] - m[0]*m[7]
-	r[8] = m[0]*m[4] - m[1]*m[3]
-	det := m[0]*r[0] + m[1]*r[3] + m[2]*r[6]
-	if det == 0 || math.IsNaN(det) {
-		return r, false
-	}
-	for i := range r {
-		r[i] /= det
-	}
-	return r, true
 }
 
 // Calibration is the result of Calibrate or of a batch fit.

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/wheelgrad/wheelgrad/ad"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -79,19 +82,15 @@ func TestGraphJacobianForwardEqualsNative(t *testing.T) {
 	t.Logf("Jacobian graph 4 windows × 12 steps: %d nodes", gj.Nodes())
 }
 
-// fdJacobian is the central-difference Jacobian of the native model.
+// fdJacobian is the central-difference Jacobian (gonum's diff/fd) of the
+// native model's pose change over window w, rows x, y, ψ.
 func fdJacobian(ws *Windows, w int, a []float64) [27]float64 {
 	var j [27]float64
-	for k := range NumCoeffs {
-		h := 1e-6 * math.Max(math.Abs(a[k]), 1)
-		ap, am := append([]float64(nil), a...), append([]float64(nil), a...)
-		ap[k] += h
-		am[k] -= h
-		pp, pm := ws.Predict(ap)[w], ws.Predict(am)[w]
-		j[k] = (pp.X - pm.X) / (2 * h)
-		j[9+k] = (pp.Y - pm.Y) / (2 * h)
-		j[18+k] = (pp.Psi - pm.Psi) / (2 * h)
-	}
+	J := mat.NewDense(3, NumCoeffs, j[:])
+	fd.Jacobian(J, func(y, a []float64) {
+		p := ws.Predict(a)[w]
+		y[0], y[1], y[2] = p.X, p.Y, p.Psi
+	}, a, &fd.JacobianSettings{Formula: fd.Central})
 	return j
 }
 

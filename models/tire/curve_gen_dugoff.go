@@ -50,25 +50,31 @@ func (kernelDugoffCurve) Forward(n int, p, q, x, u, xn, y []float64, ys int) flo
 		v17 := v15 * v16
 		v18 := v14 * 2.0
 		v19 := v17 / v18
-		v21 := dyn.B2F(v19 >= 1.0)
-		v22 := 1.0
-		if !(v14 <= 0.0) {
+		var v22 float64
+		if v14 <= 0.0 {
+			v22 = 1.0
+		} else {
+			v21 := dyn.B2F(v19 >= 1.0)
 			v22 = v21
 		}
 		v23 := 2.0 - v19
 		v24 := v16 * v23
 		v25 := v24 / v18
-		v26 := v9 / v15
-		v27 := v9 * v25
-		v28 := v26
-		if !(v22 != 0) {
+		var v28 float64
+		if v22 != 0 {
+			v26 := v9 / v15
+			v28 = v26
+		} else {
+			v27 := v9 * v25
 			v28 = v27
 		}
 		v29 := -v10
-		v30 := v29 / v15
-		v31 := v25 * v29
-		v32 := v30
-		if !(v22 != 0) {
+		var v32 float64
+		if v22 != 0 {
+			v30 := v29 / v15
+			v32 = v30
+		} else {
+			v31 := v25 * v29
 			v32 = v31
 		}
 		xn[0*n+j] = s0
@@ -106,25 +112,31 @@ func (kernelDugoffCurve) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v17 := v15 * v16
 			v18 := v14 * 2.0
 			v19 := v17 / v18
-			v21 := dyn.B2F(v19 >= 1.0)
-			v22 := 1.0
-			if !(v14 <= 0.0) {
+			var v22 float64
+			if v14 <= 0.0 {
+				v22 = 1.0
+			} else {
+				v21 := dyn.B2F(v19 >= 1.0)
 				v22 = v21
 			}
 			v23 := 2.0 - v19
 			v24 := v16 * v23
 			v25 := v24 / v18
-			v26 := v9 / v15
-			v27 := v9 * v25
-			v28 := v26
-			if !(v22 != 0) {
+			var v28 float64
+			if v22 != 0 {
+				v26 := v9 / v15
+				v28 = v26
+			} else {
+				v27 := v9 * v25
 				v28 = v27
 			}
 			v29 := -v10
-			v30 := v29 / v15
-			v31 := v25 * v29
-			v32 := v30
-			if !(v22 != 0) {
+			var v32 float64
+			if v22 != 0 {
+				v30 := v29 / v15
+				v32 = v30
+			} else {
+				v31 := v25 * v29
 				v32 = v31
 			}
 			xb := (t + 1) * 2 * n
@@ -459,25 +471,31 @@ func (kernelDugoffCurve) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float
 			v17 := v15 * v16
 			v18 := v14 * 2.0
 			v19 := v17 / v18
-			v21 := dyn.B2F(v19 >= 1.0)
-			v22 := 1.0
-			if !(v14 <= 0.0) {
+			var v22 float64
+			if v14 <= 0.0 {
+				v22 = 1.0
+			} else {
+				v21 := dyn.B2F(v19 >= 1.0)
 				v22 = v21
 			}
 			v23 := 2.0 - v19
 			v24 := v16 * v23
 			v25 := v24 / v18
-			v26 := v9 / v15
-			v27 := v9 * v25
-			v28 := v26
-			if !(v22 != 0) {
+			var v28 float64
+			if v22 != 0 {
+				v26 := v9 / v15
+				v28 = v26
+			} else {
+				v27 := v9 * v25
 				v28 = v27
 			}
 			v29 := -v10
-			v30 := v29 / v15
-			v31 := v25 * v29
-			v32 := v30
-			if !(v22 != 0) {
+			var v32 float64
+			if v22 != 0 {
+				v30 := v29 / v15
+				v32 = v30
+			} else {
+				v31 := v25 * v29
 				v32 = v31
 			}
 			if y != nil {

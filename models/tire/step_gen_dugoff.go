@@ -91,25 +91,31 @@ func (kernelDugoffBody) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v53 := v51 * v52
 		v54 := v50 * 2.0
 		v55 := v53 / v54
-		v57 := dyn.B2F(v55 >= 1.0)
-		v58 := 1.0
-		if !(v50 <= 0.0) {
+		var v58 float64
+		if v50 <= 0.0 {
+			v58 = 1.0
+		} else {
+			v57 := dyn.B2F(v55 >= 1.0)
 			v58 = v57
 		}
 		v59 := 2.0 - v55
 		v60 := v52 * v59
 		v61 := v60 / v54
 		v62 := v45 / v51
-		v63 := v45 * v61
-		v64 := v62
-		if !(v58 != 0) {
+		var v64 float64
+		if v58 != 0 {
+			v64 = v62
+		} else {
+			v63 := v45 * v61
 			v64 = v63
 		}
 		v65 := -v46
-		v66 := v65 / v51
-		v67 := v61 * v65
-		v68 := v66
-		if !(v58 != 0) {
+		var v68 float64
+		if v58 != 0 {
+			v66 := v65 / v51
+			v68 = v66
+		} else {
+			v67 := v61 * v65
 			v68 = v67
 		}
 		v70 := v33 / q8
@@ -140,25 +146,31 @@ func (kernelDugoffBody) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v95 := v52 * v94
 		v96 := 2.0 * v93
 		v97 := v95 / v96
-		v99 := dyn.B2F(v97 >= 1.0)
-		v100 := 1.0
-		if !(v93 <= 0.0) {
+		var v100 float64
+		if v93 <= 0.0 {
+			v100 = 1.0
+		} else {
+			v99 := dyn.B2F(v97 >= 1.0)
 			v100 = v99
 		}
 		v101 := 2.0 - v97
 		v102 := v52 * v101
 		v103 := v102 / v96
 		v104 := v88 / v94
-		v105 := v88 * v103
-		v106 := v104
-		if !(v100 != 0) {
+		var v106 float64
+		if v100 != 0 {
+			v106 = v104
+		} else {
+			v105 := v88 * v103
 			v106 = v105
 		}
 		v107 := -v89
-		v108 := v107 / v94
-		v109 := v103 * v107
-		v110 := v108
-		if !(v100 != 0) {
+		var v110 float64
+		if v100 != 0 {
+			v108 := v107 / v94
+			v110 = v108
+		} else {
+			v109 := v103 * v107
 			v110 = v109
 		}
 		v111 := v78 / q8
@@ -180,24 +192,30 @@ func (kernelDugoffBody) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v127 := math.Sqrt(v126)
 		v128 := 2.0 * v127
 		v129 := v53 / v128
-		v131 := dyn.B2F(v129 >= 1.0)
-		v132 := 1.0
-		if !(v127 <= 0.0) {
+		var v132 float64
+		if v127 <= 0.0 {
+			v132 = 1.0
+		} else {
+			v131 := dyn.B2F(v129 >= 1.0)
 			v132 = v131
 		}
 		v133 := 2.0 - v129
 		v134 := v52 * v133
 		v135 := v134 / v128
-		v136 := v45 * v135
-		v137 := v62
-		if !(v132 != 0) {
+		var v137 float64
+		if v132 != 0 {
+			v137 = v62
+		} else {
+			v136 := v45 * v135
 			v137 = v136
 		}
 		v138 := -v124
-		v139 := v138 / v51
-		v140 := v135 * v138
-		v141 := v139
-		if !(v132 != 0) {
+		var v141 float64
+		if v132 != 0 {
+			v139 := v138 / v51
+			v141 = v139
+		} else {
+			v140 := v135 * v138
 			v141 = v140
 		}
 		v142 := v137 - v72
@@ -214,24 +232,30 @@ func (kernelDugoffBody) Forward(n int, p, q, x, u, xn, y []float64, ys int) floa
 		v153 := math.Sqrt(v152)
 		v154 := 2.0 * v153
 		v155 := v95 / v154
-		v157 := dyn.B2F(v155 >= 1.0)
-		v158 := 1.0
-		if !(v153 <= 0.0) {
+		var v158 float64
+		if v153 <= 0.0 {
+			v158 = 1.0
+		} else {
+			v157 := dyn.B2F(v155 >= 1.0)
 			v158 = v157
 		}
 		v159 := 2.0 - v155
 		v160 := v52 * v159
 		v161 := v160 / v154
-		v162 := v88 * v161
-		v163 := v104
-		if !(v158 != 0) {
+		var v163 float64
+		if v158 != 0 {
+			v163 = v104
+		} else {
+			v162 := v88 * v161
 			v163 = v162
 		}
 		v164 := -v150
-		v165 := v164 / v94
-		v166 := v161 * v164
-		v167 := v165
-		if !(v158 != 0) {
+		var v167 float64
+		if v158 != 0 {
+			v165 := v164 / v94
+			v167 = v165
+		} else {
+			v166 := v161 * v164
 			v167 = v166
 		}
 		v168 := v163 - v113
@@ -351,25 +375,31 @@ func (kernelDugoffBody) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v53 := v51 * v52
 			v54 := v50 * 2.0
 			v55 := v53 / v54
-			v57 := dyn.B2F(v55 >= 1.0)
-			v58 := 1.0
-			if !(v50 <= 0.0) {
+			var v58 float64
+			if v50 <= 0.0 {
+				v58 = 1.0
+			} else {
+				v57 := dyn.B2F(v55 >= 1.0)
 				v58 = v57
 			}
 			v59 := 2.0 - v55
 			v60 := v52 * v59
 			v61 := v60 / v54
 			v62 := v45 / v51
-			v63 := v45 * v61
-			v64 := v62
-			if !(v58 != 0) {
+			var v64 float64
+			if v58 != 0 {
+				v64 = v62
+			} else {
+				v63 := v45 * v61
 				v64 = v63
 			}
 			v65 := -v46
-			v66 := v65 / v51
-			v67 := v61 * v65
-			v68 := v66
-			if !(v58 != 0) {
+			var v68 float64
+			if v58 != 0 {
+				v66 := v65 / v51
+				v68 = v66
+			} else {
+				v67 := v61 * v65
 				v68 = v67
 			}
 			v70 := v33 / q8
@@ -400,25 +430,31 @@ func (kernelDugoffBody) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v95 := v52 * v94
 			v96 := 2.0 * v93
 			v97 := v95 / v96
-			v99 := dyn.B2F(v97 >= 1.0)
-			v100 := 1.0
-			if !(v93 <= 0.0) {
+			var v100 float64
+			if v93 <= 0.0 {
+				v100 = 1.0
+			} else {
+				v99 := dyn.B2F(v97 >= 1.0)
 				v100 = v99
 			}
 			v101 := 2.0 - v97
 			v102 := v52 * v101
 			v103 := v102 / v96
 			v104 := v88 / v94
-			v105 := v88 * v103
-			v106 := v104
-			if !(v100 != 0) {
+			var v106 float64
+			if v100 != 0 {
+				v106 = v104
+			} else {
+				v105 := v88 * v103
 				v106 = v105
 			}
 			v107 := -v89
-			v108 := v107 / v94
-			v109 := v103 * v107
-			v110 := v108
-			if !(v100 != 0) {
+			var v110 float64
+			if v100 != 0 {
+				v108 := v107 / v94
+				v110 = v108
+			} else {
+				v109 := v103 * v107
 				v110 = v109
 			}
 			v111 := v78 / q8
@@ -440,24 +476,30 @@ func (kernelDugoffBody) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v127 := math.Sqrt(v126)
 			v128 := 2.0 * v127
 			v129 := v53 / v128
-			v131 := dyn.B2F(v129 >= 1.0)
-			v132 := 1.0
-			if !(v127 <= 0.0) {
+			var v132 float64
+			if v127 <= 0.0 {
+				v132 = 1.0
+			} else {
+				v131 := dyn.B2F(v129 >= 1.0)
 				v132 = v131
 			}
 			v133 := 2.0 - v129
 			v134 := v52 * v133
 			v135 := v134 / v128
-			v136 := v45 * v135
-			v137 := v62
-			if !(v132 != 0) {
+			var v137 float64
+			if v132 != 0 {
+				v137 = v62
+			} else {
+				v136 := v45 * v135
 				v137 = v136
 			}
 			v138 := -v124
-			v139 := v138 / v51
-			v140 := v135 * v138
-			v141 := v139
-			if !(v132 != 0) {
+			var v141 float64
+			if v132 != 0 {
+				v139 := v138 / v51
+				v141 = v139
+			} else {
+				v140 := v135 * v138
 				v141 = v140
 			}
 			v142 := v137 - v72
@@ -474,24 +516,30 @@ func (kernelDugoffBody) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v153 := math.Sqrt(v152)
 			v154 := 2.0 * v153
 			v155 := v95 / v154
-			v157 := dyn.B2F(v155 >= 1.0)
-			v158 := 1.0
-			if !(v153 <= 0.0) {
+			var v158 float64
+			if v153 <= 0.0 {
+				v158 = 1.0
+			} else {
+				v157 := dyn.B2F(v155 >= 1.0)
 				v158 = v157
 			}
 			v159 := 2.0 - v155
 			v160 := v52 * v159
 			v161 := v160 / v154
-			v162 := v88 * v161
-			v163 := v104
-			if !(v158 != 0) {
+			var v163 float64
+			if v158 != 0 {
+				v163 = v104
+			} else {
+				v162 := v88 * v161
 				v163 = v162
 			}
 			v164 := -v150
-			v165 := v164 / v94
-			v166 := v161 * v164
-			v167 := v165
-			if !(v158 != 0) {
+			var v167 float64
+			if v158 != 0 {
+				v165 := v164 / v94
+				v167 = v165
+			} else {
+				v166 := v161 * v164
 				v167 = v166
 			}
 			v168 := v163 - v113
@@ -2210,25 +2258,31 @@ func (kernelDugoffBody) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v53 := v51 * v52
 			v54 := v50 * 2.0
 			v55 := v53 / v54
-			v57 := dyn.B2F(v55 >= 1.0)
-			v58 := 1.0
-			if !(v50 <= 0.0) {
+			var v58 float64
+			if v50 <= 0.0 {
+				v58 = 1.0
+			} else {
+				v57 := dyn.B2F(v55 >= 1.0)
 				v58 = v57
 			}
 			v59 := 2.0 - v55
 			v60 := v52 * v59
 			v61 := v60 / v54
 			v62 := v45 / v51
-			v63 := v45 * v61
-			v64 := v62
-			if !(v58 != 0) {
+			var v64 float64
+			if v58 != 0 {
+				v64 = v62
+			} else {
+				v63 := v45 * v61
 				v64 = v63
 			}
 			v65 := -v46
-			v66 := v65 / v51
-			v67 := v61 * v65
-			v68 := v66
-			if !(v58 != 0) {
+			var v68 float64
+			if v58 != 0 {
+				v66 := v65 / v51
+				v68 = v66
+			} else {
+				v67 := v61 * v65
 				v68 = v67
 			}
 			v70 := v33 / q8
@@ -2259,25 +2313,31 @@ func (kernelDugoffBody) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v95 := v52 * v94
 			v96 := 2.0 * v93
 			v97 := v95 / v96
-			v99 := dyn.B2F(v97 >= 1.0)
-			v100 := 1.0
-			if !(v93 <= 0.0) {
+			var v100 float64
+			if v93 <= 0.0 {
+				v100 = 1.0
+			} else {
+				v99 := dyn.B2F(v97 >= 1.0)
 				v100 = v99
 			}
 			v101 := 2.0 - v97
 			v102 := v52 * v101
 			v103 := v102 / v96
 			v104 := v88 / v94
-			v105 := v88 * v103
-			v106 := v104
-			if !(v100 != 0) {
+			var v106 float64
+			if v100 != 0 {
+				v106 = v104
+			} else {
+				v105 := v88 * v103
 				v106 = v105
 			}
 			v107 := -v89
-			v108 := v107 / v94
-			v109 := v103 * v107
-			v110 := v108
-			if !(v100 != 0) {
+			var v110 float64
+			if v100 != 0 {
+				v108 := v107 / v94
+				v110 = v108
+			} else {
+				v109 := v103 * v107
 				v110 = v109
 			}
 			v111 := v78 / q8
@@ -2299,24 +2359,30 @@ func (kernelDugoffBody) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v127 := math.Sqrt(v126)
 			v128 := 2.0 * v127
 			v129 := v53 / v128
-			v131 := dyn.B2F(v129 >= 1.0)
-			v132 := 1.0
-			if !(v127 <= 0.0) {
+			var v132 float64
+			if v127 <= 0.0 {
+				v132 = 1.0
+			} else {
+				v131 := dyn.B2F(v129 >= 1.0)
 				v132 = v131
 			}
 			v133 := 2.0 - v129
 			v134 := v52 * v133
 			v135 := v134 / v128
-			v136 := v45 * v135
-			v137 := v62
-			if !(v132 != 0) {
+			var v137 float64
+			if v132 != 0 {
+				v137 = v62
+			} else {
+				v136 := v45 * v135
 				v137 = v136
 			}
 			v138 := -v124
-			v139 := v138 / v51
-			v140 := v135 * v138
-			v141 := v139
-			if !(v132 != 0) {
+			var v141 float64
+			if v132 != 0 {
+				v139 := v138 / v51
+				v141 = v139
+			} else {
+				v140 := v135 * v138
 				v141 = v140
 			}
 			v142 := v137 - v72
@@ -2333,24 +2399,30 @@ func (kernelDugoffBody) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v153 := math.Sqrt(v152)
 			v154 := 2.0 * v153
 			v155 := v95 / v154
-			v157 := dyn.B2F(v155 >= 1.0)
-			v158 := 1.0
-			if !(v153 <= 0.0) {
+			var v158 float64
+			if v153 <= 0.0 {
+				v158 = 1.0
+			} else {
+				v157 := dyn.B2F(v155 >= 1.0)
 				v158 = v157
 			}
 			v159 := 2.0 - v155
 			v160 := v52 * v159
 			v161 := v160 / v154
-			v162 := v88 * v161
-			v163 := v104
-			if !(v158 != 0) {
+			var v163 float64
+			if v158 != 0 {
+				v163 = v104
+			} else {
+				v162 := v88 * v161
 				v163 = v162
 			}
 			v164 := -v150
-			v165 := v164 / v94
-			v166 := v161 * v164
-			v167 := v165
-			if !(v158 != 0) {
+			var v167 float64
+			if v158 != 0 {
+				v165 := v164 / v94
+				v167 = v165
+			} else {
+				v166 := v161 * v164
 				v167 = v166
 			}
 			v168 := v163 - v113

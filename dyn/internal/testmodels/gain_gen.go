@@ -40,13 +40,15 @@ func (gainKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		u0 := u[0*n+j]
 		v7 := u0 * p0
 		v8 := v7 - s0
-		v11 := v8 * v9
-		v12 := v11 * 0.01
-		v13 := s0 + v12
-		v14 := v8 * 0.01
-		v15 := s0 + v14
-		v16 := v13
-		if !(q0 > 0.0) {
+		var v16 float64
+		if q0 > 0.0 {
+			v11 := v8 * v9
+			v12 := v11 * 0.01
+			v13 := s0 + v12
+			v16 = v13
+		} else {
+			v14 := v8 * 0.01
+			v15 := s0 + v14
 			v16 = v15
 		}
 		xn[0*n+j] = v16
@@ -72,13 +74,15 @@ func (gainKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			u0 := u[ub+0*n+j]
 			v7 := u0 * p0
 			v8 := v7 - s0
-			v11 := v8 * v9
-			v12 := v11 * 0.01
-			v13 := s0 + v12
-			v14 := v8 * 0.01
-			v15 := s0 + v14
-			v16 := v13
-			if !(q0 > 0.0) {
+			var v16 float64
+			if q0 > 0.0 {
+				v11 := v8 * v9
+				v12 := v11 * 0.01
+				v13 := s0 + v12
+				v16 = v13
+			} else {
+				v14 := v8 * 0.01
+				v15 := s0 + v14
 				v16 = v15
 			}
 			xb := (t + 1) * 1 * n
@@ -243,13 +247,15 @@ func (gainKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			u0 := u[ub+0*n+j]
 			v7 := u0 * p0
 			v8 := v7 - s0
-			v11 := v8 * v9
-			v12 := v11 * 0.01
-			v13 := s0 + v12
-			v14 := v8 * 0.01
-			v15 := s0 + v14
-			v16 := v13
-			if !(q0 > 0.0) {
+			var v16 float64
+			if q0 > 0.0 {
+				v11 := v8 * v9
+				v12 := v11 * 0.01
+				v13 := s0 + v12
+				v16 = v13
+			} else {
+				v14 := v8 * 0.01
+				v15 := s0 + v14
 				v16 = v15
 			}
 			if y != nil {

@@ -16,7 +16,7 @@ func TestGenerated(t *testing.T) {
 		varName, typ string
 		path         string
 	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go"}, {Lag, "Lag", "lagKernel", "lag_gen.go"}, {Gain, "Gain", "gainKernel", "gain_gen.go"},
-		{Untaken, "Untaken", "untakenKernel", "untaken_gen.go"}} {
+		{Untaken, "Untaken", "untakenKernel", "untaken_gen.go"}, {Tables, "Tables", "tablesKernel", "tables_gen.go"}} {
 		if err := dyn.GenerateFile(c.m, "testmodels", c.varName, c.typ, c.path, update); err != nil {
 			t.Error(err)
 		}

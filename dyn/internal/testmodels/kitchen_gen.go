@@ -112,15 +112,17 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v77 := v53 + v76
 		v78 := s2 - u0
 		v79 := math.Abs(v78)
-		v84 := v79 - v82
-		v85 := v84 / v83
-		v86 := math.Tanh(v85)
-		v87 := v83 * v86
-		v88 := v82 + v87
-		v90 := dyn.SignOf(v78)
-		v91 := v88 * v90
-		v92 := v78
-		if !(v79 <= v82) {
+		var v92 float64
+		if v79 <= v82 {
+			v92 = v78
+		} else {
+			v84 := v79 - v82
+			v85 := v84 / v83
+			v86 := math.Tanh(v85)
+			v87 := v83 * v86
+			v88 := v82 + v87
+			v90 := dyn.SignOf(v78)
+			v91 := v88 * v90
 			v92 = v91
 		}
 		v93 := s0 - s1
@@ -140,30 +142,38 @@ func (kitchenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		v108 := q0 * v107
 		v109 := v103 + v108
 		v110 := v100 + v109
-		v112 := -s0
-		v113 := math.Sqrt(v112)
-		v114 := math.Sqrt(s0)
-		v115 := v113
-		if !(s0 < 0.0) {
+		var v115 float64
+		if s0 < 0.0 {
+			v112 := -s0
+			v113 := math.Sqrt(v112)
+			v115 = v113
+		} else {
+			v114 := math.Sqrt(s0)
 			v115 = v114
 		}
 		v116 := math.Abs(s1)
-		v118 := 1.0 / s1
-		v119 := s1 * 1000.0
-		v120 := v118
-		if !(v116 >= 0.001) {
+		var v120 float64
+		if v116 >= 0.001 {
+			v118 := 1.0 / s1
+			v120 = v118
+		} else {
+			v119 := s1 * 1000.0
 			v120 = v119
 		}
 		v121 := v115 + v120
-		v123 := -s2
-		v124 := s2
-		if !(s2 > 0.0) {
+		var v124 float64
+		if s2 > 0.0 {
+			v124 = s2
+		} else {
+			v123 := -s2
 			v124 = v123
 		}
-		v126 := u1 * 2.0
-		v127 := u1 / 3.0
-		v128 := v126
-		if !(u1 <= 0.0) {
+		var v128 float64
+		if u1 <= 0.0 {
+			v126 := u1 * 2.0
+			v128 = v126
+		} else {
+			v127 := u1 / 3.0
 			v128 = v127
 		}
 		v129 := v124 + v128
@@ -293,15 +303,17 @@ func (kitchenKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v77 := v53 + v76
 			v78 := s2 - u0
 			v79 := math.Abs(v78)
-			v84 := v79 - v82
-			v85 := v84 / v83
-			v86 := math.Tanh(v85)
-			v87 := v83 * v86
-			v88 := v82 + v87
-			v90 := dyn.SignOf(v78)
-			v91 := v88 * v90
-			v92 := v78
-			if !(v79 <= v82) {
+			var v92 float64
+			if v79 <= v82 {
+				v92 = v78
+			} else {
+				v84 := v79 - v82
+				v85 := v84 / v83
+				v86 := math.Tanh(v85)
+				v87 := v83 * v86
+				v88 := v82 + v87
+				v90 := dyn.SignOf(v78)
+				v91 := v88 * v90
 				v92 = v91
 			}
 			v93 := s0 - s1
@@ -321,30 +333,38 @@ func (kitchenKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v108 := q0 * v107
 			v109 := v103 + v108
 			v110 := v100 + v109
-			v112 := -s0
-			v113 := math.Sqrt(v112)
-			v114 := math.Sqrt(s0)
-			v115 := v113
-			if !(s0 < 0.0) {
+			var v115 float64
+			if s0 < 0.0 {
+				v112 := -s0
+				v113 := math.Sqrt(v112)
+				v115 = v113
+			} else {
+				v114 := math.Sqrt(s0)
 				v115 = v114
 			}
 			v116 := math.Abs(s1)
-			v118 := 1.0 / s1
-			v119 := s1 * 1000.0
-			v120 := v118
-			if !(v116 >= 0.001) {
+			var v120 float64
+			if v116 >= 0.001 {
+				v118 := 1.0 / s1
+				v120 = v118
+			} else {
+				v119 := s1 * 1000.0
 				v120 = v119
 			}
 			v121 := v115 + v120
-			v123 := -s2
-			v124 := s2
-			if !(s2 > 0.0) {
+			var v124 float64
+			if s2 > 0.0 {
+				v124 = s2
+			} else {
+				v123 := -s2
 				v124 = v123
 			}
-			v126 := u1 * 2.0
-			v127 := u1 / 3.0
-			v128 := v126
-			if !(u1 <= 0.0) {
+			var v128 float64
+			if u1 <= 0.0 {
+				v126 := u1 * 2.0
+				v128 = v126
+			} else {
+				v127 := u1 / 3.0
 				v128 = v127
 			}
 			v129 := v124 + v128
@@ -1605,15 +1625,17 @@ func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v77 := v53 + v76
 			v78 := s2 - u0
 			v79 := math.Abs(v78)
-			v84 := v79 - v82
-			v85 := v84 / v83
-			v86 := math.Tanh(v85)
-			v87 := v83 * v86
-			v88 := v82 + v87
-			v90 := dyn.SignOf(v78)
-			v91 := v88 * v90
-			v92 := v78
-			if !(v79 <= v82) {
+			var v92 float64
+			if v79 <= v82 {
+				v92 = v78
+			} else {
+				v84 := v79 - v82
+				v85 := v84 / v83
+				v86 := math.Tanh(v85)
+				v87 := v83 * v86
+				v88 := v82 + v87
+				v90 := dyn.SignOf(v78)
+				v91 := v88 * v90
 				v92 = v91
 			}
 			v93 := s0 - s1
@@ -1633,30 +1655,38 @@ func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v108 := q0 * v107
 			v109 := v103 + v108
 			v110 := v100 + v109
-			v112 := -s0
-			v113 := math.Sqrt(v112)
-			v114 := math.Sqrt(s0)
-			v115 := v113
-			if !(s0 < 0.0) {
+			var v115 float64
+			if s0 < 0.0 {
+				v112 := -s0
+				v113 := math.Sqrt(v112)
+				v115 = v113
+			} else {
+				v114 := math.Sqrt(s0)
 				v115 = v114
 			}
 			v116 := math.Abs(s1)
-			v118 := 1.0 / s1
-			v119 := s1 * 1000.0
-			v120 := v118
-			if !(v116 >= 0.001) {
+			var v120 float64
+			if v116 >= 0.001 {
+				v118 := 1.0 / s1
+				v120 = v118
+			} else {
+				v119 := s1 * 1000.0
 				v120 = v119
 			}
 			v121 := v115 + v120
-			v123 := -s2
-			v124 := s2
-			if !(s2 > 0.0) {
+			var v124 float64
+			if s2 > 0.0 {
+				v124 = s2
+			} else {
+				v123 := -s2
 				v124 = v123
 			}
-			v126 := u1 * 2.0
-			v127 := u1 / 3.0
-			v128 := v126
-			if !(u1 <= 0.0) {
+			var v128 float64
+			if u1 <= 0.0 {
+				v126 := u1 * 2.0
+				v128 = v126
+			} else {
+				v127 := u1 / 3.0
 				v128 = v127
 			}
 			v129 := v124 + v128

@@ -59,21 +59,25 @@ func (lagKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v15 := -s3
 		v16 := v15 / q0
 		v17 := v16 - v14
-		v19 := math.Abs(v17)
-		v24 := v19 - v22
-		v25 := v24 / v23
-		v26 := math.Tanh(v25)
-		v27 := v23 * v26
-		v28 := v22 + v27
-		v30 := dyn.SignOf(v17)
-		v31 := v28 * v30
-		v32 := v17
-		if !(v19 <= v22) {
-			v32 = v31
-		}
-		v34 := dyn.ClampOf(v17, v33, p2)
-		v35 := v32
-		if !(q1 > 0.0) {
+		var v35 float64
+		if q1 > 0.0 {
+			v19 := math.Abs(v17)
+			var v32 float64
+			if v19 <= v22 {
+				v32 = v17
+			} else {
+				v24 := v19 - v22
+				v25 := v24 / v23
+				v26 := math.Tanh(v25)
+				v27 := v23 * v26
+				v28 := v22 + v27
+				v30 := dyn.SignOf(v17)
+				v31 := v28 * v30
+				v32 = v31
+			}
+			v35 = v32
+		} else {
+			v34 := dyn.ClampOf(v17, v33, p2)
 			v35 = v34
 		}
 		v36 := v14 + v35
@@ -133,21 +137,25 @@ func (lagKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v15 := -s3
 			v16 := v15 / q0
 			v17 := v16 - v14
-			v19 := math.Abs(v17)
-			v24 := v19 - v22
-			v25 := v24 / v23
-			v26 := math.Tanh(v25)
-			v27 := v23 * v26
-			v28 := v22 + v27
-			v30 := dyn.SignOf(v17)
-			v31 := v28 * v30
-			v32 := v17
-			if !(v19 <= v22) {
-				v32 = v31
-			}
-			v34 := dyn.ClampOf(v17, v33, p2)
-			v35 := v32
-			if !(q1 > 0.0) {
+			var v35 float64
+			if q1 > 0.0 {
+				v19 := math.Abs(v17)
+				var v32 float64
+				if v19 <= v22 {
+					v32 = v17
+				} else {
+					v24 := v19 - v22
+					v25 := v24 / v23
+					v26 := math.Tanh(v25)
+					v27 := v23 * v26
+					v28 := v22 + v27
+					v30 := dyn.SignOf(v17)
+					v31 := v28 * v30
+					v32 = v31
+				}
+				v35 = v32
+			} else {
+				v34 := dyn.ClampOf(v17, v33, p2)
 				v35 = v34
 			}
 			v36 := v14 + v35
@@ -614,21 +622,25 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v15 := -s3
 			v16 := v15 / q0
 			v17 := v16 - v14
-			v19 := math.Abs(v17)
-			v24 := v19 - v22
-			v25 := v24 / v23
-			v26 := math.Tanh(v25)
-			v27 := v23 * v26
-			v28 := v22 + v27
-			v30 := dyn.SignOf(v17)
-			v31 := v28 * v30
-			v32 := v17
-			if !(v19 <= v22) {
-				v32 = v31
-			}
-			v34 := dyn.ClampOf(v17, v33, p2)
-			v35 := v32
-			if !(q1 > 0.0) {
+			var v35 float64
+			if q1 > 0.0 {
+				v19 := math.Abs(v17)
+				var v32 float64
+				if v19 <= v22 {
+					v32 = v17
+				} else {
+					v24 := v19 - v22
+					v25 := v24 / v23
+					v26 := math.Tanh(v25)
+					v27 := v23 * v26
+					v28 := v22 + v27
+					v30 := dyn.SignOf(v17)
+					v31 := v28 * v30
+					v32 = v31
+				}
+				v35 = v32
+			} else {
+				v34 := dyn.ClampOf(v17, v33, p2)
 				v35 = v34
 			}
 			v36 := v14 + v35

@@ -138,3 +138,35 @@ func UntakenSpec() dyn.Spec {
 	}
 	return sp
 }
+
+// Table knots: a motor table over the command, a drag map over speed ×
+// command and a grade profile over the position.
+var (
+	MotorKnots = []float64{-1, -0.4, 0, 0.5, 1}
+	DragV      = []float64{-2, -0.5, 0, 0.5, 2}
+	DragU      = []float64{-1, 0, 1}
+	GradeKnots = []float64{0, 1, 2.5, 4}
+)
+
+// Tables drives a cart through the table ops: v' = v + dt·(motor(u) −
+// drag(v, u) − grade(x)), with motor a cubic Hermite table of finite-
+// difference slopes (Hermite1, slopes nil), drag a bilinear map (Interp2)
+// and grade a cubic Hermite table with slopes of its own (all values and
+// slopes are parameters).
+var Tables = dyn.MustDefine(dyn.Spec{
+	Name:     "tables",
+	State:    []string{"x", "v"},
+	Input:    []string{"u"},
+	Params:   append(append(append(dyn.Vec("m", 5), dyn.Vec("d", 15)...), dyn.Vec("g", 4)...), dyn.Vec("gs", 4)...),
+	Settings: []string{"dt"},
+	Outputs:  []string{"x", "v"},
+}, func(s *dyn.Step) {
+	x, v, u, dt := s.State("x"), s.State("v"), s.Input("u"), s.Setting("dt")
+	motor := dyn.Hermite1(u, MotorKnots, s.ParamVec("m", 5), nil)
+	drag := dyn.Interp2(v, u, DragV, DragU, s.ParamVec("d", 15))
+	grade := dyn.Hermite1(x, GradeKnots, s.ParamVec("g", 4), s.ParamVec("gs", 4))
+	s.Next("x", x.Add(dt.Mul(v)))
+	s.Next("v", v.Add(dt.Mul(motor.Sub(drag).Sub(grade))))
+	s.Output("x", x)
+	s.Output("v", v)
+})

@@ -105,237 +105,287 @@ func (untakenKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64
 		u20 := u[20*n+j]
 		u21 := u[21*n+j]
 		u22 := u[22*n+j]
-		v75 := s0 * p0
-		v76 := u0 + v75
-		v77 := p0 / u0
-		v78 := v76
-		if !(s0 > 0.0) {
+		var v78 float64
+		if s0 > 0.0 {
+			v75 := s0 * p0
+			v76 := u0 + v75
+			v78 = v76
+		} else {
+			v77 := p0 / u0
 			v78 = v77
 		}
-		v80 := s1 * p1
-		v81 := u1 + v80
-		v82 := math.Exp(u1)
-		v83 := p1 * v82
-		v84 := v81
-		if !(s1 > 0.0) {
+		var v84 float64
+		if s1 > 0.0 {
+			v80 := s1 * p1
+			v81 := u1 + v80
+			v84 = v81
+		} else {
+			v82 := math.Exp(u1)
+			v83 := p1 * v82
 			v84 = v83
 		}
-		v86 := s2 * p2
-		v87 := u2 + v86
-		v88 := math.Exp(u2)
-		v89 := math.Sin(v88)
-		v90 := v87
-		if !(s2 > 0.0) {
+		var v90 float64
+		if s2 > 0.0 {
+			v86 := s2 * p2
+			v87 := u2 + v86
+			v90 = v87
+		} else {
+			v88 := math.Exp(u2)
+			v89 := math.Sin(v88)
 			v90 = v89
 		}
-		v92 := s3 * p3
-		v93 := u3 + v92
-		v94 := math.Exp(u3)
-		v95 := math.Cos(v94)
-		v96 := s3 * v95
-		v97 := v93
-		if !(s3 > 0.0) {
+		var v97 float64
+		if s3 > 0.0 {
+			v92 := s3 * p3
+			v93 := u3 + v92
+			v97 = v93
+		} else {
+			v94 := math.Exp(u3)
+			v95 := math.Cos(v94)
+			v96 := s3 * v95
 			v97 = v96
 		}
-		v99 := s4 * p4
-		v100 := u4 + v99
-		v101 := u4 / u4
-		v102 := math.Tan(v101)
-		v103 := v100
-		if !(s4 > 0.0) {
+		var v103 float64
+		if s4 > 0.0 {
+			v99 := s4 * p4
+			v100 := u4 + v99
+			v103 = v100
+		} else {
+			v101 := u4 / u4
+			v102 := math.Tan(v101)
 			v103 = v102
 		}
-		v105 := s5 * p5
-		v106 := u5 + v105
-		v107 := u5 / u5
-		v108 := math.Atan(v107)
-		v109 := v106
-		if !(s5 > 0.0) {
+		var v109 float64
+		if s5 > 0.0 {
+			v105 := s5 * p5
+			v106 := u5 + v105
+			v109 = v106
+		} else {
+			v107 := u5 / u5
+			v108 := math.Atan(v107)
 			v109 = v108
 		}
-		v111 := s6 * p6
-		v112 := u6 + v111
-		v113 := u6 / u6
-		v114 := math.Atan2(v113, p6)
-		v115 := v112
-		if !(s6 > 0.0) {
+		var v115 float64
+		if s6 > 0.0 {
+			v111 := s6 * p6
+			v112 := u6 + v111
+			v115 = v112
+		} else {
+			v113 := u6 / u6
+			v114 := math.Atan2(v113, p6)
 			v115 = v114
 		}
-		v117 := s7 * p7
-		v118 := u7 + v117
-		v119 := u7 * p7
-		v120 := math.Exp(v119)
-		v121 := v118
-		if !(s7 > 0.0) {
+		var v121 float64
+		if s7 > 0.0 {
+			v117 := s7 * p7
+			v118 := u7 + v117
+			v121 = v118
+		} else {
+			v119 := u7 * p7
+			v120 := math.Exp(v119)
 			v121 = v120
 		}
-		v123 := s8 * p8
-		v124 := u8 + v123
-		v125 := math.Log(u8)
-		v126 := v124
-		if !(s8 > 0.0) {
+		var v126 float64
+		if s8 > 0.0 {
+			v123 := s8 * p8
+			v124 := u8 + v123
+			v126 = v124
+		} else {
+			v125 := math.Log(u8)
 			v126 = v125
 		}
-		v128 := s9 * p9
-		v129 := u9 + v128
-		v130 := math.Log1p(u9)
-		v131 := v129
-		if !(s9 > 0.0) {
+		var v131 float64
+		if s9 > 0.0 {
+			v128 := s9 * p9
+			v129 := u9 + v128
+			v131 = v129
+		} else {
+			v130 := math.Log1p(u9)
 			v131 = v130
 		}
-		v133 := s10 * p10
-		v134 := u10 + v133
-		v135 := math.Sqrt(u10)
-		v136 := v134
-		if !(s10 > 0.0) {
+		var v136 float64
+		if s10 > 0.0 {
+			v133 := s10 * p10
+			v134 := u10 + v133
+			v136 = v134
+		} else {
+			v135 := math.Sqrt(u10)
 			v136 = v135
 		}
-		v138 := s11 * p11
-		v139 := u11 + v138
-		v140 := s11 / u11
-		v141 := math.Tanh(v140)
-		v142 := v139
-		if !(s11 > 0.0) {
+		var v142 float64
+		if s11 > 0.0 {
+			v138 := s11 * p11
+			v139 := u11 + v138
+			v142 = v139
+		} else {
+			v140 := s11 / u11
+			v141 := math.Tanh(v140)
 			v142 = v141
 		}
-		v144 := s12 * p12
-		v145 := u12 + v144
-		v146 := s12 / u12
-		v147 := math.Abs(v146)
-		v148 := v145
-		if !(s12 > 0.0) {
+		var v148 float64
+		if s12 > 0.0 {
+			v144 := s12 * p12
+			v145 := u12 + v144
+			v148 = v145
+		} else {
+			v146 := s12 / u12
+			v147 := math.Abs(v146)
 			v148 = v147
 		}
-		v150 := s13 * p13
-		v151 := u13 + v150
-		v152 := p13 / u13
-		v153 := -v152
-		v154 := v151
-		if !(s13 > 0.0) {
+		var v154 float64
+		if s13 > 0.0 {
+			v150 := s13 * p13
+			v151 := u13 + v150
+			v154 = v151
+		} else {
+			v152 := p13 / u13
+			v153 := -v152
 			v154 = v153
 		}
-		v156 := s14 * p14
-		v157 := u14 + v156
-		v158 := p14 / u14
-		v159 := dyn.MinOf(s14, v158)
-		v160 := v157
-		if !(s14 > 0.0) {
+		var v160 float64
+		if s14 > 0.0 {
+			v156 := s14 * p14
+			v157 := u14 + v156
+			v160 = v157
+		} else {
+			v158 := p14 / u14
+			v159 := dyn.MinOf(s14, v158)
 			v160 = v159
 		}
-		v162 := s15 * p15
-		v163 := u15 + v162
-		v164 := u15 / u15
-		v165 := dyn.MaxOf(s15, v164)
-		v166 := v163
-		if !(s15 > 0.0) {
+		var v166 float64
+		if s15 > 0.0 {
+			v162 := s15 * p15
+			v163 := u15 + v162
+			v166 = v163
+		} else {
+			v164 := u15 / u15
+			v165 := dyn.MaxOf(s15, v164)
 			v166 = v165
 		}
-		v168 := s16 * p16
-		v169 := u16 + v168
-		v170 := s16 / u16
-		v172 := dyn.ClampOf(v170, v171, p16)
-		v173 := v169
-		if !(s16 > 0.0) {
+		var v173 float64
+		if s16 > 0.0 {
+			v168 := s16 * p16
+			v169 := u16 + v168
+			v173 = v169
+		} else {
+			v170 := s16 / u16
+			v172 := dyn.ClampOf(v170, v171, p16)
 			v173 = v172
 		}
-		v175 := s17 * p17
-		v176 := u17 + v175
-		v177 := p17 / u17
-		v178 := math.Copysign(v177, s17)
-		v179 := v176
-		if !(s17 > 0.0) {
+		var v179 float64
+		if s17 > 0.0 {
+			v175 := s17 * p17
+			v176 := u17 + v175
+			v179 = v176
+		} else {
+			v177 := p17 / u17
+			v178 := math.Copysign(v177, s17)
 			v179 = v178
 		}
-		v181 := s18 * p18
-		v182 := u18 + v181
-		v184 := s18 / u18
-		v185 := p18 / u18
-		v186 := v184
-		if !(s18 < p18) {
-			v186 = v185
-		}
-		v187 := v182
-		if !(s18 > 0.0) {
+		var v187 float64
+		if s18 > 0.0 {
+			v181 := s18 * p18
+			v182 := u18 + v181
+			v187 = v182
+		} else {
+			var v186 float64
+			if s18 < p18 {
+				v184 := s18 / u18
+				v186 = v184
+			} else {
+				v185 := p18 / u18
+				v186 = v185
+			}
 			v187 = v186
 		}
-		v189 := s19 * p19
-		v190 := u19 + v189
-		v191 := math.Abs(s19)
-		v192 := dyn.B2F(p19 > u19)
-		v193 := p19 - u19
-		v194 := v192 * v193
-		v195 := p19 - v194
-		v196 := v191 - v194
-		v197 := v196 / v195
-		v198 := math.Tanh(v197)
-		v199 := v195 * v198
-		v200 := v194 + v199
-		v202 := dyn.SignOf(s19)
-		v203 := v200 * v202
-		v204 := s19
-		if !(v191 <= v194) {
-			v204 = v203
-		}
-		v205 := v190
-		if !(s19 > 0.0) {
+		var v205 float64
+		if s19 > 0.0 {
+			v189 := s19 * p19
+			v190 := u19 + v189
+			v205 = v190
+		} else {
+			v191 := math.Abs(s19)
+			v192 := dyn.B2F(p19 > u19)
+			v193 := p19 - u19
+			v194 := v192 * v193
+			var v204 float64
+			if v191 <= v194 {
+				v204 = s19
+			} else {
+				v195 := p19 - v194
+				v196 := v191 - v194
+				v197 := v196 / v195
+				v198 := math.Tanh(v197)
+				v199 := v195 * v198
+				v200 := v194 + v199
+				v202 := dyn.SignOf(s19)
+				v203 := v200 * v202
+				v204 = v203
+			}
 			v205 = v204
 		}
-		v207 := s20 * p20
-		v208 := u20 + v207
-		v209 := s20 - p20
-		v210 := math.Abs(v209)
-		v211 := v209 + v210
-		v212 := v211 * 0.5
-		v213 := -v210
-		v214 := v213 / u20
-		v215 := math.Exp(v214)
-		v216 := math.Log1p(v215)
-		v217 := u20 * v216
-		v218 := v212 + v217
-		v219 := v208
-		if !(s20 > 0.0) {
+		var v219 float64
+		if s20 > 0.0 {
+			v207 := s20 * p20
+			v208 := u20 + v207
+			v219 = v208
+		} else {
+			v209 := s20 - p20
+			v210 := math.Abs(v209)
+			v211 := v209 + v210
+			v212 := v211 * 0.5
+			v213 := -v210
+			v214 := v213 / u20
+			v215 := math.Exp(v214)
+			v216 := math.Log1p(v215)
+			v217 := u20 * v216
+			v218 := v212 + v217
 			v219 = v218
 		}
-		v221 := s21 * p21
-		v222 := u21 + v221
-		v224 := dyn.ClampOf(s21, v223, p21)
-		v225 := dyn.B2F(s21 < v223)
-		v226 := v225 * (-2.0)
-		v227 := v226 + 1.0
-		v228 := dyn.B2F(s21 > p21)
-		v229 := v228 * 2.0
-		v230 := v229 - 1.0
-		v231 := s21 - v223
-		v232 := v227 * v231
-		v233 := -v232
-		v234 := v233 / u21
-		v235 := math.Exp(v234)
-		v236 := math.Log1p(v235)
-		v237 := u21 * v236
-		v238 := s21 - p21
-		v239 := v230 * v238
-		v240 := -v239
-		v241 := v240 / u21
-		v242 := math.Exp(v241)
-		v243 := math.Log1p(v242)
-		v244 := u21 * v243
-		v245 := v237 - v244
-		v246 := v224 + v245
-		v247 := v222
-		if !(s21 > 0.0) {
+		var v247 float64
+		if s21 > 0.0 {
+			v221 := s21 * p21
+			v222 := u21 + v221
+			v247 = v222
+		} else {
+			v224 := dyn.ClampOf(s21, v223, p21)
+			v225 := dyn.B2F(s21 < v223)
+			v226 := v225 * (-2.0)
+			v227 := v226 + 1.0
+			v228 := dyn.B2F(s21 > p21)
+			v229 := v228 * 2.0
+			v230 := v229 - 1.0
+			v231 := s21 - v223
+			v232 := v227 * v231
+			v233 := -v232
+			v234 := v233 / u21
+			v235 := math.Exp(v234)
+			v236 := math.Log1p(v235)
+			v237 := u21 * v236
+			v238 := s21 - p21
+			v239 := v230 * v238
+			v240 := -v239
+			v241 := v240 / u21
+			v242 := math.Exp(v241)
+			v243 := math.Log1p(v242)
+			v244 := u21 * v243
+			v245 := v237 - v244
+			v246 := v224 + v245
 			v247 = v246
 		}
-		v249 := s22 * p22
-		v250 := u22 + v249
-		v251 := s22 - p22
-		v252 := v251 * v251
-		v253 := u22 * u22
-		v254 := v252 + v253
-		v255 := math.Sqrt(v254)
-		v256 := u22 + v255
-		v257 := v252 / v256
-		v258 := v250
-		if !(s22 > 0.0) {
+		var v258 float64
+		if s22 > 0.0 {
+			v249 := s22 * p22
+			v250 := u22 + v249
+			v258 = v250
+		} else {
+			v251 := s22 - p22
+			v252 := v251 * v251
+			v253 := u22 * u22
+			v254 := v252 + v253
+			v255 := math.Sqrt(v254)
+			v256 := u22 + v255
+			v257 := v252 / v256
 			v258 = v257
 		}
 		xn[0*n+j] = v78
@@ -470,237 +520,287 @@ func (untakenKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			u20 := u[ub+20*n+j]
 			u21 := u[ub+21*n+j]
 			u22 := u[ub+22*n+j]
-			v75 := s0 * p0
-			v76 := u0 + v75
-			v77 := p0 / u0
-			v78 := v76
-			if !(s0 > 0.0) {
+			var v78 float64
+			if s0 > 0.0 {
+				v75 := s0 * p0
+				v76 := u0 + v75
+				v78 = v76
+			} else {
+				v77 := p0 / u0
 				v78 = v77
 			}
-			v80 := s1 * p1
-			v81 := u1 + v80
-			v82 := math.Exp(u1)
-			v83 := p1 * v82
-			v84 := v81
-			if !(s1 > 0.0) {
+			var v84 float64
+			if s1 > 0.0 {
+				v80 := s1 * p1
+				v81 := u1 + v80
+				v84 = v81
+			} else {
+				v82 := math.Exp(u1)
+				v83 := p1 * v82
 				v84 = v83
 			}
-			v86 := s2 * p2
-			v87 := u2 + v86
-			v88 := math.Exp(u2)
-			v89 := math.Sin(v88)
-			v90 := v87
-			if !(s2 > 0.0) {
+			var v90 float64
+			if s2 > 0.0 {
+				v86 := s2 * p2
+				v87 := u2 + v86
+				v90 = v87
+			} else {
+				v88 := math.Exp(u2)
+				v89 := math.Sin(v88)
 				v90 = v89
 			}
-			v92 := s3 * p3
-			v93 := u3 + v92
-			v94 := math.Exp(u3)
-			v95 := math.Cos(v94)
-			v96 := s3 * v95
-			v97 := v93
-			if !(s3 > 0.0) {
+			var v97 float64
+			if s3 > 0.0 {
+				v92 := s3 * p3
+				v93 := u3 + v92
+				v97 = v93
+			} else {
+				v94 := math.Exp(u3)
+				v95 := math.Cos(v94)
+				v96 := s3 * v95
 				v97 = v96
 			}
-			v99 := s4 * p4
-			v100 := u4 + v99
-			v101 := u4 / u4
-			v102 := math.Tan(v101)
-			v103 := v100
-			if !(s4 > 0.0) {
+			var v103 float64
+			if s4 > 0.0 {
+				v99 := s4 * p4
+				v100 := u4 + v99
+				v103 = v100
+			} else {
+				v101 := u4 / u4
+				v102 := math.Tan(v101)
 				v103 = v102
 			}
-			v105 := s5 * p5
-			v106 := u5 + v105
-			v107 := u5 / u5
-			v108 := math.Atan(v107)
-			v109 := v106
-			if !(s5 > 0.0) {
+			var v109 float64
+			if s5 > 0.0 {
+				v105 := s5 * p5
+				v106 := u5 + v105
+				v109 = v106
+			} else {
+				v107 := u5 / u5
+				v108 := math.Atan(v107)
 				v109 = v108
 			}
-			v111 := s6 * p6
-			v112 := u6 + v111
-			v113 := u6 / u6
-			v114 := math.Atan2(v113, p6)
-			v115 := v112
-			if !(s6 > 0.0) {
+			var v115 float64
+			if s6 > 0.0 {
+				v111 := s6 * p6
+				v112 := u6 + v111
+				v115 = v112
+			} else {
+				v113 := u6 / u6
+				v114 := math.Atan2(v113, p6)
 				v115 = v114
 			}
-			v117 := s7 * p7
-			v118 := u7 + v117
-			v119 := u7 * p7
-			v120 := math.Exp(v119)
-			v121 := v118
-			if !(s7 > 0.0) {
+			var v121 float64
+			if s7 > 0.0 {
+				v117 := s7 * p7
+				v118 := u7 + v117
+				v121 = v118
+			} else {
+				v119 := u7 * p7
+				v120 := math.Exp(v119)
 				v121 = v120
 			}
-			v123 := s8 * p8
-			v124 := u8 + v123
-			v125 := math.Log(u8)
-			v126 := v124
-			if !(s8 > 0.0) {
+			var v126 float64
+			if s8 > 0.0 {
+				v123 := s8 * p8
+				v124 := u8 + v123
+				v126 = v124
+			} else {
+				v125 := math.Log(u8)
 				v126 = v125
 			}
-			v128 := s9 * p9
-			v129 := u9 + v128
-			v130 := math.Log1p(u9)
-			v131 := v129
-			if !(s9 > 0.0) {
+			var v131 float64
+			if s9 > 0.0 {
+				v128 := s9 * p9
+				v129 := u9 + v128
+				v131 = v129
+			} else {
+				v130 := math.Log1p(u9)
 				v131 = v130
 			}
-			v133 := s10 * p10
-			v134 := u10 + v133
-			v135 := math.Sqrt(u10)
-			v136 := v134
-			if !(s10 > 0.0) {
+			var v136 float64
+			if s10 > 0.0 {
+				v133 := s10 * p10
+				v134 := u10 + v133
+				v136 = v134
+			} else {
+				v135 := math.Sqrt(u10)
 				v136 = v135
 			}
-			v138 := s11 * p11
-			v139 := u11 + v138
-			v140 := s11 / u11
-			v141 := math.Tanh(v140)
-			v142 := v139
-			if !(s11 > 0.0) {
+			var v142 float64
+			if s11 > 0.0 {
+				v138 := s11 * p11
+				v139 := u11 + v138
+				v142 = v139
+			} else {
+				v140 := s11 / u11
+				v141 := math.Tanh(v140)
 				v142 = v141
 			}
-			v144 := s12 * p12
-			v145 := u12 + v144
-			v146 := s12 / u12
-			v147 := math.Abs(v146)
-			v148 := v145
-			if !(s12 > 0.0) {
+			var v148 float64
+			if s12 > 0.0 {
+				v144 := s12 * p12
+				v145 := u12 + v144
+				v148 = v145
+			} else {
+				v146 := s12 / u12
+				v147 := math.Abs(v146)
 				v148 = v147
 			}
-			v150 := s13 * p13
-			v151 := u13 + v150
-			v152 := p13 / u13
-			v153 := -v152
-			v154 := v151
-			if !(s13 > 0.0) {
+			var v154 float64
+			if s13 > 0.0 {
+				v150 := s13 * p13
+				v151 := u13 + v150
+				v154 = v151
+			} else {
+				v152 := p13 / u13
+				v153 := -v152
 				v154 = v153
 			}
-			v156 := s14 * p14
-			v157 := u14 + v156
-			v158 := p14 / u14
-			v159 := dyn.MinOf(s14, v158)
-			v160 := v157
-			if !(s14 > 0.0) {
+			var v160 float64
+			if s14 > 0.0 {
+				v156 := s14 * p14
+				v157 := u14 + v156
+				v160 = v157
+			} else {
+				v158 := p14 / u14
+				v159 := dyn.MinOf(s14, v158)
 				v160 = v159
 			}
-			v162 := s15 * p15
-			v163 := u15 + v162
-			v164 := u15 / u15
-			v165 := dyn.MaxOf(s15, v164)
-			v166 := v163
-			if !(s15 > 0.0) {
+			var v166 float64
+			if s15 > 0.0 {
+				v162 := s15 * p15
+				v163 := u15 + v162
+				v166 = v163
+			} else {
+				v164 := u15 / u15
+				v165 := dyn.MaxOf(s15, v164)
 				v166 = v165
 			}
-			v168 := s16 * p16
-			v169 := u16 + v168
-			v170 := s16 / u16
-			v172 := dyn.ClampOf(v170, v171, p16)
-			v173 := v169
-			if !(s16 > 0.0) {
+			var v173 float64
+			if s16 > 0.0 {
+				v168 := s16 * p16
+				v169 := u16 + v168
+				v173 = v169
+			} else {
+				v170 := s16 / u16
+				v172 := dyn.ClampOf(v170, v171, p16)
 				v173 = v172
 			}
-			v175 := s17 * p17
-			v176 := u17 + v175
-			v177 := p17 / u17
-			v178 := math.Copysign(v177, s17)
-			v179 := v176
-			if !(s17 > 0.0) {
+			var v179 float64
+			if s17 > 0.0 {
+				v175 := s17 * p17
+				v176 := u17 + v175
+				v179 = v176
+			} else {
+				v177 := p17 / u17
+				v178 := math.Copysign(v177, s17)
 				v179 = v178
 			}
-			v181 := s18 * p18
-			v182 := u18 + v181
-			v184 := s18 / u18
-			v185 := p18 / u18
-			v186 := v184
-			if !(s18 < p18) {
-				v186 = v185
-			}
-			v187 := v182
-			if !(s18 > 0.0) {
+			var v187 float64
+			if s18 > 0.0 {
+				v181 := s18 * p18
+				v182 := u18 + v181
+				v187 = v182
+			} else {
+				var v186 float64
+				if s18 < p18 {
+					v184 := s18 / u18
+					v186 = v184
+				} else {
+					v185 := p18 / u18
+					v186 = v185
+				}
 				v187 = v186
 			}
-			v189 := s19 * p19
-			v190 := u19 + v189
-			v191 := math.Abs(s19)
-			v192 := dyn.B2F(p19 > u19)
-			v193 := p19 - u19
-			v194 := v192 * v193
-			v195 := p19 - v194
-			v196 := v191 - v194
-			v197 := v196 / v195
-			v198 := math.Tanh(v197)
-			v199 := v195 * v198
-			v200 := v194 + v199
-			v202 := dyn.SignOf(s19)
-			v203 := v200 * v202
-			v204 := s19
-			if !(v191 <= v194) {
-				v204 = v203
-			}
-			v205 := v190
-			if !(s19 > 0.0) {
+			var v205 float64
+			if s19 > 0.0 {
+				v189 := s19 * p19
+				v190 := u19 + v189
+				v205 = v190
+			} else {
+				v191 := math.Abs(s19)
+				v192 := dyn.B2F(p19 > u19)
+				v193 := p19 - u19
+				v194 := v192 * v193
+				var v204 float64
+				if v191 <= v194 {
+					v204 = s19
+				} else {
+					v195 := p19 - v194
+					v196 := v191 - v194
+					v197 := v196 / v195
+					v198 := math.Tanh(v197)
+					v199 := v195 * v198
+					v200 := v194 + v199
+					v202 := dyn.SignOf(s19)
+					v203 := v200 * v202
+					v204 = v203
+				}
 				v205 = v204
 			}
-			v207 := s20 * p20
-			v208 := u20 + v207
-			v209 := s20 - p20
-			v210 := math.Abs(v209)
-			v211 := v209 + v210
-			v212 := v211 * 0.5
-			v213 := -v210
-			v214 := v213 / u20
-			v215 := math.Exp(v214)
-			v216 := math.Log1p(v215)
-			v217 := u20 * v216
-			v218 := v212 + v217
-			v219 := v208
-			if !(s20 > 0.0) {
+			var v219 float64
+			if s20 > 0.0 {
+				v207 := s20 * p20
+				v208 := u20 + v207
+				v219 = v208
+			} else {
+				v209 := s20 - p20
+				v210 := math.Abs(v209)
+				v211 := v209 + v210
+				v212 := v211 * 0.5
+				v213 := -v210
+				v214 := v213 / u20
+				v215 := math.Exp(v214)
+				v216 := math.Log1p(v215)
+				v217 := u20 * v216
+				v218 := v212 + v217
 				v219 = v218
 			}
-			v221 := s21 * p21
-			v222 := u21 + v221
-			v224 := dyn.ClampOf(s21, v223, p21)
-			v225 := dyn.B2F(s21 < v223)
-			v226 := v225 * (-2.0)
-			v227 := v226 + 1.0
-			v228 := dyn.B2F(s21 > p21)
-			v229 := v228 * 2.0
-			v230 := v229 - 1.0
-			v231 := s21 - v223
-			v232 := v227 * v231
-			v233 := -v232
-			v234 := v233 / u21
-			v235 := math.Exp(v234)
-			v236 := math.Log1p(v235)
-			v237 := u21 * v236
-			v238 := s21 - p21
-			v239 := v230 * v238
-			v240 := -v239
-			v241 := v240 / u21
-			v242 := math.Exp(v241)
-			v243 := math.Log1p(v242)
-			v244 := u21 * v243
-			v245 := v237 - v244
-			v246 := v224 + v245
-			v247 := v222
-			if !(s21 > 0.0) {
+			var v247 float64
+			if s21 > 0.0 {
+				v221 := s21 * p21
+				v222 := u21 + v221
+				v247 = v222
+			} else {
+				v224 := dyn.ClampOf(s21, v223, p21)
+				v225 := dyn.B2F(s21 < v223)
+				v226 := v225 * (-2.0)
+				v227 := v226 + 1.0
+				v228 := dyn.B2F(s21 > p21)
+				v229 := v228 * 2.0
+				v230 := v229 - 1.0
+				v231 := s21 - v223
+				v232 := v227 * v231
+				v233 := -v232
+				v234 := v233 / u21
+				v235 := math.Exp(v234)
+				v236 := math.Log1p(v235)
+				v237 := u21 * v236
+				v238 := s21 - p21
+				v239 := v230 * v238
+				v240 := -v239
+				v241 := v240 / u21
+				v242 := math.Exp(v241)
+				v243 := math.Log1p(v242)
+				v244 := u21 * v243
+				v245 := v237 - v244
+				v246 := v224 + v245
 				v247 = v246
 			}
-			v249 := s22 * p22
-			v250 := u22 + v249
-			v251 := s22 - p22
-			v252 := v251 * v251
-			v253 := u22 * u22
-			v254 := v252 + v253
-			v255 := math.Sqrt(v254)
-			v256 := u22 + v255
-			v257 := v252 / v256
-			v258 := v250
-			if !(s22 > 0.0) {
+			var v258 float64
+			if s22 > 0.0 {
+				v249 := s22 * p22
+				v250 := u22 + v249
+				v258 = v250
+			} else {
+				v251 := s22 - p22
+				v252 := v251 * v251
+				v253 := u22 * u22
+				v254 := v252 + v253
+				v255 := math.Sqrt(v254)
+				v256 := u22 + v255
+				v257 := v252 / v256
 				v258 = v257
 			}
 			xb := (t + 1) * 23 * n
@@ -3064,237 +3164,287 @@ func (untakenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			u20 := u[ub+20*n+j]
 			u21 := u[ub+21*n+j]
 			u22 := u[ub+22*n+j]
-			v75 := s0 * p0
-			v76 := u0 + v75
-			v77 := p0 / u0
-			v78 := v76
-			if !(s0 > 0.0) {
+			var v78 float64
+			if s0 > 0.0 {
+				v75 := s0 * p0
+				v76 := u0 + v75
+				v78 = v76
+			} else {
+				v77 := p0 / u0
 				v78 = v77
 			}
-			v80 := s1 * p1
-			v81 := u1 + v80
-			v82 := math.Exp(u1)
-			v83 := p1 * v82
-			v84 := v81
-			if !(s1 > 0.0) {
+			var v84 float64
+			if s1 > 0.0 {
+				v80 := s1 * p1
+				v81 := u1 + v80
+				v84 = v81
+			} else {
+				v82 := math.Exp(u1)
+				v83 := p1 * v82
 				v84 = v83
 			}
-			v86 := s2 * p2
-			v87 := u2 + v86
-			v88 := math.Exp(u2)
-			v89 := math.Sin(v88)
-			v90 := v87
-			if !(s2 > 0.0) {
+			var v90 float64
+			if s2 > 0.0 {
+				v86 := s2 * p2
+				v87 := u2 + v86
+				v90 = v87
+			} else {
+				v88 := math.Exp(u2)
+				v89 := math.Sin(v88)
 				v90 = v89
 			}
-			v92 := s3 * p3
-			v93 := u3 + v92
-			v94 := math.Exp(u3)
-			v95 := math.Cos(v94)
-			v96 := s3 * v95
-			v97 := v93
-			if !(s3 > 0.0) {
+			var v97 float64
+			if s3 > 0.0 {
+				v92 := s3 * p3
+				v93 := u3 + v92
+				v97 = v93
+			} else {
+				v94 := math.Exp(u3)
+				v95 := math.Cos(v94)
+				v96 := s3 * v95
 				v97 = v96
 			}
-			v99 := s4 * p4
-			v100 := u4 + v99
-			v101 := u4 / u4
-			v102 := math.Tan(v101)
-			v103 := v100
-			if !(s4 > 0.0) {
+			var v103 float64
+			if s4 > 0.0 {
+				v99 := s4 * p4
+				v100 := u4 + v99
+				v103 = v100
+			} else {
+				v101 := u4 / u4
+				v102 := math.Tan(v101)
 				v103 = v102
 			}
-			v105 := s5 * p5
-			v106 := u5 + v105
-			v107 := u5 / u5
-			v108 := math.Atan(v107)
-			v109 := v106
-			if !(s5 > 0.0) {
+			var v109 float64
+			if s5 > 0.0 {
+				v105 := s5 * p5
+				v106 := u5 + v105
+				v109 = v106
+			} else {
+				v107 := u5 / u5
+				v108 := math.Atan(v107)
 				v109 = v108
 			}
-			v111 := s6 * p6
-			v112 := u6 + v111
-			v113 := u6 / u6
-			v114 := math.Atan2(v113, p6)
-			v115 := v112
-			if !(s6 > 0.0) {
+			var v115 float64
+			if s6 > 0.0 {
+				v111 := s6 * p6
+				v112 := u6 + v111
+				v115 = v112
+			} else {
+				v113 := u6 / u6
+				v114 := math.Atan2(v113, p6)
 				v115 = v114
 			}
-			v117 := s7 * p7
-			v118 := u7 + v117
-			v119 := u7 * p7
-			v120 := math.Exp(v119)
-			v121 := v118
-			if !(s7 > 0.0) {
+			var v121 float64
+			if s7 > 0.0 {
+				v117 := s7 * p7
+				v118 := u7 + v117
+				v121 = v118
+			} else {
+				v119 := u7 * p7
+				v120 := math.Exp(v119)
 				v121 = v120
 			}
-			v123 := s8 * p8
-			v124 := u8 + v123
-			v125 := math.Log(u8)
-			v126 := v124
-			if !(s8 > 0.0) {
+			var v126 float64
+			if s8 > 0.0 {
+				v123 := s8 * p8
+				v124 := u8 + v123
+				v126 = v124
+			} else {
+				v125 := math.Log(u8)
 				v126 = v125
 			}
-			v128 := s9 * p9
-			v129 := u9 + v128
-			v130 := math.Log1p(u9)
-			v131 := v129
-			if !(s9 > 0.0) {
+			var v131 float64
+			if s9 > 0.0 {
+				v128 := s9 * p9
+				v129 := u9 + v128
+				v131 = v129
+			} else {
+				v130 := math.Log1p(u9)
 				v131 = v130
 			}
-			v133 := s10 * p10
-			v134 := u10 + v133
-			v135 := math.Sqrt(u10)
-			v136 := v134
-			if !(s10 > 0.0) {
+			var v136 float64
+			if s10 > 0.0 {
+				v133 := s10 * p10
+				v134 := u10 + v133
+				v136 = v134
+			} else {
+				v135 := math.Sqrt(u10)
 				v136 = v135
 			}
-			v138 := s11 * p11
-			v139 := u11 + v138
-			v140 := s11 / u11
-			v141 := math.Tanh(v140)
-			v142 := v139
-			if !(s11 > 0.0) {
+			var v142 float64
+			if s11 > 0.0 {
+				v138 := s11 * p11
+				v139 := u11 + v138
+				v142 = v139
+			} else {
+				v140 := s11 / u11
+				v141 := math.Tanh(v140)
 				v142 = v141
 			}
-			v144 := s12 * p12
-			v145 := u12 + v144
-			v146 := s12 / u12
-			v147 := math.Abs(v146)
-			v148 := v145
-			if !(s12 > 0.0) {
+			var v148 float64
+			if s12 > 0.0 {
+				v144 := s12 * p12
+				v145 := u12 + v144
+				v148 = v145
+			} else {
+				v146 := s12 / u12
+				v147 := math.Abs(v146)
 				v148 = v147
 			}
-			v150 := s13 * p13
-			v151 := u13 + v150
-			v152 := p13 / u13
-			v153 := -v152
-			v154 := v151
-			if !(s13 > 0.0) {
+			var v154 float64
+			if s13 > 0.0 {
+				v150 := s13 * p13
+				v151 := u13 + v150
+				v154 = v151
+			} else {
+				v152 := p13 / u13
+				v153 := -v152
 				v154 = v153
 			}
-			v156 := s14 * p14
-			v157 := u14 + v156
-			v158 := p14 / u14
-			v159 := dyn.MinOf(s14, v158)
-			v160 := v157
-			if !(s14 > 0.0) {
+			var v160 float64
+			if s14 > 0.0 {
+				v156 := s14 * p14
+				v157 := u14 + v156
+				v160 = v157
+			} else {
+				v158 := p14 / u14
+				v159 := dyn.MinOf(s14, v158)
 				v160 = v159
 			}
-			v162 := s15 * p15
-			v163 := u15 + v162
-			v164 := u15 / u15
-			v165 := dyn.MaxOf(s15, v164)
-			v166 := v163
-			if !(s15 > 0.0) {
+			var v166 float64
+			if s15 > 0.0 {
+				v162 := s15 * p15
+				v163 := u15 + v162
+				v166 = v163
+			} else {
+				v164 := u15 / u15
+				v165 := dyn.MaxOf(s15, v164)
 				v166 = v165
 			}
-			v168 := s16 * p16
-			v169 := u16 + v168
-			v170 := s16 / u16
-			v172 := dyn.ClampOf(v170, v171, p16)
-			v173 := v169
-			if !(s16 > 0.0) {
+			var v173 float64
+			if s16 > 0.0 {
+				v168 := s16 * p16
+				v169 := u16 + v168
+				v173 = v169
+			} else {
+				v170 := s16 / u16
+				v172 := dyn.ClampOf(v170, v171, p16)
 				v173 = v172
 			}
-			v175 := s17 * p17
-			v176 := u17 + v175
-			v177 := p17 / u17
-			v178 := math.Copysign(v177, s17)
-			v179 := v176
-			if !(s17 > 0.0) {
+			var v179 float64
+			if s17 > 0.0 {
+				v175 := s17 * p17
+				v176 := u17 + v175
+				v179 = v176
+			} else {
+				v177 := p17 / u17
+				v178 := math.Copysign(v177, s17)
 				v179 = v178
 			}
-			v181 := s18 * p18
-			v182 := u18 + v181
-			v184 := s18 / u18
-			v185 := p18 / u18
-			v186 := v184
-			if !(s18 < p18) {
-				v186 = v185
-			}
-			v187 := v182
-			if !(s18 > 0.0) {
+			var v187 float64
+			if s18 > 0.0 {
+				v181 := s18 * p18
+				v182 := u18 + v181
+				v187 = v182
+			} else {
+				var v186 float64
+				if s18 < p18 {
+					v184 := s18 / u18
+					v186 = v184
+				} else {
+					v185 := p18 / u18
+					v186 = v185
+				}
 				v187 = v186
 			}
-			v189 := s19 * p19
-			v190 := u19 + v189
-			v191 := math.Abs(s19)
-			v192 := dyn.B2F(p19 > u19)
-			v193 := p19 - u19
-			v194 := v192 * v193
-			v195 := p19 - v194
-			v196 := v191 - v194
-			v197 := v196 / v195
-			v198 := math.Tanh(v197)
-			v199 := v195 * v198
-			v200 := v194 + v199
-			v202 := dyn.SignOf(s19)
-			v203 := v200 * v202
-			v204 := s19
-			if !(v191 <= v194) {
-				v204 = v203
-			}
-			v205 := v190
-			if !(s19 > 0.0) {
+			var v205 float64
+			if s19 > 0.0 {
+				v189 := s19 * p19
+				v190 := u19 + v189
+				v205 = v190
+			} else {
+				v191 := math.Abs(s19)
+				v192 := dyn.B2F(p19 > u19)
+				v193 := p19 - u19
+				v194 := v192 * v193
+				var v204 float64
+				if v191 <= v194 {
+					v204 = s19
+				} else {
+					v195 := p19 - v194
+					v196 := v191 - v194
+					v197 := v196 / v195
+					v198 := math.Tanh(v197)
+					v199 := v195 * v198
+					v200 := v194 + v199
+					v202 := dyn.SignOf(s19)
+					v203 := v200 * v202
+					v204 = v203
+				}
 				v205 = v204
 			}
-			v207 := s20 * p20
-			v208 := u20 + v207
-			v209 := s20 - p20
-			v210 := math.Abs(v209)
-			v211 := v209 + v210
-			v212 := v211 * 0.5
-			v213 := -v210
-			v214 := v213 / u20
-			v215 := math.Exp(v214)
-			v216 := math.Log1p(v215)
-			v217 := u20 * v216
-			v218 := v212 + v217
-			v219 := v208
-			if !(s20 > 0.0) {
+			var v219 float64
+			if s20 > 0.0 {
+				v207 := s20 * p20
+				v208 := u20 + v207
+				v219 = v208
+			} else {
+				v209 := s20 - p20
+				v210 := math.Abs(v209)
+				v211 := v209 + v210
+				v212 := v211 * 0.5
+				v213 := -v210
+				v214 := v213 / u20
+				v215 := math.Exp(v214)
+				v216 := math.Log1p(v215)
+				v217 := u20 * v216
+				v218 := v212 + v217
 				v219 = v218
 			}
-			v221 := s21 * p21
-			v222 := u21 + v221
-			v224 := dyn.ClampOf(s21, v223, p21)
-			v225 := dyn.B2F(s21 < v223)
-			v226 := v225 * (-2.0)
-			v227 := v226 + 1.0
-			v228 := dyn.B2F(s21 > p21)
-			v229 := v228 * 2.0
-			v230 := v229 - 1.0
-			v231 := s21 - v223
-			v232 := v227 * v231
-			v233 := -v232
-			v234 := v233 / u21
-			v235 := math.Exp(v234)
-			v236 := math.Log1p(v235)
-			v237 := u21 * v236
-			v238 := s21 - p21
-			v239 := v230 * v238
-			v240 := -v239
-			v241 := v240 / u21
-			v242 := math.Exp(v241)
-			v243 := math.Log1p(v242)
-			v244 := u21 * v243
-			v245 := v237 - v244
-			v246 := v224 + v245
-			v247 := v222
-			if !(s21 > 0.0) {
+			var v247 float64
+			if s21 > 0.0 {
+				v221 := s21 * p21
+				v222 := u21 + v221
+				v247 = v222
+			} else {
+				v224 := dyn.ClampOf(s21, v223, p21)
+				v225 := dyn.B2F(s21 < v223)
+				v226 := v225 * (-2.0)
+				v227 := v226 + 1.0
+				v228 := dyn.B2F(s21 > p21)
+				v229 := v228 * 2.0
+				v230 := v229 - 1.0
+				v231 := s21 - v223
+				v232 := v227 * v231
+				v233 := -v232
+				v234 := v233 / u21
+				v235 := math.Exp(v234)
+				v236 := math.Log1p(v235)
+				v237 := u21 * v236
+				v238 := s21 - p21
+				v239 := v230 * v238
+				v240 := -v239
+				v241 := v240 / u21
+				v242 := math.Exp(v241)
+				v243 := math.Log1p(v242)
+				v244 := u21 * v243
+				v245 := v237 - v244
+				v246 := v224 + v245
 				v247 = v246
 			}
-			v249 := s22 * p22
-			v250 := u22 + v249
-			v251 := s22 - p22
-			v252 := v251 * v251
-			v253 := u22 * u22
-			v254 := v252 + v253
-			v255 := math.Sqrt(v254)
-			v256 := u22 + v255
-			v257 := v252 / v256
-			v258 := v250
-			if !(s22 > 0.0) {
+			var v258 float64
+			if s22 > 0.0 {
+				v249 := s22 * p22
+				v250 := u22 + v249
+				v258 = v250
+			} else {
+				v251 := s22 - p22
+				v252 := v251 * v251
+				v253 := u22 * u22
+				v254 := v252 + v253
+				v255 := math.Sqrt(v254)
+				v256 := u22 + v255
+				v257 := v252 / v256
 				v258 = v257
 			}
 			if y != nil {
