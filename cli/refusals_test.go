@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,5 +32,46 @@ func TestValidateRefusesOverflow(t *testing.T) {
 	st, out, errOut := runCLI("validate", "-model", "mecanum", "-params", params, "-data", log, "-poses", "../models/mecanum/testdata/camera.csv")
 	if st != 1 || !strings.Contains(errOut, "left its range") || strings.Contains(out, "Inf") {
 		t.Errorf("status %d, stdout %q, stderr %q", st, out, errOut)
+	}
+}
+
+// One motion-capture sample 1.9 m off is a warning naming its line and
+// columns (issue 26.2); the clean log has none.
+func TestTireOutlierWarned(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../models/tire/testdata/jackal.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	head := strings.Split(lines[0], ",")
+	ycol := -1
+	for i, h := range head {
+		if h == "y" {
+			ycol = i
+		}
+	}
+	row := 300 // a line with a pose
+	for ; row < len(lines); row++ {
+		if f := strings.Split(lines[row], ","); len(f) > ycol && f[ycol] != "" {
+			break
+		}
+	}
+	f := strings.Split(lines[row], ",")
+	var y float64
+	if _, err := fmt.Sscan(f[ycol], &y); err != nil {
+		t.Fatal(err)
+	}
+	f[ycol] = fmt.Sprint(y + 1.9)
+	lines[row] = strings.Join(f, ",")
+	log := writeFile(t, dir, "j.csv", strings.Join(lines, "\n"))
+	st, _, errOut := runCLI("identify", "-model", "tire", "-data", log, "-out", filepath.Join(dir, "p.json"))
+	want := fmt.Sprintf("line %d: columns x, y: the position lies", row+1)
+	if !strings.Contains(errOut, want) {
+		t.Errorf("status %d, stderr %q: want %q", st, errOut, want)
+	}
+	_, _, clean := runCLI("identify", "-model", "tire", "-data", "../models/tire/testdata/jackal.csv", "-out", filepath.Join(dir, "q.json"))
+	if strings.Contains(clean, "columns x, y") {
+		t.Errorf("clean log warned: %q", clean)
 	}
 }

@@ -32,6 +32,15 @@ type Origin struct {
 	ID    string // the run's group value (traj), "" without
 }
 
+// Line is the file's line of row i of the run (i + 1 for a run from no
+// file).
+func (o Origin) Line(i int) int {
+	if o.Table != nil && o.Row+i < len(o.Table.Line) {
+		return o.Table.Line[o.Row+i]
+	}
+	return i + 1
+}
+
 // Errorf returns an error about row i of the run: a *ParseError naming the
 // file, line and column when the run came from a file, else one naming the
 // run and row.

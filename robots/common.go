@@ -3,8 +3,10 @@ package robots
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
 )
 
@@ -111,4 +113,20 @@ func StartChannels(x0 string, first []float64, predict func([]float64) ([]fit.Ch
 		return first, chs, err
 	}
 	return fit.EstimateStart(first, predict)
+}
+
+// PoseOutliers warns of a run's position samples far off their
+// neighbours (fit.PoseOutlierWarnings over the rows where x and y are
+// both measured), naming the file's line through the run's origin.
+func PoseOutliers(file string, x, y []float64, o dataset.Origin) []fit.Warning {
+	if x == nil || y == nil {
+		return nil
+	}
+	var rows []int
+	for k := range x {
+		if !math.IsNaN(x[k]) && !math.IsNaN(y[k]) {
+			rows = append(rows, k)
+		}
+	}
+	return fit.PoseOutlierWarnings(file, x, y, rows, o.Line)
 }

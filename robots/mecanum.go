@@ -125,6 +125,7 @@ func mecanumRuns(d *Diag, srcs []Source, m *dataset.CommandMap, gaps fit.GapPoli
 		for i := range rs {
 			rs[i].ID = RunID(srcs, f, rs[i].ID)
 			r := rs[i]
+			d.Add(PoseOutliers(f, r.X, r.Y, r.Origin)...)
 			pieces, ws, err := fit.ApplyGaps(gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {

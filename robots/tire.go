@@ -303,6 +303,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 		}
 		d.Add(fit.TimeUnits(src.Path, tab.Col("t"))...)
 		for _, r := range rs {
+			d.Add(PoseOutliers(src.Path, r.X, r.Y, r.Origin)...)
 			pieces, ws, err := fit.ApplyGaps(req.Gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -356,7 +357,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	}
 	var ps []fit.Param
 	for k, n := range res.Free {
-		lo, hi := tire.Bounds(p.Tyre, n)
+		lo, hi := tire.FitBounds(p, n)
 		q := fit.Param{Name: n, Value: res.Value[k], Std: res.Std[k], Lower: lo, Upper: hi, Undetermined: math.IsNaN(res.Std[k])}
 		if q.Undetermined {
 			q.StdReason = "no Gauss–Newton σ: JᵀJ is singular (or there are fewer pose samples than parameters)"
