@@ -72,6 +72,30 @@ func TestTireOutlierWarned(t *testing.T) {
 	}
 	_, _, clean := runCLI("identify", "-model", "tire", "-data", "../models/tire/testdata/jackal.csv", "-out", filepath.Join(dir, "q.json"))
 	if strings.Contains(clean, "columns x, y") {
-		t.Errorf("clean log warned: %q", clean)
+		t.Errorf("clean log: status %d, %q", st, clean)
+	}
+}
+
+// A measured velocity of 1e30 m/s on one row of a Pioneer log is warned by
+// line and column (issue 26.4: it passed with a changed delay and no
+// warning); the sample log itself has no spike.
+func TestPioneerSpikeWarned(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../models/pioneer/testdata/p3dx.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	f := strings.Split(lines[200], ",") // t,v_ref,w_ref,v,w,traj
+	f[3] = "1e30"
+	lines[200] = strings.Join(f, ",")
+	log := writeFile(t, dir, "p.csv", strings.Join(lines, "\n"))
+	_, _, errOut := runCLI("identify", "-model", "pioneer", "-data", log, "-out", filepath.Join(dir, "p.json"))
+	if !strings.Contains(errOut, "line 201: column v: 1e+30 jumps") {
+		t.Errorf("stderr %q", errOut)
+	}
+	st, _, clean := runCLI("identify", "-model", "pioneer", "-data", "../models/pioneer/testdata/p3dx.csv", "-out", filepath.Join(dir, "q.json"))
+	if st != 0 || strings.Contains(clean, "jumps") {
+		t.Errorf("clean log: status %d, %q", st, clean)
 	}
 }

@@ -313,3 +313,58 @@ func PoseOutlierWarnings(file string, x, y []float64, rows []int, line func(row 
 	}
 	return ws
 }
+
+// SpikeK is the threshold of SpikeWarnings in noise deviations.
+const SpikeK = 8
+
+// SpikeWarnings warns of each sample of a measured channel (column) that
+// jumps away from both its neighbours, in the same direction, by more than
+// SpikeK deviations of the channel's noise (1.4826 × the median absolute
+// first difference / √2, which steps and ramps do not move): a glitch or a
+// corrupt value (a velocity of 1e30 m/s) that a fit would follow. A step
+// is not a spike: it leaves one neighbour. Each warning names the file's
+// line (line: nil for row + 1) and the column; at most five are listed.
+func SpikeWarnings(file, column string, v []float64, rows []int, line func(int) int) []Warning {
+	if len(rows) < 3 {
+		return nil
+	}
+	var d []float64
+	for i := 1; i < len(rows); i++ {
+		if x := v[rows[i]] - v[rows[i-1]]; !math.IsNaN(x) && !math.IsInf(x, 0) {
+			d = append(d, math.Abs(x))
+		}
+	}
+	sigma := madScale * median(d) / math.Sqrt2
+	if !(sigma > 0) {
+		var mags []float64
+		for _, r := range rows {
+			mags = append(mags, math.Abs(v[r]))
+		}
+		sigma = 1e-6 * math.Max(1, median(mags)) // quantised or constant: only gross values
+	}
+	lim := SpikeK * math.Sqrt2 * sigma
+	var ws []Warning
+	count := 0
+	for i := 1; i < len(rows)-1; i++ {
+		a := v[rows[i]] - v[rows[i-1]]
+		b := v[rows[i]] - v[rows[i+1]]
+		if !(a*b > 0 && math.Min(math.Abs(a), math.Abs(b)) > lim) {
+			continue
+		}
+		count++
+		if count > 5 {
+			continue
+		}
+		ln := rows[i] + 1
+		if line != nil {
+			ln = line(rows[i])
+		}
+		ws = append(ws, Warning{File: file, Row: ln, Msg: fmt.Sprintf(
+			"column %s: %.4g jumps %.3g away from both neighbours (%.0f× the channel's noise, %.3g): a glitch or corrupt value? The fit follows it: fix or remove the row",
+			column, v[rows[i]], math.Min(math.Abs(a), math.Abs(b)), math.Min(math.Abs(a), math.Abs(b))/(math.Sqrt2*sigma), sigma)})
+	}
+	if count > 5 {
+		ws = append(ws, Warnf(file, "column %s: %d more spikes like these (%d in all)", column, count-5, count))
+	}
+	return ws
+}

@@ -26,3 +26,30 @@ func TestPoseOutlierWarnings(t *testing.T) {
 		t.Fatalf("one outlier: %v", ws)
 	}
 }
+
+// A spike is warned, a step and a ramp are not.
+func TestSpikeWarnings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 600
+	v, rows := make([]float64, n), make([]int, n)
+	for i := range n {
+		switch {
+		case i < 200:
+			v[i] = 0
+		case i < 400:
+			v[i] = 0.3 // a step
+		default:
+			v[i] = 0.3 + 0.002*float64(i-400) // a ramp
+		}
+		v[i] += 0.001 * rng.NormFloat64()
+		rows[i] = i
+	}
+	if ws := SpikeWarnings("log.csv", "v", v, rows, nil); len(ws) != 0 {
+		t.Fatalf("step and ramp: %v", ws)
+	}
+	v[300] = 1e30
+	ws := SpikeWarnings("log.csv", "v", v, rows, nil)
+	if len(ws) != 1 || ws[0].Row != 301 || !strings.Contains(ws[0].Msg, "column v: 1e+30 jumps") {
+		t.Fatalf("spike: %v", ws)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -129,4 +130,26 @@ func PoseOutliers(file string, x, y []float64, o dataset.Origin) []fit.Warning {
 		}
 	}
 	return fit.PoseOutlierWarnings(file, x, y, rows, o.Line)
+}
+
+// Spikes warns of glitches in a run's measured channels (fit.SpikeWarnings
+// over the rows each channel measures), in the order of the column names.
+func Spikes(file string, o dataset.Origin, cols map[string][]float64) []fit.Warning {
+	names := make([]string, 0, len(cols))
+	for n := range cols {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var ws []fit.Warning
+	for _, n := range names {
+		v := cols[n]
+		var rows []int
+		for k, x := range v {
+			if !math.IsNaN(x) {
+				rows = append(rows, k)
+			}
+		}
+		ws = append(ws, fit.SpikeWarnings(file, n, v, rows, o.Line)...)
+	}
+	return ws
 }

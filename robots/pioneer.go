@@ -69,6 +69,11 @@ func readPioneerLog(src Source, needMeasured bool, d *Diag) ([]pioneer.Run, erro
 	if len(rs) == 0 {
 		return nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
 	}
+	if needMeasured {
+		for _, r := range rs {
+			d.Add(Spikes(src.Path, r.Origin, map[string][]float64{"v": r.V, "w": r.W})...)
+		}
+	}
 	return rs, nil
 }
 
