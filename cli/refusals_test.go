@@ -99,3 +99,22 @@ func TestPioneerSpikeWarned(t *testing.T) {
 		t.Errorf("clean log: status %d, %q", st, clean)
 	}
 }
+
+// inspect refuses channels the log does not have and an offset that leaves
+// no camera pose beside the commands, instead of ranking maps (issue 26.4).
+func TestInspectRefusals(t *testing.T) {
+	m := "../models/mecanum/testdata/"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-channels", "w1,w2,w3,q9"}, `column "q9": missing column: no channel "q9"`},
+		{[]string{"-offset", "1000"}, "0 camera pose(s) fall within the commands' time span"},
+	} {
+		args := append([]string{"inspect", "-model", "mecanum", "-data", m + "commands.csv", "-poses", m + "camera.csv", "-quiet"}, c.args...)
+		st, out, errOut := runCLI(args...)
+		if st != 1 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, stdout %q, stderr %q", c.args, st, out, errOut)
+		}
+	}
+}

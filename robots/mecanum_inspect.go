@@ -3,6 +3,7 @@ package robots
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -125,6 +126,20 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 		chans = append(chans, mecanum.Commands...)
 	}
 	d := NewDiag(req.Sink)
+	// Channels absent from a log would be ranked as all-zero commands.
+	for _, src := range req.Sources {
+		hdr, err := dataset.ReadHeaderMapped(src.Path, src.Columns)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range chans {
+			if !slices.Contains(hdr, strings.ToLower(c)) {
+				shown := hdr[:min(len(hdr), 20)]
+				return nil, &dataset.ParseError{File: src.Path, Line: 1, Column: c,
+					Err: fmt.Errorf("%w: no channel %q to inspect (header has %s)", dataset.ErrMissingColumn, c, strings.Join(shown, ", "))}
+			}
+		}
+	}
 	// the raw channels, in chans order, as w1..w4
 	raw := &dataset.CommandMap{Columns: chans}
 	p.CommandMap = raw
@@ -146,6 +161,13 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 				maxRaw = math.Max(maxRaw, math.Abs(v))
 			}
 		}
+	}
+	poses := 0
+	for _, r := range runs {
+		poses += len(r.Camera())
+	}
+	if poses < 3 {
+		return nil, fmt.Errorf("%s: %d camera pose(s) fall within the commands' time span (the -offset, or poses recorded on another clock?): nothing to rank the maps by", req.Sources[0].Path, poses)
 	}
 	if maxRaw == 0 {
 		return nil, fmt.Errorf("%s: every command is zero: nothing to inspect", req.Sources[0].Path)
