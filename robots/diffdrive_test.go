@@ -120,8 +120,8 @@ func TestDiffDriveIdentifyValidateSimulate(t *testing.T) {
 			t.Errorf("%s = %.4g, truth %.4g (more than %.0f %% off)", c.name, c.got, c.want, 100*c.tol)
 		}
 	}
-	if rep.Residual.RMS > 0.05 || len(out.PlotChannels) != 2 || out.PlotChannels[0].Name != "v" {
-		t.Errorf("mean |error| %g, plot channels %d", rep.Residual.RMS, len(out.PlotChannels))
+	if rep.Residual.RMS > 0.05 || out.Figure == nil || len(out.Figure.Channels) != 2 || out.Figure.Channels[0].Name != "v" {
+		t.Errorf("mean |error| %g, figure %+v", rep.Residual.RMS, out.Figure)
 	}
 
 	// validate: the identified model predicts v and ω of its own log;

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
@@ -220,7 +219,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 		return cw.Flush()
 	}
 	if req.Plot {
-		sim.Plot = func(path string) error { return plotMecanumPrediction(path, p, runs) }
+		sim.Figure = mecanumPredictionFigure(p, runs)
 	}
 	return sim, nil
 }
@@ -302,11 +301,11 @@ func mecanumTrack(chs []fit.Channel) fit.Track {
 	return tr
 }
 
-// plotMecanumPrediction draws each run's predicted path (Simulate, anchored
+// mecanumPredictionFigure is each run's predicted path (Simulate, anchored
 // at its first camera pose) and its camera poses, with the RMS distance
 // between them in the title.
-func plotMecanumPrediction(path string, p mecanum.Params, runs []mecanum.Run) error {
-	var series []figure.Series
+func mecanumPredictionFigure(p mecanum.Params, runs []mecanum.Run) *Figure {
+	var series []Series
 	var ss float64
 	var n int
 	for i := range runs {
@@ -320,15 +319,15 @@ func plotMecanumPrediction(path string, p mecanum.Params, runs []mecanum.Run) er
 		}
 		name := mecanumLegend(i)
 		if len(gx) > 0 {
-			series = append(series, figure.Series{Name: name("camera"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]})
+			series = append(series, Series{Name: name("camera"), X: gx, Y: gy, Points: true, Color: 2})
 		}
-		series = append(series, figure.Series{Name: name("prediction"), X: x, Y: y, Color: figure.Palette[0]})
+		series = append(series, Series{Name: name("prediction"), X: x, Y: y, Color: 1})
 	}
 	title := "Mecanum prediction"
 	if n > 0 {
 		title += fmt.Sprintf(" (RMS %.1f mm from the camera)", 1e3*math.Sqrt(ss/float64(n)))
 	}
-	return figure.XY(path, title, "x (m)", "y (m)", true, series)
+	return &Figure{Title: title, XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: series}
 }
 
 // mecanumLegend names a legend entry on the first run only.

@@ -205,17 +205,10 @@ type Identified struct {
 	// fit.UnconvergedError (outputs written, the command line's exit
 	// status 3); another error fails the fit (nothing written).
 	Outcome error
-	// Plot draws the fit's figure into a PNG file (nil: none was asked
-	// for, or the model draws none).
-	Plot func(path string) error
 	// Figure is the fit's figure as data, for the face to draw (robots
-	// imports no plotting package): used when Plot is nil.
+	// imports no plotting package); nil when none was asked for or the
+	// model draws none.
 	Figure *Figure
-	// PlotChannels, when Plot and Figure are nil, are the fit's outputs,
-	// measured and predicted, for the face to draw under PlotTitle as
-	// validate -plot draws its channels.
-	PlotChannels []fit.Channel
-	PlotTitle    string
 }
 
 // Simulator predicts a log's outputs from its inputs.
@@ -237,8 +230,7 @@ type SimulateRequest struct {
 type Simulation struct {
 	Write    func(w io.Writer) error
 	Warnings []fit.Warning
-	Plot     func(path string) error
-	Figure   *Figure // the figure as data, when Plot is nil
+	Figure   *Figure // the figure as data, when asked for
 }
 
 // Validator compares a model's predictions with logged outputs.
