@@ -11,7 +11,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // The demo (`wheelgrad demo`): the toolkit's main job on data generated
@@ -183,8 +182,8 @@ func DemoCalibrate(sink Sink) (*DiffDriveDemo, error) {
 	}
 	init := dd.WithZeta(z)
 	cal, err := calibrate.Calibrate(calibrate.Log{UF: lg.UF, UL: lg.UL, VR: lg.VR, VL: lg.VL}, init, calibrate.Options{
-		Progress: func(stage int, it opt.Iteration) {
-			sink.Progress("calibrating: iteration %d, loss %.5g", it.Iter, it.F)
+		OnIteration: func(_, iter int, loss float64) {
+			sink.Progress("calibrating: iteration %d, loss %.5g", iter, loss)
 		}})
 	sink.Done()
 	if err != nil {
