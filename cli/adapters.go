@@ -17,21 +17,20 @@ import (
 // its report and write its outputs. The handler maps of models.go hold the
 // models whose adapters have not taken their handlers over yet.
 
-// sink is the command's robots.Sink: warnings printed on stderr as they are
-// found (and kept by the command's diag), progress on the progress line.
+// sink is the command's robots.Sink and robots.Noter: warnings printed on
+// stderr as they are found (and kept by the command's diag), notes on
+// stderr, progress on the progress line.
 type sink struct {
 	d *diag
 	p *progress
-	w io.Writer // notes: the command's stderr
 }
 
 func (s sink) Warn(w fit.Warning)               { s.d.add(w) }
 func (s sink) Progress(format string, a ...any) { s.p.printf(format, a...) }
 func (s sink) Done()                            { s.p.done() }
 func (s sink) Note(line string)                 { fmt.Fprintln(s.d.w, line) }
-func (s sink) Notes() io.Writer                 { return s.w }
 func newSink(e env, d *diag, p *progress) robots.Sink {
-	return sink{d: orDiag(e, d), p: p, w: e.stderr}
+	return sink{d: orDiag(e, d), p: p}
 }
 
 func orDiag(e env, d *diag) *diag {

@@ -87,12 +87,12 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 		return nil, err
 	}
 	src := req.Sources[0]
-	runs, err := diffDriveLog(src, true, req.Sink)
+	d := NewDiag(req.Sink)
+	runs, err := diffDriveLog(d, src, true)
 	if err != nil {
 		return nil, err
 	}
 	tab := runs[0].Table
-	d := NewDiag(req.Sink)
 	names := diffdrive.ZetaNames[:]
 	heldSet, err := fit.HeldSet(names, req.Fix, req.Free)
 	if err != nil {

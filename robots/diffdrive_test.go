@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,7 +34,7 @@ type ddSink struct {
 func (s *ddSink) Warn(w fit.Warning)       { s.warns = append(s.warns, w) }
 func (s *ddSink) Progress(string, ...any)  { s.progress++ }
 func (s *ddSink) Done()                    {}
-func (s *ddSink) Notes() io.Writer         { return &s.notes }
+func (s *ddSink) Note(line string)         { s.notes.WriteString(line + "\n") }
 func (s *ddSink) warnings() (out []string) { return ddWarnings(s.warns) }
 func ddWarnings(ws []fit.Warning) (out []string) {
 	for _, w := range ws {

@@ -51,13 +51,6 @@ func mecanumParams(p Params) (mecanum.Params, error) {
 	return mecanum.Params{}, fmt.Errorf("mecanum: parameters of type %T, want mecanum.Params", p)
 }
 
-// mecanumNote passes a line to d's sink when it takes notes (Noter).
-func mecanumNote(d *Diag, format string, a ...any) {
-	if n, ok := d.Sink.(Noter); ok {
-		n.Note(fmt.Sprintf(format, a...))
-	}
-}
-
 // mecanumOnset estimates the sensor offset of one log from the motion onset
 // of its first run (mecanum.EstimateOnset); without lag the model's time to
 // move is not counted (inspect: the wiring is not known yet).
@@ -173,7 +166,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 			return nil, err
 		}
 		src.Offset, src.AutoOffset = on.Offset, false
-		mecanumNote(d, "%s: offset %+.4f s added to the pose times (motion onset)", src.Path, on.Offset)
+		d.Note("%s: offset %+.4f s added to the pose times (motion onset)", src.Path, on.Offset)
 	}
 	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
@@ -240,7 +233,7 @@ func (Mecanum) Validate(req ValidateRequest) ([]ValidationRun, error) {
 		return nil, err
 	}
 	for _, l := range lines {
-		mecanumNote(d, "%s", l)
+		d.Note("%s", l)
 	}
 	runs, err := mecanumRuns(d, srcs, p.CommandMap, req.Gaps)
 	if err != nil {
