@@ -100,13 +100,6 @@ var ratchet = map[arrow]string{
 	// Output staging (dataset.WriteFileAtomic) leaves dataset for the CLI's
 	// own package.
 	{"figure", "dataset"}: "issue 23, Deliver 3 (output staging out of dataset)",
-	// The adapters still draw their own figures, take opt's progress
-	// callbacks and fit a user's step model in robots itself: figures as
-	// data drawn by cli (robots.Figure), the fitting into a model package.
-	{"robots", "figure"}:                 "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "opt"}:                    "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "dyn"}:                    "issue 23, Deliver 2 (robots within DESIGN's table)",
-	{"robots", "gonum.org/v1/gonum/mat"}: "issue 23, Deliver 2 (robots within DESIGN's table)",
 }
 
 // pkg is what go list says of one package.

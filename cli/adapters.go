@@ -17,21 +17,20 @@ import (
 // its report and write its outputs. The handler maps of models.go hold the
 // models whose adapters have not taken their handlers over yet.
 
-// sink is the command's robots.Sink: warnings printed on stderr as they are
-// found (and kept by the command's diag), progress on the progress line.
+// sink is the command's robots.Sink and robots.Noter: warnings printed on
+// stderr as they are found (and kept by the command's diag), notes on
+// stderr, progress on the progress line.
 type sink struct {
 	d *diag
 	p *progress
-	w io.Writer // notes: the command's stderr
 }
 
 func (s sink) Warn(w fit.Warning)               { s.d.add(w) }
 func (s sink) Progress(format string, a ...any) { s.p.printf(format, a...) }
 func (s sink) Done()                            { s.p.done() }
 func (s sink) Note(line string)                 { fmt.Fprintln(s.d.w, line) }
-func (s sink) Notes() io.Writer                 { return s.w }
 func newSink(e env, d *diag, p *progress) robots.Sink {
-	return sink{d: orDiag(e, d), p: p, w: e.stderr}
+	return sink{d: orDiag(e, d), p: p}
 }
 
 func orDiag(e env, d *diag) *diag {
@@ -128,18 +127,14 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			draw := func(path string) error { return drawPlot(path, out.Plot, out.Figure) }
-			if out.Plot == nil && out.Figure == nil && out.PlotChannels != nil {
-				draw = func(path string) error { return plotChannels(path, out.PlotTitle, out.PlotChannels) }
-			}
-			if out.Plot == nil && out.Figure == nil && out.PlotChannels == nil {
+			if out.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			if err := draw(stage); err != nil {
+			if err := drawFigure(stage, out.Figure); err != nil {
 				return err
 			}
 		}
@@ -167,26 +162,17 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 			return err
 		}
 		if a.Plot != "" {
-			if sim.Plot == nil && sim.Figure == nil {
+			if sim.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
 				return err
 			}
-			return drawPlot(stage, sim.Plot, sim.Figure)
+			return drawFigure(stage, sim.Figure)
 		}
 		return nil
 	}
-}
-
-// drawPlot draws a model's figure into path: its own Plot, else its
-// Figure as data.
-func drawPlot(path string, plot func(string) error, f *robots.Figure) error {
-	if plot != nil {
-		return plot(path)
-	}
-	return drawFigure(path, f)
 }
 
 // validateWith is the validate handler of a model's Validator.
@@ -300,12 +286,17 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 	return h, ok
 }
 
-// drawFigure draws an adapter's figure (robots.Figure) into path.
+// drawFigure draws an adapter's figure (robots.Figure) into path: panels
+// of its Channels (as validate -plot) when it has them, else its Series.
 func drawFigure(path string, f *robots.Figure) error {
+	if len(f.Channels) > 0 {
+		return plotChannels(path, f.Title, f.Channels)
+	}
 	ss := make([]figure.Series, len(f.Series))
 	for i, x := range f.Series {
-		ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed}
-		if x.Color > 0 {
+		ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed,
+			Segments: x.Segments, Width: x.Width, Shape: x.Shape, Size: x.Size, Color: x.RGB}
+		if x.RGB == nil && x.Color > 0 {
 			ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
 		}
 	}

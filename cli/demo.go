@@ -62,7 +62,7 @@ func runDemo(e env, dir string, prog *progress) error {
 		return err
 	}
 	mfit := filepath.Join(dir, "mecanum-fit.png")
-	if err := m.Plot(mfit); err != nil {
+	if err := drawFigure(mfit, m.Figure); err != nil {
 		return err
 	}
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // warnParams prints a model's warnings about legal but unusual parameter
@@ -29,14 +28,4 @@ func readMecanumParams(e env, path string, needMu bool) (mecanum.Params, error) 
 	}
 	warnParams(e, path, warnings)
 	return p, nil
-}
-
-// plotMecanum stages path and draws an identification into it
-// (robots.PlotMecanumFit), for demo.go.
-func plotMecanum(e env, path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
-	stage, err := e.stagePath(path)
-	if err != nil {
-		return err
-	}
-	return robots.PlotMecanumFit(stage, f, runs, res, p)
 }

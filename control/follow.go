@@ -45,7 +45,7 @@ type FollowSettings struct {
 	// Iteration, if set, is called after every iteration of a whole plan's
 	// optimiser (its return value is ignored); Chunk after every chunk of a
 	// long plan, with the segments done and the total.
-	Iteration func(opt.Iteration)
+	Iteration func(iter int, loss float64)
 	Chunk     func(done, total int)
 }
 
@@ -200,7 +200,7 @@ func (fs FollowSettings) whole() opt.Settings {
 	if fs.Iteration != nil {
 		cb := s.Callback
 		s.Callback = func(it opt.Iteration) bool {
-			fs.Iteration(it)
+			fs.Iteration(it.Iter, it.F)
 			return cb == nil || cb(it)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // stickyUnicycle is a unicycle held by stiction: it moves only when a
@@ -84,7 +83,7 @@ func TestFollowDrive(t *testing.T) {
 		t.Fatal(err)
 	}
 	iters := 0
-	f, err := FollowDrive(plan, FollowSettings{Iteration: func(it opt.Iteration) { iters++ }})
+	f, err := FollowDrive(plan, FollowSettings{Iteration: func(int, float64) { iters++ }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,14 @@ type Noter interface {
 	Note(line string)
 }
 
+// Note passes a note (one line, no newline) to d's sink when it shows
+// notes (Noter).
+func (d *Diag) Note(format string, a ...any) {
+	if nt, ok := d.Sink.(Noter); ok {
+		nt.Note(fmt.Sprintf(format, a...))
+	}
+}
+
 // NoteWriter is the writer a model package's reader takes as its Note
 // option (e.g. tire.LogOptions.Note): each line "warning: X" becomes the
 // warning X of d, every other line a note of d's sink (Noter).

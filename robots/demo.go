@@ -2,18 +2,15 @@ package robots
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive/calibrate"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // The demo (`wheelgrad demo`): the toolkit's main job on data generated
@@ -23,7 +20,7 @@ import (
 // identified from camera logs (Luo et al. §VI–VII-A), the wheel commands of
 // a 40-s figure 8 with the right lobe driven backwards (§VII-B), and the
 // differential drive calibrated from a 2,250-s wheelchair log (Park, Lee and
-// Kuipers §III). Its Write and Plot functions produce the demo's files.
+// Kuipers §III). Its WriteLog and Figure are the demo's files.
 type Demo struct {
 	Mecanum   MecanumDemo
 	Figure8   Figure8Demo
@@ -43,9 +40,10 @@ type MecanumDemo struct {
 	// WriteLog writes the camera logs as one FORMATS.md Mecanum log (traj
 	// = run id; empty pose cells between camera samples).
 	WriteLog func(w io.Writer) error
-	// Plot draws the fit: camera poses, the identified model's prediction,
-	// the friction-free prediction.
-	Plot func(path string) error
+	// Figure is the fit (the same figure as identify -plot of the Mecanum
+	// robot): camera poses, the identified model's prediction, the
+	// friction-free prediction.
+	Figure *Figure
 }
 
 // Figure8Demo is the demo's figure 8, planned with the identified
@@ -134,7 +132,7 @@ func DemoIdentify(sink Sink) (*MecanumDemo, error) {
 	return &MecanumDemo{Runs: len(runs), Duration: seconds, True: DemoMu, Identified: id.Mu,
 		Iterations: id.Opt.Iterations, Evaluations: id.Opt.FuncEvaluations, Wall: id.Wall, Params: p,
 		WriteLog: func(w io.Writer) error { return writeMecanumRuns(w, runs) },
-		Plot:     func(path string) error { return demoFitPlot(path, f, runs, id, mecanum.DefaultParams()) },
+		Figure:   MecanumFitFigure(f, runs, id, mecanum.DefaultParams()),
 	}, nil
 }
 
@@ -184,8 +182,8 @@ func DemoCalibrate(sink Sink) (*DiffDriveDemo, error) {
 	}
 	init := dd.WithZeta(z)
 	cal, err := calibrate.Calibrate(calibrate.Log{UF: lg.UF, UL: lg.UL, VR: lg.VR, VL: lg.VL}, init, calibrate.Options{
-		Progress: func(stage int, it opt.Iteration) {
-			sink.Progress("calibrating: iteration %d, loss %.5g", it.Iter, it.F)
+		OnIteration: func(_, iter int, loss float64) {
+			sink.Progress("calibrating: iteration %d, loss %.5g", iter, loss)
 		}})
 	sink.Done()
 	if err != nil {
@@ -227,59 +225,4 @@ func writeMecanumRuns(w io.Writer, runs []mecanum.Run) error {
 		}
 	}
 	return cw.Flush()
-}
-
-// demoFitPlot draws an identification (mecanum.Identify over f's runs):
-// every run in its own colour, its camera poses (points), the identified
-// model's prediction (line), the friction-free (Uranus, μ = 0) prediction
-// (dashed grey), a triangle at each run's start and ticks along the
-// robot's forward axis (−sin θ, cos θ) once a second. (The same figure as
-// identify -plot of the Mecanum robot.)
-func demoFitPlot(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
-	var ss []figure.Series
-	free := p
-	free.Mu = []float64{0, 0, 0, 0}
-	free.Friction = nil
-	span := 0.0
-	for i := range runs {
-		r := &runs[i]
-		for _, k := range r.Camera() {
-			span = max(span, math.Abs(r.X[k]), math.Abs(r.Y[k]))
-		}
-	}
-	arrow := max(0.04*span, 0.01)
-	for i := range runs {
-		r := &runs[i]
-		col := figure.Palette[i%len(figure.Palette)]
-		var gx, gy, ax, ay []float64
-		last := math.Inf(-1)
-		for _, k := range r.Camera() {
-			gx, gy = append(gx, r.X[k]), append(gy, r.Y[k])
-			if r.T[k]-last >= 1 {
-				last = r.T[k]
-				s, c := math.Sincos(r.Theta[k])
-				ax = append(ax, r.X[k], r.X[k]-arrow*s)
-				ay = append(ay, r.Y[k], r.Y[k]+arrow*c)
-			}
-		}
-		x, y, _ := f.Predict(res.X, i)
-		ux, uy, _ := mecanum.Simulate(free, r)
-		id := r.ID
-		if id == "" {
-			id = fmt.Sprint(i + 1)
-		}
-		uname := ""
-		if i == 0 {
-			uname = "friction-free (Uranus)"
-		}
-		ss = append(ss,
-			figure.Series{Name: uname, X: ux, Y: uy, Color: color.RGBA{150, 150, 150, 255}, Dashed: true, Width: 1},
-			figure.Series{Name: "run " + id + ": camera", X: gx, Y: gy, Points: true, Color: col, Size: 1.4},
-			figure.Series{Name: "run " + id + ": identified model", X: x, Y: y, Color: col, Width: 1.2},
-			figure.Series{X: ax, Y: ay, Segments: true, Color: col, Width: 1.5})
-		if len(gx) > 0 {
-			ss = append(ss, figure.Series{X: gx[:1], Y: gy[:1], Points: true, Shape: "triangle", Size: 4, Color: col})
-		}
-	}
-	return figure.XY(path, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
 }

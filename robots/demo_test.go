@@ -44,10 +44,9 @@ func TestDemo(t *testing.T) {
 	if err != nil || len(runs) != 3 || math.Abs(runs[2].T[len(runs[2].T)-1]-m.Duration) > 0.01 {
 		t.Errorf("the demo's log reads back as %d runs (%v)", len(runs), err)
 	}
-	png := filepath.Join(t.TempDir(), "fit.png")
-	if err := m.Plot(png); err != nil {
-		t.Fatal(err)
-	}
+	// Per run: the friction-free path, the camera, the model, the ticks
+	// and the start marker.
+	CheckFigure(t, "demo fit", m.Figure, 5*m.Runs)
 
 	tr := d.Figure8.Executed.Tracking
 	t.Logf("figure 8 on the true robot: RMS %.1f mm, max %.1f mm, on time %.1f mm, %.0f %% of the right lobe backwards",

@@ -72,9 +72,9 @@ func noAutoOffset(model string, srcs ...Source) error {
 	return nil
 }
 
-func diffDriveLog(src Source, needSpeeds bool, sink Sink) ([]calibrate.Run, error) {
+func diffDriveLog(d *Diag, src Source, needSpeeds bool) ([]calibrate.Run, error) {
 	return calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: needSpeeds, Sensors: src.Poses, Offset: src.Offset,
-		Note: Notes(sink), Columns: src.Columns, HoldLast: src.HoldLast})
+		Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
 }
 
 // Simulate rolls the exact model over each run of the controls (t, uf, ul;
@@ -89,7 +89,8 @@ func (DiffDrive) Simulate(req SimulateRequest) (*Simulation, error) {
 	if err := noAutoOffset("diffdrive", req.Source); err != nil {
 		return nil, err
 	}
-	runs, err := diffDriveLog(req.Source, false, req.Sink)
+	d := NewDiag(req.Sink)
+	runs, err := diffDriveLog(d, req.Source, false)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (DiffDrive) Simulate(req SimulateRequest) (*Simulation, error) {
 			cols[i] = append(cols[i], c...)
 		}
 	}
-	return &Simulation{Write: func(w io.Writer) error {
+	return &Simulation{Warnings: d.Warnings, Write: func(w io.Writer) error {
 		if ids == nil {
 			return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, cols[:])
 		}
@@ -155,7 +156,7 @@ func (DiffDrive) Validate(req ValidateRequest) ([]ValidationRun, error) {
 	d := NewDiag(req.Sink)
 	var out []ValidationRun
 	for _, src := range req.Sources {
-		runs, err := diffDriveLog(src, true, req.Sink)
+		runs, err := diffDriveLog(d, src, true)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +241,7 @@ func diffDriveUniform(d *Diag, tab *dataset.Table, p diffdrive.Params, initPath 
 	if err != nil || worst <= 1e-3*p.H {
 		return lg, err
 	}
-	fmt.Fprintf(Notes(d.Sink), "note: %s: steps jitter by up to %.3g ms around h = %g s: resampled %d rows onto a uniform grid of %d (commands held, speeds interpolated)\n",
+	d.Note("note: %s: steps jitter by up to %.3g ms around h = %g s: resampled %d rows onto a uniform grid of %d (commands held, speeds interpolated)",
 		tab.File, 1e3*worst, p.H, len(r.T), len(lg.UF))
 	return lg, nil
 }

@@ -87,12 +87,12 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 		return nil, err
 	}
 	src := req.Sources[0]
-	runs, err := diffDriveLog(src, true, req.Sink)
+	d := NewDiag(req.Sink)
+	runs, err := diffDriveLog(d, src, true)
 	if err != nil {
 		return nil, err
 	}
 	tab := runs[0].Table
-	d := NewDiag(req.Sink)
 	names := diffdrive.ZetaNames[:]
 	heldSet, err := fit.HeldSet(names, req.Fix, req.Free)
 	if err != nil {
@@ -177,8 +177,8 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 		if err != nil {
 			return nil, err
 		}
-		out.PlotChannels = diffDriveChannels(tab.Col("t")[0], init.H, res.Params.L, lg, tr)
-		out.PlotTitle = "diffdrive: measured and calibrated model (simulated from the first row)"
+		out.Figure = &Figure{Title: "diffdrive: measured and calibrated model (simulated from the first row)",
+			Channels: diffDriveChannels(tab.Col("t")[0], init.H, res.Params.L, lg, tr)}
 	}
 	if n == 0 {
 		out.Outcome = fmt.Errorf("%s: calibration ran no optimiser stage", src.Path)

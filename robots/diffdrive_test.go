@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,7 +34,7 @@ type ddSink struct {
 func (s *ddSink) Warn(w fit.Warning)       { s.warns = append(s.warns, w) }
 func (s *ddSink) Progress(string, ...any)  { s.progress++ }
 func (s *ddSink) Done()                    {}
-func (s *ddSink) Notes() io.Writer         { return &s.notes }
+func (s *ddSink) Note(line string)         { s.notes.WriteString(line + "\n") }
 func (s *ddSink) warnings() (out []string) { return ddWarnings(s.warns) }
 func ddWarnings(ws []fit.Warning) (out []string) {
 	for _, w := range ws {
@@ -120,8 +119,8 @@ func TestDiffDriveIdentifyValidateSimulate(t *testing.T) {
 			t.Errorf("%s = %.4g, truth %.4g (more than %.0f %% off)", c.name, c.got, c.want, 100*c.tol)
 		}
 	}
-	if rep.Residual.RMS > 0.05 || len(out.PlotChannels) != 2 || out.PlotChannels[0].Name != "v" {
-		t.Errorf("mean |error| %g, plot channels %d", rep.Residual.RMS, len(out.PlotChannels))
+	if rep.Residual.RMS > 0.05 || out.Figure == nil || len(out.Figure.Channels) != 2 || out.Figure.Channels[0].Name != "v" {
+		t.Errorf("mean |error| %g, figure %+v", rep.Residual.RMS, out.Figure)
 	}
 
 	// validate: the identified model predicts v and ω of its own log;

@@ -1,20 +1,83 @@
-// Package robots joins the models to the rest of the toolkit: for each
-// model of models/*, what a face (the command line, a notebook, the fleet
-// pipeline) needs to drive it.
+// Package robots is the registry of robot models (Brax's envs): one
+// adapter per model behind one interface, through which every face — the
+// command line (package cli), a notebook, the fleet pipeline — reaches a
+// model. robots computes nothing of its own and draws and prints nothing:
+// an adapter turns a face's request (files, flags as typed values) into
+// its model package's calls (models/*) and returns fit.Report values,
+// parameters, channels and figures as data (Figure).
 //
-// For now it holds the control.Robot constructors of the three models that
-// synthesis drives along a path (NewDiffDriveRobot, NewSkidSteerRobot,
-// NewMecanumRobot), each over its model package's own step. The registry
-// of DESIGN.md (one adapter per model behind one interface: parameters,
-// runs, simulate, identify, validation channels, a control.Robot, plans;
-// Register for a user's own model) is later work.
+// # The registry
 //
-// A user's own model written in package dyn joins the registry through
-// NewStepModel (step.go): the step plus a StepModel saying what it cannot
-// say itself (parameters' units, start values and bounds, which setting is
-// the time step, the outputs' units and noise) make a Model with
-// ParamReader, Simulator, Identifier (bounded least squares with the
-// forward-mode Jacobian) and Validator; cli.Main(args,
-// robots.Default().With(m)) then gives it the command line
-// (docs/own-model.md, experiments/own-model/cli).
+// Default returns the built-in models, in this order: Mecanum
+// (models/mecanum), DiffDrive (models/diffdrive), SkidSteer
+// (models/skidsteer), Pioneer (models/pioneer), Tire (models/tire).
+// Registry.Get finds a model by its -model name, Names lists them;
+// Register and With add a user's own.
+//
+// # The Model interface and its capabilities
+//
+// A Model is a name and a one-line Summary. What it can do is said by the
+// interfaces it also implements, one command's work each; a face asks by
+// type assertion and says in one line what a model cannot do:
+//
+//   - ParamReader: a parameter file read strictly (ForStart or
+//     ForPrediction), doubtful values as warnings;
+//   - Identifier: Methods, Options and Identify (IdentifyRequest: sources,
+//     start, held and free parameters, gap policy, fit settings) returning
+//     Identified: one fit.Report, the parameters, the outcome, a Figure;
+//   - Simulator: Simulate one log's commands (SimulateRequest), a CSV
+//     writer and, when asked, a Figure;
+//   - Validator: Validate logs (ValidateRequest) into ValidationRun
+//     values: fit.Channel per output, the track, the start state
+//     (estimated as MATLAB's compare, or the first measured one);
+//   - Driver: Drive, a control.Robot over the model's own dyn step, which
+//     control.FollowRobot drives along a path (follow);
+//   - WheelDriver: the wheel-level follow of the Mecanum robot
+//     (PlanWheelFollow, MPC);
+//   - Planner: Plan a path to a goal around obstacles (the skid-steer's
+//     SBMPO energy planner);
+//   - Inspector: Inspect a log (the Mecanum robot's channel-map search).
+//
+// Of the built-in models every one is a ParamReader, Identifier,
+// Simulator and Validator; DiffDrive and SkidSteer are Drivers, Mecanum a
+// WheelDriver and Inspector, SkidSteer a Planner.
+//
+// A request's Sink receives warnings as they are found (they also come
+// back as values) and progress lines; a Sink that is also a Noter shows
+// the log readers' one-line notes (Diag.NoteWriter turns a model
+// package's Note lines into warnings and notes). A model's mistake in the
+// request (an unknown method, a flag that does not apply) is a UsageError.
+//
+// # A user's own model
+//
+// NewStepModel makes a Model (ParamReader, Identifier, Simulator,
+// Validator and, with Controls and a Pose, Driver) from a step written in
+// package dyn and a StepModel saying what the step cannot say itself: the
+// parameters' units, start values and bounds, which setting or input is
+// the time step, the outputs' units and noise. The computation is package
+// models/step; this adapter adds the usage errors and follow. With
+// cli.Main it gets the whole command line (docs/own-model.md,
+// experiments/own-model/cli):
+//
+//	m, err := robots.NewStepModel(robots.StepModel{
+//		Name: "unicycle", Model: unicycle.Robot, Dt: "dt", AfterStep: true,
+//		Pose:    [3]string{"x", "y", "th"},
+//		Params:  []fit.Param{{Name: "tau", Unit: "s", Value: 0.5, Lower: 0.02, Upper: 5}, ...},
+//		Outputs: []robots.Output{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}},
+//	})
+//	if err != nil { ... }
+//	os.Exit(cli.Main(os.Args[1:], robots.Default().With(m)))
+//
+// # From Go
+//
+// The same adapters are a library:
+//
+//	m, _ := robots.Default().Get("diffdrive")
+//	out, err := m.(robots.Identifier).Identify(robots.IdentifyRequest{
+//		Sources: []robots.Source{{Path: "wheelchair.csv"}},
+//	})
+//	fmt.Println(out.Report.Params[0].Name, out.Report.Params[0].Value, out.Report.Params[0].Std)
+//
+// (ExampleDiffDrive, ExampleSkidSteer, ExampleTire and
+// ExampleMecanum_IdentifyWith run it on sample logs.)
 package robots

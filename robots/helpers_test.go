@@ -1,8 +1,6 @@
 package robots
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/fit"
@@ -20,21 +18,14 @@ func (r *recSink) Progress(format string, a ...any) { r.prog++ }
 func (r *recSink) Done()                            {}
 func (r *recSink) Note(line string)                 { r.notes = append(r.notes, line) }
 
-func TestSinkNoteWriter(t *testing.T) {
+// Diag.Note reaches a sink that shows notes, and no other.
+func TestDiagNote(t *testing.T) {
 	var s recSink
-	w := NoteWriter(&s)
-	fmt.Fprint(w, "a.csv: 2 rows before the first row with commands ignored\nwarning: a.csv: ")
-	fmt.Fprint(w, "3 rows after the last command dropped\n")
-	if len(s.notes) != 1 || !strings.HasPrefix(s.notes[0], "a.csv: 2 rows") {
-		t.Errorf("notes %q", s.notes)
+	NewDiag(&s).Note("%s: offset %+.4f s added", "a.csv", 0.25)
+	if len(s.notes) != 1 || s.notes[0] != "a.csv: offset +0.2500 s added" || len(s.warns) != 0 {
+		t.Errorf("notes %q, warnings %q", s.notes, s.warns)
 	}
-	if len(s.warns) != 1 || s.warns[0] != "a.csv: 3 rows after the last command dropped" {
-		t.Errorf("warnings %q", s.warns)
-	}
-	// a Sink without Note drops the notes, keeps the warnings
-	d := NewDiag(nil)
-	fmt.Fprint(NoteWriter(d.Sink), "note\nwarning: w\n")
-	fmt.Fprint(NoteWriter(nil), "note\n")
+	NewDiag(nil).Note("dropped")
 }
 
 func TestParamWarningsLine(t *testing.T) {

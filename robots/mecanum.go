@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
@@ -50,13 +49,6 @@ func mecanumParams(p Params) (mecanum.Params, error) {
 		}
 	}
 	return mecanum.Params{}, fmt.Errorf("mecanum: parameters of type %T, want mecanum.Params", p)
-}
-
-// mecanumNote passes a line to d's sink when it takes notes (Noter).
-func mecanumNote(d *Diag, format string, a ...any) {
-	if n, ok := d.Sink.(Noter); ok {
-		n.Note(fmt.Sprintf(format, a...))
-	}
 }
 
 // mecanumOnset estimates the sensor offset of one log from the motion onset
@@ -175,7 +167,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 			return nil, err
 		}
 		src.Offset, src.AutoOffset = on.Offset, false
-		mecanumNote(d, "%s: offset %+.4f s added to the pose times (motion onset)", src.Path, on.Offset)
+		d.Note("%s: offset %+.4f s added to the pose times (motion onset)", src.Path, on.Offset)
 	}
 	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
@@ -221,7 +213,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 		return cw.Flush()
 	}
 	if req.Plot {
-		sim.Plot = func(path string) error { return plotMecanumPrediction(path, p, runs) }
+		sim.Figure = mecanumPredictionFigure(p, runs)
 	}
 	return sim, nil
 }
@@ -242,7 +234,7 @@ func (Mecanum) Validate(req ValidateRequest) ([]ValidationRun, error) {
 		return nil, err
 	}
 	for _, l := range lines {
-		mecanumNote(d, "%s", l)
+		d.Note("%s", l)
 	}
 	runs, err := mecanumRuns(d, srcs, p.CommandMap, req.Gaps)
 	if err != nil {
@@ -303,11 +295,11 @@ func mecanumTrack(chs []fit.Channel) fit.Track {
 	return tr
 }
 
-// plotMecanumPrediction draws each run's predicted path (Simulate, anchored
+// mecanumPredictionFigure is each run's predicted path (Simulate, anchored
 // at its first camera pose) and its camera poses, with the RMS distance
 // between them in the title.
-func plotMecanumPrediction(path string, p mecanum.Params, runs []mecanum.Run) error {
-	var series []figure.Series
+func mecanumPredictionFigure(p mecanum.Params, runs []mecanum.Run) *Figure {
+	var series []Series
 	var ss float64
 	var n int
 	for i := range runs {
@@ -321,15 +313,15 @@ func plotMecanumPrediction(path string, p mecanum.Params, runs []mecanum.Run) er
 		}
 		name := mecanumLegend(i)
 		if len(gx) > 0 {
-			series = append(series, figure.Series{Name: name("camera"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]})
+			series = append(series, Series{Name: name("camera"), X: gx, Y: gy, Points: true, Color: 2})
 		}
-		series = append(series, figure.Series{Name: name("prediction"), X: x, Y: y, Color: figure.Palette[0]})
+		series = append(series, Series{Name: name("prediction"), X: x, Y: y, Color: 1})
 	}
 	title := "Mecanum prediction"
 	if n > 0 {
 		title += fmt.Sprintf(" (RMS %.1f mm from the camera)", 1e3*math.Sqrt(ss/float64(n)))
 	}
-	return figure.XY(path, title, "x (m)", "y (m)", true, series)
+	return &Figure{Title: title, XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: series}
 }
 
 // mecanumLegend names a legend entry on the first run only.

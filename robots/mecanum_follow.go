@@ -10,7 +10,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // The Mecanum robot's follow (Luo et al. §VII-B): synthesis of its four
@@ -136,7 +135,7 @@ func FollowProgress(sink Sink, label string) control.FollowSettings {
 		sink = Discard
 	}
 	return control.FollowSettings{
-		Iteration: func(it opt.Iteration) { sink.Progress("%s: iteration %d, loss %.4g", label, it.Iter, it.F) },
+		Iteration: func(iter int, loss float64) { sink.Progress("%s: iteration %d, loss %.4g", label, iter, loss) },
 		Chunk:     func(done, total int) { sink.Progress("%s in chunks: segment %d of %d", label, done, total) },
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
@@ -289,7 +288,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	s.Warnings = d.Warnings
 	outcome.Report = s
 	if req.Plot {
-		outcome.Plot = func(path string) error { return PlotMecanumFit(path, f, runs, res, p) }
+		outcome.Figure = MecanumFitFigure(f, runs, res, p)
 	}
 	return outcome, nil
 }
@@ -499,7 +498,7 @@ func mecanumSquared(req IdentifyRequest, d *Diag, p mecanum.Params, runs []mecan
 	s.Warnings = d.Warnings
 	outcome.Report, outcome.Params = s, out
 	if req.Plot {
-		outcome.Plot = func(path string) error { return plotMecanumSquared(path, nf, runs, x) }
+		outcome.Figure = mecanumSquaredFigure(nf, runs, x)
 	}
 	return outcome, nil
 }
@@ -573,10 +572,10 @@ func mecanumFloats(v []float64) string {
 	return s
 }
 
-// plotMecanumSquared draws each run's camera poses and the squared-loss
+// mecanumSquaredFigure is each run's camera poses and the squared-loss
 // fit's prediction.
-func plotMecanumSquared(path string, nf *mecanum.NetFit, runs []mecanum.Run, x []float64) error {
-	var series []figure.Series
+func mecanumSquaredFigure(nf *mecanum.NetFit, runs []mecanum.Run, x []float64) *Figure {
+	var series []Series
 	for i := range runs {
 		r := &runs[i]
 		var gx, gy []float64
@@ -586,20 +585,19 @@ func plotMecanumSquared(path string, nf *mecanum.NetFit, runs []mecanum.Run, x [
 		px, py := nf.Predict(x, i)
 		name := mecanumLegend(i)
 		series = append(series,
-			figure.Series{Name: name("ground truth (camera)"), X: gx, Y: gy, Points: true, Color: figure.Palette[1]},
-			figure.Series{Name: name("identified model"), X: px, Y: py, Color: figure.Palette[0]})
+			Series{Name: name("ground truth (camera)"), X: gx, Y: gy, Points: true, Color: 2},
+			Series{Name: name("identified model"), X: px, Y: py, Color: 1})
 	}
-	return figure.XY(path, "Mecanum identification", "x (m)", "y (m)", true, series)
+	return &Figure{Title: "Mecanum identification", XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: series}
 }
 
-// PlotMecanumFit draws an identification (mecanum.Identify over f's runs)
-// into a PNG, SVG or PDF file: every run in its own colour, its camera
-// poses (points), the identified model's prediction (line), the
-// friction-free (Uranus, μ = 0) prediction (dashed grey), a triangle at
-// each run's start and arrows along the robot's forward axis (−sin θ,
-// cos θ) once a second.
-func PlotMecanumFit(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) error {
-	var ss []figure.Series
+// MecanumFitFigure is an identification (mecanum.Identify over f's runs)
+// as a figure: every run in its own colour, its camera poses (points), the
+// identified model's prediction (line), the friction-free (Uranus, μ = 0)
+// prediction (dashed grey), a triangle at each run's start and ticks along
+// the robot's forward axis (−sin θ, cos θ) once a second.
+func MecanumFitFigure(f *mecanum.Fit, runs []mecanum.Run, res *mecanum.Result, p mecanum.Params) *Figure {
+	var ss []Series
 	free := p
 	free.Mu = []float64{0, 0, 0, 0}
 	free.Friction = nil
@@ -613,7 +611,7 @@ func PlotMecanumFit(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanu
 	arrow := max(0.04*span, 0.01)
 	for i := range runs {
 		r := &runs[i]
-		col := figure.Palette[i%len(figure.Palette)]
+		col := i + 1 // the palette's i-th colour
 		var gx, gy, ax, ay []float64
 		last := math.Inf(-1)
 		for _, k := range r.Camera() {
@@ -636,13 +634,13 @@ func PlotMecanumFit(path string, f *mecanum.Fit, runs []mecanum.Run, res *mecanu
 			uname = "friction-free (Uranus)"
 		}
 		ss = append(ss,
-			figure.Series{Name: uname, X: ux, Y: uy, Color: color.RGBA{150, 150, 150, 255}, Dashed: true, Width: 1},
-			figure.Series{Name: "run " + id + ": camera", X: gx, Y: gy, Points: true, Color: col, Size: 1.4},
-			figure.Series{Name: "run " + id + ": identified model", X: x, Y: y, Color: col, Width: 1.2},
-			figure.Series{X: ax, Y: ay, Segments: true, Color: col, Width: 1.5})
+			Series{Name: uname, X: ux, Y: uy, RGB: color.RGBA{150, 150, 150, 255}, Dashed: true, Width: 1},
+			Series{Name: "run " + id + ": camera", X: gx, Y: gy, Points: true, Color: col, Size: 1.4},
+			Series{Name: "run " + id + ": identified model", X: x, Y: y, Color: col, Width: 1.2},
+			Series{X: ax, Y: ay, Segments: true, Color: col, Width: 1.5})
 		if len(gx) > 0 {
-			ss = append(ss, figure.Series{X: gx[:1], Y: gy[:1], Points: true, Shape: "triangle", Size: 4, Color: col})
+			ss = append(ss, Series{X: gx[:1], Y: gy[:1], Points: true, Shape: "triangle", Size: 4, Color: col})
 		}
 	}
-	return figure.XY(path, "Mecanum identification (▲ start, ticks: forward axis once a second)", "x (m)", "y (m)", true, ss)
+	return &Figure{Title: "Mecanum identification (▲ start, ticks: forward axis once a second)", XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: ss}
 }

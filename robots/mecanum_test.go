@@ -88,12 +88,9 @@ func TestMecanumSimulateMatchesModel(t *testing.T) {
 			t.Fatalf("row %d: %v %v %v, the model %v %v %v", k, tab.Col("x")[k], tab.Col("y")[k], tab.Col("theta")[k], x[k], y[k], th[k])
 		}
 	}
-	png := filepath.Join(t.TempDir(), "sim.png")
-	if err := sim.Plot(png); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(png); err != nil || st.Size() < 1000 {
-		t.Errorf("plot: %v", err)
+	robots.CheckFigure(t, "simulate", sim.Figure, 2) // camera and prediction
+	if pr := sim.Figure.Series[1]; pr.Name != "prediction" || len(pr.X) != len(x) || pr.X[len(x)-1] != x[len(x)-1] {
+		t.Errorf("the figure's prediction %q has %d points, the simulation %d", pr.Name, len(pr.X), len(x))
 	}
 }
 
@@ -186,10 +183,7 @@ func TestMecanumIdentify(t *testing.T) {
 	if got := out.Params.(mecanum.Params).Mu; got[0] != rep.Params[0].Value {
 		t.Errorf("params %v, report %v", got, rep.Params[0].Value)
 	}
-	png := filepath.Join(t.TempDir(), "fit.png")
-	if err := out.Plot(png); err != nil {
-		t.Fatal(err)
-	}
+	robots.CheckFigure(t, "identify", out.Figure, 5)
 	// -loss squared: μ within 4 σ of the truth, σ from Gauss–Newton over μ
 	// and the start poses.
 	o := robots.DefaultMecanumOptions()

@@ -117,24 +117,6 @@ func (d *Diag) Keep(ws []fit.Warning, err error) error {
 	return err
 }
 
-// NoteSink is a Sink that also takes the log readers' one-line notes
-// (rows ignored, a log resampled): what a user should know about the data
-// read, which is not a doubt about it. The model packages' LogOptions.Note
-// is an io.Writer; Notes gives one.
-type NoteSink interface {
-	Sink
-	Notes() io.Writer
-}
-
-// Notes is where s takes notes: its Notes() when it is a NoteSink, else
-// io.Discard.
-func Notes(s Sink) io.Writer {
-	if n, ok := s.(NoteSink); ok {
-		return n.Notes()
-	}
-	return io.Discard
-}
-
 // FailureHint adds the likely causes to a numerical failure of an
 // optimiser (a NaN or Inf loss): inputs in the wrong units, or a start far
 // from plausible values.
@@ -205,17 +187,10 @@ type Identified struct {
 	// fit.UnconvergedError (outputs written, the command line's exit
 	// status 3); another error fails the fit (nothing written).
 	Outcome error
-	// Plot draws the fit's figure into a PNG file (nil: none was asked
-	// for, or the model draws none).
-	Plot func(path string) error
 	// Figure is the fit's figure as data, for the face to draw (robots
-	// imports no plotting package): used when Plot is nil.
+	// imports no plotting package); nil when none was asked for or the
+	// model draws none.
 	Figure *Figure
-	// PlotChannels, when Plot and Figure are nil, are the fit's outputs,
-	// measured and predicted, for the face to draw under PlotTitle as
-	// validate -plot draws its channels.
-	PlotChannels []fit.Channel
-	PlotTitle    string
 }
 
 // Simulator predicts a log's outputs from its inputs.
@@ -237,8 +212,7 @@ type SimulateRequest struct {
 type Simulation struct {
 	Write    func(w io.Writer) error
 	Warnings []fit.Warning
-	Plot     func(path string) error
-	Figure   *Figure // the figure as data, when Plot is nil
+	Figure   *Figure // the figure as data, when asked for
 }
 
 // Validator compares a model's predictions with logged outputs.
@@ -393,36 +367,4 @@ func (r *Registry) Sorted() []string {
 	s := r.Names()
 	sort.Strings(s)
 	return s
-}
-
-// NoteWriter is an io.Writer for a model package's Note option (one line
-// per note): a line "warning: X" goes to s as the warning X, any other
-// line to s's Note when it has one. A nil s discards everything.
-func NoteWriter(s Sink) io.Writer {
-	if s == nil {
-		s = Discard
-	}
-	return &sinkNoteWriter{s: s}
-}
-
-type sinkNoteWriter struct {
-	s    Sink
-	part []byte
-}
-
-func (n *sinkNoteWriter) Write(b []byte) (int, error) {
-	n.part = append(n.part, b...)
-	for {
-		i := slices.Index(n.part, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := string(n.part[:i])
-		n.part = n.part[i+1:]
-		if msg, ok := strings.CutPrefix(line, "warning: "); ok {
-			n.s.Warn(fit.Warning{Msg: msg})
-		} else if nt, ok := n.s.(Noter); ok {
-			nt.Note(line)
-		}
-	}
 }

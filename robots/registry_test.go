@@ -2,6 +2,7 @@ package robots
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -54,3 +55,35 @@ func TestRunID(t *testing.T) {
 		}
 	}
 }
+
+// TestCapabilities pins what doc.go says each built-in model can do.
+func TestCapabilities(t *testing.T) {
+	want := map[string]string{
+		"mecanum":   "params identify simulate validate wheeldriver inspector",
+		"diffdrive": "params identify simulate validate driver",
+		"skidsteer": "params identify simulate validate driver planner",
+		"pioneer":   "params identify simulate validate",
+		"tire":      "params identify simulate validate",
+	}
+	for _, n := range Default().Names() {
+		m, _ := Default().Get(n)
+		var caps []string
+		for _, c := range []struct {
+			name string
+			ok   bool
+		}{
+			{"params", is[ParamReader](m)}, {"identify", is[Identifier](m)}, {"simulate", is[Simulator](m)},
+			{"validate", is[Validator](m)}, {"driver", is[Driver](m)}, {"wheeldriver", is[WheelDriver](m)},
+			{"planner", is[Planner](m)}, {"inspector", is[Inspector](m)},
+		} {
+			if c.ok {
+				caps = append(caps, c.name)
+			}
+		}
+		if got := strings.Join(caps, " "); got != want[n] {
+			t.Errorf("%s: %q, doc.go says %q", n, got, want[n])
+		}
+	}
+}
+
+func is[T any](m Model) bool { _, ok := m.(T); return ok }

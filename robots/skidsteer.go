@@ -65,19 +65,6 @@ func skidSteerParams(p Params) (skidsteer.Params, error) {
 	return skidsteer.Params{}, fmt.Errorf("skidsteer: parameters of type %T, want skidsteer.Params", p)
 }
 
-// diagSink passes a Diag's warnings on as they are found and keeps them;
-// notes and progress go to the Diag's sink.
-type diagSink struct{ d *Diag }
-
-func (s diagSink) Warn(w fit.Warning)               { s.d.Add(w) }
-func (s diagSink) Progress(format string, a ...any) { s.d.Sink.Progress(format, a...) }
-func (s diagSink) Done()                            { s.d.Sink.Done() }
-func (s diagSink) Note(line string) {
-	if n, ok := s.d.Sink.(Noter); ok {
-		n.Note(line)
-	}
-}
-
 // readSkidSteerLog reads one source's runs (skidsteer.ReadLog); p gives the
 // command map and, for a wheel-speed log, r and track; the reader's notes
 // and warnings go to d.
@@ -86,7 +73,7 @@ func readSkidSteerLog(d *Diag, src Source, p skidsteer.Params, paramsPath string
 		return nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for skidsteer)")
 	}
 	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: paramsPath, Sensors: src.Poses,
-		Offset: src.Offset, Note: NoteWriter(diagSink{d}), Columns: src.Columns, HoldLast: src.HoldLast})
+		Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
 }
 
 // Simulate rolls the model out over the source's commands, each run from

@@ -1,26 +1,23 @@
 package robots
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/control"
-	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/step"
 )
 
 // A user's own model on every face (issue 23, Deliver 4): a step written
 // in package dyn and the few facts the toolkit cannot read from it — the
 // parameters' units, start values and bounds, which setting is the time
 // step, the settings' values, whether an output is the state after the step —
-// make a Model with ParamReader, Simulator, Identifier and Validator:
+// make a Model with ParamReader, Simulator, Identifier and Validator (and,
+// with Controls, Driver):
 //
 //	m, err := robots.NewStepModel(robots.StepModel{
 //		Name: "unicycle", Summary: "velocity lag against Coulomb friction",
@@ -29,18 +26,20 @@ import (
 //	})
 //	os.Exit(cli.Main(os.Args[1:], robots.Default().With(m)))
 //
-// Its log is a CSV with a time column t, an optional run column traj, one
-// column per input of the step (commands, held over sensor-only rows) and
-// one per output (measurements, empty where none was taken), read by
-// dataset.ReadLog (sensor files, offsets, -columns maps and the gap policy
-// work as for the built-in models). The parameter file is a JSON object of
-// the parameters by name (plus "model" and the "fit" record identify writes).
+// The model itself — its log (a CSV with a time column t, an optional run
+// column traj, one column per input of the step and one per output,
+// empty where none was measured), identification, simulation and
+// validation — is package models/step; this adapter adds the command
+// line's usage errors and follow. The parameter file is a JSON object of
+// the parameters by name (plus "model" and the "fit" record identify
+// writes).
 
 // StepModel is what a user says about a model written in package dyn.
 type StepModel struct {
 	// Name is the -model name (a lower-case word); Summary one line.
 	Name, Summary string
-	Model         *dyn.Model
+	// Model is the step (a *dyn.Model).
+	Model *step.DynModel
 	// Params are the step's parameters, one per Spec().Params entry and in
 	// its order: Name as in the spec, Unit, Value (the start of identify
 	// and the default of a parameter file that omits it), Lower and Upper
@@ -77,117 +76,39 @@ type StepModel struct {
 	DriveStep float64
 }
 
-// Output is one measured output of a step model.
-type Output struct {
-	Name, Unit string
-	Angle      bool
-	Noise      float64
-}
+// Output is one measured output of a step model (step.Output).
+type Output = step.Output
+
+// StepParams are a step model's parameter values, in the step's order; as
+// JSON an object of the values by name, after "model" (step.Params).
+type StepParams = step.Params
 
 // Step is a StepModel checked against its step: a Model with ParamReader,
-// Simulator, Identifier and Validator.
+// Simulator, Identifier, Validator and Driver over a models/step Model.
 type Step struct {
-	m       StepModel
-	spec    dyn.Spec
-	out     []Output // one per spec output
-	dtInput int      // index of the Dt input, -1: Dt is a setting
-	q       []float64
-	dtSet   int // index of Dt in q, -1: an input
-	pose    [3]int
-	poseOut [2]int // outputs of the x, y pose lanes
+	m StepModel
+	g *step.Model
 }
 
 // NewStepModel checks m against its step and returns the adapter.
 func NewStepModel(m StepModel) (*Step, error) {
-	if m.Model == nil {
-		return nil, fmt.Errorf("robots: step model %q: no dyn.Model", m.Name)
+	g, err := step.New(step.Config{Name: m.Name, Model: m.Model, Params: m.Params, Dt: m.Dt, Settings: m.Settings,
+		Outputs: m.Outputs, AfterStep: m.AfterStep, Pose: m.Pose})
+	if err != nil {
+		return nil, fmt.Errorf("robots: %w", err)
 	}
-	s := &Step{m: m, spec: m.Model.Spec(), dtInput: -1, dtSet: -1}
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("robots: step model %q: %s", m.Name, fmt.Sprintf(format, a...))
 	}
-	if m.Name == "" {
-		return nil, bad("no Name")
-	}
-	if len(m.Params) != len(s.spec.Params) {
-		return nil, bad("%d Params for the step's %d (%s)", len(m.Params), len(s.spec.Params), strings.Join(s.spec.Params, ", "))
-	}
-	for i, p := range m.Params {
-		if p.Name != s.spec.Params[i] {
-			return nil, bad("Params[%d] is %q, the step's parameter %d is %q", i, p.Name, i, s.spec.Params[i])
-		}
-		if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) || p.Lower > p.Upper || math.IsNaN(p.Lower) || math.IsNaN(p.Upper) ||
-			(p.Lower != p.Upper && (p.Value < p.Lower || p.Value > p.Upper)) {
-			return nil, bad("parameter %s: start value %g not finite or outside its bounds [%g, %g] (give Lower and Upper, ±Inf for none)", p.Name, p.Value, p.Lower, p.Upper)
-		}
-	}
-	if m.Dt == "" {
-		return nil, bad("Dt names no setting or input (the step length)")
-	}
-	s.dtSet, s.dtInput = slices.Index(s.spec.Settings, m.Dt), slices.Index(s.spec.Input, m.Dt)
-	if s.dtSet < 0 && s.dtInput < 0 {
-		return nil, bad("Dt %q is neither a setting nor an input of the step", m.Dt)
-	}
-	s.q = make([]float64, len(s.spec.Settings))
-	for i, n := range s.spec.Settings {
-		if i == s.dtSet {
-			continue
-		}
-		v, ok := m.Settings[n]
-		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, bad("setting %q has no finite value in Settings", n)
-		}
-		s.q[i] = v
-	}
-	for n := range m.Settings {
-		if !slices.Contains(s.spec.Settings, n) || n == m.Dt {
-			return nil, bad("Settings names %q, not a setting of the step other than Dt", n)
-		}
-	}
-	if len(s.spec.Outputs) == 0 {
-		return nil, bad("the step declares no Outputs: name what the log measures")
-	}
-	s.out = make([]Output, len(s.spec.Outputs))
-	for i, n := range s.spec.Outputs {
-		s.out[i] = Output{Name: n}
-	}
-	for _, o := range m.Outputs {
-		i := slices.Index(s.spec.Outputs, o.Name)
-		if i < 0 {
-			return nil, bad("Outputs names %q, not an output of the step (%s)", o.Name, strings.Join(s.spec.Outputs, ", "))
-		}
-		if !(o.Noise >= 0) || math.IsInf(o.Noise, 0) {
-			return nil, bad("output %s: noise %g must be ≥ 0 and finite", o.Name, o.Noise)
-		}
-		s.out[i] = o
-	}
-	s.pose = [3]int{-1, -1, -1}
-	if m.Pose != [3]string{} {
-		for k, n := range m.Pose {
-			if s.pose[k] = slices.Index(s.spec.State, n); s.pose[k] < 0 {
-				return nil, bad("Pose lane %q is not a state of the step", n)
-			}
-		}
-		for k := range 2 {
-			if s.poseOut[k] = slices.Index(s.spec.Outputs, m.Pose[k]); s.poseOut[k] < 0 {
-				return nil, bad("Pose lane %q is not an output of the step (the log must measure the position)", m.Pose[k])
-			}
-		}
-	}
 	for _, c := range m.Controls {
-		if !slices.Contains(s.inputs(), c.Input) {
+		if !slices.Contains(g.Inputs(), c.Input) {
 			return nil, bad("Controls names %q, not an input of the step other than Dt", c.Input)
 		}
 	}
 	if !(m.DriveStep >= 0) || math.IsInf(m.DriveStep, 0) {
 		return nil, bad("DriveStep %g must be ≥ 0 and finite", m.DriveStep)
 	}
-	for _, n := range s.inputs() {
-		if slices.Contains(s.spec.Outputs, n) || n == "t" || n == "traj" {
-			return nil, bad("input %q: a log column of that name is an output or t or traj", n)
-		}
-	}
-	return s, nil
+	return &Step{m: m, g: g}, nil
 }
 
 // Name is the model's -model name.
@@ -198,117 +119,19 @@ func (s *Step) Summary() string {
 	if s.m.Summary != "" {
 		return s.m.Summary
 	}
-	return "a user's step model " + s.spec.Name
-}
-
-// inputs are the log's command columns: the step's inputs but Dt.
-func (s *Step) inputs() []string {
-	var in []string
-	for i, n := range s.spec.Input {
-		if i != s.dtInput {
-			in = append(in, n)
-		}
-	}
-	return in
-}
-
-// StepParams are a step model's parameter values, in the step's order; as
-// JSON an object of the values by name, after "model".
-type StepParams struct {
-	Model  string
-	Names  []string
-	Values []float64
-	lower  []float64
-	upper  []float64
-}
-
-// Get returns the value of the parameter named n (NaN: none).
-func (p StepParams) Get(n string) float64 {
-	if i := slices.Index(p.Names, n); i >= 0 {
-		return p.Values[i]
-	}
-	return math.NaN()
-}
-
-// MarshalJSON writes {"model": …, name: value, …} in the step's order.
-func (p StepParams) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	mb, _ := json.Marshal(p.Model)
-	b.WriteString(`{"model":`)
-	b.Write(mb)
-	for i, n := range p.Names {
-		if math.IsNaN(p.Values[i]) || math.IsInf(p.Values[i], 0) {
-			return nil, fmt.Errorf("parameter %s = %g is not finite", n, p.Values[i])
-		}
-		nb, _ := json.Marshal(n)
-		vb, _ := json.Marshal(p.Values[i])
-		b.WriteByte(',')
-		b.Write(nb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// Validate checks every value is finite and within its bounds.
-func (p StepParams) Validate() error {
-	for i, n := range p.Names {
-		v := p.Values[i]
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("parameter %q = %g is not finite", n, v)
-		}
-		if i < len(p.lower) && (v < p.lower[i] || v > p.upper[i]) {
-			return fmt.Errorf("parameter %q = %g is outside its range [%g, %g]", n, v, p.lower[i], p.upper[i])
-		}
-	}
-	return nil
+	return "a user's step model " + s.g.Spec().Name
 }
 
 // Defaults are the parameters' start values.
-func (s *Step) Defaults() StepParams {
-	p := StepParams{Model: s.m.Name}
-	for _, q := range s.m.Params {
-		p.Names = append(p.Names, q.Name)
-		p.Values = append(p.Values, q.Value)
-		p.lower = append(p.lower, q.Lower)
-		p.upper = append(p.upper, q.Upper)
-	}
-	return p
-}
+func (s *Step) Defaults() StepParams { return s.g.Defaults() }
 
-// ReadParams reads a parameter file: a JSON object of the parameters by
-// name, strictly (dataset.ReadJSON: an unknown key, a key given twice or
-// in another case, a "model" naming another model are errors naming the
-// file, the line and the key). For prediction every parameter must be
-// given; for a start, a missing one takes its StepModel value. A value
-// outside the parameter's bounds is an error naming the key.
+// ReadParams reads a parameter file (step.Model.ReadParams): for
+// prediction every parameter must be given; for a start, a missing one
+// takes its StepModel value.
 func (s *Step) ReadParams(path string, use ParamUse) (Params, []fit.Warning, error) {
-	// The file's shape as a struct (one *float64 field per parameter), so
-	// that dataset.ReadJSON's strict checks name the key and position.
-	fields := []reflect.StructField{{Name: "Model", Type: reflect.TypeFor[string](), Tag: `json:"model"`}}
-	for i, p := range s.m.Params {
-		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: reflect.TypeFor[*float64](), Tag: reflect.StructTag(fmt.Sprintf("json:%q", p.Name))})
-	}
-	v := reflect.New(reflect.StructOf(fields))
-	o := dataset.JSONOptions{Strict: true, Model: s.m.Name}
-	if use == ForPrediction {
-		o.Required = slices.Clone(s.spec.Params)
-	}
-	if err := dataset.ReadJSON(path, v.Interface(), o); err != nil {
+	p, err := s.g.ReadParams(path, use == ForPrediction)
+	if err != nil {
 		return nil, nil, err
-	}
-	p := s.Defaults()
-	for i, q := range s.m.Params {
-		f := v.Elem().Field(i + 1)
-		if f.IsNil() {
-			continue
-		}
-		x := f.Elem().Float()
-		if x < q.Lower || x > q.Upper {
-			return nil, nil, &dataset.JSONError{File: path, Key: q.Name, Err: fmt.Errorf("%g is outside the parameter's range [%g, %g]", x, q.Lower, q.Upper)}
-		}
-		p.Values[i] = x
 	}
 	return p, nil, nil
 }
@@ -318,18 +141,116 @@ func (s *Step) ReadParams(path string, use ParamUse) (Params, []fit.Warning, err
 func (s *Step) params(p Params) (StepParams, error) {
 	switch v := p.(type) {
 	case nil:
-		return s.Defaults(), nil
+		return s.g.Defaults(), nil
 	case StepParams:
-		if len(v.Values) != len(s.m.Params) {
-			return StepParams{}, fmt.Errorf("robots: %s: %d parameter values for %d parameters", s.m.Name, len(v.Values), len(s.m.Params))
-		}
-		d := s.Defaults()
-		copy(d.Values, v.Values)
-		return d, d.Validate()
+		return s.g.With(v.Values)
 	case *StepParams:
 		return s.params(*v)
 	}
 	return StepParams{}, errors.New("robots: " + s.m.Name + ": parameters of another model")
+}
+
+// sources are the requests' sources as the step model reads them; it
+// cannot estimate an offset.
+func (s *Step) sources(srcs ...Source) ([]step.Source, error) {
+	out := make([]step.Source, len(srcs))
+	for i, src := range srcs {
+		if src.AutoOffset {
+			return nil, Usagef("-offset auto is not available for -model %s (give the offset in seconds)", s.m.Name)
+		}
+		out[i] = step.Source{Path: src.Path, Poses: src.Poses, Offset: src.Offset, Columns: src.Columns, HoldLast: src.HoldLast}
+	}
+	return out, nil
+}
+
+// Methods: "lsq", bounded least squares over the measured outputs'
+// residuals with the forward-mode Jacobian of the whole rollout; "lbfgsb",
+// L-BFGS-B on the same loss with the generated reverse pass's gradient
+// (step.Model.Identify).
+func (s *Step) Methods() []string { return s.g.Methods() }
+
+// Options: a step model has none of its own.
+func (s *Step) Options() []Option { return nil }
+
+// Identify fits the free parameters and every run's start state
+// (step.Model.Identify: σ from Gauss–Newton over the parameters and the
+// start states, corrected for residuals correlated in time).
+func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
+	method := req.Method
+	if method == "" {
+		method = "lsq"
+	}
+	if !slices.Contains(s.Methods(), method) {
+		return nil, Usagef("unknown -method %q for %s (one of %s)", req.Method, s.m.Name, strings.Join(s.Methods(), ", "))
+	}
+	for k := range req.Options {
+		return nil, Usagef("-%s does not apply to -model %s", k, s.m.Name)
+	}
+	start, err := s.params(req.Init)
+	if err != nil {
+		return nil, err
+	}
+	held, err := fit.HeldSet(s.g.Spec().Params, req.Fix, req.Free)
+	if err != nil {
+		return nil, Usagef("%s", err)
+	}
+	if len(s.g.Free(held)) == 0 {
+		return nil, Usagef("no parameter of %s is left to identify", s.m.Name)
+	}
+	srcs, err := s.sources(req.Sources...)
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.g.Identify(srcs, step.IdentifyOptions{Method: method, Start: start, Held: held, Gaps: req.Gaps,
+		Fit: req.Fit, AllowUndetermined: req.AllowUndetermined, Sink: req.Sink})
+	if err != nil {
+		return nil, err
+	}
+	return &Identified{Report: id.Report, Params: id.Params, Refused: id.Refused, Outcome: id.Outcome}, nil
+}
+
+// Simulate rolls the model under the log's commands (step.Model.Simulate)
+// and writes t, traj (when the log has it) and the state lanes at every
+// row's time.
+func (s *Step) Simulate(req SimulateRequest) (*Simulation, error) {
+	p, err := s.params(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := s.sources(req.Source)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := s.g.Simulate(p, srcs[0], req.Sink)
+	if err != nil {
+		return nil, err
+	}
+	return &Simulation{Warnings: sim.Warnings, Write: sim.Write}, nil
+}
+
+// Validate predicts each run of the logs from its start state and compares
+// every measured output (step.Model.Validate).
+func (s *Step) Validate(req ValidateRequest) ([]ValidationRun, error) {
+	p, err := s.params(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := s.sources(req.Sources...)
+	if err != nil {
+		return nil, err
+	}
+	var out []ValidationRun
+	for i, src := range srcs {
+		vs, err := s.g.Validate(p, src, step.ValidateOptions{Gaps: req.Gaps, First: req.X0 == X0First, Sink: req.Sink})
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			out = append(out, ValidationRun{ID: RunID(req.Sources, req.Sources[i].Path, v.ID), Channels: v.Channels, Track: v.Track,
+				Start: v.Start, StartNames: v.StartNames})
+		}
+	}
+	return out, nil
 }
 
 // DriveFlags: a step model's bounds are its StepModel's Controls; it takes
@@ -341,29 +262,29 @@ func (s *Step) DriveFlags() []string { return nil }
 // (every other state lane 0). It fails, naming why, for a StepModel without
 // Controls or a Pose whose lanes are all outputs.
 func (s *Step) Drive(p Params, o DriveOptions) (*Drive, error) {
-	if len(s.m.Controls) == 0 || s.pose[0] < 0 {
+	if len(s.m.Controls) == 0 || !s.g.HasPose() {
 		return nil, fmt.Errorf("model %s cannot be driven: its StepModel names no Controls or no Pose", s.m.Name)
 	}
-	step := s.m.DriveStep
-	if step == 0 {
-		step = 0.01
+	dt := s.m.DriveStep
+	if dt == 0 {
+		dt = 0.01
 	}
 	robot := func(p Params) (control.Robot, error) {
 		v, err := s.params(p)
 		if err != nil {
 			return control.Robot{}, err
 		}
-		r := control.Robot{Model: s.m.Model, Params: v.Values, Settings: slices.Clone(s.q), State0: make([]float64, len(s.spec.State)),
+		r := control.Robot{Model: s.m.Model, Params: v.Values, Settings: s.g.Settings(dt), State0: make([]float64, len(s.g.Spec().State)),
 			X: s.m.Pose[0], Y: s.m.Pose[1], Heading: s.m.Pose[2], Controls: slices.Clone(s.m.Controls), Inputs: map[string]float64{}}
-		for _, n := range s.inputs() {
+		for _, n := range s.g.Inputs() {
 			if !slices.ContainsFunc(r.Controls, func(c control.Control) bool { return c.Input == n }) {
 				r.Inputs[n] = 0
 			}
 		}
-		if s.dtInput >= 0 {
+		if s.g.DtIsInput() {
 			r.DtInput = s.m.Dt
 		} else {
-			r.Step, r.Settings[s.dtSet] = step, step
+			r.Step = dt // s.g.Settings(dt) holds it in the Dt setting
 		}
 		if err := r.Validate(); err != nil {
 			return control.Robot{}, fmt.Errorf("model %s cannot be driven: %w", s.m.Name, err)
@@ -375,8 +296,8 @@ func (s *Step) Drive(p Params, o DriveOptions) (*Drive, error) {
 		return nil, err
 	}
 	d := &Drive{Plan: r, Exact: r, Pose: s.m.Pose[:]}
-	if s.dtInput < 0 {
-		d.Dt, d.FixedStep = step, true
+	if !s.g.DtIsInput() {
+		d.Dt, d.FixedStep = dt, true
 	}
 	for _, c := range s.m.Controls {
 		d.Columns = append(d.Columns, c.Input)

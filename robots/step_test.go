@@ -1,9 +1,7 @@
 package robots
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,49 +10,10 @@ import (
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/fit"
-	"gonum.org/v1/gonum/mat"
+	"github.com/wheelgrad/wheelgrad/models/step/steptest"
 )
 
-// dragCar is a user's model for these tests: a velocity lag (tau, gain k)
-// against cubic drag d, driving a unicycle; smooth, so that central
-// differences have no kink to straddle. Outputs: the pose after the step.
-// With linear drag (cubic false) only k/tau and 1/tau + d are determined.
-// poseDragCar outputs its heading too, as control.Robot needs of a Driver.
-var dragCar, linearDragCar, poseDragCar = dragDefine(true, false), dragDefine(false, false), dragDefine(true, true)
-
-func dragDefine(cubic, heading bool) *dyn.Model {
-	out := []string{"x", "y"}
-	if heading {
-		out = append(out, "th")
-	}
-	return dyn.MustDefine(dyn.Spec{
-		Name: "drag_car", State: []string{"x", "y", "th", "v"}, Input: []string{"u", "w"},
-		Params: []string{"tau", "k", "d"}, Settings: []string{"dt"}, Outputs: out,
-	}, func(s *dyn.Step) { dragStep(s, cubic, heading) })
-}
-
-func dragStep(s *dyn.Step, cubic, heading bool) {
-	x, y, th, v := s.State("x"), s.State("y"), s.State("th"), s.State("v")
-	dt := s.Setting("dt")
-	drag := v
-	if cubic {
-		drag = v.Mul(v).Mul(v)
-	}
-	acc := s.Param("k").Mul(s.Input("u")).Sub(v).Div(s.Param("tau")).Sub(s.Param("d").Mul(drag))
-	s.Next("v", v.Add(dt.Mul(acc)))
-	nth := th.Add(dt.Mul(s.Input("w")))
-	s.Next("th", nth)
-	if heading {
-		s.Output("th", nth)
-	}
-	nx, ny := x.Add(dt.Mul(v).Mul(dyn.Cos(th))), y.Add(dt.Mul(v).Mul(dyn.Sin(th)))
-	s.Next("x", nx)
-	s.Next("y", ny)
-	s.Output("x", nx)
-	s.Output("y", ny)
-}
-
-var dragTruth = []float64{0.3, 1.1, 0.2}
+var dragCar, linearDragCar, poseDragCar, dragTruth, dragLog = steptest.DragCar, steptest.LinearDragCar, steptest.PoseDragCar, steptest.DragTruth, steptest.DragLog
 
 func dragModel(t testing.TB) *Step { return dragModelOf(t, dragCar) }
 
@@ -67,144 +26,6 @@ func dragModelOf(t testing.TB, model *dyn.Model) *Step {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// dragLog writes runs of the true drag car: commands at 50 Hz stamped with
-// ±3 ms jitter, a tracker at 25 Hz on its own clock with 5-mm noise.
-func dragLog(t testing.TB, runs, steps int, seed uint64) string {
-	t.Helper()
-	const dt = 0.02
-	rng := rand.New(rand.NewPCG(seed, 1))
-	B, T := runs, steps
-	x0, u := make([]float64, 4*B), make([]float64, T*2*B)
-	for j := range B {
-		x0[j], x0[B+j], x0[2*B+j] = rng.NormFloat64(), rng.NormFloat64(), 2*math.Pi*rng.Float64()
-		for t := range T {
-			if t%40 == 0 {
-				u[(t*2)*B+j], u[(t*2+1)*B+j] = 2*rng.Float64()-0.5, 2*rng.Float64()-1
-			} else {
-				u[(t*2)*B+j], u[(t*2+1)*B+j] = u[((t-1)*2)*B+j], u[((t-1)*2+1)*B+j]
-			}
-		}
-	}
-	sim := dragCar.NewSim(B, T)
-	if _, err := sim.Forward(dragTruth, []float64{dt}, x0, u, nil); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	b.WriteString("t,u,w,x,y,traj\n")
-	for j := range B {
-		for k := range T {
-			fmt.Fprintf(&b, "%.6f,%.17g,%.17g,,,%d\n", float64(k)*dt+0.003*(2*rng.Float64()-1), u[(k*2)*B+j], u[(k*2+1)*B+j], j)
-			if k%2 == 0 && k+1 < T {
-				f := 0.5 + 0.1*(2*rng.Float64()-1)
-				at := func(s int) float64 { return sim.X[(k*4+s)*B+j] + f*(sim.X[((k+1)*4+s)*B+j]-sim.X[(k*4+s)*B+j]) }
-				fmt.Fprintf(&b, "%.6f,,,%.17g,%.17g,%d\n", (float64(k)+f)*dt, at(0)+0.005*rng.NormFloat64(), at(1)+0.005*rng.NormFloat64(), j)
-			}
-		}
-	}
-	path := filepath.Join(t.TempDir(), "log.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// TestStepJacobian: the residual Jacobian identify's least squares uses
-// (forward mode, interpolated between grid outputs, start-state blocks per
-// run) equals central differences of its residuals from the native
-// value-only rollout, at the start and at another point.
-func TestStepJacobian(t *testing.T) {
-	s := dragModel(t)
-	path := dragLog(t, 2, 300, 1)
-	d := NewDiag(nil)
-	runs, dt, err := s.readAll([]Source{{Path: path}}, fit.GapsError, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(dt-0.02) > 2e-5 {
-		t.Errorf("step %v, want 0.02", dt)
-	}
-	bt := s.batch(runs, dt)
-	free := []int{0, 1, 2}
-	n := len(free) + 4*bt.B
-	lo, hi := make([]float64, n), make([]float64, n)
-	for i := range lo {
-		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
-	}
-	lp, _, err := bt.problem(s.Defaults().Values, free, []float64{0.005, 0.005}, lo, hi)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, x := range [][]float64{
-		{0.5, 1, 0.1, 0, 0, 1, 0.2, 1, -1, 2, 0},
-		{0.3, 1.2, 0.3, 0.1, -0.2, 0.5, 0.4, -1, 1, -2, 0.1},
-	} {
-		r, J := make([]float64, lp.M), mat.NewDense(lp.M, n, nil)
-		if err := lp.Residuals(x, r, J); err != nil {
-			t.Fatal(err)
-		}
-		var worst float64
-		for c := range n {
-			h := 1e-6 * math.Max(1, math.Abs(x[c]))
-			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			xp[c] += h
-			xm[c] -= h
-			rp, rm := make([]float64, lp.M), make([]float64, lp.M)
-			if err := lp.Residuals(xp, rp, nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := lp.Residuals(xm, rm, nil); err != nil {
-				t.Fatal(err)
-			}
-			var scale float64
-			for i := range rp {
-				scale = math.Max(scale, math.Abs(J.At(i, c)))
-			}
-			for i := range rp {
-				fd := (rp[i] - rm[i]) / (2 * h)
-				worst = math.Max(worst, math.Abs(fd-J.At(i, c))/math.Max(scale, 1e-12))
-			}
-		}
-		if worst > 1e-6 {
-			t.Errorf("x %v: Jacobian off central differences by %.2g of its largest entry", x, worst)
-		}
-		// lbfgsb's gradient (reverse pass) against central differences of
-		// its loss, which is ½‖r‖² of the same residuals.
-		f, err := bt.objective(s.Defaults().Values, free, []float64{0.005, 0.005})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := make([]float64, n)
-		v, err := f(x, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var half float64
-		for _, ri := range r {
-			half += 0.5 * ri * ri
-		}
-		if math.Abs(v-half) > 1e-12*half {
-			t.Errorf("x %v: loss %v, ½‖r‖² %v", x, v, half)
-		}
-		for c := range n {
-			h := 1e-6 * math.Max(1, math.Abs(x[c]))
-			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			xp[c] += h
-			xm[c] -= h
-			fp, err := f(xp, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fm, err := f(xm, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fd := (fp - fm) / (2 * h); math.Abs(fd-g[c]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("x %v: gradient %d = %v, central differences %v", x, c, g[c], fd)
-			}
-		}
-	}
 }
 
 // TestStepModelLibrary: a user's model as a library user reaches it:

@@ -83,8 +83,11 @@ type Options struct {
 	Shards   int        // 0: all cores
 	Method   opt.Method // nil: opt.LBFGSB{}, with the positivity bounds of eq. 2
 	Settings opt.Settings
-	// Progress, if set, is called after every optimiser iteration.
-	Progress func(stage int, it opt.Iteration)
+	// Progress, if set, is called after every optimiser iteration;
+	// OnIteration too, with the stage (0, 1, … of the anneal), the
+	// iteration and the loss, for a caller that does not import opt.
+	Progress    func(stage int, it opt.Iteration)
+	OnIteration func(stage, iter int, loss float64)
 	// Held ζ_i (c1, c2, α, β, γ, μ) stay at their starting values (the
 	// command line's -fix). Holding any works in Scaled coordinates (a
 	// bound per ζ_i), whatever Coords says; L-BFGS-B only.
@@ -501,9 +504,17 @@ func Calibrate(lg Log, init diffdrive.Params, o Options) (*Result, error) {
 			Lower: lower, Upper: upper,
 		}
 		s := o.Settings
-		if o.Progress != nil {
+		if o.Progress != nil || o.OnIteration != nil {
 			stage := k
-			s.Callback = func(it opt.Iteration) bool { o.Progress(stage, it); return true }
+			s.Callback = func(it opt.Iteration) bool {
+				if o.Progress != nil {
+					o.Progress(stage, it)
+				}
+				if o.OnIteration != nil {
+					o.OnIteration(stage, it.Iter, it.F)
+				}
+				return true
+			}
 		}
 		var m opt.Method = opt.LBFGSB{}
 		if o.Method != nil {

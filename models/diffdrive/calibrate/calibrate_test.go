@@ -137,3 +137,21 @@ func TestMethodNamed(t *testing.T) {
 		t.Errorf("ProgressLine: %q, want %q", line, want)
 	}
 }
+
+// OnIteration sees every iteration Progress sees, with its loss.
+func TestOnIteration(t *testing.T) {
+	p := diffdrive.Paper()
+	lg := synth(t, p, 120, 5)
+	start := p.WithZeta([6]float64{0.5, 0.005, 0.3, 5, 5, 0.25})
+	var viaProgress, viaOn []string
+	_, err := Calibrate(lg, start, Options{
+		Progress:    func(stage int, it opt.Iteration) { viaProgress = append(viaProgress, fmt.Sprint(stage, it.Iter, it.F)) },
+		OnIteration: func(stage, iter int, loss float64) { viaOn = append(viaOn, fmt.Sprint(stage, iter, loss)) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(viaOn) == 0 || fmt.Sprint(viaOn) != fmt.Sprint(viaProgress) {
+		t.Errorf("OnIteration saw %d iterations, Progress %d:\n%v\n%v", len(viaOn), len(viaProgress), viaOn, viaProgress)
+	}
+}

@@ -1,4 +1,4 @@
-package robots
+package step
 
 import (
 	"fmt"
@@ -21,13 +21,10 @@ import (
 // "lbfgsb" minimises the same loss by L-BFGS-B with its gradient from the
 // generated reverse pass (Sim.Backward): one gradient for a few rollouts
 // whatever the number of parameters, for a model with many.
-func (s *Step) Methods() []string { return []string{"lsq", "lbfgsb"} }
-
-// Options: a step model has none of its own.
-func (s *Step) Options() []Option { return nil }
+func (s *Model) Methods() []string { return []string{"lsq", "lbfgsb"} }
 
 // readAll reads every source's runs and the common step.
-func (s *Step) readAll(srcs []Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, float64, error) {
+func (s *Model) readAll(srcs []Source, gaps fit.GapPolicy, d *diag) ([]*stepRun, float64, error) {
 	var runs []*stepRun
 	for _, src := range srcs {
 		rs, err := s.readRuns(src, gaps, d)
@@ -42,7 +39,7 @@ func (s *Step) readAll(srcs []Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, 
 
 // noise is each output's σ: the StepModel's, else estimated from the
 // measurements (fit.NoiseStd over the runs).
-func (s *Step) noise(runs []*stepRun, d *Diag) ([]float64, []bool) {
+func (s *Model) noise(runs []*stepRun, d *diag) ([]float64, []bool) {
 	sd := make([]float64, len(s.out))
 	est := make([]bool, len(s.out))
 	for c, o := range s.out {
@@ -62,7 +59,7 @@ func (s *Step) noise(runs []*stepRun, d *Diag) ([]float64, []bool) {
 		}
 		sd[c], est[c] = fit.NoiseStd(seqs...), true
 		if !(sd[c] > 0) || math.IsInf(sd[c], 0) {
-			d.Add(fit.Warnf("", "the noise of output %s cannot be estimated from the log (%g): its residuals are weighed as if σ = 1 %s; give Output.Noise", o.Name, sd[c], o.Unit))
+			d.add(fit.Warnf("", "the noise of output %s cannot be estimated from the log (%g): its residuals are weighed as if σ = 1 %s; give Output.Noise", o.Name, sd[c], o.Unit))
 			sd[c] = 1
 		}
 	}
@@ -77,49 +74,37 @@ func (s *Step) noise(runs []*stepRun, d *Diag) ([]float64, []bool) {
 // states, so it includes the start states' uncertainty) scaled by the
 // residuals' standard deviation and by fit.CorrelationInflation for
 // residuals correlated in time.
-func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
+func (s *Model) Identify(srcs []Source, o IdentifyOptions) (*Identified, error) {
 	t0 := time.Now()
-	d := NewDiag(req.Sink)
-	method := req.Method
+	d := newDiag(o.Sink)
+	method := o.Method
 	if method == "" {
 		method = "lsq"
 	}
 	if !slices.Contains(s.Methods(), method) {
-		return nil, Usagef("unknown -method %q for %s (one of %s)", req.Method, s.m.Name, strings.Join(s.Methods(), ", "))
+		return nil, fmt.Errorf("%s: unknown method %q (one of %s)", s.c.Name, o.Method, strings.Join(s.Methods(), ", "))
 	}
-	if len(req.Options) > 0 {
-		for k := range req.Options {
-			return nil, Usagef("-%s does not apply to -model %s", k, s.m.Name)
-		}
-	}
-	start, err := s.params(req.Init)
-	if err != nil {
+	start := o.Start
+	if start.Values == nil {
+		start = s.Defaults()
+	} else if err := start.Validate(); err != nil {
 		return nil, err
 	}
 	names := s.spec.Params
-	held, err := fit.HeldSet(names, req.Fix, req.Free)
-	if err != nil {
-		return nil, Usagef("%s", err)
-	}
-	var free []int
-	for i, n := range names {
-		if !held[n] && s.m.Params[i].Lower != s.m.Params[i].Upper {
-			free = append(free, i)
-		}
-	}
+	free := s.Free(o.Held)
 	if len(free) == 0 {
-		return nil, Usagef("no parameter of %s is left to identify", s.m.Name)
+		return nil, fmt.Errorf("no parameter of %s is left to identify", s.c.Name)
 	}
-	gaps := req.Gaps
+	gaps := o.Gaps
 	if gaps == "" {
 		gaps = fit.GapsError
 	}
-	runs, dt, err := s.readAll(req.Sources, gaps, d)
+	runs, dt, err := s.readAll(srcs, gaps, d)
 	if err != nil {
 		return nil, err
 	}
-	files := make([]string, len(req.Sources))
-	for i, src := range req.Sources {
+	files := make([]string, len(srcs))
+	for i, src := range srcs {
 		files[i] = src.Path
 	}
 	bt := s.batch(runs, dt)
@@ -138,7 +123,7 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	lo, hi := make([]float64, len(x)), make([]float64, len(x))
 	cols := make([]string, len(x))
 	for i, k := range free {
-		x[i], lo[i], hi[i], cols[i] = start.Values[k], s.m.Params[k].Lower, s.m.Params[k].Upper, names[k]
+		x[i], lo[i], hi[i], cols[i] = start.Values[k], s.c.Params[k].Lower, s.c.Params[k].Upper, names[k]
 	}
 	for b, r := range runs {
 		g, err := s.guess(r, dt, start.Values)
@@ -156,8 +141,8 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 		return nil, err
 	}
 	m := lp.M
-	settings := req.Fit.Apply(opt.Settings{Names: cols, Callback: func(it opt.Iteration) bool {
-		d.Sink.Progress("%s identify: iteration %d, loss %.6g", s.m.Name, it.Iter, it.F)
+	settings := o.Fit.Apply(opt.Settings{Names: cols, Callback: func(it opt.Iteration) bool {
+		d.sink.Progress("%s identify: iteration %d, loss %.6g", s.c.Name, it.Iter, it.F)
 		return true
 	}})
 	var res *opt.Result
@@ -169,9 +154,9 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	} else {
 		res, err = opt.LeastSquares{TrialJacobian: true}.Solve(lp, x, settings)
 	}
-	d.Sink.Done()
+	d.sink.Done()
 	if err != nil {
-		return nil, fmt.Errorf("%s identify: %w", s.m.Name, err)
+		return nil, fmt.Errorf("%s identify: %w", s.c.Name, err)
 	}
 	// σ at the solution: JᵀJ of the weighted residuals.
 	r := make([]float64, m)
@@ -217,11 +202,11 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 			startNull = append(startNull, dir.Text)
 		}
 	}
-	out := StepParams{Model: s.m.Name, Names: slices.Clone(names), Values: slices.Clone(p)}
+	out := Params{Model: s.c.Name, Names: slices.Clone(names), Values: slices.Clone(p)}
 	def := s.Defaults()
 	out.lower, out.upper = def.lower, def.upper
 	var ps []fit.Param
-	for k, q := range s.m.Params {
+	for k, q := range s.c.Params {
 		fp := fit.Param{Name: q.Name, Unit: q.Unit, Value: p[k], Lower: q.Lower, Upper: q.Upper, Std: math.NaN()}
 		if i := slices.Index(free, k); i >= 0 {
 			fp.Std = ident.Std[i] * scale * infl
@@ -234,25 +219,25 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 		}
 		ps = append(ps, fp)
 	}
-	d.Add(fit.OnBound(ps)...)
+	d.add(fit.OnBound(ps)...)
 	for c, o := range s.out {
 		if !estimated[c] && len(raw[c]) > 0 {
-			d.Add(fit.ResidualNoise("output "+o.Name, fit.RMS(raw[c]), sd[c], 0, o.Unit)...)
+			d.add(fit.ResidualNoise("output "+o.Name, fit.RMS(raw[c]), sd[c], 0, o.Unit)...)
 		}
 	}
 	outcome := func() error {
-		ws, err := req.Fit.Check(s.m.Name+" identify", res)
-		d.Add(ws...)
+		ws, err := o.Fit.Check(s.c.Name+" identify", res)
+		d.add(ws...)
 		return err
 	}()
 	var refused error
-	if req.Fit.Settled(res) {
-		ws, err := fit.CheckDetermined(ps, req.AllowUndetermined, "")
-		d.Add(ws...)
+	if o.Fit.Settled(res) {
+		ws, err := fit.CheckDetermined(ps, o.AllowUndetermined, "")
+		d.add(ws...)
 		refused = err
 	}
 	rep := fit.Report{
-		Model:       s.m.Name,
+		Model:       s.c.Name,
 		Data:        fmt.Sprintf("%d run(s), %d samples of %s, step %.4g s", nb, m, strings.Join(s.spec.Outputs, ", "), dt),
 		Method:      map[string]string{"lsq": "lsq (forward-mode Jacobian)", "lbfgsb": "lbfgsb (reverse-mode gradient)"}[method],
 		Params:      ps,
@@ -276,13 +261,13 @@ func (s *Step) Identify(req IdentifyRequest) (*Identified, error) {
 	if len(startNull) > 0 {
 		rep.Lines = append(rep.Lines, "start states the data do not determine (no part in the parameters' σ): "+strings.Join(startNull, "; "))
 	}
-	rep.Warnings = d.Warnings
+	rep.Warnings = d.ws
 	return &Identified{Report: rep, Params: out, Refused: refused, Outcome: outcome}, nil
 }
 
 // residualFigure is the fit's one residual figure: the RMS in the outputs'
 // unit when they share one, else in units of their noise σ.
-func (s *Step) residualFigure(raw [][]float64, weighted []float64) fit.Residual {
+func (s *Model) residualFigure(raw [][]float64, weighted []float64) fit.Residual {
 	unit := s.out[0].Unit
 	same := true
 	for _, o := range s.out {
@@ -304,17 +289,38 @@ func minOf(v []float64) float64 {
 	return m
 }
 
+// Simulation is a simulated log: t, traj (when the log has it) and the
+// state lanes at every row's time.
+type Simulation struct {
+	Header   []string
+	Rows     [][]dataset.Cell
+	Warnings []fit.Warning
+}
+
+// Write writes the simulation as CSV.
+func (sim *Simulation) Write(w io.Writer) error {
+	cw := dataset.NewWriter(w)
+	if err := cw.WriteHeader(sim.Header...); err != nil {
+		return err
+	}
+	for _, row := range sim.Rows {
+		if err := cw.WriteRow(row...); err != nil {
+			return err
+		}
+	}
+	return cw.Flush()
+}
+
 // Simulate rolls the model under the log's commands from each run's start
 // (the first measured output or logged state of each lane, 0 for the
-// others, an unmeasured heading fitted to the first motion) and writes t,
-// traj (when the log has it) and the state lanes at every row's time.
-func (s *Step) Simulate(req SimulateRequest) (*Simulation, error) {
-	d := NewDiag(req.Sink)
-	p, err := s.params(req.Params)
-	if err != nil {
+// others, an unmeasured heading fitted to the first motion): the state
+// lanes at every row's time.
+func (s *Model) Simulate(p Params, src Source, sink Sink) (*Simulation, error) {
+	d := newDiag(sink)
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	runs, dt, err := s.readAll([]Source{req.Source}, "", d)
+	runs, dt, err := s.readAll([]Source{src}, "", d)
 	if err != nil {
 		return nil, err
 	}
@@ -347,91 +353,96 @@ func (s *Step) Simulate(req SimulateRequest) (*Simulation, error) {
 			rows = append(rows, row)
 		}
 	}
-	return &Simulation{Warnings: d.Warnings, Write: func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		if err := cw.WriteHeader(header...); err != nil {
-			return err
-		}
-		for _, row := range rows {
-			if err := cw.WriteRow(row...); err != nil {
-				return err
-			}
-		}
-		return cw.Flush()
-	}}, nil
+	return &Simulation{Header: header, Rows: rows, Warnings: d.ws}, nil
 }
 
-// Validate predicts each run of the logs from its start state (estimated,
-// fit.EstimateStart, or with X0First the guess Simulate starts from) and
+// ValidateOptions are a validation's gap policy ("": an error), its start
+// state (First: the guess Simulate starts from; otherwise estimated,
+// fit.EstimateStart) and where its warnings go.
+type ValidateOptions struct {
+	Gaps  fit.GapPolicy
+	First bool
+	Sink  Sink
+}
+
+// Validation is one run's validation: its traj id, each measured output
+// against its prediction, the start state and, with a Pose, the track.
+type Validation struct {
+	ID         string
+	Channels   []fit.Channel
+	Track      fit.Track
+	Start      []float64
+	StartNames []string
+}
+
+// Validate predicts each run of the log from its start state (estimated,
+// fit.EstimateStart, or with First the guess Simulate starts from) and
 // compares every measured output (fit.Channel). With a Pose, the run's
 // track pairs measured and predicted positions; a heading the log does not
 // measure is the model's own in both, so the k-step errors re-anchor the
 // position only.
-func (s *Step) Validate(req ValidateRequest) ([]ValidationRun, error) {
-	d := NewDiag(req.Sink)
-	p, err := s.params(req.Params)
-	if err != nil {
+func (s *Model) Validate(p Params, src Source, o ValidateOptions) ([]Validation, error) {
+	d := newDiag(o.Sink)
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	gaps := req.Gaps
+	gaps := o.Gaps
 	if gaps == "" {
 		gaps = fit.GapsError
 	}
-	var out []ValidationRun
-	for _, src := range req.Sources {
-		runs, dt, err := s.readAll([]Source{src}, gaps, d)
+	var out []Validation
+	runs, dt, err := s.readAll([]Source{src}, gaps, d)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		bt := s.batch([]*stepRun{r}, dt)
+		if len(bt.samples) == 0 {
+			return nil, r.Errorf(0, s.spec.Outputs[0], "validate needs measured outputs (%s): this run has none after its first row", strings.Join(s.spec.Outputs, ", "))
+		}
+		predict := func(x0 []float64) ([]fit.Channel, error) {
+			if err := bt.value(p.Values, [][]float64{x0}, true); err != nil {
+				return nil, err
+			}
+			chs := make([]fit.Channel, len(s.out))
+			for c, o := range s.out {
+				chs[c] = fit.Channel{Name: o.Name, Unit: o.Unit, Angle: o.Angle}
+			}
+			for i, sm := range bt.samples {
+				chs[sm.c].Add(0, sm.t, sm.meas, bt.pred(i))
+			}
+			return chs, nil
+		}
+		g, err := s.guess(r, dt, p.Values)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range runs {
-			bt := s.batch([]*stepRun{r}, dt)
-			if len(bt.samples) == 0 {
-				return nil, r.Errorf(0, s.spec.Outputs[0], "validate needs measured outputs (%s): this run has none after its first row", strings.Join(s.spec.Outputs, ", "))
-			}
-			predict := func(x0 []float64) ([]fit.Channel, error) {
-				if err := bt.value(p.Values, [][]float64{x0}, true); err != nil {
-					return nil, err
-				}
-				chs := make([]fit.Channel, len(s.out))
-				for c, o := range s.out {
-					chs[c] = fit.Channel{Name: o.Name, Unit: o.Unit, Angle: o.Angle}
-				}
-				for i, sm := range bt.samples {
-					chs[sm.c].Add(0, sm.t, sm.meas, bt.pred(i))
-				}
-				return chs, nil
-			}
-			g, err := s.guess(r, dt, p.Values)
-			if err != nil {
-				return nil, err
-			}
-			x0, chs := g, []fit.Channel(nil)
-			if req.X0 == X0First {
-				chs, err = predict(g)
-			} else {
-				x0, chs, err = fit.EstimateStart(g, predict)
-			}
-			if err != nil {
-				return nil, r.Err(err)
-			}
-			if _, err := predict(x0); err != nil { // the states of x0's rollout, for the track
-				return nil, r.Err(err)
-			}
-			vr := ValidationRun{ID: RunID(req.Sources, src.Path, r.ID), Channels: chs, Start: x0, StartNames: slices.Clone(s.spec.State)}
-			if s.pose[0] >= 0 {
-				vr.Track = s.track(bt, r)
-			}
-			out = append(out, vr)
+		x0, chs := g, []fit.Channel(nil)
+		if o.First {
+			chs, err = predict(g)
+		} else {
+			x0, chs, err = fit.EstimateStart(g, predict)
 		}
+		if err != nil {
+			return nil, r.Err(err)
+		}
+		if _, err := predict(x0); err != nil { // the states of x0's rollout, for the track
+			return nil, r.Err(err)
+		}
+		vr := Validation{ID: r.ID, Channels: chs, Start: x0, StartNames: slices.Clone(s.spec.State)}
+		if s.pose[0] >= 0 {
+			vr.Track = s.track(bt, r)
+		}
+		out = append(out, vr)
 	}
 	return out, nil
 }
 
 // track pairs a run's measured positions with the predicted ones at the
 // rows that measure both x and y.
-func (s *Step) track(bt *stepBatch, r *stepRun) fit.Track {
+func (s *Model) track(bt *stepBatch, r *stepRun) fit.Track {
 	var tr fit.Track
-	hc := slices.Index(s.spec.Outputs, s.m.Pose[2])
+	hc := slices.Index(s.spec.Outputs, s.c.Pose[2])
 	for i, t := range r.t {
 		mx, my := r.y[s.poseOut[0]][i], r.y[s.poseOut[1]][i]
 		if math.IsNaN(mx) || math.IsNaN(my) {

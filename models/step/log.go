@@ -1,4 +1,4 @@
-package robots
+package step
 
 import (
 	"fmt"
@@ -29,12 +29,12 @@ type stepRun struct {
 }
 
 // noteSink turns dataset.ReadLog's note lines into warnings.
-type noteSink struct{ d *Diag }
+type noteSink struct{ d *diag }
 
 func (n noteSink) Write(b []byte) (int, error) {
 	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			n.d.Add(fit.Warning{Msg: strings.TrimPrefix(l, "warning: ")})
+			n.d.add(fit.Warning{Msg: strings.TrimPrefix(l, "warning: ")})
 		}
 	}
 	return len(b), nil
@@ -43,9 +43,9 @@ func (n noteSink) Write(b []byte) (int, error) {
 // spec is the log's dataset.Spec: t, traj, the commands, the outputs
 // (sparse) and, optionally, any other state lane (its first value starts
 // the run).
-func (s *Step) logSpec() dataset.Spec {
+func (s *Model) logSpec() dataset.Spec {
 	cols := []dataset.Column{{Name: "t"}, {Name: "traj", Optional: true, Text: true}}
-	for _, n := range s.inputs() {
+	for _, n := range s.Inputs() {
 		cols = append(cols, dataset.Column{Name: n})
 	}
 	for _, n := range s.spec.Outputs {
@@ -61,23 +61,20 @@ func (s *Step) logSpec() dataset.Spec {
 
 // readRuns reads one source's runs, applying the gap policy (gaps ""
 // judges none: simulate holds the last command).
-func (s *Step) readRuns(src Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, error) {
-	if src.AutoOffset {
-		return nil, Usagef("-offset auto is not available for -model %s (give the offset in seconds)", s.m.Name)
-	}
+func (s *Model) readRuns(src Source, gaps fit.GapPolicy, d *diag) ([]*stepRun, error) {
 	var angles []string
 	for _, o := range s.out {
 		if o.Angle {
 			angles = append(angles, o.Name)
 		}
 	}
-	tab, err := dataset.ReadLog(src.Path, s.logSpec(), dataset.LogOptions{Commands: s.inputs(), Angles: angles,
+	tab, err := dataset.ReadLog(src.Path, s.logSpec(), dataset.LogOptions{Commands: s.Inputs(), Angles: angles,
 		Sensors: src.Poses, Offset: src.Offset, Note: noteSink{d}, Columns: src.Columns, HoldLast: src.HoldLast})
 	if err != nil {
 		return nil, err
 	}
 	t := tab.Col("t")
-	d.Add(fit.TimeUnits(src.Path, t)...)
+	d.add(fit.TimeUnits(src.Path, t)...)
 	ids := tab.TextCol("traj")
 	var runs []*stepRun
 	for _, rr := range tab.Runs("traj") {
@@ -89,7 +86,7 @@ func (s *Step) readRuns(src Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, er
 		pieces := [][2]int{{0, rr[1] - rr[0]}}
 		if gaps != "" {
 			ps, ws, err := fit.ApplyGaps(gaps, t[rr[0]:rr[1]], isCmd, true, func(row int, msg string) error { return o.Errorf(row, "t", "%s", msg) })
-			d.Add(ws...)
+			d.add(ws...)
 			if err != nil {
 				return nil, err
 			}
@@ -107,7 +104,7 @@ func (s *Step) readRuns(src Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, er
 				off := pc[0]
 				r.isCmd = func(i int) bool { return isCmd(off + i) }
 			}
-			for _, n := range s.inputs() {
+			for _, n := range s.Inputs() {
 				r.u = append(r.u, tab.Col(n)[a:b])
 			}
 			for _, n := range s.spec.Outputs {
@@ -140,7 +137,7 @@ func (s *Step) readRuns(src Source, gaps fit.GapPolicy, d *Diag) ([]*stepRun, er
 // steps between consecutive command rows, pooled; a run whose own median
 // differs by more than 5 % gets a warning (its commands are sampled onto
 // the common grid).
-func stepOf(runs []*stepRun, d *Diag) (float64, error) {
+func stepOf(runs []*stepRun, d *diag) (float64, error) {
 	var all []float64
 	per := make([]float64, len(runs))
 	for k, r := range runs {
@@ -202,7 +199,7 @@ func stepOf(runs []*stepRun, d *Diag) (float64, error) {
 	}
 	for k, r := range runs {
 		if math.Abs(per[k]-dt) > 0.05*dt {
-			d.Add(fit.Warning{File: r.file, Row: r.Table.Line[r.Row], Msg: fmt.Sprintf("this run's command step %.4g s differs from the %.4g s of the others; its commands are sampled every %.4g s", per[k], dt, dt)})
+			d.add(fit.Warning{File: r.file, Row: r.Table.Line[r.Row], Msg: fmt.Sprintf("this run's command step %.4g s differs from the %.4g s of the others; its commands are sampled every %.4g s", per[k], dt, dt)})
 		}
 	}
 	return dt, nil
@@ -232,7 +229,7 @@ type stepSample struct {
 // grid of step dt: inputs sampled from the commands (zero-order hold, each
 // command row at its nearest grid step), measurements at their own times.
 type stepBatch struct {
-	s       *Step
+	s       *Model
 	runs    []*stepRun
 	B, T    int
 	dt      float64
@@ -243,9 +240,9 @@ type stepBatch struct {
 }
 
 // batch lays the runs on the grid of step dt.
-func (s *Step) batch(runs []*stepRun, dt float64) *stepBatch {
+func (s *Model) batch(runs []*stepRun, dt float64) *stepBatch {
 	a := 0.0
-	if s.m.AfterStep {
+	if s.c.AfterStep {
 		a = 1
 	}
 	bt := &stepBatch{s: s, runs: runs, B: len(runs), dt: dt, q: slices.Clone(s.q)}
@@ -259,7 +256,7 @@ func (s *Step) batch(runs []*stepRun, dt float64) *stepBatch {
 	}
 	nu := len(s.spec.Input)
 	bt.u = make([]float64, bt.T*nu*bt.B)
-	cols := s.inputs()
+	cols := s.Inputs()
 	for b, r := range runs {
 		cur := make([]float64, len(cols))
 		next := 0 // next row whose command is not yet applied
@@ -303,7 +300,7 @@ func (s *Step) batch(runs []*stepRun, dt float64) *stepBatch {
 			}
 		}
 	}
-	bt.sim = s.m.Model.NewSim(bt.B, bt.T)
+	bt.sim = s.c.Model.NewSim(bt.B, bt.T)
 	bt.y = make([]float64, len(s.spec.Outputs)*bt.T*bt.B)
 	return bt
 }
@@ -375,7 +372,7 @@ func (bt *stepBatch) stateAt(k, b int, t float64) float64 {
 // guess is a run's first start state: each lane from its first measured
 // output or logged column of that name, else 0; an unmeasured heading of
 // the Pose the best of 64 directions for the run's first motion under p.
-func (s *Step) guess(r *stepRun, dt float64, p []float64) ([]float64, error) {
+func (s *Model) guess(r *stepRun, dt float64, p []float64) ([]float64, error) {
 	ns := len(s.spec.State)
 	x := make([]float64, ns)
 	known := make([]bool, ns)
