@@ -19,14 +19,9 @@ import (
 // `wheelgrad follow` for the models that control drives through their step
 // written once (control.Robot): every robots.Driver of the registry
 // (followWith in adapters.go builds its robots.Drive from the flags; the
-// built-in ones are the differential drive and the skid-steer). The
-// Mecanum robot keeps its own handler (follow.go), which also plans
-// through friction networks.
-
-// followHandlerFlags are the model-specific follow flags of the models
-// that follow through a handler of followHandlers rather than a
-// robots.Driver (whose DriveFlags name them).
-var followHandlerFlags = map[string][]string{"mecanum": {"wmax"}}
+// built-in ones are the differential drive and the skid-steer). A
+// robots.WheelDriver (the Mecanum robot, which also plans through
+// friction networks) follows through followWheels (follow.go).
 
 // followModelSettings lists the model-specific follow flags, in the order
 // DriveOptions holds them (the order their misuse is reported in).
@@ -39,19 +34,16 @@ func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
 }
 
 // checkFollowModelFlags refuses a model-specific flag given with a model
-// that does not take it: the registry's Drivers say which they take
-// (DriveFlags), the handler models' followHandlerFlags.
+// that does not take it: the registry's Drivers and WheelDrivers say
+// which they take (DriveFlags).
 func checkFollowModelFlags(reg *robots.Registry, model string, set map[string]bool) error {
 	takes := map[string][]string{}
 	for _, n := range reg.Names() {
-		flags := followHandlerFlags[n]
-		if m, _ := reg.Get(n); m != nil {
-			if d, ok := m.(robots.Driver); ok {
-				flags = d.DriveFlags()
+		m, _ := reg.Get(n)
+		if d, ok := m.(interface{ DriveFlags() []string }); ok {
+			for _, f := range d.DriveFlags() {
+				takes[f] = append(takes[f], n)
 			}
-		}
-		for _, f := range flags {
-			takes[f] = append(takes[f], n)
 		}
 	}
 	for _, f := range followModelSettings {

@@ -151,7 +151,7 @@ func TestJSONErrors(t *testing.T) {
 		{[]string{"identify", "-model", "pioneer", "-json", "-data", bad}, 1},
 		{[]string{"identify", "-model", "tire", "-json", "-data", filepath.Join(dir, "missing.csv")}, 1},
 		{[]string{"identify", "-model", "mecanum", "-json", "-loss", "squared", "-data", bad}, 1}, // -json works with -loss squared: the bad log is the error
-		{[]string{"identify", "-model", "tire", "-json", "-online", "-data", bad}, 1}, // a log without wl, wr
+		{[]string{"identify", "-model", "tire", "-json", "-online", "-data", bad}, 1},             // a log without wl, wr
 		{[]string{"identify", "-model", "tire", "-json", "-online", "-batch", "0", "-data", bad}, 2},
 		{[]string{"identify", "-model", "tank", "-json", "-data", bad}, 2},
 		{[]string{"simulate", "-model", "pioneer", "-json", "-params", filepath.Join(dir, "none.json"), "-controls", bad}, 1},

@@ -7,7 +7,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,8 +63,6 @@ type valRun struct {
 	// StartNames name the start state's entries (e.g. x, y, theta).
 	StartNames []string
 }
-
-var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
 
 func init() {
 	register(command{
@@ -410,57 +407,11 @@ func csvCell(s string) string {
 	return s
 }
 
-// start returns a run's channels predicted from its start state: estimated
-// (fit.EstimateStart) or, with -x0 first, the first measured one.
-func (a ValidateArgs) start(x0 []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
-	if a.X0 == x0First {
-		chs, err := predict(x0)
-		return x0, chs, err
-	}
-	return fit.EstimateStart(x0, predict)
-}
-
-// poseTrack pairs the first three channels (x, y, heading) of a pose model
-// sample by sample (empty when they are not sampled together).
-func poseTrack(chs []fit.Channel) fit.Track {
-	var tr fit.Track
-	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
-		return tr
-	}
-	for k := range chs[0].T {
-		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
-			return fit.Track{}
-		}
-		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
-	}
-	return tr
-}
-
-// velocityTrack dead-reckons the v, w channels (sampled together) into poses.
-func velocityTrack(chs []fit.Channel) fit.Track {
-	if len(chs) < 2 || len(chs[0].T) != len(chs[1].T) {
-		return fit.Track{}
-	}
-	return fit.DeadReckon(chs[0].T, chs[0].Meas, chs[1].Meas, chs[0].Pred, chs[1].Pred)
-}
-
 // validateSources are the -data logs with their -poses files and a fixed
 // offset (-offset auto is mecanum's, resolved there).
 func (a ValidateArgs) sources() []logSource {
 	off, _ := parseOffset(a.Offset) // checked with the flags; auto: 0
 	return IdentifyArgs{Data: a.Data, Poses: a.Poses, Columns: a.Columns, HoldLast: a.HoldLast}.sources(off)
-}
-
-// runID is a run's name in the report: its traj value, prefixed by the
-// file's name when several files are validated; "" (numbered) otherwise.
-func (a ValidateArgs) runID(file, traj string) string {
-	switch {
-	case len(a.Data) > 1 && traj == "":
-		return filepath.Base(file)
-	case len(a.Data) > 1:
-		return filepath.Base(file) + ":" + traj
-	}
-	return traj
 }
 
 // plotChannels draws each output against time (measured samples as points
@@ -497,10 +448,6 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
 	}
 	return figure.Panels(path, title, 2, ps)
-}
-
-func poseChannels(angle string) []fit.Channel {
-	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
 }
 
 // warnTee passes the lines written to it on to w, except those that start
