@@ -189,8 +189,8 @@ func drawPlot(path string, plot func(string) error, f *robots.Figure) error {
 }
 
 // validateWith is the validate handler of a model's Validator.
-func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
-	return func(e env, a ValidateArgs) ([]valRun, error) {
+func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, error) {
+	return func(e env, a ValidateArgs) ([]fit.ValidationRun, error) {
 		p, err := readParams(e, m, a.Params, robots.ForPrediction)
 		if err != nil {
 			return nil, err
@@ -206,9 +206,9 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
 		if err != nil {
 			return nil, modelErr(err)
 		}
-		out := make([]valRun, len(runs))
+		out := make([]fit.ValidationRun, len(runs))
 		for i, r := range runs {
-			out[i] = valRun{ID: r.ID, Chs: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
+			out[i] = fit.ValidationRun{ID: r.ID, Channels: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
 		}
 		return out, nil
 	}
@@ -277,7 +277,7 @@ func simulateHandler(reg *robots.Registry, model string) (func(env, SimulateArgs
 	return nil, false
 }
 
-func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs) ([]valRun, error), bool) {
+func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs) ([]fit.ValidationRun, error), bool) {
 	if m, ok := reg.Get(model); ok {
 		if _, ok := m.(robots.Validator); ok {
 			return validateWith(m), true
