@@ -167,7 +167,7 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 		}
 		if a.Plot != "" {
 			if sim.Plot == nil && sim.Figure == nil {
-				return fmt.Errorf("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
+				return usagef("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {

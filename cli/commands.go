@@ -37,15 +37,9 @@ func init() {
 				if a.Columns, err = columns(); err != nil {
 					return err
 				}
-				if a.Plot != "" && *model != "mecanum" {
-					return usagef("-plot applies to simulate -model mecanum only")
-				}
-				if *offset == "auto" {
-					if *model != "mecanum" {
-						return usagef("-offset auto is available for -model mecanum only")
-					}
-					a.Auto = true
-				} else {
+				// -offset auto and -plot: the model says whether it can
+				// (a robots.UsageError, a simulation without a figure).
+				if a.Auto = *offset == "auto"; !a.Auto {
 					if a.Offset, err = parseOffset(*offset); err != nil {
 						return err
 					}
