@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"slices"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -100,8 +98,7 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 	}
 
 	controls := planned
-	series := []figure.Series{}
-	var executed []control.Pose
+	var openLoop, executed []control.Pose
 	if job.Truth != nil {
 		truth := *job.Truth
 		tx0, err := truth.StartState(plan.Start)
@@ -127,42 +124,18 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 		}
 		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", m.Replans, m.Runtime.Round(1e6))
 		printTracking(e.stderr, "MPC, executed on the true robot", control.TrackRobot(truth, path, 0, plan.Dt, m.Poses, m.Velocity), mode)
-		controls, executed = m.Controls, m.Poses
-		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
+		controls, openLoop, executed = m.Controls, olPoses, m.Poses
 	}
 	if err := e.writeOut(a.Out, func(w io.Writer) error {
 		return writeRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err
 	}
-	if a.Plot != "" {
-		rx, ry := control.Dense(path, 2000)
-		series = append([]figure.Series{
-			{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6},
-		}, series...)
-		if executed != nil {
-			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
-		}
-		// senseSeries reads the forward axis as the Mecanum robot's.
-		conv := make([]control.Pose, len(poses))
-		for i, q := range poses {
-			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.Exact.ForwardAxis - math.Pi/2}
-		}
-		series = append(series, senseSeries("predicted", conv, vel)...)
-		cs := plan.Start
-		cs.Theta += job.Exact.ForwardAxis - math.Pi/2
-		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
-		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
+	if a.Plot == "" {
+		return nil
 	}
-	return nil
+	return e.drawFollow(a.Plot, followPlot{Title: fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode), Path: path,
+		ForwardAxis: job.Exact.ForwardAxis, Start: plan.Start, Dt: plan.Dt, Poses: poses, Velocity: vel, OpenLoop: openLoop, MPC: executed})
 }
 
 // writeRobotControls writes the model's controls CSV (FORMATS.md: t,uf,ul
