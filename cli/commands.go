@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -250,7 +251,7 @@ func init() {
 					if err := checkInputSize(a.Path); err != nil {
 						return err
 					}
-					if err := checkWaypointScale(a.Path); err != nil {
+					if err := control.CheckWaypointScale(a.Path); err != nil {
 						return err
 					}
 				}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/control"
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -127,7 +126,7 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 		controls, openLoop, executed = m.Controls, olPoses, m.Poses
 	}
 	if err := e.writeOut(a.Out, func(w io.Writer) error {
-		return writeRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
+		return control.WriteRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err
 	}
@@ -136,27 +135,4 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 	}
 	return e.drawFollow(a.Plot, followPlot{Title: fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode), Path: path,
 		ForwardAxis: job.Exact.ForwardAxis, Start: plan.Start, Dt: plan.Dt, Poses: poses, Velocity: vel, OpenLoop: openLoop, MPC: executed})
-}
-
-// writeRobotControls writes the model's controls CSV (FORMATS.md: t,uf,ul
-// for diffdrive, t,vc,wc for skidsteer): one row per step of dt, values
-// piecewise constant over each segment, plus a last row at the final time
-// so that simulate reports the final state; the first row carries the start
-// pose (skidsteer's simulate starts there; diffdrive's ignores it).
-func writeRobotControls(w io.Writer, columns, pose []string, c [][]float64, n int, dt float64, start control.Pose) error {
-	cw := dataset.NewWriter(w)
-	cw.WriteHeader(slices.Concat([]string{"t"}, columns, pose)...)
-	steps := len(c) * n
-	row := make([]float64, 1+len(columns)+3)
-	for k := 0; k <= steps; k++ {
-		row[0] = float64(k) * dt
-		copy(row[1:], c[min(k/n, len(c)-1)])
-		p := row[1+len(columns):]
-		p[0], p[1], p[2] = math.NaN(), math.NaN(), math.NaN()
-		if k == 0 {
-			p[0], p[1], p[2] = start.X, start.Y, start.Theta
-		}
-		cw.WriteFloats(row...)
-	}
-	return cw.Flush()
 }
