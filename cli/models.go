@@ -18,7 +18,7 @@ type SimulateArgs struct {
 	Out      string // trajectory CSV path, "-" for stdout
 	Poses    string // separate sensor CSV merged into the controls, or ""
 	Offset   float64
-	Auto     bool   // -offset auto (mecanum)
+	Auto     bool   // -offset auto: the model estimates it
 	Plot     string // mecanum: PNG of the prediction against the log's poses
 	Columns  *dataset.ColumnMap
 	// JSON (-json): a summary object on stdout (simulateJSON); the CSV
