@@ -89,9 +89,7 @@ type arrow struct{ from, to string }
 var ratchet = map[arrow]string{
 	// The command line is the cli package over the robots registry; the
 	// model-specific handlers still in cli move into robots adapters.
-	{"cli", "dataset/bag"}:    "issue 23, Deliver 3 (import through the registry)",
-	{"cli", "opt"}:            "issue 23, Deliver 2 and 3 (robots, cli)",
-	{"cli", "models/mecanum"}: "issue 23, Deliver 2 and 3 (robots, cli)",
+	{"cli", "dataset/bag"}: "issue 23, Deliver 3 (import through the registry)",
 	// control imports no model and holds no copy of a model's step; the
 	// SBMPO planner moves to the skid-steer's room, the data-driven
 	// baseline to experiments/internal, the Mecanum graph synthesis out of

@@ -14,8 +14,7 @@ import (
 // that implements a command's interface (robots.Identifier,
 // robots.Simulator, robots.Validator) runs through the functions here,
 // which read its parameter file, build the request from the flags, print
-// its report and write its outputs. The handler maps of models.go hold the
-// models whose adapters have not taken their handlers over yet.
+// its report and write its outputs.
 
 // sink is the command's robots.Sink and robots.Noter: warnings printed on
 // stderr as they are found (and kept by the command's diag), notes on
@@ -163,7 +162,7 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 		}
 		if a.Plot != "" {
 			if sim.Figure == nil {
-				return fmt.Errorf("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
+				return usagef("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
 			}
 			stage, err := e.stagePath(a.Plot)
 			if err != nil {
@@ -176,8 +175,8 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 }
 
 // validateWith is the validate handler of a model's Validator.
-func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
-	return func(e env, a ValidateArgs) ([]valRun, error) {
+func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, error) {
+	return func(e env, a ValidateArgs) ([]fit.ValidationRun, error) {
 		p, err := readParams(e, m, a.Params, robots.ForPrediction)
 		if err != nil {
 			return nil, err
@@ -193,24 +192,25 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]valRun, error) {
 		if err != nil {
 			return nil, modelErr(err)
 		}
-		out := make([]valRun, len(runs))
+		out := make([]fit.ValidationRun, len(runs))
 		for i, r := range runs {
-			out[i] = valRun{ID: r.ID, Chs: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
+			out[i] = fit.ValidationRun{ID: r.ID, Channels: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
 		}
 		return out, nil
 	}
 }
 
-// followHandler is the follow handler of model: its adapter's when it is a
-// robots.Driver, else the one in followHandlers.
+// followHandler is the follow handler of model: followWith for a
+// robots.Driver, followWheels for a robots.WheelDriver.
 func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) error, bool) {
-	if m, ok := reg.Get(model); ok {
-		if _, ok := m.(robots.Driver); ok {
-			return followWith(m), true
-		}
+	m, _ := reg.Get(model)
+	switch d := m.(type) {
+	case robots.Driver:
+		return followWith(m), true
+	case robots.WheelDriver:
+		return func(e env, a FollowArgs) error { return followWheels(e, a, d) }, true
 	}
-	h, ok := followHandlers[model]
-	return h, ok
+	return nil, false
 }
 
 // followWith is the follow handler of a model's robots.Driver: the
@@ -220,7 +220,7 @@ func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) er
 func followWith(m robots.Model) func(env, FollowArgs) error {
 	return func(e env, a FollowArgs) error {
 		dr := m.(robots.Driver)
-		p, err := readFollowParams(e, m, a.Params)
+		p, err := readParams(e, m, a.Params, robots.ForPrediction)
 		if err != nil {
 			return err
 		}
@@ -230,7 +230,7 @@ func followWith(m robots.Model) func(env, FollowArgs) error {
 			return modelErr(err)
 		}
 		if a.MPC != "" {
-			if o.Truth, err = readFollowParams(e, m, a.MPC); err != nil {
+			if o.Truth, err = readParams(e, m, a.MPC, robots.ForPrediction); err != nil {
 				return err
 			}
 			o.TruthPath = a.MPC
@@ -242,19 +242,8 @@ func followWith(m robots.Model) func(env, FollowArgs) error {
 	}
 }
 
-// readFollowParams reads a parameter file for follow through the model's
-// ParamReader (followParamReaders for a model whose adapter has none yet).
-func readFollowParams(e env, m robots.Model, path string) (robots.Params, error) {
-	if _, ok := m.(robots.ParamReader); !ok {
-		if r, ok := followParamReaders[m.Name()]; ok {
-			return r(e, path)
-		}
-	}
-	return readParams(e, m, path, robots.ForPrediction)
-}
-
 // The handlers of model (nil, false where it has none): its adapter's when
-// it implements the command's interface, else the one in the handler maps.
+// it implements the command's interface.
 
 func identifyHandler(reg *robots.Registry, model string) (func(env, IdentifyArgs) error, bool) {
 	if m, ok := reg.Get(model); ok {
@@ -262,8 +251,7 @@ func identifyHandler(reg *robots.Registry, model string) (func(env, IdentifyArgs
 			return identifyWith(m), true
 		}
 	}
-	h, ok := identifyHandlers[model]
-	return h, ok
+	return nil, false
 }
 
 func simulateHandler(reg *robots.Registry, model string) (func(env, SimulateArgs) error, bool) {
@@ -272,18 +260,16 @@ func simulateHandler(reg *robots.Registry, model string) (func(env, SimulateArgs
 			return simulateWith(m), true
 		}
 	}
-	h, ok := simulateHandlers[model]
-	return h, ok
+	return nil, false
 }
 
-func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs) ([]valRun, error), bool) {
+func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs) ([]fit.ValidationRun, error), bool) {
 	if m, ok := reg.Get(model); ok {
 		if _, ok := m.(robots.Validator); ok {
 			return validateWith(m), true
 		}
 	}
-	h, ok := validateHandlers[model]
-	return h, ok
+	return nil, false
 }
 
 // drawFigure draws an adapter's figure (robots.Figure) into path: panels

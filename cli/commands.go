@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -37,15 +38,9 @@ func init() {
 				if a.Columns, err = columns(); err != nil {
 					return err
 				}
-				if a.Plot != "" && *model != "mecanum" {
-					return usagef("-plot applies to simulate -model mecanum only")
-				}
-				if *offset == "auto" {
-					if *model != "mecanum" {
-						return usagef("-offset auto is available for -model mecanum only")
-					}
-					a.Auto = true
-				} else {
+				// -offset auto and -plot: the model says whether it can
+				// (a robots.UsageError, a simulation without a figure).
+				if a.Auto = *offset == "auto"; !a.Auto {
 					if a.Offset, err = parseOffset(*offset); err != nil {
 						return err
 					}
@@ -256,7 +251,7 @@ func init() {
 					if err := checkInputSize(a.Path); err != nil {
 						return err
 					}
-					if err := checkWaypointScale(a.Path); err != nil {
+					if err := control.CheckWaypointScale(a.Path); err != nil {
 						return err
 					}
 				}

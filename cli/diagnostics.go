@@ -7,30 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
-	"github.com/wheelgrad/wheelgrad/robots"
 )
 
-// The diagnostics every identify (and validate) handler shares are package
-// fit's (issue 16, 23): a user's own log in the wrong units, with a gap,
-// without motion or without the excitation a parameter needs gets a
-// warning or an error instead of confident numbers. A handler calls:
-//
-//   - checkGaps (fit.ApplyGaps) on each run's time column, honouring
-//     IdentifyArgs.Gaps (error, split, bridge);
-//   - fit.TimeUnits on each time column;
-//   - fit.Scale with what the log measured against what the commands
-//     predict under the nominal (or -init) model, and fit.NoMotion when
-//     nothing moved;
-//   - after the fit: a fit.Param per parameter (its verdict is never
-//     "determined" when σ is wider than the bound range), fit.OnBound,
-//     fit.ResidualNoise, and printSummary of the fit.Report, the one
-//     summary block of every identify;
-//   - fit.CheckDetermined: undetermined parameters are refused (exit 1)
-//     unless -allow-undetermined.
-//
-// Each returns its warnings as values; d.add prints them.
+// The diagnostics every identify and validate shares (gaps, time units,
+// scale, motion, σ, verdicts, refusals of undetermined parameters) are
+// package fit's, run by the model's robots adapter; its warnings come back
+// as values (robots.Sink), which diag prints and keeps. This file prints
+// the one summary block of every identify (printSummary).
 
 // diag collects the warnings of one command and prints each on stderr as
 // it is found ("warning: ..."), so that they also reach a user who pipes
@@ -50,28 +34,12 @@ func (d *diag) add(ws ...fit.Warning) {
 	}
 }
 
-func (d *diag) warnf(format string, a ...any) { d.add(fit.Warnf("", format, a...)) }
-
-// keep adds the warnings of a check and passes its error on.
-func (d *diag) keep(ws []fit.Warning, err error) error {
-	d.add(ws...)
-	return err
-}
-
 // Gap policies (-gaps).
 const (
 	gapsError  = string(fit.GapsError)
 	gapsSplit  = string(fit.GapsSplit)
 	gapsBridge = string(fit.GapsBridge)
 )
-
-// checkGaps applies the -gaps policy to one run's time column (see
-// fit.ApplyGaps) and keeps its warnings.
-func checkGaps(d *diag, policy string, t []float64, isCmd func(int) bool, canSplit bool, errAt func(row int, msg string) error) ([][2]int, error) {
-	pieces, ws, err := fit.ApplyGaps(fit.GapPolicy(policy), t, isCmd, canSplit, errAt)
-	d.add(ws...)
-	return pieces, err
-}
 
 // printSummary prints the block every identify prints (FORMATS.md
 // addition) from the fit's report: what was fitted, how, the parameters
@@ -158,24 +126,4 @@ func emitReport(e env, a IdentifyArgs, r fit.Report) error {
 		a.report.rep = &r
 	}
 	return nil
-}
-
-// failureHint adds the likely causes to a numerical failure of the
-// optimiser (a NaN or Inf loss): robots.FailureHint.
-func failureHint(err error) error { return robots.FailureHint(err) }
-
-// fixedSet parses -fix and -free into the set of held parameters, given
-// the names the model identifies (fit.HeldSet); a bad list is a usage
-// error.
-func fixedSet(names []string, fix, free string) (map[string]bool, error) {
-	held, err := fit.HeldSet(names, fit.SplitList(fix), fit.SplitList(free))
-	if err != nil {
-		return nil, usagef("%s", err)
-	}
-	return held, nil
-}
-
-// tableRowErr positions a message at a row of a table.
-func tableRowErr(tab *dataset.Table, offset int) func(int, string) error {
-	return func(row int, msg string) error { return tab.Errorf(offset+row, "t", "%s", msg) }
 }

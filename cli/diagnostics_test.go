@@ -15,6 +15,7 @@ import (
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 	"github.com/wheelgrad/wheelgrad/models/tire"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // The cases of issue 16, each on a small generated log (camera noise 3 mm,
@@ -652,11 +653,11 @@ func TestDiagCommandLine(t *testing.T) {
 }
 
 func TestDiagFailureHint(t *testing.T) {
-	err := failureHint(fmt.Errorf("calibrate: stage 1 (T = 0, eps = 0): opt: objective returned NaN at evaluation 3"))
+	err := robots.FailureHint(fmt.Errorf("calibrate: stage 1 (T = 0, eps = 0): opt: objective returned NaN at evaluation 3"))
 	if !strings.Contains(err.Error(), "units") || !strings.Contains(err.Error(), "normalised") {
 		t.Errorf("hint: %v", err)
 	}
-	if err := failureHint(fmt.Errorf("file not found")); strings.Contains(err.Error(), "units") {
+	if err := robots.FailureHint(fmt.Errorf("file not found")); strings.Contains(err.Error(), "units") {
 		t.Errorf("a non-numerical error got the hint: %v", err)
 	}
 }

@@ -21,12 +21,16 @@
 // recorded in the parameter file; -allow-unconverged makes it 0); errors go
 // to stderr as one line naming the file, row and column at fault.
 //
-// Shared mechanisms every handler uses: outputs.go (outputs declared and
-// checked before any work, staged, committed all or nothing: env.writeOut,
-// env.stagePath, env.writeParams), status.go (exit statuses, the "fit"
-// record, -maxiter/-tol/-allow-unconverged through fitSettings, memory
-// estimates, panics as one line), jsonout.go (identify -json and simulate
-// -json: one object on stdout, printed after the handler's checks), and
-// dataset.ReadJSON for parameter files.
-// The command is thin: it parses flags and calls the library.
+// The work is the library's: a model's robots adapter reads its logs and
+// parameters, simulates, identifies and validates; fit computes the
+// validation metrics (fit.Validation) and the report (fit.Report);
+// control prepares and follows paths. No command branches on a model's
+// name: it asks the model's interfaces (robots.Identifier, Simulator,
+// Validator, Driver, WheelDriver, Inspector, Planner) and passes on the
+// model's robots.UsageError. Here: flags, summaries, and the shared
+// mechanisms of every command: outputs.go (outputs declared and checked
+// before any work, staged, committed all or nothing), status.go (exit
+// statuses, memory estimates, panics as one line), jsonout.go (identify
+// -json and simulate -json: one object on stdout, printed after the
+// command's checks).
 package cli

@@ -12,10 +12,6 @@ import (
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
-func init() {
-	followHandlers["mecanum"] = func(e env, a FollowArgs) error { return followWheels(e, a, robots.Mecanum{}) }
-}
-
 // followWheels synthesises the four wheel commands of a robots.WheelDriver
 // (the Mecanum robot, Luo et al. §VII-B) for a path: FORMATS.md `wheelgrad
 // follow`.

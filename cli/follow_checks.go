@@ -2,36 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/wheelgrad/wheelgrad/control"
-	"github.com/wheelgrad/wheelgrad/dataset"
 )
-
-// maxWaypointCoord bounds waypoint coordinates (m): beyond it the tracking
-// loss overflows (1e300² is +Inf), and no wheeled robot's path is a
-// thousand kilometres across.
-const maxWaypointCoord = 1e6
-
-// checkWaypointScale refuses a waypoint file whose coordinates the
-// synthesis cannot square, naming the line and column.
-func checkWaypointScale(path string) error {
-	tab, err := dataset.ReadFile(path, dataset.Spec{
-		Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "theta", Optional: true}},
-		Time:    "t",
-	})
-	if err != nil {
-		return err // the path reader reports it the same way
-	}
-	for _, c := range []string{"x", "y"} {
-		for k, v := range tab.Col(c) {
-			if math.Abs(v) > maxWaypointCoord {
-				return tab.Errorf(k, c, "waypoint coordinate %g m is beyond ±%g m (units?)", v, float64(maxWaypointCoord))
-			}
-		}
-	}
-	return nil
-}
 
 // checkFollowed refuses a plan whose predicted robot does not follow the
 // path (control.Tracking.Followed: a robot that never moves sits on a path

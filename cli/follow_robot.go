@@ -4,29 +4,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/control"
-	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // `wheelgrad follow` for the models that control drives through their step
 // written once (control.Robot): every robots.Driver of the registry
 // (followWith in adapters.go builds its robots.Drive from the flags; the
-// built-in ones are the differential drive and the skid-steer). The
-// Mecanum robot keeps its own handler (follow.go), which also plans
-// through friction networks.
-
-// followHandlerFlags are the model-specific follow flags of the models
-// that follow through a handler of followHandlers rather than a
-// robots.Driver (whose DriveFlags name them).
-var followHandlerFlags = map[string][]string{"mecanum": {"wmax"}}
+// built-in ones are the differential drive and the skid-steer). A
+// robots.WheelDriver (the Mecanum robot, which also plans through
+// friction networks) follows through followWheels (follow.go).
 
 // followModelSettings lists the model-specific follow flags, in the order
 // DriveOptions holds them (the order their misuse is reported in).
@@ -39,19 +31,16 @@ func addFollowModelFlags(fs *flag.FlagSet, a *FollowArgs) {
 }
 
 // checkFollowModelFlags refuses a model-specific flag given with a model
-// that does not take it: the registry's Drivers say which they take
-// (DriveFlags), the handler models' followHandlerFlags.
+// that does not take it: the registry's Drivers and WheelDrivers say
+// which they take (DriveFlags).
 func checkFollowModelFlags(reg *robots.Registry, model string, set map[string]bool) error {
 	takes := map[string][]string{}
 	for _, n := range reg.Names() {
-		flags := followHandlerFlags[n]
-		if m, _ := reg.Get(n); m != nil {
-			if d, ok := m.(robots.Driver); ok {
-				flags = d.DriveFlags()
+		m, _ := reg.Get(n)
+		if d, ok := m.(interface{ DriveFlags() []string }); ok {
+			for _, f := range d.DriveFlags() {
+				takes[f] = append(takes[f], n)
 			}
-		}
-		for _, f := range flags {
-			takes[f] = append(takes[f], n)
 		}
 	}
 	for _, f := range followModelSettings {
@@ -108,8 +97,7 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 	}
 
 	controls := planned
-	series := []figure.Series{}
-	var executed []control.Pose
+	var openLoop, executed []control.Pose
 	if job.Truth != nil {
 		truth := *job.Truth
 		tx0, err := truth.StartState(plan.Start)
@@ -135,63 +123,16 @@ func followRobot(e env, a FollowArgs, name string, job *robots.Drive) error {
 		}
 		fmt.Fprintf(e.stderr, "MPC: %d re-plans, %s\n", m.Replans, m.Runtime.Round(1e6))
 		printTracking(e.stderr, "MPC, executed on the true robot", control.TrackRobot(truth, path, 0, plan.Dt, m.Poses, m.Velocity), mode)
-		controls, executed = m.Controls, m.Poses
-		series = append(series, figure.Series{Name: "open loop, executed on the true robot", X: xs(olPoses), Y: ys(olPoses), Dashed: true, Color: figure.Palette[3]})
+		controls, openLoop, executed = m.Controls, olPoses, m.Poses
 	}
 	if err := e.writeOut(a.Out, func(w io.Writer) error {
-		return writeRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
+		return control.WriteRobotControls(w, job.Columns, job.Pose, controls, plan.N, plan.Dt, plan.Start)
 	}); err != nil {
 		return err
 	}
-	if a.Plot != "" {
-		rx, ry := control.Dense(path, 2000)
-		series = append([]figure.Series{
-			{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6},
-		}, series...)
-		if executed != nil {
-			series = append(series, figure.Series{Name: "MPC, executed on the true robot", X: xs(executed), Y: ys(executed), Color: figure.Palette[2], Width: 3})
-		}
-		// senseSeries reads the forward axis as the Mecanum robot's.
-		conv := make([]control.Pose, len(poses))
-		for i, q := range poses {
-			conv[i] = control.Pose{X: q.X, Y: q.Y, Theta: q.Theta + job.Exact.ForwardAxis - math.Pi/2}
-		}
-		series = append(series, senseSeries("predicted", conv, vel)...)
-		cs := plan.Start
-		cs.Theta += job.Exact.ForwardAxis - math.Pi/2
-		series = append(series, pathMarks(cs, conv, int(math.Round(2/plan.Dt)))...)
-		title := fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode)
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := figure.XY(stage, title, "x (m)", "y (m)", true, series); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)
+	if a.Plot == "" {
+		return nil
 	}
-	return nil
-}
-
-// writeRobotControls writes the model's controls CSV (FORMATS.md: t,uf,ul
-// for diffdrive, t,vc,wc for skidsteer): one row per step of dt, values
-// piecewise constant over each segment, plus a last row at the final time
-// so that simulate reports the final state; the first row carries the start
-// pose (skidsteer's simulate starts there; diffdrive's ignores it).
-func writeRobotControls(w io.Writer, columns, pose []string, c [][]float64, n int, dt float64, start control.Pose) error {
-	cw := dataset.NewWriter(w)
-	cw.WriteHeader(slices.Concat([]string{"t"}, columns, pose)...)
-	steps := len(c) * n
-	row := make([]float64, 1+len(columns)+3)
-	for k := 0; k <= steps; k++ {
-		row[0] = float64(k) * dt
-		copy(row[1:], c[min(k/n, len(c)-1)])
-		p := row[1+len(columns):]
-		p[0], p[1], p[2] = math.NaN(), math.NaN(), math.NaN()
-		if k == 0 {
-			p[0], p[1], p[2] = start.X, start.Y, start.Theta
-		}
-		cw.WriteFloats(row...)
-	}
-	return cw.Flush()
+	return e.drawFollow(a.Plot, followPlot{Title: fmt.Sprintf("%s: %s, %s heading", name, path.Name(), mode), Path: path,
+		ForwardAxis: job.Exact.ForwardAxis, Start: plan.Start, Dt: plan.Dt, Poses: poses, Velocity: vel, OpenLoop: openLoop, MPC: executed})
 }

@@ -2,17 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
 )
 
@@ -78,11 +76,9 @@ func identifyJSON(e env, model string, a IdentifyArgs, h func(env, IdentifyArgs)
 //
 //	{"model", "rows", "runs", "columns", "final": {column: value, ...}, "warnings": [...]}
 //
-// rows counts the CSV's data rows, runs its trajectories (distinct traj
-// values; 1 without a traj column), final is the last row (the last run's
-// end state; a non-numeric cell such as traj stays a string), warnings are
-// the lines the handler printed as "warning: ..." (still printed on
-// stderr).
+// rows, runs, columns and final are dataset.SummarizeTrajectory's,
+// warnings the lines the handler printed as "warning: ..." (still printed
+// on stderr).
 type simSummary struct {
 	Model    string         `json:"model"`
 	Rows     int            `json:"rows"`
@@ -147,48 +143,13 @@ func simulateJSON(e env, model string, a SimulateArgs, h func(env, SimulateArgs)
 	if data == nil {
 		return fmt.Errorf("simulate -json: the %s handler wrote no trajectory", model)
 	}
-	rd := csv.NewReader(bytes.NewReader(data))
-	rd.FieldsPerRecord = -1
-	recs, err := rd.ReadAll()
-	if err != nil || len(recs) == 0 {
-		return fmt.Errorf("simulate -json: the trajectory CSV cannot be read back (%v)", err)
+	sum, err := dataset.SummarizeTrajectory(data)
+	if err != nil {
+		return fmt.Errorf("simulate -json: %w", err)
 	}
-	s := simSummary{Model: model, Columns: recs[0], Rows: len(recs) - 1, Final: map[string]any{}, Warnings: tap.warns}
+	s := simSummary{Model: model, Columns: sum.Columns, Rows: sum.Rows, Runs: sum.Runs, Final: sum.Final, Warnings: tap.warns}
 	if s.Warnings == nil {
 		s.Warnings = []string{}
-	}
-	ti := -1
-	for i, c := range recs[0] {
-		if c == "traj" {
-			ti = i
-		}
-	}
-	seen := map[string]bool{}
-	for _, r := range recs[1:] {
-		if ti >= 0 && ti < len(r) {
-			seen[r[ti]] = true
-		}
-	}
-	s.Runs = len(seen)
-	if ti < 0 && s.Rows > 0 {
-		s.Runs = 1
-	}
-	if s.Rows > 0 {
-		last := recs[len(recs)-1]
-		for i, c := range recs[0] {
-			if i >= len(last) {
-				break
-			}
-			if v, err := strconv.ParseFloat(last[i], 64); err == nil && i != ti {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					s.Final[c] = nil
-				} else {
-					s.Final[c] = v
-				}
-				continue
-			}
-			s.Final[c] = last[i]
-		}
 	}
 	b, err := json.Marshal(s)
 	if err != nil {

@@ -18,7 +18,7 @@ type SimulateArgs struct {
 	Out      string // trajectory CSV path, "-" for stdout
 	Poses    string // separate sensor CSV merged into the controls, or ""
 	Offset   float64
-	Auto     bool   // -offset auto (mecanum)
+	Auto     bool   // -offset auto: the model estimates it
 	Plot     string // mecanum: PNG of the prediction against the log's poses
 	Columns  *dataset.ColumnMap
 	// JSON (-json): a summary object on stdout (simulateJSON); the CSV
@@ -82,30 +82,15 @@ type FollowArgs struct {
 	Set              map[string]bool
 }
 
-// Each model registers its handlers from its own file (an init function in
-// cmd/wheelgrad/<model>.go), so that models land independently. A model named
-// in FORMATS.md whose handler has not landed is a runtime failure (exit 1)
-// that says so, not a usage error.
-var (
-	simulateHandlers = map[string]func(env, SimulateArgs) error{}
-	identifyHandlers = map[string]func(env, IdentifyArgs) error{}
-	followHandlers   = map[string]func(env, FollowArgs) error{}
-	// identifyOnly, when a model sets it, is the whole list of -method
-	// values the model accepts (e.g. tire: lbfgsb only).
-	identifyOnly = map[string][]string{}
-)
-
-// methodsFor lists the -method values model accepts.
+// methodsFor lists the -method values model accepts (its
+// robots.Identifier's Methods).
 func methodsFor(reg *robots.Registry, model string) []string {
 	if m, ok := reg.Get(model); ok {
 		if id, ok := m.(robots.Identifier); ok {
 			return id.Methods()
 		}
 	}
-	if m, ok := identifyOnly[model]; ok {
-		return m
-	}
-	return []string{"lbfgsb", "neldermead", "cmaes"}
+	return nil
 }
 
 func checkModel(reg *robots.Registry, cmd, model string, registered bool) error {
@@ -150,15 +135,6 @@ func dataFiles(list string) ([]string, error) {
 		return nil, usagef("-data names no file")
 	}
 	return files, uniqueFiles(files)
-}
-
-// fixedOffset returns -offset as a number; "auto" is a usage error for models
-// that cannot estimate it.
-func (a IdentifyArgs) fixedOffset(model string) (float64, error) {
-	if a.Offset == "auto" {
-		return 0, usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", model)
-	}
-	return parseOffset(a.Offset)
 }
 
 func parseOffset(s string) (float64, error) {

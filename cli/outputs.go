@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/fit"
-
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
 )
 
 // Output files of a command, all or nothing (issue 17). A command declares its
@@ -363,10 +361,11 @@ func (s *outputSet) explain(msg string) string {
 // report).
 const discardParams = "\x00none"
 
-// writeParams writes a parameter file (path "-": stdout) with the record of
-// the fit that produced it under dataset.FitKey when st is non-nil. A value
-// JSON cannot hold (NaN, ±Inf) is a failure of the computation, reported
-// as such, not as a problem of the file.
+// writeParams writes a parameter file (path "-": stdout;
+// dataset.ParamsJSON) with the record of the fit that produced it under
+// dataset.FitKey when st is non-nil. A value JSON cannot hold (NaN, ±Inf)
+// is a failure of the computation, reported as such, not as a problem of
+// the file.
 //
 // Parameters with a Validate method are validated first: a fit that its own
 // simulate would refuse (out of the model's range) is a failure, never a
@@ -377,56 +376,19 @@ func (e env) writeParams(path string, params any, st *fit.Status) error {
 			return fmt.Errorf("the fit gives parameters out of the model's range, %v (the log's units or scale?); no parameters written", err)
 		}
 	}
-	b, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("the computed parameters cannot be written (%v): the fit failed", err)
-	}
+	var rec any
 	if st != nil {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(b, &m); err != nil {
-			return err
-		}
-		rec, err := json.Marshal(st)
-		if err != nil {
-			return fmt.Errorf("the fit's record cannot be written (%v)", err)
-		}
-		// Keys in the parameters' own order, the record last.
-		var buf bytes.Buffer
-		buf.WriteByte('{')
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.Token()
-		first := true
-		for dec.More() {
-			k, _ := dec.Token()
-			var v json.RawMessage
-			dec.Decode(&v)
-			if !first {
-				buf.WriteByte(',')
-			}
-			first = false
-			kb, _ := json.Marshal(k)
-			buf.Write(kb)
-			buf.WriteByte(':')
-			buf.Write(v)
-		}
-		if !first {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(`"` + dataset.FitKey + `":`)
-		buf.Write(rec)
-		buf.WriteByte('}')
-		b = buf.Bytes()
+		rec = st
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return err
+	b, err := dataset.ParamsJSON(params, rec)
+	if err != nil {
+		return fmt.Errorf("%w: the fit failed", err)
 	}
-	out.WriteByte('\n')
 	if path == discardParams {
 		return nil
 	}
 	return e.writeOut(path, func(w io.Writer) error {
-		_, err := w.Write(out.Bytes())
+		_, err := w.Write(b)
 		return err
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/fit"
-	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // Exit statuses (FORMATS.md: 0, 1, 2; README "Contract additions": 3).
@@ -32,18 +31,6 @@ type unconvergedError = fit.UnconvergedError
 // fitSettings are the optimiser flags every identify shares: -maxiter,
 // -tol and -allow-unconverged (fit.Settings: Apply, Settled, Check).
 type fitSettings = fit.Settings
-
-// checkFit turns an optimiser's status into the command's outcome
-// (fit.Settings.Check): nil when it converged; a warning (printed) and nil
-// with -allow-unconverged; else an unconvergedError (exit 3, outputs
-// written), or an error (exit 1, nothing written) for a run that failed.
-func checkFit(e env, f fitSettings, what string, r *opt.Result) error {
-	ws, err := f.Check(what, r)
-	for _, w := range ws {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	return err
-}
 
 // runHandler runs a command, turning a panic into one line (a runtime error
 // such as an allocation too large for this machine must not become a stack

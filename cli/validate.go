@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +25,9 @@ import (
 // carry a measurement (fit.Channel: NRMSE, fit % = 100·(1 − NRMSE), RMS;
 // heading residuals wrapped to (−π, π]). Per run: the endpoint position
 // error and the k-step position error at -horizon (fit.Track; the velocity
-// models' poses dead-reckoned from v, w).
+// models' poses dead-reckoned from v, w). The model's robots.Validator
+// predicts, fit.NewValidation computes the metrics, its JSON and per-run
+// table; this file parses the flags and prints the text report.
 
 // ValidateArgs are the parsed flags of `wheelgrad validate`.
 type ValidateArgs struct {
@@ -48,25 +48,6 @@ type ValidateArgs struct {
 	HoldLast bool // -hold-last
 }
 
-// x0 choices.
-const (
-	x0Estimate = "estimate"
-	x0First    = "first"
-)
-
-// valRun is one validated run: its channels (run index 0), its poses for
-// the endpoint and k-step errors, and the start state used.
-type valRun struct {
-	ID    string
-	Chs   []fit.Channel
-	Track fit.Track
-	Start []float64
-	// StartNames name the start state's entries (e.g. x, y, theta).
-	StartNames []string
-}
-
-var validateHandlers = map[string]func(env, ValidateArgs) ([]valRun, error){}
-
 func init() {
 	register(command{
 		name:    "validate",
@@ -81,7 +62,7 @@ func init() {
 			addPosesFlag(fs, &poses)
 			addHoldLastFlag(fs, &a.HoldLast)
 			fs.StringVar(&a.Offset, "offset", "", "seconds added to the sensor streams' times before merging, or auto (mecanum: estimated from the motion onset)")
-			fs.StringVar(&a.X0, "x0", x0Estimate, "initial state of each run's rollout: estimate (least squares over the run, as MATLAB compare) or first (the first measured state)")
+			fs.StringVar(&a.X0, "x0", robots.X0Estimate, "initial state of each run's rollout: estimate (least squares over the run, as MATLAB compare) or first (the first measured state)")
 			fs.Float64Var(&a.Horizon, "horizon", 2, "horizon (s) of the per-run k-step position errors; clipped to the longest run")
 			fs.BoolVar(&a.JSON, "json", false, "print one JSON object on stdout instead of the text report")
 			fs.StringVar(&a.PerRun, "per-run", "", "CSV file of the per-run metrics (run, samples, duration, endpoint and k-step errors, start state)")
@@ -112,7 +93,7 @@ func init() {
 				if !slices.Contains([]string{gapsError, gapsSplit, gapsBridge}, a.Gaps) {
 					return usagef("-gaps must be error, split or bridge, not %q", a.Gaps)
 				}
-				if a.X0 != x0Estimate && a.X0 != x0First {
+				if a.X0 != robots.X0Estimate && a.X0 != robots.X0First {
 					return usagef("-x0 must be estimate or first, not %q", a.X0)
 				}
 				if !(a.Horizon > 0) || math.IsInf(a.Horizon, 0) {
@@ -135,9 +116,6 @@ func init() {
 				if err := checkModel(reg, "validate", *model, ok); err != nil {
 					return err
 				}
-				if a.Offset == "auto" && *model != "mecanum" {
-					return usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", *model)
-				}
 				a.Diag = newDiag(e.stderr)
 				// the readers' warning lines (e.g. dropped command spans)
 				// join the diagnostics, for -json's "warnings"
@@ -147,12 +125,12 @@ func init() {
 				if err != nil {
 					return err
 				}
-				v, err := summarise(*model, a, runs)
+				v, err := fit.NewValidation(*model, a.X0, runs, a.Horizon)
 				if err != nil {
 					return err
 				}
 				if a.PerRun != "" {
-					if err := e.writeOut(a.PerRun, v.writePerRun); err != nil {
+					if err := e.writeOut(a.PerRun, v.WriteRuns); err != nil {
 						return err
 					}
 				}
@@ -161,131 +139,48 @@ func init() {
 					if err != nil {
 						return err
 					}
-					if err := plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), v.chs); err != nil {
+					if err := plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), v.Channels); err != nil {
 						return err
 					}
 				}
 				if a.JSON {
-					return v.writeJSON(e.stdout)
+					b, err := v.JSON(a.Diag.warns)
+					if err != nil {
+						return err
+					}
+					_, err = e.stdout.Write(append(b, '\n'))
+					return err
 				}
-				v.report(e.stdout)
+				printValidation(e.stdout, v, a)
 				return nil
 			}
 		},
 	})
 }
 
-// validation is the result of one validate command.
-type validation struct {
-	model string
-	a     ValidateArgs
-	chs   []fit.Channel
-	runs  []valRun
-	// horizon is the k-step horizon used (after clipping); clipped says
-	// it was clipped from the requested one.
-	horizon float64
-	clipped bool
-	longest float64
-	metrics []runMetrics
-}
-
-// runMetrics are one run's prediction errors.
-type runMetrics struct {
-	ID                string
-	Samples           int
-	Duration          float64
-	Endpoint          float64 // m; NaN: none
-	KStep             float64 // m, RMS over KStepN predictions; NaN: none
-	KStepN            int
-	Note              string // why a figure is n/a
-	Start, StartNames []string
-}
-
-// summarise merges the runs' channels and computes the per-run metrics. A
-// prediction that is not finite (a command of 1e308, a model driven out of
-// its range) is an error naming the run, the output and the time, never a
-// fit % of −Inf.
-func summarise(model string, a ValidateArgs, runs []valRun) (*validation, error) {
-	v := &validation{model: model, a: a, runs: runs, horizon: a.Horizon}
-	for i, r := range runs {
-		for _, ch := range r.Chs {
-			for k, p := range ch.Pred {
-				if math.IsNaN(p) || math.IsInf(p, 0) {
-					id := r.ID
-					if id == "" {
-						id = strconv.Itoa(i + 1)
-					}
-					return nil, fmt.Errorf("run %s: the predicted %s is %v at t = %.6g s: the model left its range (a command or parameter out of range?); no metrics", id, ch.Name, p, ch.T[k])
-				}
-			}
-		}
-		for c := range r.Chs {
-			if c >= len(v.chs) {
-				v.chs = append(v.chs, fit.Channel{Name: r.Chs[c].Name, Unit: r.Chs[c].Unit, Angle: r.Chs[c].Angle})
-			}
-			ch := &r.Chs[c]
-			for k := range ch.T {
-				v.chs[c].Add(i, ch.T[k], ch.Meas[k], ch.Pred[k])
-			}
-		}
-		v.longest = max(v.longest, r.Track.Duration())
+// printValidation prints the text report of a validation.
+func printValidation(w io.Writer, v *fit.Validation, a ValidateArgs) {
+	start := "initial state estimated per run, as MATLAB compare"
+	if a.X0 == robots.X0First {
+		start = "simulated from each run's first state"
 	}
-	for _, ch := range v.chs {
-		if f, n, r := ch.Fit(); math.IsInf(f, 0) || math.IsInf(n, 0) || math.IsInf(r, 0) {
-			return nil, fmt.Errorf("the %s prediction error overflows (predicted values up to %.3g %s): the model left its range (a command or parameter out of range?); no metrics", ch.Name, fit.MaxAbs(ch.Pred), ch.Unit)
-		}
-	}
-	if v.longest > 0 && v.horizon > v.longest {
-		v.horizon, v.clipped = v.longest, true
-	}
-	for i, r := range runs {
-		m := runMetrics{ID: r.ID, Samples: len(r.Track.T), Duration: r.Track.Duration(), Endpoint: r.Track.Endpoint(), KStep: math.NaN()}
-		if m.ID == "" {
-			m.ID = strconv.Itoa(i + 1)
-		}
-		for j, s := range r.Start {
-			m.Start = append(m.Start, strconv.FormatFloat(s, 'g', 6, 64))
-			m.StartNames = append(m.StartNames, r.StartNames[j])
-		}
-		switch ks := r.Track.KStep(v.horizon); {
-		case len(r.Track.T) < 2:
-			m.Note = "fewer than two measured poses"
-		case len(ks) == 0:
-			m.Note = fmt.Sprintf("run %.3g s shorter than the %.3g-s horizon", m.Duration, v.horizon)
-		default:
-			m.KStep, m.KStepN = fit.RMS(ks), len(ks)
-		}
-		v.metrics = append(v.metrics, m)
-	}
-	return v, nil
-}
-
-func (v *validation) startText() string {
-	if v.a.X0 == x0First {
-		return "simulated from each run's first state"
-	}
-	return "initial state estimated per run, as MATLAB compare"
-}
-
-func (v *validation) report(w io.Writer) {
-	a := v.a
-	fmt.Fprintf(w, "%s validate: %s on %s (%s)\n", v.model, a.Params, strings.Join(a.Data, ","), v.startText())
+	fmt.Fprintf(w, "%s validate: %s on %s (%s)\n", v.Model, a.Params, strings.Join(a.Data, ","), start)
 	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
-	for i := range v.chs {
-		c := &v.chs[i]
+	for i := range v.Channels {
+		c := &v.Channels[i]
 		f, n, r := c.Fit()
 		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
 	}
 	what := "position"
-	if v.model == "diffdrive" || v.model == "pioneer" {
+	if v.DeadReckoned {
 		what = "position dead-reckoned from v, w"
 	}
-	h := fmtSeconds(v.horizon)
+	h := strconv.FormatFloat(v.Horizon, 'g', 4, 64)
 	fmt.Fprintf(w, "  per run (%s errors; k-step: the model restarted from the measured pose %s s before each pose):\n", what, h)
-	if v.clipped {
+	if v.Clipped {
 		fmt.Fprintf(w, "  -horizon %g s clipped to the longest run, %s s\n", a.Horizon, h)
 	}
-	for _, m := range v.metrics {
+	for _, m := range v.Runs {
 		ks := fmt.Sprintf("%s-s error %.4f m RMS over %d predictions", h, m.KStep, m.KStepN)
 		if m.KStepN == 0 {
 			ks = fmt.Sprintf("%s-s error n/a (%s)", h, m.Note)
@@ -301,166 +196,11 @@ func (v *validation) report(w io.Writer) {
 	}
 }
 
-func fmtSeconds(s float64) string { return strconv.FormatFloat(s, 'g', 4, 64) }
-
-// jsonNum is a float that is null in JSON where it is not finite.
-type jsonNum float64
-
-func (f jsonNum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-		return []byte("null"), nil
-	}
-	return []byte(strconv.FormatFloat(float64(f), 'g', -1, 64)), nil
-}
-
-func (v *validation) writeJSON(w io.Writer) error {
-	type channel struct {
-		Name    string  `json:"name"`
-		Unit    string  `json:"unit"`
-		Fit     jsonNum `json:"fit_percent"`
-		NRMSE   jsonNum `json:"nrmse"`
-		RMS     jsonNum `json:"rms"`
-		Samples int     `json:"samples"`
-	}
-	type run struct {
-		Run      string             `json:"run"`
-		Samples  int                `json:"samples"`
-		Duration jsonNum            `json:"duration"`
-		Endpoint jsonNum            `json:"endpoint_error"`
-		KStep    jsonNum            `json:"kstep_error"`
-		KStepN   int                `json:"kstep_predictions"`
-		Note     string             `json:"note,omitempty"`
-		Start    map[string]jsonNum `json:"x0"`
-	}
-	out := struct {
-		Model    string    `json:"model"`
-		X0       string    `json:"x0"`
-		Horizon  jsonNum   `json:"horizon"`
-		Clipped  bool      `json:"horizon_clipped"`
-		Channels []channel `json:"channels"`
-		Runs     []run     `json:"runs"`
-		Warnings []string  `json:"warnings"`
-	}{Model: v.model, X0: v.a.X0, Horizon: jsonNum(v.horizon), Clipped: v.clipped, Channels: []channel{}, Runs: []run{}, Warnings: []string{}}
-	for i := range v.chs {
-		c := &v.chs[i]
-		f, n, r := c.Fit()
-		out.Channels = append(out.Channels, channel{c.Name, c.Unit, jsonNum(f), jsonNum(n), jsonNum(r), len(c.Meas)})
-	}
-	for i, m := range v.metrics {
-		st := map[string]jsonNum{}
-		for j, s := range v.runs[i].Start {
-			st[m.StartNames[j]] = jsonNum(s)
-		}
-		out.Runs = append(out.Runs, run{m.ID, m.Samples, jsonNum(m.Duration), jsonNum(m.Endpoint), jsonNum(m.KStep), m.KStepN, m.Note, st})
-	}
-	for _, x := range v.a.Diag.warns {
-		out.Warnings = append(out.Warnings, x.String())
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
-// writePerRun writes the per-run metrics as CSV: run, samples, duration,
-// endpoint_error, horizon, kstep_error, kstep_predictions, note, then the
-// start state's entries as x0_NAME (empty cells for "n/a").
-func (v *validation) writePerRun(w io.Writer) error {
-	var names []string
-	for _, m := range v.metrics {
-		for _, n := range m.StartNames {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	var b strings.Builder
-	b.WriteString("run,samples,duration,endpoint_error,horizon,kstep_error,kstep_predictions,note")
-	for _, n := range names {
-		b.WriteString(",x0_" + n)
-	}
-	b.WriteString("\n")
-	num := func(f float64) string {
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return ""
-		}
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	for _, m := range v.metrics {
-		fmt.Fprintf(&b, "%s,%d,%s,%s,%s,%s,%d,%s", csvCell(m.ID), m.Samples, num(m.Duration), num(m.Endpoint), num(v.horizon), num(m.KStep), m.KStepN, csvCell(m.Note))
-		for _, n := range names {
-			b.WriteString(",")
-			if j := slices.Index(m.StartNames, n); j >= 0 {
-				b.WriteString(m.Start[j])
-			}
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// csvCell quotes a cell that needs it.
-func csvCell(s string) string {
-	if strings.ContainsAny(s, ",\"\n") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
-}
-
-// start returns a run's channels predicted from its start state: estimated
-// (fit.EstimateStart) or, with -x0 first, the first measured one.
-func (a ValidateArgs) start(x0 []float64, predict func([]float64) ([]fit.Channel, error)) ([]float64, []fit.Channel, error) {
-	if a.X0 == x0First {
-		chs, err := predict(x0)
-		return x0, chs, err
-	}
-	return fit.EstimateStart(x0, predict)
-}
-
-// poseTrack pairs the first three channels (x, y, heading) of a pose model
-// sample by sample (empty when they are not sampled together).
-func poseTrack(chs []fit.Channel) fit.Track {
-	var tr fit.Track
-	if len(chs) < 3 || len(chs[0].T) != len(chs[1].T) || len(chs[0].T) != len(chs[2].T) {
-		return tr
-	}
-	for k := range chs[0].T {
-		if chs[1].T[k] != chs[0].T[k] || chs[2].T[k] != chs[0].T[k] {
-			return fit.Track{}
-		}
-		tr.Add(chs[0].T[k], [3]float64{chs[0].Meas[k], chs[1].Meas[k], chs[2].Meas[k]}, [3]float64{chs[0].Pred[k], chs[1].Pred[k], chs[2].Pred[k]})
-	}
-	return tr
-}
-
-// velocityTrack dead-reckons the v, w channels (sampled together) into poses.
-func velocityTrack(chs []fit.Channel) fit.Track {
-	if len(chs) < 2 || len(chs[0].T) != len(chs[1].T) {
-		return fit.Track{}
-	}
-	return fit.DeadReckon(chs[0].T, chs[0].Meas, chs[1].Meas, chs[0].Pred, chs[1].Pred)
-}
-
 // validateSources are the -data logs with their -poses files and a fixed
 // offset (-offset auto is mecanum's, resolved there).
 func (a ValidateArgs) sources() []logSource {
 	off, _ := parseOffset(a.Offset) // checked with the flags; auto: 0
 	return IdentifyArgs{Data: a.Data, Poses: a.Poses, Columns: a.Columns, HoldLast: a.HoldLast}.sources(off)
-}
-
-// runID is a run's name in the report: its traj value, prefixed by the
-// file's name when several files are validated; "" (numbered) otherwise.
-func (a ValidateArgs) runID(file, traj string) string {
-	switch {
-	case len(a.Data) > 1 && traj == "":
-		return filepath.Base(file)
-	case len(a.Data) > 1:
-		return filepath.Base(file) + ":" + traj
-	}
-	return traj
 }
 
 // plotChannels draws each output against time (measured samples as points
@@ -497,10 +237,6 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
 	}
 	return figure.Panels(path, title, 2, ps)
-}
-
-func poseChannels(angle string) []fit.Channel {
-	return []fit.Channel{{Name: "x", Unit: "m"}, {Name: "y", Unit: "m"}, {Name: angle, Unit: "rad", Angle: true}}
 }
 
 // warnTee passes the lines written to it on to w, except those that start

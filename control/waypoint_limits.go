@@ -29,3 +29,29 @@ func checkWaypointJumps(tab *dataset.Table) error {
 	}
 	return nil
 }
+
+// MaxWaypointCoord bounds waypoint coordinates (m): beyond it the tracking
+// loss overflows (1e300² is +Inf), and no wheeled robot's path is a
+// thousand kilometres across.
+const MaxWaypointCoord = 1e6
+
+// CheckWaypointScale refuses a waypoint file whose coordinates the
+// synthesis cannot square, naming the line and column; a file it cannot
+// read is left to ReadWaypoints, which reports it the same way.
+func CheckWaypointScale(path string) error {
+	tab, err := dataset.ReadFile(path, dataset.Spec{
+		Columns: []dataset.Column{{Name: "t"}, {Name: "x"}, {Name: "y"}, {Name: "theta", Optional: true}},
+		Time:    "t",
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range []string{"x", "y"} {
+		for k, v := range tab.Col(c) {
+			if math.Abs(v) > MaxWaypointCoord {
+				return tab.Errorf(k, c, "waypoint coordinate %g m is beyond ±%g m (units?)", v, float64(MaxWaypointCoord))
+			}
+		}
+	}
+	return nil
+}

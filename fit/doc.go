@@ -35,6 +35,10 @@
 //   - Track: a run's measured and predicted poses; Endpoint and KStep (the
 //     position error a horizon ahead, the model restarted from every
 //     measured pose); DeadReckon gives velocity models' outputs poses.
+//   - Validation: a validation's channels merged over its runs, per run
+//     the endpoint and k-step errors, the horizon clipped to the longest
+//     run; its JSON object and per-run CSV table (NewValidation, JSON,
+//     WriteRuns), the same numbers a notebook and validate print.
 //   - Report: all of it for one fit (and what a summary says besides: the
 //     data, the method, evaluations, time, the model's own lines), with
 //     Report.JSON.

@@ -10,6 +10,9 @@ import (
 type Track struct {
 	T          []float64
 	Meas, Pred [][3]float64
+	// DeadReckoned says the poses were integrated from speeds
+	// (DeadReckon), not measured.
+	DeadReckoned bool
 }
 
 // Add appends a sample; one with a NaN measured coordinate is skipped.
@@ -73,7 +76,7 @@ func (tr *Track) KStep(h float64) []float64 {
 // position errors like a pose model's. Samples with a NaN speed are held
 // at the previous speed.
 func DeadReckon(t, vm, wm, vp, wp []float64) Track {
-	var tr Track
+	tr := Track{DeadReckoned: true}
 	var m, p [3]float64
 	var lvm, lwm float64
 	for k := range t {
