@@ -297,3 +297,33 @@ func TestUnusedIsReported(t *testing.T) {
 		t.Errorf("Unused: %q", got)
 	}
 }
+
+// TestShapeMisuseIsAnError: wrong sizes given to a Sim, a Stepper or the
+// op are errors, never a panic (issue 26.6).
+func TestShapeMisuseIsAnError(t *testing.T) {
+	m := testmodels.Lag
+	p, q := []float64{0.25, 1.3, 0.8}, []float64{0.01, 0.2}
+	x0, u := lagData(1, 5, 1)
+	call := func(what string, f func() error) {
+		t.Helper()
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s: panic %v", what, r)
+			}
+		}()
+		if err := f(); err == nil {
+			t.Errorf("%s: no error", what)
+		}
+	}
+	call("NewSim(-1, 5)", func() error { _, err := m.NewSim(-1, 5).Forward(p, q, x0, u, nil); return err })
+	call("NewSim(1, 0)", func() error { _, err := m.NewSim(1, 0).Forward(p, q, x0, u, nil); return err })
+	st := m.NewStepper()
+	xn := make([]float64, m.NS())
+	call("Step with a short state", func() error { _, err := st.Step(p, q, x0[:1], u[:m.NU()], xn, nil); return err })
+	call("Step with short parameters", func() error { _, err := st.Step(p[:1], q, x0, u[:m.NU()], xn, nil); return err })
+	call("Step into a short next state", func() error { _, err := st.Step(p, q, x0, u[:m.NU()], xn[:1], nil); return err })
+	call("Rollout with nil nodes", func() error { _, err := dyn.Rollout(m, nil, nil, nil, nil, 1, 5); return err })
+	g := G.NewGraph()
+	pn := G.NewVector(g, G.Float64, G.WithShape(1), G.WithName("p"))
+	call("Rollout with a parameter node of the wrong size", func() error { _, err := dyn.Rollout(m, pn, nil, nil, nil, 1, 5); return err })
+}
