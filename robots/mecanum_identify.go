@@ -23,8 +23,10 @@ type MecanumOptions struct {
 	// Prior is the weight λ of a pull λ·Σ(μ_j − init μ_j)² toward the
 	// start (0: none).
 	Prior float64
-	// Grad is L-BFGS-B's gradient: "analytic" (generated from the step
-	// definition, the default) or "autodiff" (the gorgonia graph).
+	// Grad is L-BFGS-B's gradient: "generated" (the reverse pass generated
+	// from the step definition, the default), "analytic" (the paper's
+	// Algorithm 2, the native forward sensitivities of Fit.AnalyticGrad)
+	// or "autodiff" (the gorgonia graph). The three agree to rounding.
 	Grad string
 	// Friction is "constant" (one μ per wheel, the default) or "net" (the
 	// 4-16-4 command→μ network of Luo §VI, trained jointly over all runs).
@@ -36,7 +38,7 @@ type MecanumOptions struct {
 
 // DefaultMecanumOptions are the options' defaults.
 func DefaultMecanumOptions() MecanumOptions {
-	return MecanumOptions{Pose: "free", Grad: "analytic", Friction: "constant", Loss: "eq8"}
+	return MecanumOptions{Pose: "free", Grad: "generated", Friction: "constant", Loss: "eq8"}
 }
 
 // ParseMecanumOptions reads the options from their command-line strings
@@ -71,8 +73,8 @@ func (o MecanumOptions) check() error {
 		return Usagef("-pose must be free or fixed, not %q", o.Pose)
 	case !(o.Prior >= 0) || math.IsInf(o.Prior, 0):
 		return Usagef("-prior must be a number ≥ 0, not %g", o.Prior)
-	case o.Grad != "analytic" && o.Grad != "autodiff":
-		return Usagef("-grad must be analytic or autodiff, not %q", o.Grad)
+	case o.Grad != "generated" && o.Grad != "analytic" && o.Grad != "autodiff":
+		return Usagef("-grad must be generated, analytic or autodiff, not %q", o.Grad)
 	case o.Friction != "constant" && o.Friction != "net":
 		return Usagef("-friction must be constant or net, not %q", o.Friction)
 	case o.Loss != "eq8" && o.Loss != "squared":
@@ -94,7 +96,7 @@ func (Mecanum) Options() []Option {
 	return []Option{
 		{Name: "pose", Default: d.Pose, Usage: "mecanum: start pose of each run, free (estimated with μ) or fixed (first camera pose, as the paper)"},
 		{Name: "prior", Default: "0", Usage: "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)"},
-		{Name: "grad", Default: d.Grad, Usage: "mecanum: L-BFGS-B gradient, analytic (Algorithm 2) or autodiff (gorgonia graph)"},
+		{Name: "grad", Default: d.Grad, Usage: "mecanum: L-BFGS-B gradient, generated (the reverse pass generated from the step), analytic (Algorithm 2) or autodiff (gorgonia graph)"},
 		{Name: "friction", Default: d.Friction, Usage: "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)"},
 		{Name: "loss", Default: d.Loss, Usage: "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)"},
 	}
@@ -145,8 +147,8 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 			// the squared-loss fits free every μ: a held one would be ignored
 			return nil, Usagef("-fix/-free go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
 		}
-		if o.Pose != "free" || o.Prior != 0 || o.Grad != "analytic" {
-			return nil, Usagef("-pose fixed, -prior and -grad autodiff go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
+		if o.Pose != "free" || o.Prior != 0 || o.Grad != "generated" {
+			return nil, Usagef("-pose fixed, -prior and -grad analytic or autodiff go with the eq8 loss and a constant μ, not with -friction net or -loss squared")
 		}
 	}
 	p := mecanum.DefaultParams()
@@ -180,7 +182,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 		return nil, err
 	}
 	res, err := mecanum.Identify(f, mecanum.IdentifyOptions{
-		Method: method, Autodiff: o.Grad == "autodiff", Init: init, Seed: 1, Held: hold,
+		Method: method, Autodiff: o.Grad == "autodiff", Analytic: o.Grad == "analytic", Init: init, Seed: 1, Held: hold,
 		Settings: req.Fit.WithProgress(func(iter int, loss float64) {
 			d.Sink.Progress("identify %s: iteration %d, loss %.6g", method, iter, loss)
 		}),
@@ -194,8 +196,11 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	out.Mu = res.Mu[:]
 	out.Friction = nil
 	grad := "gradient generated from the step definition"
-	if o.Grad == "autodiff" {
+	switch o.Grad {
+	case "autodiff":
 		grad = "autodiff gradient"
+	case "analytic":
+		grad = "Algorithm 2 gradient"
 	}
 	if method != mecanum.LBFGSB {
 		grad = "derivative-free"

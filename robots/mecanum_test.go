@@ -281,3 +281,36 @@ func TestMecanumInspect(t *testing.T) {
 		t.Errorf("two channels: %v", err)
 	}
 }
+
+// -grad analytic runs the paper's Algorithm 2 (issue 23.5: it ran the
+// generated gradient under that name); the generated default, Algorithm 2
+// and the autodiff graph reach the same μ.
+func TestMecanumGradEngines(t *testing.T) {
+	src := robots.Source{Path: mecCommands, Poses: mecCamera}
+	mu := map[string][]float64{}
+	for _, g := range []string{"generated", "analytic", "autodiff"} {
+		o := robots.DefaultMecanumOptions()
+		o.Grad = g
+		out, err := robots.Mecanum{}.IdentifyWith(robots.IdentifyRequest{Sources: []robots.Source{src}}, o)
+		if err != nil {
+			t.Fatalf("-grad %s: %v", g, err)
+		}
+		for _, p := range out.Report.Params {
+			mu[g] = append(mu[g], p.Value)
+		}
+		want := map[string]string{"generated": "generated from the step", "analytic": "Algorithm 2", "autodiff": "autodiff"}[g]
+		if !strings.Contains(out.Report.Method, want) {
+			t.Errorf("-grad %s: method %q does not say %q", g, out.Report.Method, want)
+		}
+	}
+	for _, g := range []string{"analytic", "autodiff"} {
+		for j := range mu[g] {
+			if d := math.Abs(mu[g][j] - mu["generated"][j]); d > 1e-4 {
+				t.Errorf("-grad %s: μ%d = %.6f, generated %.6f", g, j+1, mu[g][j], mu["generated"][j])
+			}
+		}
+	}
+	if _, err := robots.ParseMecanumOptions(map[string]string{"grad": "adjoint"}); err == nil {
+		t.Error("-grad adjoint accepted")
+	}
+}
