@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
+	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
 
 // One wheel command of 1e308 drives the prediction out of float64's range:
@@ -116,5 +117,31 @@ func TestInspectRefusals(t *testing.T) {
 		if st != 1 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: status %d, stdout %q, stderr %q", c.args, st, out, errOut)
 		}
+	}
+}
+
+// simulate warns of the time gaps it bridges, naming the line after each
+// (issue 26.4: a row at t = 1e308 held the last command silently); the
+// sample log has none.
+func TestSimulateWarnsGaps(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../models/skidsteer/testdata/commands.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	lines = append(lines, "1e308,0.2,0")
+	log := writeFile(t, dir, "c.csv", strings.Join(lines, "\n")+"\n")
+	params := filepath.Join(dir, "p.json")
+	pb, _ := json.Marshal(skidsteer.FromCoeffs(make([]float64, 9)))
+	os.WriteFile(params, pb, 0o644)
+	st, _, errOut := runCLI("simulate", "-model", "skidsteer", "-params", params, "-controls", log, "-out", filepath.Join(dir, "t.csv"))
+	want := fmt.Sprintf("line %d: a time gap of 1e+308 s", len(lines))
+	if st != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("status %d, stderr %q: want %q", st, errOut, want)
+	}
+	_, _, clean := runCLI("simulate", "-model", "skidsteer", "-params", params, "-controls", "../models/skidsteer/testdata/commands.csv", "-out", filepath.Join(dir, "u.csv"))
+	if strings.Contains(clean, "time gap") {
+		t.Errorf("sample log: %q", clean)
 	}
 }

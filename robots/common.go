@@ -161,3 +161,33 @@ func Spikes(file string, o dataset.Origin, cols map[string][]float64) []fit.Warn
 	}
 	return ws
 }
+
+// SimulatedGaps warns of the time gaps of a run (steps longer than
+// fit.GapFactor medians between command rows) that a simulation bridges by
+// holding the command before each gap across it: a log with a row at
+// t = 1e308, or an hour missing, is simulated, but not silently (issue
+// 26.4). Each warning names the line after the gap; at most three are
+// listed, the rest counted.
+func SimulatedGaps(t []float64, o dataset.Origin) []fit.Warning {
+	rows, prev, med := fit.CommandGaps(t, o.CommandRows())
+	file := ""
+	if o.Table != nil {
+		file = o.Table.File
+	}
+	var ws []fit.Warning
+	for i, r := range rows {
+		if i == 3 {
+			ws = append(ws, fit.Warnf(file, "%d more time gaps bridged the same way (%d in all)", len(rows)-i, len(rows)))
+			break
+		}
+		gap := t[r] - t[prev[i]]
+		times := fmt.Sprintf("%.3g×", gap/med)
+		if math.IsInf(gap/med, 0) {
+			times = "beyond 1e300×"
+		}
+		ws = append(ws, fit.Warning{File: file, Row: o.Line(r), Msg: fmt.Sprintf(
+			"a time gap of %.4g s before this row (%s the median step %.3g s): the simulation holds the command of line %d across it",
+			gap, times, med, o.Line(prev[i]))})
+	}
+	return ws
+}

@@ -173,6 +173,9 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := range runs {
+		d.Add(SimulatedGaps(runs[i].T, runs[i].Origin)...)
+	}
 	hasTraj := runs[0].Table.Has("traj")
 	// The whole rollout is computed and checked before the first byte is
 	// written: a late overflow must not leave a truncated CSV.

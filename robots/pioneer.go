@@ -103,10 +103,15 @@ func (Pioneer) Simulate(req SimulateRequest) (*Simulation, error) {
 	type pred struct{ v, w []float64 }
 	preds := make([]pred, len(runs))
 	for i := range runs {
-		r := &runs[i]
+		r := &runs[i] // a gap is an error of pioneer.Simulate (one Ts per row)
 		v, w, err := pioneer.Simulate(p, r)
 		if err != nil {
 			return nil, r.Err(err)
+		}
+		for k := range v {
+			if math.IsNaN(v[k]+w[k]) || math.IsInf(v[k]+w[k], 0) {
+				return nil, r.Errorf(k, "", "the simulated velocities are not finite from this row on: the references, or the parameters of %s, are out of scale", req.ParamsPath)
+			}
 		}
 		preds[i] = pred{v, w}
 	}

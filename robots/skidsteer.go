@@ -91,6 +91,7 @@ func (SkidSteer) Simulate(req SimulateRequest) (*Simulation, error) {
 	}
 	trajs := make([][]skidsteer.Pose, len(runs))
 	for i, r := range runs {
+		d.Add(SimulatedGaps(r.T, r.Origin)...)
 		tr, err := SimulateSkidSteerLog(p, r.Log)
 		if err != nil {
 			return nil, r.Err(err)

@@ -123,8 +123,16 @@ func (Tire) Simulate(req SimulateRequest) (*Simulation, error) {
 	hasTraj := tab.Has("traj")
 	states := make([][][6]float64, len(runs))
 	for i, r := range runs {
+		d.Add(SimulatedGaps(r.T, r.Origin)...)
 		if states[i], err = tire.Simulate(p, r); err != nil {
 			return nil, r.Err(err)
+		}
+		for k, s := range states[i] {
+			for _, v := range s {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, r.Errorf(k, "", "the simulated state is not finite from this row on: the wheel speeds, or the parameters of %s, are out of scale", req.ParamsPath)
+				}
+			}
 		}
 	}
 	write := func(w io.Writer) error {
