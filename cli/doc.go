@@ -7,7 +7,7 @@
 //
 // The command wheelgrad identifies wheeled robots from their logs and synthesises
 // the wheel commands that drive them along a path, by gradients through
-// differentiable models (see FORMATS.md for the contract of every subcommand,
+// differentiable models (see docs/cli.md for the contract of every subcommand,
 // file and exit status).
 //
 //	wheelgrad demo [-out DIR]

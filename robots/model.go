@@ -167,7 +167,7 @@ type IdentifyRequest struct {
 	Fix, Free []string
 	// AllowUndetermined accepts parameters the data do not determine.
 	AllowUndetermined bool
-	// Plot asks for Identified.Plot.
+	// Plot asks for Identified.Figure (the fit drawn as data).
 	Plot bool
 	Sink Sink
 }
