@@ -145,3 +145,22 @@ func TestSimulateWarnsGaps(t *testing.T) {
 		t.Errorf("sample log: %q", clean)
 	}
 }
+
+// A glitch in a logged wheel speed (the tyre model's input, integrated into
+// every later pose) is warned by line and column; the sample log has none.
+func TestTireWheelSpikeWarned(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../models/tire/testdata/jackal.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	f := strings.Split(lines[400], ",") // t,wl,wr,x,y,psi,traj
+	f[1] = "40"
+	lines[400] = strings.Join(f, ",")
+	log := writeFile(t, dir, "j.csv", strings.Join(lines, "\n"))
+	_, _, errOut := runCLI("identify", "-model", "tire", "-data", log, "-out", filepath.Join(dir, "p.json"))
+	if !strings.Contains(errOut, "line 401: column wl: 40 jumps") {
+		t.Errorf("stderr %q", errOut)
+	}
+}

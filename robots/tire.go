@@ -104,6 +104,21 @@ func readTireLog(src Source, d *Diag) ([]*tire.Run, *dataset.Table, error) {
 	runs := make([]*tire.Run, len(rs))
 	for i := range rs {
 		runs[i] = &rs[i]
+		// the wheel speeds are the model's inputs: a glitch there is
+		// integrated into every later pose
+		var rows []int
+		isCmd := rs[i].CommandRows()
+		for k := range rs[i].T {
+			if isCmd == nil || isCmd(k) {
+				rows = append(rows, k)
+			}
+		}
+		for _, c := range []struct {
+			name string
+			v    []float64
+		}{{"wl", rs[i].WL}, {"wr", rs[i].WR}} {
+			d.Add(fit.SpikeWarnings(src.Path, c.name, c.v, rows, rs[i].Origin.Line)...)
+		}
 	}
 	return runs, rs[0].Table, nil
 }
