@@ -253,17 +253,20 @@ func NoMotion(file, what string) error {
 // false alarm with probability e^(−k²/2) (the Rayleigh tail of the 2-D
 // deviation): 1.5·10⁻⁸ for k = 6. None when σ is not positive.
 func PoseOutliers(x, y []float64, rows []int, k float64) []int {
+	// Repeats of the previous pose (a tracker slower than the log) make a
+	// staircase whose steps are not outliers: judged on fresh samples only.
+	rows = freshRows(rows, x, y)
 	sigma := PoseNoise(x, y, rows)
 	if !(sigma > 0) {
 		return nil
 	}
-	lim := k * math.Sqrt(1.5) * sigma
 	n := len(rows)
 	dev := make([]float64, n)
 	for i := 1; i < n-1; i++ {
 		a, b, c := rows[i-1], rows[i], rows[i+1]
 		dev[i] = math.Hypot(x[b]-(x[a]+x[c])/2, y[b]-(y[a]+y[c])/2)
 	}
+	lim := k * math.Sqrt(1.5) * sigma
 	var out []int
 	for i := 1; i < n-1; i++ {
 		if dev[i] > lim && dev[i] >= dev[i-1] && dev[i] >= dev[i+1] {
@@ -277,6 +280,11 @@ func PoseOutliers(x, y []float64, rows []int, k float64) []int {
 // the pose noise: a false alarm per 7·10⁷ samples of normal noise.
 const OutlierK = 6
 
+// PoseOutlierWarnings assumes poses sampled densely and evenly against the
+// motion (motion capture, a 60-fps camera): a sparse tracker on a moving
+// robot (a 1-Hz ICP) deviates from the midpoint by the motion itself, and
+// its models do not call it.
+//
 // PoseOutlierWarnings warns of each position sample that lies more than
 // OutlierK noise deviations off its neighbours' midpoint (PoseOutliers): a
 // tracker's outlier, which a least-squares fit follows (one sample 1.9 m
@@ -289,6 +297,7 @@ func PoseOutlierWarnings(file string, x, y []float64, rows []int, line func(row 
 	if len(out) == 0 {
 		return nil
 	}
+	rows = freshRows(rows, x, y)
 	sigma := PoseNoise(x, y, rows)
 	pos := map[int]int{}
 	for i, r := range rows {

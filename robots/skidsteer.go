@@ -403,7 +403,6 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 			d.Add(fit.TimeUnits(src.Path, r.T)...)
 			x, y, _ := skidSteerPoseColumns(r.Log)
 			d.Add(fit.StaleWarning(src.Path, x, y, r.PoseRows())...)
-			d.Add(fit.PoseOutlierWarnings(src.Path, x, y, r.PoseRows(), r.Origin.Line)...)
 			pieces, err := skidSteerPieces(d, req.Gaps, r)
 			if err != nil {
 				return nil, nil, err
