@@ -192,11 +192,7 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, 
 		if err != nil {
 			return nil, modelErr(err)
 		}
-		out := make([]fit.ValidationRun, len(runs))
-		for i, r := range runs {
-			out[i] = fit.ValidationRun{ID: r.ID, Channels: r.Channels, Track: r.Track, Start: r.Start, StartNames: r.StartNames}
-		}
-		return out, nil
+		return runs, nil
 	}
 }
 

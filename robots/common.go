@@ -191,3 +191,41 @@ func SimulatedGaps(t []float64, o dataset.Origin) []fit.Warning {
 	}
 	return ws
 }
+
+// simRun is one run of a simulation CSV: its traj value, its row times and
+// the simulated columns (each as long as T).
+type simRun struct {
+	ID   string
+	T    []float64
+	Cols [][]float64
+}
+
+// writeSimulation writes the CSV every adapter's Simulate writes: the
+// header t and cols (and traj when the log has runs), then one row per
+// time of every run.
+func writeSimulation(w io.Writer, cols []string, hasTraj bool, runs []simRun) error {
+	cw := dataset.NewWriter(w)
+	head := append([]string{"t"}, cols...)
+	if hasTraj {
+		head = append(head, "traj")
+	}
+	if err := cw.WriteHeader(head...); err != nil {
+		return err
+	}
+	row := make([]dataset.Cell, len(head))
+	for _, r := range runs {
+		for k := range r.T {
+			row[0] = dataset.Num(r.T[k])
+			for j, c := range r.Cols {
+				row[1+j] = dataset.Num(c[k])
+			}
+			if hasTraj {
+				row[len(row)-1] = dataset.Text(r.ID)
+			}
+			if err := cw.WriteRow(row...); err != nil {
+				return err
+			}
+		}
+	}
+	return cw.Flush()
+}

@@ -191,30 +191,11 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 		poses[i] = [3][]float64{x, y, th}
 	}
 	sim := &Simulation{Warnings: d.Warnings}
-	sim.Write = func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		head := []string{"t", "x", "y", "theta"}
-		if hasTraj {
-			head = append(head, "traj")
-		}
-		if err := cw.WriteHeader(head...); err != nil {
-			return err
-		}
-		for i := range runs {
-			r := &runs[i]
-			x, y, th := poses[i][0], poses[i][1], poses[i][2]
-			for k := range x {
-				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(x[k]), dataset.Num(y[k]), dataset.Num(th[k])}
-				if hasTraj {
-					row = append(row, dataset.Text(r.ID))
-				}
-				if err := cw.WriteRow(row...); err != nil {
-					return err
-				}
-			}
-		}
-		return cw.Flush()
+	sr := make([]simRun, len(runs))
+	for i := range runs {
+		sr[i] = simRun{ID: runs[i].ID, T: runs[i].T[:len(poses[i][0])], Cols: poses[i][:]}
 	}
+	sim.Write = func(w io.Writer) error { return writeSimulation(w, []string{"x", "y", "theta"}, hasTraj, sr) }
 	if req.Plot {
 		sim.Figure = mecanumPredictionFigure(p, runs)
 	}

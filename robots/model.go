@@ -238,14 +238,7 @@ type ValidateRequest struct {
 
 // ValidationRun is one validated run: its channels (run index 0), its poses
 // for the endpoint and k-step errors, and the start state used.
-type ValidationRun struct {
-	ID       string
-	Channels []fit.Channel
-	Track    fit.Track
-	Start    []float64
-	// StartNames name the start state's entries (e.g. x, y, theta).
-	StartNames []string
-}
+type ValidationRun = fit.ValidationRun
 
 // RunID is a run's name in a validation: its traj value, prefixed by the
 // file's base name when several sources are validated.

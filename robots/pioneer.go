@@ -116,28 +116,11 @@ func (Pioneer) Simulate(req SimulateRequest) (*Simulation, error) {
 		preds[i] = pred{v, w}
 	}
 	hasTraj := runs[0].Table.Has("traj")
-	write := func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		head := []string{"t", "v", "w"}
-		if hasTraj {
-			head = append(head, "traj")
-		}
-		if err := cw.WriteHeader(head...); err != nil {
-			return err
-		}
-		for i, r := range runs {
-			for k := range r.T {
-				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(preds[i].v[k]), dataset.Num(preds[i].w[k])}
-				if hasTraj {
-					row = append(row, dataset.Text(r.ID))
-				}
-				if err := cw.WriteRow(row...); err != nil {
-					return err
-				}
-			}
-		}
-		return cw.Flush()
+	sr := make([]simRun, len(runs))
+	for i, r := range runs {
+		sr[i] = simRun{ID: r.ID, T: r.T, Cols: [][]float64{preds[i].v, preds[i].w}}
 	}
+	write := func(w io.Writer) error { return writeSimulation(w, []string{"v", "w"}, hasTraj, sr) }
 	return &Simulation{Write: write, Warnings: d.Warnings}, nil
 }
 

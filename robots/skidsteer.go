@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
@@ -104,24 +103,15 @@ func (SkidSteer) Simulate(req SimulateRequest) (*Simulation, error) {
 		trajs[i] = tr
 	}
 	hasTraj := runs[0].Table.Has("traj")
-	write := func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		head := []string{"t", "x", "y", "psi"}
-		if hasTraj {
-			head = append(head, "traj")
+	sr := make([]simRun, len(runs))
+	for i, r := range runs {
+		x, y, psi := make([]float64, len(trajs[i])), make([]float64, len(trajs[i])), make([]float64, len(trajs[i]))
+		for k, q := range trajs[i] {
+			x[k], y[k], psi[k] = q.X, q.Y, q.Psi
 		}
-		cw.WriteHeader(head...)
-		for i, r := range runs {
-			for k, q := range trajs[i] {
-				row := []dataset.Cell{dataset.Num(r.T[k]), dataset.Num(q.X), dataset.Num(q.Y), dataset.Num(q.Psi)}
-				if hasTraj {
-					row = append(row, dataset.Text(r.ID))
-				}
-				cw.WriteRow(row...)
-			}
-		}
-		return cw.Flush()
+		sr[i] = simRun{ID: r.ID, T: r.T[:len(trajs[i])], Cols: [][]float64{x, y, psi}}
 	}
+	write := func(w io.Writer) error { return writeSimulation(w, []string{"x", "y", "psi"}, hasTraj, sr) }
 	return &Simulation{Write: write, Warnings: d.Warnings}, nil
 }
 

@@ -150,30 +150,19 @@ func (Tire) Simulate(req SimulateRequest) (*Simulation, error) {
 			}
 		}
 	}
-	write := func(w io.Writer) error {
-		cw := dataset.NewWriter(w)
-		head := []string{"t", "x", "y", "psi", "u", "v", "r"}
-		if hasTraj {
-			head = append(head, "traj")
-		}
-		if err := cw.WriteHeader(head...); err != nil {
-			return err
-		}
-		for i, r := range runs {
-			for k, s := range states[i] {
-				row := []dataset.Cell{dataset.Num(r.T[k])}
-				for _, v := range s {
-					row = append(row, dataset.Num(v))
-				}
-				if hasTraj {
-					row = append(row, dataset.Text(r.ID))
-				}
-				if err := cw.WriteRow(row...); err != nil {
-					return err
-				}
+	sr := make([]simRun, len(runs))
+	for i, r := range runs {
+		cols := make([][]float64, 6)
+		for c := range cols {
+			cols[c] = make([]float64, len(states[i]))
+			for k, st := range states[i] {
+				cols[c][k] = st[c]
 			}
 		}
-		return cw.Flush()
+		sr[i] = simRun{ID: r.ID, T: r.T[:len(states[i])], Cols: cols}
+	}
+	write := func(w io.Writer) error {
+		return writeSimulation(w, []string{"x", "y", "psi", "u", "v", "r"}, hasTraj, sr)
 	}
 	return &Simulation{Write: write, Warnings: d.Warnings}, nil
 }
