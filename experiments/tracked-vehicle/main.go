@@ -79,7 +79,7 @@ type Param struct {
 
 // Follow is one way of following the circle.
 type Follow struct {
-	Name       string  `json:"name"`
+	Name string `json:"name"`
 	// Followed: control's Tracking.Followed, a lenient test (the robot
 	// travels half the path's length, or keeps within a quarter of its
 	// extent of where it should be) that tells a robot that never moved
