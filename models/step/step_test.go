@@ -6,6 +6,7 @@ import (
 
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/step/steptest"
+	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,25 +56,21 @@ func TestStepJacobian(t *testing.T) {
 			t.Fatal(err)
 		}
 		var worst float64
+		col := mat.NewDense(lp.M, 1, nil)
 		for c := range n {
-			h := 1e-6 * math.Max(1, math.Abs(x[c]))
-			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			xp[c] += h
-			xm[c] -= h
-			rp, rm := make([]float64, lp.M), make([]float64, lp.M)
-			if err := lp.Residuals(xp, rp, nil); err != nil {
-				t.Fatal(err)
-			}
-			if err := lp.Residuals(xm, rm, nil); err != nil {
-				t.Fatal(err)
-			}
+			fd.Jacobian(col, func(r, d []float64) {
+				xd := append([]float64(nil), x...)
+				xd[c] += d[0]
+				if err := lp.Residuals(xd, r, nil); err != nil {
+					t.Fatal(err)
+				}
+			}, []float64{0}, &fd.JacobianSettings{Formula: fd.Central, Step: 1e-6 * math.Max(1, math.Abs(x[c]))})
 			var scale float64
-			for i := range rp {
+			for i := range lp.M {
 				scale = math.Max(scale, math.Abs(J.At(i, c)))
 			}
-			for i := range rp {
-				fd := (rp[i] - rm[i]) / (2 * h)
-				worst = math.Max(worst, math.Abs(fd-J.At(i, c))/math.Max(scale, 1e-12))
+			for i := range lp.M {
+				worst = math.Max(worst, math.Abs(col.At(i, 0)-J.At(i, c))/math.Max(scale, 1e-12))
 			}
 		}
 		if worst > 1e-6 {
@@ -98,20 +95,17 @@ func TestStepJacobian(t *testing.T) {
 			t.Errorf("x %v: loss %v, ½‖r‖² %v", x, v, half)
 		}
 		for c := range n {
-			h := 1e-6 * math.Max(1, math.Abs(x[c]))
-			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
-			xp[c] += h
-			xm[c] -= h
-			fp, err := f(xp, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fm, err := f(xm, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fd := (fp - fm) / (2 * h); math.Abs(fd-g[c]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("x %v: gradient %d = %v, central differences %v", x, c, g[c], fd)
+			num := fd.Derivative(func(d float64) float64 {
+				xd := append([]float64(nil), x...)
+				xd[c] += d
+				v, err := f(xd, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}, 0, &fd.Settings{Formula: fd.Central, Step: 1e-6 * math.Max(1, math.Abs(x[c]))})
+			if math.Abs(num-g[c]) > 1e-5*math.Max(1, math.Abs(num)) {
+				t.Errorf("x %v: gradient %d = %v, central differences %v", x, c, g[c], num)
 			}
 		}
 	}
