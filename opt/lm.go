@@ -307,8 +307,6 @@ func newLSState(l LeastSquares, p LSProblem, lo, hi, x []float64, set Settings) 
 	st.r = make([]float64, st.m)
 	st.f = make([]float64, st.m)
 	st.jac = mat.NewDense(st.m, st.n, nil)
-	st.jfb = make([]float64, st.m*st.nf)
-	st.jf = st.jfb
 	st.g = make([]float64, st.nf)
 	switch l.Solver {
 	case NormalSolver:
@@ -339,13 +337,25 @@ func (st *lsState) residuals(x, r []float64, jac *mat.Dense) error {
 			return nonFiniteError{fmt.Errorf("opt: residual %d is %g at evaluation %d", i, v, st.rec.res.FuncEvaluations)}
 		}
 	}
-	if jac != nil {
-		raw := jac.RawMatrix()
-		for i := range st.m {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+st.n] {
-				if v-v != 0 {
-					return nonFiniteError{fmt.Errorf("opt: Jacobian entry (%d, %d) d r[%d]/d %s is %g at evaluation %d", i, j, i, st.set.name(j), v, st.rec.res.FuncEvaluations)}
-				}
+	if jac != nil && !(st.normal && jac == st.jac) {
+		// With NormalSolver, the linearise that follows an evaluation at
+		// the current point checks JᵀJ instead: a non-finite entry makes
+		// its diagonal so, and only then are the rows read. A trial
+		// point's Jacobian (TrialJacobian) is checked here, so that it only
+		// shrinks the trust region.
+		return st.checkJacobian(jac)
+	}
+	return nil
+}
+
+// checkJacobian returns a nonFiniteError naming jac's first non-finite
+// entry, if any.
+func (st *lsState) checkJacobian(jac *mat.Dense) error {
+	raw := jac.RawMatrix()
+	for i := range st.m {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+st.n] {
+			if v-v != 0 {
+				return nonFiniteError{fmt.Errorf("opt: Jacobian entry (%d, %d) d r[%d]/d %s is %g at evaluation %d", i, j, i, st.set.name(j), v, st.rec.res.FuncEvaluations)}
 			}
 		}
 	}
@@ -369,9 +379,21 @@ func (st *lsState) costOf(r []float64) float64 {
 	return c2 * c / 2
 }
 
-// linearise fills f, jf (robust-scaled, free columns), cost and g from r and
-// jac at the current point (SciPy's scale_for_robust_loss_function).
-func (st *lsState) linearise() {
+// linearise fills f, jf (robust-scaled, free columns), cost and g (and
+// with NormalSolver JᵀJ) from r and jac at the current point (SciPy's
+// scale_for_robust_loss_function). With NormalSolver it returns the
+// nonFiniteError residuals left to it.
+func (st *lsState) linearise() error {
+	st.scale()
+	if st.normal && (!allFinite(st.gram) || !allFinite(st.g)) {
+		if err := st.checkJacobian(st.jac); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *lsState) scale() {
 	raw := st.jac.RawMatrix()
 	nf := st.nf
 	c2 := st.fscale * st.fscale
@@ -382,6 +404,9 @@ func (st *lsState) linearise() {
 		st.jf = raw.Data[:st.m*nf]
 		st.gradient()
 		return
+	}
+	if st.jfb == nil {
+		st.jfb = make([]float64, st.m*nf)
 	}
 	st.jf = st.jfb
 	for i := range st.m {
@@ -428,27 +453,49 @@ func (st *lsState) gradient() {
 // gramAndGradient sets gram = JᵀJ (n×n, both triangles) and adds Jᵀf to g,
 // for J m×n row-major. Each row's products are taken over its non-zero
 // entries only: a Jacobian whose rows each involve k of the n variables
-// (start states of one run, say) costs m·k²/2, not m·n²/2.
+// (start states of one run, say) costs m·k²/2, not m·n²/2. Runs of up to
+// four consecutive rows with the same non-zeros are summed before gram is
+// updated: its loads and stores, not the products, bound this loop.
 func gramAndGradient(jf, f []float64, m, n int, gram, g []float64) {
 	clear(gram)
 	nz := make([]int, 0, n)
-	for i := range m {
-		row := jf[i*n : (i+1)*n]
-		fi := f[i]
+	for i := 0; i < m; {
+		r0 := jf[i*n : (i+1)*n]
 		nz = nz[:0]
-		for k, v := range row {
+		for k, v := range r0 {
 			if v != 0 {
 				nz = append(nz, k)
-				g[k] += v * fi
 			}
 		}
-		for a, ka := range nz {
-			va := row[ka]
-			out := gram[ka*n:]
-			for _, kb := range nz[a:] {
-				out[kb] += va * row[kb]
+		e := i + 1
+		for e < m && e < i+4 && samePattern(jf[e*n:(e+1)*n], nz) {
+			e++
+		}
+		if e-i == 4 {
+			r1, r2, r3 := jf[(i+1)*n:(i+2)*n], jf[(i+2)*n:(i+3)*n], jf[(i+3)*n:(i+4)*n]
+			f0, f1, f2, f3 := f[i], f[i+1], f[i+2], f[i+3]
+			for a, ka := range nz {
+				a0, a1, a2, a3 := r0[ka], r1[ka], r2[ka], r3[ka]
+				g[ka] += a0*f0 + a1*f1 + a2*f2 + a3*f3
+				out := gram[ka*n : (ka+1)*n]
+				for _, kb := range nz[a:] {
+					out[kb] += a0*r0[kb] + a1*r1[kb] + a2*r2[kb] + a3*r3[kb]
+				}
+			}
+		} else {
+			for j := i; j < e; j++ {
+				row, fj := jf[j*n:(j+1)*n], f[j]
+				for a, ka := range nz {
+					va := row[ka]
+					g[ka] += va * fj
+					out := gram[ka*n : (ka+1)*n]
+					for _, kb := range nz[a:] {
+						out[kb] += va * row[kb]
+					}
+				}
 			}
 		}
+		i = e
 	}
 	// nz is ascending: the upper triangle was summed; mirror it.
 	for a := range n {
@@ -456,6 +503,21 @@ func gramAndGradient(jf, f []float64, m, n int, gram, g []float64) {
 			gram[b*n+a] = gram[a*n+b]
 		}
 	}
+}
+
+// samePattern reports whether row's non-zero entries are exactly at nz
+// (ascending).
+func samePattern(row []float64, nz []int) bool {
+	c := 0
+	for k, v := range row {
+		if v != 0 {
+			if c == len(nz) || nz[c] != k {
+				return false
+			}
+			c++
+		}
+	}
+	return c == len(nz)
 }
 
 func (st *lsState) run() (*Result, error) {
@@ -467,7 +529,9 @@ func (st *lsState) run() (*Result, error) {
 		}
 		return nil, err
 	}
-	st.linearise()
+	if err := st.linearise(); err != nil {
+		return rec.finish(st.x, math.Inf(1), NonFinite), err
+	}
 	if nf == 0 {
 		return rec.finish(st.x, st.cost, StepConverged), nil
 	}
@@ -660,7 +724,9 @@ func (st *lsState) run() (*Result, error) {
 				}
 				return nil, err
 			}
-			st.linearise()
+			if err := st.linearise(); err != nil {
+				return rec.finish(st.x, costNew, NonFinite), err
+			}
 			if jacScale {
 				st.columnNorms(w.tmp)
 				for k := range nf {
@@ -774,15 +840,24 @@ type lsWork struct {
 func newLSWork(m, nf int) *lsWork {
 	mk := func() []float64 { return make([]float64, nf) }
 	return &lsWork{
-		d: mk(), diagH: mk(), gH: mk(), jh: make([]float64, m*nf),
-		qr:  blas64.General{Rows: m + nf, Cols: nf, Stride: nf, Data: make([]float64, (m+nf)*nf)},
-		qf:  blas64.General{Rows: m + nf, Cols: 1, Stride: 1, Data: make([]float64, m+nf)},
+		d: mk(), diagH: mk(), gH: mk(),
 		tau: mk(), r: mat.NewDense(nf, nf, nil),
 		s: mk(), uf: mk(), suf: mk(), vv: make([]float64, nf*nf),
 		p: mk(), pH: mk(), rr: mk(), rH: mk(), ag: mk(), agH: mk(), tmp: mk(), tmp2: mk(),
-		jv: make([]float64, m), ju: make([]float64, m),
 		h: mat.NewSymDense(max(nf, 1), nil), lam: mk(),
 	}
+}
+
+// allocQR allocates the m-row buffers of the QR path at its first use
+// (NormalSolver may never need them).
+func (w *lsWork) allocQR(m, nf int) {
+	if w.jh != nil {
+		return
+	}
+	w.jh = make([]float64, m*nf)
+	w.qr = blas64.General{Rows: m + nf, Cols: nf, Stride: nf, Data: make([]float64, (m+nf)*nf)}
+	w.qf = blas64.General{Rows: m + nf, Cols: 1, Stride: 1, Data: make([]float64, m+nf)}
+	w.jv, w.ju = make([]float64, m), make([]float64, m)
 }
 
 // factorNormal is factor from the normal equations (see NormalSolver): H =
@@ -865,6 +940,7 @@ func (w *lsWork) factor(jf, f, gram []float64, m, nf int) error {
 		w.normal = true
 		return nil
 	}
+	w.allocQR(m, nf)
 	a := w.qr
 	for i := range m {
 		src := jf[i*nf : (i+1)*nf]

@@ -2,6 +2,7 @@ package opt
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -123,6 +124,33 @@ func TestLeastSquaresNormalIllConditioned(t *testing.T) {
 		if math.Abs(qr.X[i]-auto.X[i]) > 1e-9*(1+math.Abs(qr.X[i])) {
 			t.Errorf("x %v (auto), %v (QR)", auto.X, qr.X)
 			break
+		}
+	}
+}
+
+// TestLeastSquaresNormalNonFinite: with NormalSolver the rows of J are
+// checked only when JᵀJ is not finite, and then the entry is named as on
+// the QR path: at the start, and at an accepted point.
+func TestLeastSquaresNormalNonFinite(t *testing.T) {
+	p := expFit(200)
+	for _, at := range []int{1, 3} {
+		calls := 0
+		res := func(x, r []float64, jac *mat.Dense) error {
+			if err := p.res(x, r, jac); err != nil {
+				return err
+			}
+			if jac != nil {
+				calls++
+				if calls == at {
+					jac.Set(17, 2, math.NaN())
+				}
+			}
+			return nil
+		}
+		r, err := LeastSquares{Solver: NormalSolver}.Solve(LSProblem{Residuals: res, M: p.m}, p.x0, Settings{})
+		t.Logf("NaN at Jacobian %d: %v", at, err)
+		if err == nil || r == nil || r.Status != NonFinite || !strings.Contains(err.Error(), "Jacobian entry (17, 2)") {
+			t.Errorf("NaN in the %d-th Jacobian: result %v, error %v", at, r, err)
 		}
 	}
 }
