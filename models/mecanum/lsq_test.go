@@ -166,7 +166,8 @@ func TestIdentifySquaredLeastSquares(t *testing.T) {
 // logs like the demo's (μ and 9 free start poses), in-process, from the
 // runs to μ: IdentifySquared (bounded least squares with the forward-mode
 // Jacobian) and, for comparison, L-BFGS-B on NetFit's gradient with
-// IdentifySquared's tolerances (what it ran before). Reported: iterations,
+// IdentifySquared's tolerances (what it ran before), and least squares
+// with opt's QR path instead of the normal equations. Reported: iterations,
 // residual/loss evaluations, and the final loss relative to the lower of
 // the two, and min-ns, the fastest identification (on a shared machine the
 // time of the code; ns/op includes the neighbours' load).
@@ -202,10 +203,15 @@ func BenchmarkIdentifySquared(b *testing.B) {
 		b.Fatal(err)
 	}
 	best := math.Min(r1.Opt.F, r2.Opt.F)
+	lsqQR := func() (*NetResult, error) {
+		squaredSolver = opt.QRSolver
+		defer func() { squaredSolver = opt.AutoSolver }()
+		return lsq()
+	}
 	for _, c := range []struct {
 		name string
 		f    func() (*NetResult, error)
-	}{{"least-squares", lsq}, {"lbfgsb", lbfgsb}} {
+	}{{"least-squares", lsq}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
 		b.Run(c.name, func(b *testing.B) {
 			var r *NetResult
 			fastest := time.Duration(1 << 62)
