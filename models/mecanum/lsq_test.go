@@ -208,6 +208,23 @@ func BenchmarkIdentifySquared(b *testing.B) {
 		defer func() { squaredSolver = opt.AutoSolver }()
 		return lsq()
 	}
+	// normal equations and QR alternated, so that both see the same load:
+	// min-ns of each, and their ratio
+	b.Run("normal-vs-qr", func(b *testing.B) {
+		fast := [2]time.Duration{1 << 62, 1 << 62}
+		for range b.N {
+			for k, f := range []func() (*NetResult, error){lsq, lsqQR} {
+				t0 := time.Now()
+				if _, err := f(); err != nil {
+					b.Fatal(err)
+				}
+				fast[k] = min(fast[k], time.Since(t0))
+			}
+		}
+		b.ReportMetric(float64(fast[0].Nanoseconds()), "min-ns-normal")
+		b.ReportMetric(float64(fast[1].Nanoseconds()), "min-ns-qr")
+		b.ReportMetric(float64(fast[0])/float64(fast[1]), "normal/qr")
+	})
 	for _, c := range []struct {
 		name string
 		f    func() (*NetResult, error)
