@@ -21,7 +21,12 @@
 //     (Huber, soft-L1, Cauchy, arctan, with SciPy's f_scale and the Triggs
 //     correction). With few parameters and many residuals it converges in a
 //     handful of iterations where L-BFGS-B on ½‖r‖² takes tens (see
-//     BenchmarkLeastSquaresVsLBFGSB). LeastSquares.Covariance gives the
+//     BenchmarkLeastSquaresVsLBFGSB). Tall problems (M ≥ 10·n) solve each
+//     trust-region subproblem from the normal equations (LSSolver: JᵀJ formed
+//     once per point over the rows' non-zeros, an n×n eigen-decomposition
+//     per iteration, QR again when JᵀJ is ill-conditioned; Ceres'
+//     DENSE_NORMAL_CHOLESKY), the others by QR of J (SciPy's exact solver).
+//     LeastSquares.Covariance gives the
 //     Gauss–Newton covariance (JᵀJ)⁻¹·s² without the parameters on bounds,
 //     with the rank and the null directions, for a fit report;
 //     NumericalJacobian supplies J by finite differences (gonum's diff/fd)

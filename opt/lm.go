@@ -158,7 +158,55 @@ type LeastSquares struct {
 	// 10⁴); over the MGH problems of the tests it changes the total little
 	// (439, 432 and 423 iterations), some better, some worse.
 	InitialRadius float64
+	// Solver chooses the linear algebra of the trust-region subproblem;
+	// the zero value picks by shape (see LSSolver).
+	Solver LSSolver
 }
+
+// LSSolver is the linear algebra with which LeastSquares solves its
+// trust-region subproblems. Both give the same steps up to rounding.
+type LSSolver int
+
+const (
+	// AutoSolver is NormalSolver for tall problems (M ≥ 10·n free
+	// variables), QRSolver otherwise.
+	AutoSolver LSSolver = iota
+	// QRSolver factors the m×n scaled Jacobian, augmented by the
+	// Coleman–Li diagonal, by Householder QR and takes the SVD of the n×n
+	// factor (SciPy's tr_solver='exact'): O(m·n²) per iteration, accurate
+	// for any conditioning.
+	QRSolver
+	// NormalSolver forms the normal equations once per accepted point:
+	// JᵀJ (skipping each row's zeros, so that a block-sparse Jacobian costs
+	// its non-zeros) and Jᵀr; each iteration then takes the eigen-
+	// decomposition of the n×n matrix H = D·JᵀJ·D + diag(g·dv) — H = V S² Vᵀ
+	// gives the singular values S and right vectors V of the augmented
+	// matrix, and its left vectors enter only as S·Uᵀ[f; 0] = Vᵀ·D·Jᵀf —
+	// and evaluates the quadratic model through JᵀJ, so that no iteration
+	// touches the m rows again (Ceres' DENSE_NORMAL_CHOLESKY in Moré's
+	// SVD form). Squaring J squares its condition number: an iteration
+	// whose H has λ_min < 1e-10·λ_max (cond(J·D) beyond 1e5) falls back to
+	// the QR path, so that an ill-conditioned problem gets QRSolver's
+	// steps.
+	NormalSolver
+)
+
+func (s LSSolver) String() string {
+	switch s {
+	case AutoSolver:
+		return "auto"
+	case QRSolver:
+		return "qr"
+	case NormalSolver:
+		return "normal"
+	}
+	return fmt.Sprintf("LSSolver(%d)", int(s))
+}
+
+// normalCond is the smallest λ_min/λ_max of H that NormalSolver factors
+// itself: its eigenvalues carry an absolute error of about ε·λ_max, so S's
+// smallest entry keeps about 6 digits here.
+const normalCond = 1e-10
 
 // lsEps is SciPy's EPS, machine epsilon.
 const lsEps = 0x1p-52
@@ -166,43 +214,54 @@ const lsEps = 0x1p-52
 // Solve runs the method from x0 (projected onto the box, then moved off
 // any bound by 1e-10 relative, as SciPy does).
 func (l LeastSquares) Solve(p LSProblem, x0 []float64, s Settings) (*Result, error) {
+	res, _, err := l.solve(p, x0, s)
+	return res, err
+}
+
+// solve is Solve, returning the run's state too (for tests: which solver
+// its iterations used).
+func (l LeastSquares) solve(p LSProblem, x0 []float64, s Settings) (*Result, *lsState, error) {
 	lo, hi, x, err := validate(Problem{Objective: func([]float64, []float64) (float64, error) { return 0, nil }, Lower: p.Lower, Upper: p.Upper}, x0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Residuals == nil {
-		return nil, errors.New("opt: nil residual function")
+		return nil, nil, errors.New("opt: nil residual function")
 	}
 	if p.M <= 0 {
-		return nil, fmt.Errorf("opt: LSProblem.M = %d residuals", p.M)
+		return nil, nil, fmt.Errorf("opt: LSProblem.M = %d residuals", p.M)
+	}
+	if l.Solver < AutoSolver || l.Solver > NormalSolver {
+		return nil, nil, fmt.Errorf("opt: unknown LSSolver %d", int(l.Solver))
 	}
 	if l.Loss < Linear || l.Loss > Arctan {
-		return nil, fmt.Errorf("opt: unknown loss %d", int(l.Loss))
+		return nil, nil, fmt.Errorf("opt: unknown loss %d", int(l.Loss))
 	}
 	if l.FScale < 0 || math.IsNaN(l.FScale) || math.IsInf(l.FScale, 0) {
-		return nil, fmt.Errorf("opt: LeastSquares.FScale = %g", l.FScale)
+		return nil, nil, fmt.Errorf("opt: LeastSquares.FScale = %g", l.FScale)
 	}
 	if l.InitialRadius < 0 || math.IsNaN(l.InitialRadius) || math.IsInf(l.InitialRadius, 0) {
-		return nil, fmt.Errorf("opt: LeastSquares.InitialRadius = %g", l.InitialRadius)
+		return nil, nil, fmt.Errorf("opt: LeastSquares.InitialRadius = %g", l.InitialRadius)
 	}
 	if l.XScale != nil {
 		if len(l.XScale) != len(x) {
-			return nil, fmt.Errorf("%w: len(XScale) = %d, len(x0) = %d", ErrDimension, len(l.XScale), len(x))
+			return nil, nil, fmt.Errorf("%w: len(XScale) = %d, len(x0) = %d", ErrDimension, len(l.XScale), len(x))
 		}
 		for i, v := range l.XScale {
 			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("opt: XScale[%d] = %g, need a positive finite size", i, v)
+				return nil, nil, fmt.Errorf("opt: XScale[%d] = %g, need a positive finite size", i, v)
 			}
 		}
 	}
 	for i := range lo {
 		if math.IsInf(lo[i], 1) || math.IsInf(hi[i], -1) {
-			return nil, fmt.Errorf("opt: bounds of x[%d] are [%g, %g]", i, lo[i], hi[i])
+			return nil, nil, fmt.Errorf("opt: bounds of x[%d] are [%g, %g]", i, lo[i], hi[i])
 		}
 	}
 	strictlyFeasible(x, lo, hi, 1e-10)
 	st := newLSState(l, p, lo, hi, x, s.withDefaults())
-	return st.run()
+	res, err := st.run()
+	return res, st, err
 }
 
 // lsState is one run.
@@ -221,9 +280,16 @@ type lsState struct {
 	jac  *mat.Dense
 	r    []float64 // raw residuals at x
 	f    []float64 // residuals at x after the robust scaling
-	jf   []float64 // m×nf row-major Jacobian of the free variables after the robust scaling
+	jf   []float64 // m×nf row-major Jacobian of the free variables after the robust scaling (jac's own data when nothing is rescaled or selected)
+	jfb  []float64 // jf's storage otherwise
 	cost float64
 	g    []float64 // Jᵀf over the free variables
+
+	normal bool      // NormalSolver: gram is kept
+	gram   []float64 // J_fᵀJ_f, nf×nf row-major (both triangles)
+	// iterations whose subproblem the normal equations solved, and those
+	// that fell back to QR (ill-conditioned H)
+	normalIters, qrIters int
 }
 
 func newLSState(l LeastSquares, p LSProblem, lo, hi, x []float64, set Settings) *lsState {
@@ -241,8 +307,16 @@ func newLSState(l LeastSquares, p LSProblem, lo, hi, x []float64, set Settings) 
 	st.r = make([]float64, st.m)
 	st.f = make([]float64, st.m)
 	st.jac = mat.NewDense(st.m, st.n, nil)
-	st.jf = make([]float64, st.m*st.nf)
 	st.g = make([]float64, st.nf)
+	switch l.Solver {
+	case NormalSolver:
+		st.normal = true
+	case AutoSolver:
+		st.normal = st.nf > 0 && st.m >= 10*st.nf
+	}
+	if st.normal {
+		st.gram = make([]float64, st.nf*st.nf)
+	}
 	return st
 }
 
@@ -263,13 +337,25 @@ func (st *lsState) residuals(x, r []float64, jac *mat.Dense) error {
 			return nonFiniteError{fmt.Errorf("opt: residual %d is %g at evaluation %d", i, v, st.rec.res.FuncEvaluations)}
 		}
 	}
-	if jac != nil {
-		raw := jac.RawMatrix()
-		for i := range st.m {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+st.n] {
-				if v-v != 0 {
-					return nonFiniteError{fmt.Errorf("opt: Jacobian entry (%d, %d) d r[%d]/d %s is %g at evaluation %d", i, j, i, st.set.name(j), v, st.rec.res.FuncEvaluations)}
-				}
+	if jac != nil && !(st.normal && jac == st.jac) {
+		// With NormalSolver, the linearise that follows an evaluation at
+		// the current point checks JᵀJ instead: a non-finite entry makes
+		// its diagonal so, and only then are the rows read. A trial
+		// point's Jacobian (TrialJacobian) is checked here, so that it only
+		// shrinks the trust region.
+		return st.checkJacobian(jac)
+	}
+	return nil
+}
+
+// checkJacobian returns a nonFiniteError naming jac's first non-finite
+// entry, if any.
+func (st *lsState) checkJacobian(jac *mat.Dense) error {
+	raw := jac.RawMatrix()
+	for i := range st.m {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+st.n] {
+			if v-v != 0 {
+				return nonFiniteError{fmt.Errorf("opt: Jacobian entry (%d, %d) d r[%d]/d %s is %g at evaluation %d", i, j, i, st.set.name(j), v, st.rec.res.FuncEvaluations)}
 			}
 		}
 	}
@@ -293,9 +379,21 @@ func (st *lsState) costOf(r []float64) float64 {
 	return c2 * c / 2
 }
 
-// linearise fills f, jf (robust-scaled, free columns), cost and g from r and
-// jac at the current point (SciPy's scale_for_robust_loss_function).
-func (st *lsState) linearise() {
+// linearise fills f, jf (robust-scaled, free columns), cost and g (and
+// with NormalSolver JᵀJ) from r and jac at the current point (SciPy's
+// scale_for_robust_loss_function). With NormalSolver it returns the
+// nonFiniteError residuals left to it.
+func (st *lsState) linearise() error {
+	st.scale()
+	if st.normal && (!allFinite(st.gram) || !allFinite(st.g)) {
+		if err := st.checkJacobian(st.jac); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *lsState) scale() {
 	raw := st.jac.RawMatrix()
 	nf := st.nf
 	c2 := st.fscale * st.fscale
@@ -303,10 +401,14 @@ func (st *lsState) linearise() {
 	if st.l.Loss == Linear && nf == st.n && raw.Stride == nf {
 		// Nothing to rescale or select: J and r as they are.
 		copy(st.f, st.r)
-		copy(st.jf, raw.Data[:st.m*nf])
+		st.jf = raw.Data[:st.m*nf]
 		st.gradient()
 		return
 	}
+	if st.jfb == nil {
+		st.jfb = make([]float64, st.m*nf)
+	}
+	st.jf = st.jfb
 	for i := range st.m {
 		row := raw.Data[i*raw.Stride:]
 		out := st.jf[i*nf : (i+1)*nf]
@@ -330,10 +432,15 @@ func (st *lsState) linearise() {
 	st.gradient()
 }
 
-// gradient is g = J_fᵀ f.
+// gradient is g = J_fᵀ f, and with NormalSolver also J_fᵀJ_f, in one
+// pass over the rows.
 func (st *lsState) gradient() {
 	nf := st.nf
 	clear(st.g)
+	if st.normal {
+		gramAndGradient(st.jf, st.f, st.m, nf, st.gram, st.g)
+		return
+	}
 	for i := range st.m {
 		fi := st.f[i]
 		row := st.jf[i*nf : (i+1)*nf]
@@ -341,6 +448,76 @@ func (st *lsState) gradient() {
 			st.g[k] += row[k] * fi
 		}
 	}
+}
+
+// gramAndGradient sets gram = JᵀJ (n×n, both triangles) and adds Jᵀf to g,
+// for J m×n row-major. Each row's products are taken over its non-zero
+// entries only: a Jacobian whose rows each involve k of the n variables
+// (start states of one run, say) costs m·k²/2, not m·n²/2. Runs of up to
+// four consecutive rows with the same non-zeros are summed before gram is
+// updated: its loads and stores, not the products, bound this loop.
+func gramAndGradient(jf, f []float64, m, n int, gram, g []float64) {
+	clear(gram)
+	nz := make([]int, 0, n)
+	for i := 0; i < m; {
+		r0 := jf[i*n : (i+1)*n]
+		nz = nz[:0]
+		for k, v := range r0 {
+			if v != 0 {
+				nz = append(nz, k)
+			}
+		}
+		e := i + 1
+		for e < m && e < i+4 && samePattern(jf[e*n:(e+1)*n], nz) {
+			e++
+		}
+		if e-i == 4 {
+			r1, r2, r3 := jf[(i+1)*n:(i+2)*n], jf[(i+2)*n:(i+3)*n], jf[(i+3)*n:(i+4)*n]
+			f0, f1, f2, f3 := f[i], f[i+1], f[i+2], f[i+3]
+			for a, ka := range nz {
+				a0, a1, a2, a3 := r0[ka], r1[ka], r2[ka], r3[ka]
+				g[ka] += a0*f0 + a1*f1 + a2*f2 + a3*f3
+				out := gram[ka*n : (ka+1)*n]
+				for _, kb := range nz[a:] {
+					out[kb] += a0*r0[kb] + a1*r1[kb] + a2*r2[kb] + a3*r3[kb]
+				}
+			}
+		} else {
+			for j := i; j < e; j++ {
+				row, fj := jf[j*n:(j+1)*n], f[j]
+				for a, ka := range nz {
+					va := row[ka]
+					g[ka] += va * fj
+					out := gram[ka*n : (ka+1)*n]
+					for _, kb := range nz[a:] {
+						out[kb] += va * row[kb]
+					}
+				}
+			}
+		}
+		i = e
+	}
+	// nz is ascending: the upper triangle was summed; mirror it.
+	for a := range n {
+		for b := a + 1; b < n; b++ {
+			gram[b*n+a] = gram[a*n+b]
+		}
+	}
+}
+
+// samePattern reports whether row's non-zero entries are exactly at nz
+// (ascending).
+func samePattern(row []float64, nz []int) bool {
+	c := 0
+	for k, v := range row {
+		if v != 0 {
+			if c == len(nz) || nz[c] != k {
+				return false
+			}
+			c++
+		}
+	}
+	return c == len(nz)
 }
 
 func (st *lsState) run() (*Result, error) {
@@ -352,7 +529,9 @@ func (st *lsState) run() (*Result, error) {
 		}
 		return nil, err
 	}
-	st.linearise()
+	if err := st.linearise(); err != nil {
+		return rec.finish(st.x, math.Inf(1), NonFinite), err
+	}
 	if nf == 0 {
 		return rec.finish(st.x, st.cost, StepConverged), nil
 	}
@@ -457,11 +636,20 @@ func (st *lsState) run() (*Result, error) {
 			w.diagH[k] = st.g[k] * dv[k] * scale[k]
 			w.gH[k] = w.d[k] * st.g[k]
 		}
-		if err := w.factor(st.jf, st.f, m, nf); err != nil {
+		var gram []float64
+		if st.normal {
+			gram = st.gram
+		}
+		if err := w.factor(st.jf, st.f, gram, m, nf); err != nil {
 			if isNonFinite(err) {
 				return rec.finish(st.x, st.cost, NonFinite), err
 			}
 			return rec.finish(st.x, st.cost, Failure), err
+		}
+		if w.normal {
+			st.normalIters++
+		} else {
+			st.qrIters++
 		}
 		theta := math.Max(0.995, 1-gnorm)
 
@@ -536,7 +724,9 @@ func (st *lsState) run() (*Result, error) {
 				}
 				return nil, err
 			}
-			st.linearise()
+			if err := st.linearise(); err != nil {
+				return rec.finish(st.x, costNew, NonFinite), err
+			}
 			if jacScale {
 				st.columnNorms(w.tmp)
 				for k := range nf {
@@ -600,6 +790,12 @@ func (st *lsState) run() (*Result, error) {
 // columnNorms writes the Euclidean norms of the columns of jf into out.
 func (st *lsState) columnNorms(out []float64) {
 	nf := st.nf
+	if st.normal {
+		for k := range nf {
+			out[k] = math.Sqrt(st.gram[k*nf+k])
+		}
+		return
+	}
 	clear(out)
 	for i := range st.m {
 		row := st.jf[i*nf : (i+1)*nf]
@@ -630,19 +826,102 @@ type lsWork struct {
 	tmp, tmp2    []float64
 	jv, ju       []float64 // J_h·s buffers, length m
 	fullRank     bool
+
+	// NormalSolver: this iteration's subproblem was solved from the Gram
+	// matrix (normal), which gram holds; H and its eigen-decomposition.
+	normal bool
+	gram   []float64
+	h      *mat.SymDense
+	eig    mat.EigenSym
+	lam    []float64
+	evec   mat.Dense
 }
 
 func newLSWork(m, nf int) *lsWork {
 	mk := func() []float64 { return make([]float64, nf) }
 	return &lsWork{
-		d: mk(), diagH: mk(), gH: mk(), jh: make([]float64, m*nf),
-		qr:  blas64.General{Rows: m + nf, Cols: nf, Stride: nf, Data: make([]float64, (m+nf)*nf)},
-		qf:  blas64.General{Rows: m + nf, Cols: 1, Stride: 1, Data: make([]float64, m+nf)},
+		d: mk(), diagH: mk(), gH: mk(),
 		tau: mk(), r: mat.NewDense(nf, nf, nil),
 		s: mk(), uf: mk(), suf: mk(), vv: make([]float64, nf*nf),
 		p: mk(), pH: mk(), rr: mk(), rH: mk(), ag: mk(), agH: mk(), tmp: mk(), tmp2: mk(),
-		jv: make([]float64, m), ju: make([]float64, m),
+		h: mat.NewSymDense(max(nf, 1), nil), lam: mk(),
 	}
+}
+
+// allocQR allocates the m-row buffers of the QR path at its first use
+// (NormalSolver may never need them).
+func (w *lsWork) allocQR(m, nf int) {
+	if w.jh != nil {
+		return
+	}
+	w.jh = make([]float64, m*nf)
+	w.qr = blas64.General{Rows: m + nf, Cols: nf, Stride: nf, Data: make([]float64, (m+nf)*nf)}
+	w.qf = blas64.General{Rows: m + nf, Cols: 1, Stride: 1, Data: make([]float64, m+nf)}
+	w.jv, w.ju = make([]float64, m), make([]float64, m)
+}
+
+// factorNormal is factor from the normal equations (see NormalSolver): H =
+// D·gram·D + diag(diagH) = V S² Vᵀ, suf = Vᵀ·gH, uf = suf/S. It reports
+// false, leaving the QR path to factor, when H is not finite or too
+// ill-conditioned for its eigenvalues to give S (λ_min < normalCond·λ_max).
+func (w *lsWork) factorNormal(gram []float64, m, nf int) bool {
+	hr := w.h.RawSymmetric()
+	for a := range nf {
+		da := w.d[a]
+		row := hr.Data[a*hr.Stride:]
+		for b := a; b < nf; b++ {
+			v := da * gram[a*nf+b] * w.d[b]
+			if b == a {
+				v += w.diagH[a]
+			}
+			if v-v != 0 {
+				return false
+			}
+			row[b] = v
+		}
+	}
+	if !w.eig.Factorize(w.h, true) {
+		return false
+	}
+	w.eig.Values(w.lam)
+	lmax := w.lam[nf-1]
+	if !(lmax > 0) || !(w.lam[0] >= normalCond*lmax) {
+		return false
+	}
+	w.eig.VectorsTo(&w.evec)
+	ev := w.evec.RawMatrix()
+	for k := range nf {
+		src := nf - 1 - k // descending, as the SVD orders them
+		w.s[k] = math.Sqrt(w.lam[src])
+		var t float64
+		for i := range nf {
+			v := ev.Data[i*ev.Stride+src]
+			w.vv[i*nf+k] = v
+			t += v * w.gH[i]
+		}
+		w.uf[k] = t / w.s[k]
+	}
+	w.fullRank = m >= nf && w.s[nf-1] > lsEps*float64(m)*w.s[0]
+	return true
+}
+
+// gramInner is (J_h a)ᵀ(J_h b) = (D a)ᵀ·gram·(D b), for the normal path.
+func (w *lsWork) gramInner(a, b []float64) float64 {
+	nf := len(a)
+	var t float64
+	for i := range nf {
+		ai := w.d[i] * a[i]
+		if ai == 0 {
+			continue
+		}
+		row := w.gram[i*nf : (i+1)*nf]
+		var u float64
+		for k, v := range row {
+			u += v * w.d[k] * b[k]
+		}
+		t += ai * u
+	}
+	return t
 }
 
 // factor forms J_h = J·D and the augmented matrix [J_h; diag(diagH)^½],
@@ -652,7 +931,16 @@ func newLSWork(m, nf int) *lsWork {
 // formed) and the SVD taken of the n×n factor R = U_R S Vᵀ, so that
 // uf = U_Rᵀ (Qᵀ[f; 0])[:n]: the same factors in O(m n²) with a small
 // constant (gonum's SVD of the tall matrix forms its m×n U).
-func (w *lsWork) factor(jf, f []float64, m, nf int) error {
+//
+// With gram (NormalSolver) the factors come from the normal equations
+// instead (factorNormal), unless they are too ill-conditioned for it.
+func (w *lsWork) factor(jf, f, gram []float64, m, nf int) error {
+	w.normal, w.gram = false, gram
+	if gram != nil && w.factorNormal(gram, m, nf) {
+		w.normal = true
+		return nil
+	}
+	w.allocQR(m, nf)
 	a := w.qr
 	for i := range m {
 		src := jf[i*nf : (i+1)*nf]
@@ -802,8 +1090,13 @@ func (w *lsWork) jhDot(s, out []float64) {
 
 // quadratic is ½ sᵀ(J_hᵀJ_h + diag(diagH))s + g_hᵀs (evaluate_quadratic).
 func (w *lsWork) quadratic(s []float64) float64 {
-	w.jhDot(s, w.jv)
-	q := dot(w.jv, w.jv)
+	var q float64
+	if w.normal {
+		q = w.gramInner(s, s)
+	} else {
+		w.jhDot(s, w.jv)
+		q = dot(w.jv, w.jv)
+	}
 	for k, v := range s {
 		q += v * w.diagH[k] * v
 	}
@@ -813,17 +1106,26 @@ func (w *lsWork) quadratic(s []float64) float64 {
 // quadratic1D returns a, b, c of q(s0 + t·s) = a t² + b t + c
 // (build_quadratic_1d).
 func (w *lsWork) quadratic1D(s, s0 []float64) (a, b, c float64) {
-	w.jhDot(s, w.jv)
-	a = dot(w.jv, w.jv)
+	if w.normal {
+		a = w.gramInner(s, s)
+	} else {
+		w.jhDot(s, w.jv)
+		a = dot(w.jv, w.jv)
+	}
 	for k, v := range s {
 		a += v * w.diagH[k] * v
 	}
 	a *= 0.5
 	b = dot(w.gH, s)
 	if s0 != nil {
-		w.jhDot(s0, w.ju)
-		b += dot(w.ju, w.jv)
-		c = 0.5*dot(w.ju, w.ju) + dot(w.gH, s0)
+		if w.normal {
+			b += w.gramInner(s0, s)
+			c = 0.5*w.gramInner(s0, s0) + dot(w.gH, s0)
+		} else {
+			w.jhDot(s0, w.ju)
+			b += dot(w.ju, w.jv)
+			c = 0.5*dot(w.ju, w.ju) + dot(w.gH, s0)
+		}
 		for k := range s {
 			b += s0[k] * w.diagH[k] * s[k]
 			c += 0.5 * s0[k] * w.diagH[k] * s0[k]

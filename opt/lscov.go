@@ -59,7 +59,9 @@ func (l LeastSquares) Covariance(p LSProblem, res *Result) (*Covariance, error) 
 	if err := st.residuals(x, st.r, st.jac); err != nil {
 		return nil, err
 	}
-	st.linearise()
+	if err := st.linearise(); err != nil {
+		return nil, err
+	}
 	n, m := len(x), p.M
 	c := &Covariance{Cov: mat.NewSymDense(n, nil), Sigma: make([]float64, n)}
 	excluded := make([]bool, n)

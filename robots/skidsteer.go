@@ -16,8 +16,9 @@ import (
 // simulate, validate and identify. Identification is IPEM's online EKF
 // (Ordonez et al. §2.2, Seegmiller's integrated prediction error, the
 // default; the README calls it ipem) or a batch minimisation of the same
-// integrated prediction errors over all pose intervals (batch, alias
-// lbfgsb; neldermead and cmaes minimise the same objective). Plans are in
+// integrated prediction errors over all pose intervals (batch: bounded
+// least squares with the forward-mode Jacobian; lbfgsb, neldermead and
+// cmaes minimise the same objective as a scalar). Plans are in
 // skidsteer_plan.go.
 
 // The skid-steer's identification methods.
@@ -25,7 +26,8 @@ const (
 	SkidSteerEKF  = "ekf"  // IPEM, the online EKF (one pass; the default)
 	SkidSteerIPEM = "ipem" // the README's name of SkidSteerEKF
 	// SkidSteerBatch minimises the integrated prediction errors of all
-	// intervals by L-BFGS-B (as lbfgsb).
+	// intervals by bounded least squares (skidsteer.FitBatch; lbfgsb the
+	// same sum of squares by L-BFGS-B).
 	SkidSteerBatch = "batch"
 )
 

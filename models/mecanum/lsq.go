@@ -127,6 +127,7 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 		raw, stride = rm.Data, rm.Stride
 	}
 	TB := T * B
+	n := s.Dim()
 	w, ell := s.w, s.ell
 	D := s.j.D // 4 + 3
 	for k, m := range s.at {
@@ -142,9 +143,8 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 		jx, jy, jt := s.j.JY[m*D:(m+1)*D], s.j.JY[(TB+m)*D:(TB+m+1)*D], s.j.JY[(2*TB+m)*D:(2*TB+m+1)*D]
 		b := s.lane[k]
 		for c := range 4 {
-			row := raw[(4*k+c)*stride : (4*k+c)*stride+s.Dim()]
-			clear(row)
-			var a, ca float64 // the row is w·(J_p + ca·J_θ), p = x or y
+			row := raw[(4*k+c)*stride : (4*k+c)*stride+n]
+			var ca float64 // the row is w·(J_p + ca·J_θ), p = x or y
 			src := jx
 			switch c {
 			case 1:
@@ -154,18 +154,25 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 			case 3:
 				src, ca = jy, -ell*sn
 			}
-			for d := range D {
-				a = w * (src[d] + ca*jt[d])
-				if d < 4 {
-					row[d] = a
-				} else {
-					row[4+(d-4)*B+b] = a
-				}
+			for d := range 4 {
+				row[d] = w * (src[d] + ca*jt[d])
+			}
+			// the start-pose columns: this lane's, zeros for the others
+			// (written, not cleared: clear costs a call per row)
+			for i := 4; i < n; i++ {
+				row[i] = 0
+			}
+			for d := 4; d < D; d++ {
+				row[4+(d-4)*B+b] = w * (src[d] + ca*jt[d])
 			}
 		}
 	}
 	return nil
 }
+
+// squaredSolver is identifySquaredLS's linear algebra: opt's choice (the
+// normal equations for these tall problems); benchmarks compare QR.
+var squaredSolver = opt.AutoSolver
 
 // identifySquaredLS is IdentifySquared without delays: bounded least
 // squares over μ and the start poses with the forward-mode Jacobian,
@@ -180,7 +187,7 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	for j := range 4 {
 		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
 	}
-	res, err := opt.LeastSquares{TrialJacobian: true}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	res, err := opt.LeastSquares{TrialJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
 	if err != nil {
 		return nil, err
 	}

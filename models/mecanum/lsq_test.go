@@ -165,7 +165,8 @@ func TestIdentifySquaredLeastSquares(t *testing.T) {
 // logs like the demo's (μ and 9 free start poses), in-process, from the
 // runs to μ: IdentifySquared (bounded least squares with the forward-mode
 // Jacobian) and, for comparison, L-BFGS-B on NetFit's gradient with
-// IdentifySquared's tolerances (what it ran before). Reported: iterations,
+// IdentifySquared's tolerances (what it ran before), and least squares
+// with opt's QR path instead of the normal equations. Reported: iterations,
 // residual/loss evaluations, and the final loss relative to the lower of
 // the two, and min-ns, the fastest identification (on a shared machine the
 // time of the code; ns/op includes the neighbours' load).
@@ -201,10 +202,32 @@ func BenchmarkIdentifySquared(b *testing.B) {
 		b.Fatal(err)
 	}
 	best := math.Min(r1.Opt.F, r2.Opt.F)
+	lsqQR := func() (*NetResult, error) {
+		squaredSolver = opt.QRSolver
+		defer func() { squaredSolver = opt.AutoSolver }()
+		return lsq()
+	}
+	// normal equations and QR alternated, so that both see the same load:
+	// min-ns of each, and their ratio
+	b.Run("normal-vs-qr", func(b *testing.B) {
+		fast := [2]time.Duration{1 << 62, 1 << 62}
+		for range b.N {
+			for k, f := range []func() (*NetResult, error){lsq, lsqQR} {
+				t0 := time.Now()
+				if _, err := f(); err != nil {
+					b.Fatal(err)
+				}
+				fast[k] = min(fast[k], time.Since(t0))
+			}
+		}
+		b.ReportMetric(float64(fast[0].Nanoseconds()), "min-ns-normal")
+		b.ReportMetric(float64(fast[1].Nanoseconds()), "min-ns-qr")
+		b.ReportMetric(float64(fast[0])/float64(fast[1]), "normal/qr")
+	})
 	for _, c := range []struct {
 		name string
 		f    func() (*NetResult, error)
-	}{{"least-squares", lsq}, {"lbfgsb", lbfgsb}} {
+	}{{"least-squares", lsq}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
 		b.Run(c.name, func(b *testing.B) {
 			var r *NetResult
 			fastest := time.Duration(1 << 62)
