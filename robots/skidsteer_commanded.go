@@ -150,12 +150,17 @@ func (SkidSteer) identifyCommanded(req IdentifyRequest, o SkidSteerOptions, init
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("skidsteer -inputs commanded: the fit is out of range, %v (the log's units or scale?); no parameters written", err)
 	}
+	// The coefficients' box (±10, a11 and a32 above −0.99) is a sanity
+	// limit, not a physical range: their verdicts are judged against their
+	// values, as IPEM's and the batch fit's are; τ's and the dead time's
+	// ranges are the fit's own.
 	var ps []fit.Param
 	for k, name := range wf.Names {
-		lo, hi, unit := -10.0, 10.0, ""
+		if wf.AtBound[k] {
+			d.Add(fit.Warnf(strings.Join(files, ","), "%s ended on the bound of its search range (%g): the windows do not determine it, or the log's units are off", name, wf.Value[k]))
+		}
+		lo, hi, unit := math.Inf(-1), math.Inf(1), ""
 		switch name {
-		case "a11", "a32":
-			lo = -0.99
 		case "tau":
 			lo, hi, unit = 1e-3, 10, "s"
 		case "delay":
