@@ -107,7 +107,7 @@ func (o MecanumOptions) squared() bool { return o.Friction == "net" || o.Loss ==
 // Methods are L-BFGS-B (the default), Nelder–Mead and CMA-ES.
 func (Mecanum) Methods() []string { return []string{mecanum.LBFGSB, mecanum.NelderMead, mecanum.CMAES} }
 
-// Options are -pose, -prior, -grad, -friction and -loss (MecanumOptions).
+// Options are -pose, -prior, -grad, -friction, -lag and -loss (MecanumOptions).
 func (Mecanum) Options() []Option {
 	d := DefaultMecanumOptions()
 	return []Option{
