@@ -190,17 +190,25 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	if o.LagAuto && (o.squared() || method != mecanum.LBFGSB) {
 		return nil, Usagef("-lag auto goes with the eq8 loss, a constant μ and -method lbfgsb; give -lag a time constant for the others")
 	}
+	// The fits run on the lagged commands with no lag of their own (a
+	// -init file's "tau" would lag them twice); the output records it.
+	p.Tau = 0
 	var lagLine string
 	if o.LagAuto {
 		if o.Lag, lagLine, err = mecanumLagSearch(runs, p, cfg, method, hold, req.Fit); err != nil {
 			return nil, mecanumHint(err)
 		}
 	}
-	p.Tau = o.Lag
 	unlagged := runs
 	runs = mecanumLagged(runs, o.Lag)
 	if o.squared() {
-		return mecanumSquared(req, d, p, runs, offsets, o.Friction == "net")
+		id, err := mecanumSquared(req, d, p, runs, offsets, o.Friction == "net")
+		if err == nil && o.Lag > 0 {
+			q := id.Params.(mecanum.Params)
+			q.Tau = o.Lag
+			id.Params = q
+		}
+		return id, err
 	}
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
@@ -224,6 +232,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	out := p
 	out.Model = "mecanum"
 	out.Mu = res.Mu[:]
+	out.Tau = o.Lag
 	out.Friction = nil
 	grad := "gradient generated from the step definition"
 	switch o.Grad {
@@ -329,7 +338,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	s.Warnings = d.Warnings
 	outcome.Report = s
 	if req.Plot {
-		outcome.Figure = MecanumFitFigure(f, unlagged, res, p)
+		outcome.Figure = MecanumFitFigure(f, unlagged, res, out)
 	}
 	return outcome, nil
 }

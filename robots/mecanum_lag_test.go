@@ -77,6 +77,12 @@ func TestMecanumLag(t *testing.T) {
 			t.Errorf("μ%d = %g, truth %g", j+1, m, truth.Mu[j])
 		}
 	}
+	// the summary's camera residual (each run from its fitted start pose)
+	// is the camera noise with the lag (it read 23 mm while Predict lagged
+	// the lagged commands again)
+	if r := lag.Report.Residual.RMS; !(r < 0.003 && r < plain.Report.Residual.RMS/3) {
+		t.Errorf("camera residual %g m with the lag, %g m without (noise 2 mm)", r, plain.Report.Residual.RMS)
+	}
 	// validated from each run's first camera pose: the lag's parameters
 	// predict the camera to a few of its 2-mm noise, the plain ones not
 	posRMS := func(p robots.Params) float64 {
