@@ -34,6 +34,12 @@ type MecanumOptions struct {
 	// Loss is "eq8" (the paper's distances, Luo eqs. 6–8, the default) or
 	// "squared" (squared position and marker errors).
 	Loss string
+	// Lag (s) is a first-order lag of each wheel's speed behind its
+	// command (mecanum.Run.Lagged; 0: none, the default); LagAuto
+	// chooses it by a golden-section search of the loss over (0, 1] s.
+	// The parameter file records it ("tau").
+	Lag     float64
+	LagAuto bool
 }
 
 // DefaultMecanumOptions are the options' defaults.
@@ -55,6 +61,17 @@ func ParseMecanumOptions(s map[string]string) (MecanumOptions, error) {
 			return o, Usagef("-prior must be a number ≥ 0, not %q", v)
 		}
 		o.Prior = f
+	}
+	switch v := s["lag"]; v {
+	case "", "0":
+	case "auto":
+		o.LagAuto = true
+	default:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0 && f <= mecanum.MaxTau) {
+			return o, Usagef("-lag must be auto or a time constant in [0, %g] s, not %q", mecanum.MaxTau, v)
+		}
+		o.Lag = f
 	}
 	for _, k := range []struct {
 		name string
@@ -90,7 +107,7 @@ func (o MecanumOptions) squared() bool { return o.Friction == "net" || o.Loss ==
 // Methods are L-BFGS-B (the default), Nelder–Mead and CMA-ES.
 func (Mecanum) Methods() []string { return []string{mecanum.LBFGSB, mecanum.NelderMead, mecanum.CMAES} }
 
-// Options are -pose, -prior, -grad, -friction and -loss (MecanumOptions).
+// Options are -pose, -prior, -grad, -friction, -lag and -loss (MecanumOptions).
 func (Mecanum) Options() []Option {
 	d := DefaultMecanumOptions()
 	return []Option{
@@ -98,6 +115,7 @@ func (Mecanum) Options() []Option {
 		{Name: "prior", Default: "0", Usage: "mecanum: weight λ of a pull λ·Σ(μ_j − init μ_j)² toward -init (0: none)"},
 		{Name: "grad", Default: d.Grad, Usage: "mecanum: L-BFGS-B gradient, generated (the reverse pass generated from the step), analytic (Algorithm 2) or autodiff (gorgonia graph)"},
 		{Name: "friction", Default: d.Friction, Usage: "mecanum: constant (one μ per wheel) or net (the 4-16-4 command→μ network of §VI, trained jointly over all runs)"},
+		{Name: "lag", Default: "0", Usage: "mecanum: first-order lag τ (s) of each wheel's speed behind its command, from rest at each run's start (0: none, the default; auto: chosen by a golden-section search of the loss over (0, 1] s); the parameter file records it as \"tau\" and simulate, validate use it"},
 		{Name: "loss", Default: d.Loss, Usage: "mecanum: eq8 (the paper's distances, spline + ground truth + marker) or squared (squared position and marker errors: far fewer iterations on many runs)"},
 	}
 }
@@ -169,8 +187,28 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	if err != nil {
 		return nil, err
 	}
+	if o.LagAuto && (o.squared() || method != mecanum.LBFGSB) {
+		return nil, Usagef("-lag auto goes with the eq8 loss, a constant μ and -method lbfgsb; give -lag a time constant for the others")
+	}
+	// The fits run on the lagged commands with no lag of their own (a
+	// -init file's "tau" would lag them twice); the output records it.
+	p.Tau = 0
+	var lagLine string
+	if o.LagAuto {
+		if o.Lag, lagLine, err = mecanumLagSearch(runs, p, cfg, method, hold, req.Fit); err != nil {
+			return nil, mecanumHint(err)
+		}
+	}
+	unlagged := runs
+	runs = mecanumLagged(runs, o.Lag)
 	if o.squared() {
-		return mecanumSquared(req, d, p, runs, offsets, o.Friction == "net")
+		id, err := mecanumSquared(req, d, p, runs, offsets, o.Friction == "net")
+		if err == nil && o.Lag > 0 {
+			q := id.Params.(mecanum.Params)
+			q.Tau = o.Lag
+			id.Params = q
+		}
+		return id, err
 	}
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
@@ -194,6 +232,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	out := p
 	out.Model = "mecanum"
 	out.Mu = res.Mu[:]
+	out.Tau = o.Lag
 	out.Friction = nil
 	grad := "gradient generated from the step definition"
 	switch o.Grad {
@@ -235,6 +274,12 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	for j, n := range mecanumNames {
 		sd := math.Hypot(infl*res.Ident.MuStd[j], poseStd[j])
 		ps = append(ps, fit.Param{Name: n, Value: res.Mu[j], Std: sd, Lower: lo, Upper: hi, Held: hold[j], Undetermined: undet[j] && !hold[j]})
+	}
+	switch {
+	case o.LagAuto:
+		ps = append(ps, fit.Param{Name: "tau", Unit: "s", Value: o.Lag, Std: math.NaN(), StdReason: "chosen by a golden-section search of the loss (" + lagLine + "): no σ", Lower: 0, Upper: 1})
+	case o.Lag > 0:
+		ps = append(ps, fit.Param{Name: "tau", Unit: "s", Value: o.Lag, Lower: 0, Upper: mecanum.MaxTau, Held: true})
 	}
 	d.Add(fit.OnBound(ps)...)
 	// The residual against the camera noise the log itself shows: far above
@@ -293,9 +338,73 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	s.Warnings = d.Warnings
 	outcome.Report = s
 	if req.Plot {
-		outcome.Figure = MecanumFitFigure(f, runs, res, p)
+		outcome.Figure = MecanumFitFigure(f, unlagged, res, out)
 	}
 	return outcome, nil
+}
+
+// mecanumLagged is the runs with their commands through the lag tau
+// (mecanum.Run.Lagged; tau 0: the runs).
+func mecanumLagged(runs []mecanum.Run, tau float64) []mecanum.Run {
+	if !(tau > 0) {
+		return runs
+	}
+	out := make([]mecanum.Run, len(runs))
+	for i, r := range runs {
+		out[i] = r.Lagged(tau)
+	}
+	return out
+}
+
+// mecanumLagSearch chooses the lag τ in (0, 1] s that minimises the eq. 8
+// fit's loss over μ (and the start poses) by a golden-section search of 12
+// fits (the loss is unimodal in τ on the logs tried; a wrong bracket ends
+// on its edge, which the line returned says). It returns τ and a line on
+// the search.
+func mecanumLagSearch(runs []mecanum.Run, p mecanum.Params, cfg mecanum.Config, method string, hold [4]bool, s fit.Settings) (float64, string, error) {
+	loss := func(tau float64) (float64, error) {
+		f, err := mecanum.NewFit(p, mecanumLagged(runs, tau), cfg)
+		if err != nil {
+			return 0, err
+		}
+		res, err := mecanum.Identify(f, mecanum.IdentifyOptions{Method: method, Init: [4]float64(p.Mu), Seed: 1, Held: hold, Settings: s.WithProgress(nil)})
+		if err != nil {
+			return 0, err
+		}
+		return res.Opt.F, nil
+	}
+	const lo, hi, n = 1e-3, 1.0, 12
+	g := (math.Sqrt(5) - 1) / 2
+	a, b := lo, hi
+	c, e := b-g*(b-a), a+g*(b-a)
+	fc, err := loss(c)
+	if err != nil {
+		return 0, "", err
+	}
+	fe, err := loss(e)
+	if err != nil {
+		return 0, "", err
+	}
+	for range n - 2 {
+		if fc <= fe {
+			b, e, fe = e, c, fc
+			c = b - g*(b-a)
+			if fc, err = loss(c); err != nil {
+				return 0, "", err
+			}
+		} else {
+			a, c, fc = c, e, fe
+			e = a + g*(b-a)
+			if fe, err = loss(e); err != nil {
+				return 0, "", err
+			}
+		}
+	}
+	tau, f := c, fc
+	if fe < fc {
+		tau, f = e, fe
+	}
+	return tau, fmt.Sprintf("%d fits over [%g, %g] s, bracket [%.3g, %.3g] s, loss %.6g", n, lo, hi, a, b, f), nil
 }
 
 // mecanumResidualWarnFactor is how far above the camera noise a fit's

@@ -93,7 +93,7 @@ func (SkidSteer) Simulate(req SimulateRequest) (*Simulation, error) {
 	trajs := make([][]skidsteer.Pose, len(runs))
 	for i, r := range runs {
 		d.Add(SimulatedGaps(r.T, r.Origin)...)
-		tr, err := SimulateSkidSteerLog(p, r.Log)
+		tr, err := simulateSkidSteer(p, r.Log)
 		if err != nil {
 			return nil, r.Err(err)
 		}
@@ -157,7 +157,7 @@ func skidSteerPieces(d *Diag, policy fit.GapPolicy, r skidsteer.Run) ([]*skidste
 	var out []*skidsteer.Log
 	for _, pc := range pieces {
 		a, b := pc[0], pc[1]
-		q := &skidsteer.Log{T: l.T[a:b], Vc: l.Vc[a:b], Wc: l.Wc[a:b], Pose: l.Pose[a:b], HasPose: l.HasPose[a:b]}
+		q := l.Slice(a, b)
 		if len(q.PoseRows()) < 2 {
 			d.Add(fit.Warnf(r.Table.File, "the piece from line %d has fewer than two poses after the gap split: left out", r.Table.Line[r.Row+a]))
 			continue
@@ -201,7 +201,7 @@ func (SkidSteer) Validate(req ValidateRequest) ([]ValidationRun, error) {
 					l := *q
 					l.Pose = slices.Clone(q.Pose)
 					l.Pose[k0] = skidsteer.Pose{X: s[0], Y: s[1], Psi: s[2]}
-					tr, err := SimulateSkidSteerLog(p, &l)
+					tr, err := simulateSkidSteer(p, &l)
 					if err != nil {
 						return nil, err
 					}
@@ -235,9 +235,6 @@ func (SkidSteer) Methods() []string {
 	return []string{SkidSteerEKF, SkidSteerIPEM, SkidSteerBatch, "lbfgsb", "neldermead", "cmaes"}
 }
 
-// Options: the skid-steer has no options of its own.
-func (SkidSteer) Options() []Option { return nil }
-
 // Identify calibrates the nine slip coefficients from the sources' poses
 // (IdentifyRequest: the method, -fix/-free for the batch methods, the gap
 // policy, the start in Init). The report's residual is the RMS of the 2-s
@@ -250,6 +247,17 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 	}
 	if !slices.Contains(SkidSteer{}.Methods(), method) {
 		return nil, Usagef("unknown -method %q for skidsteer (one of %s)", req.Method, strings.Join(SkidSteer{}.Methods(), ", "))
+	}
+	so, err := ParseSkidSteerOptions(req.Options)
+	if err != nil {
+		return nil, err
+	}
+	if so.Commanded {
+		init, err := skidSteerParams(req.Init)
+		if err != nil {
+			return nil, err
+		}
+		return SkidSteer{}.identifyCommanded(req, so, init)
 	}
 	if method == SkidSteerEKF && (req.Fit.MaxIter > 0 || req.Fit.Tol > 0) {
 		return nil, Usagef("-maxiter and -tol apply to the optimisers (-method batch, neldermead, cmaes); -method ekf (alias ipem) is one pass of the filter")

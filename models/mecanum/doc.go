@@ -63,4 +63,8 @@
 // theta_deg), runs split by traj; ReadStreams returns the two streams
 // unmerged for EstimateOnset; ReadParams reads the parameter file with its
 // warnings. Every error names the file, the line and the column.
+//
+// Input dynamics (issue 25, not the default): Params.Tau is a first-order
+// lag of each wheel's speed behind its command (Run.Lagged), applied by
+// Simulate; identification fits μ on the lagged commands.
 package mecanum

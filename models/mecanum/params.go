@@ -29,6 +29,11 @@ type Params struct {
 	// commanded wheel speeds w1..w4 (order, sign, scale): read by the
 	// command line, not by the model.
 	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
+	// Tau (s), when positive, is a first-order lag of each wheel's speed
+	// behind its command, from rest at each run's first row (Run.Lagged):
+	// Simulate drives the model with the lagged speeds. Absent or 0 (the
+	// default): the commands act at once, as in Luo et al.
+	Tau float64 `json:"tau,omitempty"`
 }
 
 // DefaultParams are the paper's constants (§V: M = 4, g = 9.8, r = 0.03,
@@ -94,6 +99,9 @@ func (p Params) Validate() error {
 		if !(c.v > 0) || math.IsInf(c.v, 0) {
 			return paramErr(c.name, "%v must be positive and finite", c.v)
 		}
+	}
+	if math.IsNaN(p.Tau) || p.Tau < 0 || p.Tau > MaxTau {
+		return paramErr("tau", "%v must be in [0, %g] s", p.Tau, MaxTau)
 	}
 	K := p.K()
 	if math.IsInf(K, 0) {

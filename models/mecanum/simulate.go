@@ -68,6 +68,10 @@ func Simulate(p Params, r *Run) (x, y, th []float64) {
 	if n == 0 {
 		return
 	}
+	if p.Tau > 0 {
+		l := r.Lagged(p.Tau)
+		r = &l
+	}
 	k0 := 0
 	if cam := r.Camera(); len(cam) > 0 {
 		k0 = cam[0]

@@ -58,8 +58,16 @@ type WindowOptions struct {
 	// evenly inside the register's range, when the dead time is free
 	// (default 4; the start parameters' Delay is always tried).
 	DelayStarts int
-	// MaxIterations bounds the optimiser (default 500).
+	// MaxIterations bounds the optimiser (default 500); Tol is its
+	// relative loss reduction for convergence (0: opt's default).
 	MaxIterations int
+	Tol           float64
+	// Hold names slip coefficients (a11 … a33) held at the start's values.
+	Hold map[string]bool
+	// WholeShortRuns makes a run whose poses span less than Horizon one
+	// window (from its first pose row to its last) instead of none: a log
+	// cut into short windows (the Warthog's 1.95-s ones) keeps them.
+	WholeShortRuns bool
 }
 
 // WindowPrediction is one window's open-loop prediction: the end pose
@@ -121,6 +129,8 @@ type WindowFit struct {
 	Windows     int
 	TrainRMS    float64 // end-position RMS over the windows fitted (m)
 	Predictions []WindowPrediction
+	// Result is the optimiser's result of the best start.
+	Result *opt.Result
 }
 
 // windowSet is the windows of a set of runs as one batched rollout of a dyn
@@ -183,7 +193,11 @@ func newWindowSet(runs []*Log, p Params, o WindowOptions) (*windowSet, error) {
 		if o.Inputs == Commanded && (l.WlCmd == nil || l.WrCmd == nil) {
 			return nil, &dataset.RowError{Row: 0, Column: "wl_cmd", Msg: fmt.Sprintf("run %d has no commanded wheel speeds wl_cmd, wr_cmd", ri)}
 		}
-		for _, w := range windowRows(l, o.Horizon, o.SkipRepeats) {
+		rows := windowRows(l, o.Horizon, o.SkipRepeats)
+		if len(rows) == 0 && o.WholeShortRuns && o.Horizon > 0 {
+			rows = windowRows(l, 0, o.SkipRepeats)
+		}
+		for _, w := range rows {
 			ws.pred = append(ws.pred, WindowPrediction{Run: ri, From: w[0], To: w[1]})
 			ws.T = max(ws.T, w[1]-w[0])
 		}
@@ -358,8 +372,8 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	names := append([]string(nil), CoeffNames[:]...)
 	lo, hi := make([]float64, n), make([]float64, n)
 	free := make([]bool, n)
-	for i := range NumCoeffs {
-		lo[i], hi[i], free[i] = -10, 10, true
+	for i, name := range CoeffNames {
+		lo[i], hi[i], free[i] = -10, 10, !o.Hold[name]
 	}
 	// the forward speed and the in-place yaw rate keep the command's sign
 	lo[0], lo[7] = -0.99, -0.99
@@ -418,7 +432,7 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	}
 	var res *opt.Result
 	for _, x0 := range starts {
-		r, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, x0, opt.Settings{MaxIterations: iters})
+		r, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, x0, opt.Settings{MaxIterations: iters, FunctionTol: o.Tol})
 		if err != nil {
 			return nil, err
 		}
@@ -453,10 +467,11 @@ func FitWindows(runs []*Log, start Params, o WindowOptions) (*WindowFit, error) 
 	p.Std, p.Cov = &sd, nil
 	if o.Inputs == Commanded {
 		p.Tau, p.Delay, p.TauStd, p.DelayStd = xf[9], xf[10], std[9], std[10]
+		p.Inputs = InputsCommanded
 	}
 	return &WindowFit{Params: p, Names: names, Value: append([]float64(nil), xf...), Std: std, Free: free, AtBound: atBound,
 		Loss: loss, Status: res.Status.Kind(), Iterations: res.Iterations, Windows: ws.W,
-		TrainRMS: EndpointRMS(ws.pred), Predictions: append([]WindowPrediction(nil), ws.pred...)}, nil
+		TrainRMS: EndpointRMS(ws.pred), Predictions: append([]WindowPrediction(nil), ws.pred...), Result: res}, nil
 }
 
 // sigma is the Gauss–Newton standard deviation of the free parameters.

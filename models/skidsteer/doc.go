@@ -46,7 +46,10 @@
 // first pose — from the measured speeds (Model) or from the commands
 // (LagModel) — by L-BFGS-B over the generated reverse pass, with
 // Gauss–Newton σ; PredictWindows and EndpointRMS/EndpointMean score held-out
-// windows (experiments/real-warthog).
+// windows (experiments/real-warthog). Parameters identified from the
+// commands say so (Params.Inputs "commanded", FromCommands), and
+// CommandedFrom predicts a whole log from its commands anchored at a pose
+// row: what `identify -inputs commanded`, `simulate` and `validate` use.
 //
 // Logs are read by ReadLog (LogSpec, RunsFromTable): the commands vc, wc or
 // the wheel speeds wl, wr (with the optional commanded wl_cmd, wr_cmd), poses on the same rows or merged by time from a

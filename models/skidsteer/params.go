@@ -37,6 +37,12 @@ type Params struct {
 	// TauStd and DelayStd are their standard deviations, as identified.
 	TauStd   float64 `json:"tau_std,omitempty"`
 	DelayStd float64 `json:"delay_std,omitempty"`
+	// Inputs is "commanded" when the parameters were identified from the
+	// commanded wheel speeds wl_cmd, wr_cmd through the lag (identify
+	// -inputs commanded): simulate and validate then predict from those
+	// columns (PredictCommanded). "" or "measured": from the measured
+	// speeds (vc, wc or wl, wr), Tau and Delay unused.
+	Inputs string `json:"inputs,omitempty"`
 	// CommandMap maps a log's channels to the commands (vc, wc, or wl, wr
 	// for a wheel-speed log); read by the command line.
 	CommandMap *dataset.CommandMap `json:"command_map,omitempty"`
@@ -53,6 +59,9 @@ func (p Params) Validate() error {
 	}
 	if math.IsNaN(p.R) || math.IsInf(p.R, 0) || p.R < 0 || math.IsNaN(p.Track) || math.IsInf(p.Track, 0) || p.Track < 0 {
 		return fmt.Errorf("r = %v and track = %v must be finite and ≥ 0 (0: not given)", p.R, p.Track)
+	}
+	if p.Inputs != "" && p.Inputs != InputsMeasured && p.Inputs != InputsCommanded {
+		return fmt.Errorf("inputs is %q, want %q or %q", p.Inputs, InputsMeasured, InputsCommanded)
 	}
 	for _, c := range []struct {
 		name string
@@ -95,6 +104,16 @@ func (p Params) Warnings() []string {
 	}
 	return w
 }
+
+// The values of Params.Inputs.
+const (
+	InputsMeasured  = "measured"
+	InputsCommanded = "commanded"
+)
+
+// FromCommands reports whether p predicts from the commanded wheel speeds
+// (Inputs is "commanded").
+func (p Params) FromCommands() bool { return p.Inputs == InputsCommanded }
 
 // Coeffs returns a11, a12, a13, a21, …, a33.
 func (p Params) Coeffs() []float64 {

@@ -45,7 +45,9 @@ import (
 // The joint problem is solved by L-BFGS-B through the generated reverse pass,
 // which gives the gradient with respect to every step's input (the true
 // speeds) and the initial state (u₀ = R·(ωl + ωr)/2 of the first row) beside
-// the tyre parameters, started from the plain fit.
+// the tyre parameters, started from the plain fit, in the coordinates of
+// the linearised variable projection there (eiv_precond.go), which make its
+// Gauss–Newton matrix nearly the identity.
 
 // NoiseStd estimates the standard deviation of white noise on a sequence
 // that is otherwise smooth from its second differences: Δ²x = x[i+1] −
@@ -129,7 +131,14 @@ type eivFit struct {
 	nz    int
 	// per shard: the row driving each step of each lane ([T][B])
 	stepRow [][]int
+	// unpreconditioned solves the joint problem in (θ, z) directly (the
+	// method before issue 25.4, kept for comparison in tests:
+	// eivUnpreconditioned).
+	unpreconditioned bool
 }
+
+// eivUnpreconditioned makes identifyEIV solve in (θ, z) directly (tests).
+var eivUnpreconditioned bool
 
 func newEIVFit(f *fit, noise Noise) *eivFit {
 	e := &eivFit{f: f, noise: noise}
@@ -348,17 +357,23 @@ func (e *eivFit) solve(x0, lo, hi []float64, s opt.Settings) (*opt.Result, error
 	if _, err := e.eval(x, nil); err != nil {
 		return nil, fmt.Errorf("tire: errors in variables, at the plain fit: %w", err)
 	}
+	if e.unpreconditioned {
+		e.f.tolerateDivergence, e.f.xStart = true, append([]float64(nil), x...)
+		return opt.LBFGSB{}.Minimize(opt.Problem{Objective: e.eval, Lower: L, Upper: U}, x, s)
+	}
+	c, err := e.newPrecond(x, eivPrecondRank)
+	if err != nil {
+		return nil, fmt.Errorf("tire: errors in variables, preconditioner at the plain fit: %w", err)
+	}
 	e.f.tolerateDivergence, e.f.xStart = true, append([]float64(nil), x...)
-	return opt.LBFGSB{}.Minimize(opt.Problem{Objective: e.eval, Lower: L, Upper: U}, x, s)
+	return e.solvePrecond(c, lo, hi, s)
 }
 
-// EIVIterations is the default iteration limit of the joint fit. The
-// joint problem has two unknowns per log row; L-BFGS-B crawls along the
-// slow directions of the wheel speeds (the poses fix their low-frequency
-// part hundreds of times more tightly than the prior fixes the rest), and
-// μ, Kx, Ky wander by a few percent there (measured: Kx +5.5 % after 300
-// iterations, +3.7 % after 1000, on eight Table I maneuvers at 0.05 rad/s,
-// from −9 % plain): the limit trades that for time. Settings.MaxIterations
+// EIVIterations is the default iteration limit of the joint fit. Solved in
+// (θ, z) directly, L-BFGS-B crawled along the slow directions of the wheel
+// speeds and stopped at this limit every time (μ, Kx, Ky still wandering by a
+// few percent); through the change of variables of eiv_precond.go it
+// converges in 25–55 iterations on the Table I maneuvers. Settings.MaxIterations
 // overrides it.
 const EIVIterations = 300
 
@@ -387,6 +402,7 @@ func identifyEIV(f *fit, x, lo, hi []float64, s opt.Settings, given Noise, out *
 		return nil
 	}
 	e := newEIVFit(f, noise)
+	e.unpreconditioned = eivUnpreconditioned
 	if s.MaxIterations == 0 {
 		s.MaxIterations = EIVIterations
 	}
@@ -465,41 +481,13 @@ func (e *eivFit) std(x []float64) (sd []float64, lambdaMin float64, err error) {
 		return nil, 0, err
 	}
 	N := len(r0)
-	// jvp is Jz·w (w over z), central differences.
-	jvp := func(w []float64) ([]float64, error) {
-		var nw float64
-		for _, v := range w {
-			nw += v * v
-		}
-		h := 1e-3 / math.Max(math.Sqrt(nw), 1e-300)
-		xp := append([]float64(nil), x...)
-		for k, v := range w {
-			xp[P+k] += h * v
-		}
-		rp, err := e.forward(xp)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range w {
-			xp[P+k] = x[P+k] - h*v
-		}
-		rm, err := e.forward(xp)
-		if err != nil {
-			return nil, err
-		}
-		for i := range rp {
-			rp[i] = (rp[i] - rm[i]) / (2 * h)
-		}
-		return rp, nil
-	}
-	g := make([]float64, n)
-	// vjp is Jzᵀ·v.
+	jvp := func(w []float64) ([]float64, error) { return e.jvp(x, w) }
 	vjp := func(v []float64) ([]float64, error) {
-		if _, err := e.forward(x); err != nil {
+		g, err := e.vjp(x, v)
+		if err != nil {
 			return nil, err
 		}
-		e.backward(x, v, g)
-		return append([]float64(nil), g[P:]...), nil
+		return g[P:], nil
 	}
 	K := min(eivRank, nz, N)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -515,41 +503,7 @@ func (e *eivFit) std(x []float64) (sd []float64, lambdaMin float64, err error) {
 		}
 		Y.SetCol(k, y)
 	}
-	// orth is an orthonormal basis of A's columns (N×K), modified
-	// Gram–Schmidt twice: the thin factor only (a full QR's Q is N×N,
-	// gigabytes here); a column that vanishes is left zero.
-	orth := func(A *mat.Dense) *mat.Dense {
-		cols := make([][]float64, K)
-		for k := range K {
-			c := mat.Col(nil, k, A)
-			for range 2 {
-				for j := range k {
-					var d float64
-					for i, v := range cols[j] {
-						d += v * c[i]
-					}
-					for i, v := range cols[j] {
-						c[i] -= d * v
-					}
-				}
-			}
-			var nc float64
-			for _, v := range c {
-				nc += v * v
-			}
-			if nc = math.Sqrt(nc); nc > 0 {
-				for i := range c {
-					c[i] /= nc
-				}
-			}
-			cols[k] = c
-		}
-		Q := mat.NewDense(N, K, nil)
-		for k, c := range cols {
-			Q.SetCol(k, c)
-		}
-		return Q
-	}
+	orth := func(A *mat.Dense) *mat.Dense { return orthonormal(A) }
 	Q := orth(Y)
 	// one power iteration: Y = Jz·Jzᵀ·Q
 	for k := range K {
@@ -644,6 +598,83 @@ func (e *eivFit) std(x []float64) (sd []float64, lambdaMin float64, err error) {
 		}
 	}
 	return sd, lambdaMin, nil
+}
+
+// jvp is Jz·w at x (w over z), central differences of the native rollout.
+func (e *eivFit) jvp(x, w []float64) ([]float64, error) {
+	P := len(e.f.free)
+	var nw float64
+	for _, v := range w {
+		nw += v * v
+	}
+	h := 1e-3 / math.Max(math.Sqrt(nw), 1e-300)
+	xp := append([]float64(nil), x...)
+	for k, v := range w {
+		xp[P+k] += h * v
+	}
+	rp, err := e.forward(xp)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range w {
+		xp[P+k] = x[P+k] - h*v
+	}
+	rm, err := e.forward(xp)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rp {
+		rp[i] = (rp[i] - rm[i]) / (2 * h)
+	}
+	return rp, nil
+}
+
+// vjp is (Jθ, Jz)ᵀ·v at x by the generated reverse pass (θ coordinates
+// first, then z).
+func (e *eivFit) vjp(x, v []float64) ([]float64, error) {
+	if _, err := e.forward(x); err != nil {
+		return nil, err
+	}
+	g := make([]float64, len(x))
+	e.backward(x, v, g)
+	return g, nil
+}
+
+// orthonormal is an orthonormal basis of A's columns (N×K), modified
+// Gram–Schmidt twice: the thin factor only (a full QR's Q is N×N,
+// gigabytes here); a column that vanishes is left zero.
+func orthonormal(A *mat.Dense) *mat.Dense {
+	N, K := A.Dims()
+	cols := make([][]float64, K)
+	for k := range K {
+		c := mat.Col(nil, k, A)
+		for range 2 {
+			for j := range k {
+				var d float64
+				for i, v := range cols[j] {
+					d += v * c[i]
+				}
+				for i, v := range cols[j] {
+					c[i] -= d * v
+				}
+			}
+		}
+		var nc float64
+		for _, v := range c {
+			nc += v * v
+		}
+		if nc = math.Sqrt(nc); nc > 0 {
+			for i := range c {
+				c[i] /= nc
+			}
+		}
+		cols[k] = c
+	}
+	Q := mat.NewDense(N, K, nil)
+	for k, c := range cols {
+		Q.SetCol(k, c)
+	}
+	return Q
 }
 
 // NoiseSpan is a stretch of a run where the wheel-speed noise dominates

@@ -196,10 +196,95 @@ func TestIdentifyErrorsInVariables(t *testing.T) {
 				t.Errorf("μ=%v, %g rad/s: %s = %.4g ± %.3g does not cover the truth %g (%.1fσ)", c.truth.Mu, c.noise, res.Free[k], v, res.Std[k], want[k], (v-want[k])/res.Std[k])
 			}
 		}
+		if !res.Opt.Status.Converged() {
+			t.Errorf("μ=%v, %g rad/s: the joint fit did not converge: %v after %d iterations", c.truth.Mu, c.noise, res.Opt.Status, res.Opt.Iterations)
+		}
 		if len(res.WL) != len(runs) || len(res.WL[0]) != len(runs[0].T) {
 			t.Errorf("estimated speeds: %d runs", len(res.WL))
 		}
 		t.Logf("noise %+v, λmin %.3g, %d iterations (%v), noise dominates %.0f %% of rows (%d spans), %v; warnings %q", res.Noise, res.EIVLambdaMin, res.Opt.Iterations, res.Opt.Status,
 			100*res.NoiseDominated, len(res.NoiseSpans), res.Runtime, res.Warnings)
+	}
+}
+
+// The change of variables of the joint problem (eiv_precond.go): its
+// gradient in v against central differences of the loss through x(v), and
+// the preconditioned fit converges (opt's tolerance) where the fit in
+// (θ, z) stops at its iteration limit, at a loss no higher; carpet at the
+// default encoder noise (0.05 rad/s), three maneuvers of up to 4 s.
+func TestEIVPreconditioned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three joint fits")
+	}
+	_, carpet := surfaces()
+	var runs []*Run
+	for i, k := range []int{2, 4, 5} {
+		mv := Maneuvers()[k]
+		mv.Duration = math.Min(mv.Duration, 4)
+		r, err := Synthesize(carpet, mv, SynthConfig{Seed: uint64(i + 70), WheelStd: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	// the gradient in v
+	f, err := newFit(Jackal(), runs, []int{0, 1, 2}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEIVFit(f, Noise{Wheel: 0.05, Position: 0.001, Heading: 0.005})
+	x0 := make([]float64, 3+e.nz)
+	copy(x0, f.x0())
+	c, err := e.newPrecond(x0, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	v := make([]float64, len(x0))
+	for k := range v {
+		v[k] = 0.3 * rng.NormFloat64()
+	}
+	gx, gv := make([]float64, len(v)), make([]float64, len(v))
+	if _, err := e.eval(c.x(v), gx); err != nil {
+		t.Fatal(err)
+	}
+	c.grad(gx, gv)
+	for _, k := range []int{0, 1, 2, 3, 4, 3 + rng.IntN(e.nz), 3 + rng.IntN(e.nz)} {
+		h := 1e-4
+		vp := append([]float64(nil), v...)
+		vp[k] += h
+		lp, _ := e.eval(c.x(vp), nil)
+		vp[k] -= 2 * h
+		lm, _ := e.eval(c.x(vp), nil)
+		fd := (lp - lm) / (2 * h)
+		if d := math.Abs(fd - gv[k]); d > 1e-5*math.Abs(fd)+1e-6*(1+math.Abs(lp))/h {
+			t.Errorf("v coordinate %d: gradient %.10g, central difference %.10g", k, gv[k], fd)
+		}
+	}
+	res, err := Identify(Jackal(), runs, IdentifyOptions{ErrorsInVariables: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eivUnpreconditioned = true
+	direct, err := Identify(Jackal(), runs, IdentifyOptions{ErrorsInVariables: true})
+	eivUnpreconditioned = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{carpet.Mu, carpet.Kx, carpet.Ky}
+	for k, v := range res.Value {
+		t.Logf("%-2s = %8.4g ± %.3g (truth %g, %+.1f %%, %.2fσ); in (θ, z) %8.4g (%+.1f %%); plain %8.4g (%+.1f %%)", res.Free[k], v, res.Std[k], want[k], 100*(v/want[k]-1),
+			(v-want[k])/res.Std[k], direct.Value[k], 100*(direct.Value[k]/want[k]-1), res.Plain[k], 100*(res.Plain[k]/want[k]-1))
+		if math.Abs(v/want[k]-1) > 0.15 || !(math.Abs(v-want[k]) <= 3*res.Std[k]) {
+			t.Errorf("%s = %.4g ± %.3g, truth %g", res.Free[k], v, res.Std[k], want[k])
+		}
+	}
+	t.Logf("preconditioned: %d iterations (%v), loss %.8g, %v; in (θ, z): %d iterations (%v), loss %.8g, %v",
+		res.Opt.Iterations, res.Opt.Status, res.Loss, res.Runtime, direct.Opt.Iterations, direct.Opt.Status, direct.Loss, direct.Runtime)
+	if !res.Opt.Status.Converged() {
+		t.Errorf("the preconditioned joint fit did not converge: %v after %d iterations", res.Opt.Status, res.Opt.Iterations)
+	}
+	if res.Loss > direct.Loss*(1+1e-6) {
+		t.Errorf("preconditioned loss %.10g above the direct fit's %.10g", res.Loss, direct.Loss)
 	}
 }
