@@ -119,6 +119,7 @@ func readTireLog(src Source, d *Diag) ([]*tire.Run, *dataset.Table, error) {
 		}{{"wl", rs[i].WL}, {"wr", rs[i].WR}} {
 			d.Add(fit.SpikeWarnings(src.Path, c.name, c.v, rows, rs[i].Origin.Line)...)
 		}
+		d.Add(Implausible(src.Path, rs[i].Origin, tireLimits, map[string][]float64{"wl": rs[i].WL, "wr": rs[i].WR})...)
 	}
 	return runs, rs[0].Table, nil
 }
@@ -315,7 +316,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 		}
 		d.Add(fit.TimeUnits(src.Path, tab.Col("t"))...)
 		for _, r := range rs {
-			d.Add(PoseOutliers(src.Path, r.X, r.Y, r.Origin)...)
+			d.Add(PoseOutliers(src.Path, r.T, r.X, r.Y, tireLimits.Speed, r.Origin)...)
 			pieces, ws, err := fit.ApplyGaps(req.Gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
