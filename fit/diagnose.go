@@ -398,7 +398,7 @@ func PoseOutlierWarnings(file string, t, x, y []float64, rows []int, speed float
 			motion = fmt.Sprintf(", %.3g m beyond where the robot can be between them at %.3g m/s", d.reach, speed)
 		}
 		ws = append(ws, Warning{File: file, Row: ln, Msg: fmt.Sprintf(
-			"columns x, y: the position lies %.3g m off its neighbours' path%s, %.0f× the pose noise (%.3g m): a tracker outlier? The fit follows it: remove the row or cut the span out (-from/-to)",
+			"columns x, y: the position lies %.3g m off its neighbours' path%s, %.0f× the pose noise (%.3g m): a tracker outlier? A least-squares fit follows it: remove the row or cut the span out (-from/-to)",
 			size, motion, size/(d.s*sigma), sigma)})
 	}
 	return ws
