@@ -19,6 +19,7 @@ func TestRunShapes(t *testing.T) {
 	for name, r := range map[string]Run{
 		"short W": {T: ts, W: make([][4]float64, 5), X: full(), Y: full(), Theta: full()},
 		"short X": {T: ts, W: make([][4]float64, n), X: make([]float64, 3), Y: full(), Theta: full()},
+		"long X":  {T: ts, W: make([][4]float64, n), X: make([]float64, n+2), Y: make([]float64, n+2), Theta: make([]float64, n+2)},
 	} {
 		if err := r.Check(); err == nil || !strings.Contains(err.Error(), "mecanum: run") {
 			t.Errorf("%s: Check: %v", name, err)
@@ -33,8 +34,12 @@ func TestRunShapes(t *testing.T) {
 			t.Errorf("%s: Simulate: %v", name, x)
 		}
 	}
-	good := Run{T: ts, W: make([][4]float64, n)}
-	if x, _, _ := Simulate(DefaultParams(), &good); math.IsNaN(x[n-1]) {
-		t.Errorf("a good run: %v", x)
+	for _, good := range []Run{{T: ts, W: make([][4]float64, n)}, {T: ts, W: make([][4]float64, n), X: []float64{1}, Y: []float64{2}, Theta: []float64{0}}} {
+		if err := good.Check(); err != nil {
+			t.Errorf("a good run: %v", err)
+		}
+		if x, _, _ := Simulate(DefaultParams(), &good); math.IsNaN(x[n-1]) {
+			t.Errorf("a good run: %v", x)
+		}
 	}
 }

@@ -20,14 +20,15 @@ type Run struct {
 	dataset.Origin
 }
 
-// Check refuses a run whose columns are not as long as T: W always, X, Y,
-// Theta when present (a run built in code; ReadLog's runs pass).
+// Check refuses a run whose columns do not fit T (a run built in code;
+// ReadLog's runs pass): W as long as T; X, Y, Theta of one length, at most
+// T's (shorter: the later rows have no pose, e.g. a start pose alone).
 func (r *Run) Check() error {
 	n := len(r.T)
 	if len(r.W) != n {
 		return fmt.Errorf("mecanum: run %q: %d times, %d wheel-speed rows", r.ID, n, len(r.W))
 	}
-	if (r.X != nil || r.Y != nil || r.Theta != nil) && (len(r.X) != n || len(r.Y) != n || len(r.Theta) != n) {
+	if m := len(r.X); len(r.Y) != m || len(r.Theta) != m || m > n {
 		return fmt.Errorf("mecanum: run %q: %d times, poses x, y, theta of lengths %d, %d, %d", r.ID, n, len(r.X), len(r.Y), len(r.Theta))
 	}
 	return nil
