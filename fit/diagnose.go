@@ -244,81 +244,162 @@ func NoMotion(file, what string) error {
 	return fmt.Errorf("%s: %s: nothing in the log excites the model, so no parameter can be identified (the start values would come back unchanged)", file, what)
 }
 
-// PoseOutliers returns the rows (of rows) whose position lies more than k
-// standard deviations from the midpoint of its neighbours, e = p[i] −
-// (p[i−1] + p[i+1])/2, whose standard deviation is sqrt(3/2)·σ for white
-// noise σ (PoseNoise, which one outlier does not move). A single outlier A
-// shows as e = A at its row and −A/2 at each neighbour: only the largest of
-// three adjacent deviations is returned. For normal noise a sample is a
-// false alarm with probability e^(−k²/2) (the Rayleigh tail of the 2-D
-// deviation): 1.5·10⁻⁸ for k = 6. None when σ is not positive.
-func PoseOutliers(x, y []float64, rows []int, k float64) []int {
-	// Repeats of the previous pose (a tracker slower than the log) make a
-	// staircase whose steps are not outliers: judged on fresh samples only.
-	rows = freshRows(rows, x, y)
-	sigma := PoseNoise(x, y, rows)
-	if !(sigma > 0) {
-		return nil
-	}
-	n := len(rows)
-	dev := make([]float64, n)
-	for i := 1; i < n-1; i++ {
-		a, b, c := rows[i-1], rows[i], rows[i+1]
-		dev[i] = math.Hypot(x[b]-(x[a]+x[c])/2, y[b]-(y[a]+y[c])/2)
-	}
-	lim := k * math.Sqrt(1.5) * sigma
-	var out []int
-	for i := 1; i < n-1; i++ {
-		if dev[i] > lim && dev[i] >= dev[i-1] && dev[i] >= dev[i+1] {
-			out = append(out, rows[i])
+// poseDeviation is a fresh position sample's deviation from the path
+// between its fresh neighbours a, c interpolated at its time: e = p[b] −
+// (wa·p[a] + wc·p[c]), wa = (t[c]−t[b])/(t[c]−t[a]), wc = 1 − wa (the
+// midpoint, wa = wc = ½, when t is nil or not increasing). For white noise
+// σ each coordinate of e has standard deviation s·σ, s = √(1 + wa² + wc²)
+// (√(3/2) at the midpoint).
+type poseDeviation struct {
+	ex, ey float64 // deviation (m)
+	s      float64 // noise scale √(1 + wa² + wc²)
+	reach  float64 // how far p[b] lies beyond the positions reachable between a and c (m); +Inf without a speed
+}
+
+// deviation of sample b between a and c. reach is the excess of the path
+// a → b → c over what a robot of speed at most speed covers in t[c] − t[a]
+// (or over the chord when that is longer): |p[b]−p[a]| + |p[c]−p[b]| −
+// max(speed·(t[c]−t[a]), |p[c]−p[a]|). It is positive only outside the
+// ellipse of points the robot can visit between the two samples, whatever
+// time b was taken at: a tracker that stamps its poses on arrival (an ICP
+// delivered late and in bursts) moves b along the path, not off it.
+func deviation(t, x, y []float64, a, b, c int, speed float64) poseDeviation {
+	wa := 0.5
+	reach := math.Inf(1)
+	if t != nil && t[c] > t[a] {
+		if t[b] >= t[a] && t[c] >= t[b] {
+			wa = (t[c] - t[b]) / (t[c] - t[a])
+		}
+		if speed > 0 {
+			ab := math.Hypot(x[b]-x[a], y[b]-y[a])
+			bc := math.Hypot(x[c]-x[b], y[c]-y[b])
+			ac := math.Hypot(x[c]-x[a], y[c]-y[a])
+			reach = ab + bc - max(speed*(t[c]-t[a]), ac)
 		}
 	}
+	wc := 1 - wa
+	return poseDeviation{
+		ex:    x[b] - (wa*x[a] + wc*x[c]),
+		ey:    y[b] - (wa*y[a] + wc*y[c]),
+		s:     math.Sqrt(1 + wa*wa + wc*wc),
+		reach: reach,
+	}
+}
+
+// poseDeviations are the deviations of the fresh samples rows[1:n−1] (rows
+// already fresh) and the noise σ estimated robustly from them: 1.4826 ×
+// the median absolute deviation of e/s per coordinate from its median. On
+// evenly timed samples this is PoseNoise; on a sparse tracker of a moving
+// robot the motion between samples inflates it (a conservative outlier
+// test).
+func poseDeviations(t, x, y []float64, rows []int, speed float64) ([]poseDeviation, float64) {
+	n := len(rows)
+	if n < 3 {
+		return nil, math.NaN()
+	}
+	devs := make([]poseDeviation, n)
+	var dx, dy []float64
+	for i := 1; i < n-1; i++ {
+		d := deviation(t, x, y, rows[i-1], rows[i], rows[i+1], speed)
+		devs[i] = d
+		if !math.IsNaN(d.ex) && !math.IsNaN(d.ey) && !math.IsInf(d.ex, 0) && !math.IsInf(d.ey, 0) {
+			dx, dy = append(dx, d.ex/d.s), append(dy, d.ey/d.s)
+		}
+	}
+	var all []float64
+	for _, d := range [][]float64{dx, dy} {
+		m := median(slices.Clone(d))
+		for _, v := range d {
+			all = append(all, math.Abs(v-m))
+		}
+	}
+	return devs, madScale * median(all)
+}
+
+// PoseOutliers returns the rows (of rows) whose position is a tracker's
+// outlier by two tests, both failed:
+//   - noise: it lies off the path between its fresh neighbours,
+//     interpolated at its time, by more than k standard deviations of the
+//     deviation's noise (σ estimated from the samples themselves, robustly:
+//     one outlier does not move it);
+//   - motion (when t is given and speed > 0): it lies, by more than the
+//     same k deviations, outside the positions a robot of speed at most
+//     speed (m/s) can visit in the time between its neighbours.
+//
+// A dense tracker (motion capture, a 60-fps camera) is judged by the first
+// test, the second allowing speed·Δt (a few cm); a sparse tracker of a
+// moving robot (a 1-Hz ICP, poses stamped on arrival) deviates from the
+// interpolated path by its motion and its timing, which the second test
+// allows. t may be nil (samples evenly timed, no motion test). A single
+// outlier A shows as e = A at its row and less at each neighbour: only the
+// largest of three adjacent deviations is returned. Repeats of the
+// previous pose (a tracker slower than the log) are skipped. For normal
+// noise a sample is a false alarm with probability e^(−k²/2) (the Rayleigh
+// tail of the 2-D deviation): 1.5·10⁻⁸ for k = 6. None when σ is not
+// positive.
+func PoseOutliers(t, x, y []float64, rows []int, k, speed float64) []int {
+	out, _, _ := poseOutliers(t, x, y, rows, k, speed)
 	return out
+}
+
+func poseOutliers(t, x, y []float64, rows []int, k, speed float64) ([]int, []poseDeviation, float64) {
+	rows = freshRows(rows, x, y)
+	devs, sigma := poseDeviations(t, x, y, rows, speed)
+	if !(sigma > 0) {
+		return nil, nil, sigma
+	}
+	n := len(rows)
+	size := make([]float64, n)
+	for i := 1; i < n-1; i++ {
+		size[i] = math.Hypot(devs[i].ex, devs[i].ey)
+	}
+	var idx []int
+	var sel []poseDeviation
+	for i := 1; i < n-1; i++ {
+		lim := k * devs[i].s * sigma
+		if size[i] > lim && devs[i].reach > lim && size[i] >= size[i-1] && size[i] >= size[i+1] {
+			idx, sel = append(idx, rows[i]), append(sel, devs[i])
+		}
+	}
+	return idx, sel, sigma
 }
 
 // OutlierK is the threshold of PoseOutlierWarnings in standard deviations of
 // the pose noise: a false alarm per 7·10⁷ samples of normal noise.
 const OutlierK = 6
 
-// PoseOutlierWarnings assumes poses sampled densely and evenly against the
-// motion (motion capture, a 60-fps camera): a sparse tracker on a moving
-// robot (a 1-Hz ICP) deviates from the midpoint by the motion itself, and
-// its models do not call it.
-//
-// PoseOutlierWarnings warns of each position sample that lies more than
-// OutlierK noise deviations off its neighbours' midpoint (PoseOutliers): a
-// tracker's outlier, which a least-squares fit follows (one sample 1.9 m
-// off among 2,000 moved a tyre fit's stiffnesses 2.4×, issue 26.2). Each
-// warning names the file's line (line maps a row index to it; nil: the
-// row index + 1) and the columns x, y; at most five are listed, the rest
-// counted in the last.
-func PoseOutlierWarnings(file string, x, y []float64, rows []int, line func(row int) int) []Warning {
-	out := PoseOutliers(x, y, rows, OutlierK)
-	if len(out) == 0 {
-		return nil
-	}
-	rows = freshRows(rows, x, y)
-	sigma := PoseNoise(x, y, rows)
-	pos := map[int]int{}
-	for i, r := range rows {
-		pos[r] = i
-	}
+// PoseOutlierWarnings warns of each position sample that is a tracker's
+// outlier (PoseOutliers with k = OutlierK): off the path between its
+// neighbours beyond the pose noise, and beyond where the robot, at speed
+// at most speed (m/s, its limit; 0: no motion test), could have been
+// between them. A least-squares fit follows such a sample (one 1.9 m off
+// among 2,000 moved a tyre fit's stiffnesses 2.4×, issue 26.2). t gives the
+// samples' times, so that a sparse tracker on a moving robot (the
+// Warthog's ICP, fresh poses at ~1.4 Hz stamped on arrival) is judged
+// against the motion between its samples. Each warning names the file's
+// line (line maps a row index to it; nil: the row index + 1) and the
+// columns x, y; at most five are listed, the rest counted in the last.
+func PoseOutlierWarnings(file string, t, x, y []float64, rows []int, speed float64, line func(row int) int) []Warning {
+	out, devs, sigma := poseOutliers(t, x, y, rows, OutlierK, speed)
 	var ws []Warning
 	for n, r := range out {
 		if n == 5 {
 			ws = append(ws, Warnf(file, "%d more position outliers like these (%d in all): the fit follows them; remove those rows or cut the spans out (-from/-to)", len(out)-n, len(out)))
 			break
 		}
-		i := pos[r]
-		a, c := rows[i-1], rows[i+1]
-		d := math.Hypot(x[r]-(x[a]+x[c])/2, y[r]-(y[a]+y[c])/2)
+		d := devs[n]
+		size := math.Hypot(d.ex, d.ey)
 		ln := r + 1
 		if line != nil {
 			ln = line(r)
 		}
+		motion := ""
+		if !math.IsInf(d.reach, 1) {
+			motion = fmt.Sprintf(", %.3g m beyond where the robot can be between them at %.3g m/s", d.reach, speed)
+		}
 		ws = append(ws, Warning{File: file, Row: ln, Msg: fmt.Sprintf(
-			"columns x, y: the position lies %.3g m off its neighbours' midpoint, %.0f× the pose noise (%.3g m): a tracker outlier? The fit follows it: remove the row or cut the span out (-from/-to)",
-			d, d/(math.Sqrt(1.5)*sigma), sigma)})
+			"columns x, y: the position lies %.3g m off its neighbours' path%s, %.0f× the pose noise (%.3g m): a tracker outlier? A least-squares fit follows it: remove the row or cut the span out (-from/-to)",
+			size, motion, size/(d.s*sigma), sigma)})
 	}
 	return ws
 }

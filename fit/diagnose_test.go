@@ -165,15 +165,15 @@ func TestAngleNoise(t *testing.T) {
 func TestPoseOutliers(t *testing.T) {
 	const sigma = 0.003
 	_, x, y, rows := noisyCircle(sigma, 9)
-	if got := PoseOutliers(x, y, rows, 6); len(got) != 0 {
+	if got := PoseOutliers(nil, x, y, rows, 6, 0); len(got) != 0 {
 		t.Errorf("clean log: outliers at %v", got)
 	}
 	x[100] += 0.05
 	y[400] -= 0.03
-	if got := PoseOutliers(x, y, rows, 6); len(got) != 2 || got[0] != 100 || got[1] != 400 {
+	if got := PoseOutliers(nil, x, y, rows, 6, 0); len(got) != 2 || got[0] != 100 || got[1] != 400 {
 		t.Errorf("outliers at %v, want [100 400]", got)
 	}
-	if got := PoseOutliers(x, y, rows[:2], 6); got != nil {
+	if got := PoseOutliers(nil, x, y, rows[:2], 6, 0); got != nil {
 		t.Errorf("two samples: %v", got)
 	}
 }

@@ -15,9 +15,13 @@
 //   - Gaps: CommandGaps finds the rows after a time gap in a run's command
 //     stream, ApplyGaps applies a GapPolicy (error, split, bridge).
 //   - TimeUnits, Scale, Chord, PoseNoise and AngleNoise (MAD estimates from
-//     second differences, robust to outliers), PoseOutliers,
-//     ResidualNoise, MaxAbs, NoMotion: units, scale, noise, outliers and
-//     motion.
+//     second differences, robust to outliers), PoseOutliers (time-aware:
+//     a sparse tracker is judged against the motion possible between its
+//     samples), SpikeWarnings, ResidualNoise, MaxAbs, NoMotion: units,
+//     scale, noise, outliers and motion.
+//   - Limits and Implausible: a model's physical limits (its robot's speed,
+//     the largest plausible value of each command and measurement column),
+//     given by each model, and the one check of a log against them.
 //   - CorrelationInflation: Gauss–Newton σ assumes independent residuals; a
 //     trajectory's residuals are correlated in time, and σ grows by
 //     sqrt((1+ρ)/(1−ρ)) for a lag-1 autocorrelation ρ.

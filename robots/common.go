@@ -126,8 +126,9 @@ func StartChannels(x0 string, first []float64, predict func([]float64) ([]fit.Ch
 
 // PoseOutliers warns of a run's position samples far off their
 // neighbours (fit.PoseOutlierWarnings over the rows where x and y are
-// both measured), naming the file's line through the run's origin.
-func PoseOutliers(file string, x, y []float64, o dataset.Origin) []fit.Warning {
+// both measured, at times t, for a robot of speed at most speed m/s),
+// naming the file's line through the run's origin.
+func PoseOutliers(file string, t, x, y []float64, speed float64, o dataset.Origin) []fit.Warning {
 	if x == nil || y == nil {
 		return nil
 	}
@@ -137,7 +138,20 @@ func PoseOutliers(file string, x, y []float64, o dataset.Origin) []fit.Warning {
 			rows = append(rows, k)
 		}
 	}
-	return fit.PoseOutlierWarnings(file, x, y, rows, o.Line)
+	return fit.PoseOutlierWarnings(file, t, x, y, rows, speed, o.Line)
+}
+
+// Implausible warns of the values of a run's columns beyond the model's
+// limits (fit.Implausible, one warning per column, in the order of
+// lim.Columns); columns absent from cols or nil are skipped.
+func Implausible(file string, o dataset.Origin, lim fit.Limits, cols map[string][]float64) []fit.Warning {
+	var ws []fit.Warning
+	for _, c := range lim.Columns {
+		if v := cols[c.Name]; v != nil {
+			ws = append(ws, fit.Implausible(file, c, v, nil, o.Line)...)
+		}
+	}
+	return ws
 }
 
 // Spikes warns of glitches in a run's measured channels (fit.SpikeWarnings

@@ -117,7 +117,8 @@ func mecanumRuns(d *Diag, srcs []Source, m *dataset.CommandMap, gaps fit.GapPoli
 		for i := range rs {
 			rs[i].ID = RunID(srcs, f, rs[i].ID)
 			r := rs[i]
-			d.Add(PoseOutliers(f, r.X, r.Y, r.Origin)...)
+			d.Add(PoseOutliers(f, r.T, r.X, r.Y, mecanumLimits.Speed, r.Origin)...)
+			d.Add(mecanumImplausible(f, r)...)
 			pieces, ws, err := fit.ApplyGaps(gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -175,6 +176,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 	}
 	for i := range runs {
 		d.Add(SimulatedGaps(runs[i].T, runs[i].Origin)...)
+		d.Add(mecanumImplausible(src.Path, runs[i])...)
 	}
 	hasTraj := runs[0].Table.Has("traj")
 	// The whole rollout is computed and checked before the first byte is
@@ -325,4 +327,19 @@ func mecanumFiles(srcs []Source) string {
 		fs = append(fs, s.Path)
 	}
 	return strings.Join(fs, ",")
+}
+
+// mecanumImplausible warns of wheel speeds beyond the robot's limits
+// (mecanumLimits), named w1..w4 as the model's inputs after any command
+// map.
+func mecanumImplausible(file string, r mecanum.Run) []fit.Warning {
+	cols := map[string][]float64{}
+	for j := range 4 {
+		v := make([]float64, len(r.W))
+		for k, w := range r.W {
+			v[k] = w[j]
+		}
+		cols[fmt.Sprintf("w%d", j+1)] = v
+	}
+	return Implausible(file, r.Origin, mecanumLimits, cols)
 }

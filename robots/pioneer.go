@@ -69,8 +69,9 @@ func readPioneerLog(src Source, needMeasured bool, d *Diag) ([]pioneer.Run, erro
 	if len(rs) == 0 {
 		return nil, &dataset.ParseError{File: src.Path, Err: dataset.ErrNoRows}
 	}
-	if needMeasured {
-		for _, r := range rs {
+	for _, r := range rs {
+		d.Add(Implausible(src.Path, r.Origin, pioneerLimits, map[string][]float64{"v_ref": r.Vref, "w_ref": r.Wref, "v": r.V, "w": r.W})...)
+		if needMeasured {
 			d.Add(Spikes(src.Path, r.Origin, map[string][]float64{"v": r.V, "w": r.W})...)
 		}
 	}

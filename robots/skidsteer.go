@@ -73,8 +73,10 @@ func readSkidSteerLog(d *Diag, src Source, p skidsteer.Params, paramsPath string
 	if src.AutoOffset {
 		return nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for skidsteer)")
 	}
-	return skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: paramsPath, Sensors: src.Poses,
+	runs, err := skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: paramsPath, Sensors: src.Poses,
 		Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+	d.Add(skidSteerImplausible(src.Path, runs)...)
+	return runs, err
 }
 
 // Simulate rolls the model out over the source's commands, each run from

@@ -88,6 +88,10 @@ func tireParams(p Params) (tire.Params, error) {
 	return tire.Params{}, fmt.Errorf("robots: tire takes tire.Params, not %T", p)
 }
 
+// RobustScale is the tyre fit's soft-L1 scale in pose-noise deviations,
+// used when a position outlier was warned of.
+const RobustScale float64 = 3
+
 // readTireLog reads one source split into runs by traj (tire.ReadLog),
 // with the table it came from.
 func readTireLog(src Source, d *Diag) ([]*tire.Run, *dataset.Table, error) {
@@ -119,6 +123,7 @@ func readTireLog(src Source, d *Diag) ([]*tire.Run, *dataset.Table, error) {
 		}{{"wl", rs[i].WL}, {"wr", rs[i].WR}} {
 			d.Add(fit.SpikeWarnings(src.Path, c.name, c.v, rows, rs[i].Origin.Line)...)
 		}
+		d.Add(Implausible(src.Path, rs[i].Origin, tireLimits, map[string][]float64{"wl": rs[i].WL, "wr": rs[i].WR})...)
 	}
 	return runs, rs[0].Table, nil
 }
@@ -307,6 +312,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	d := NewDiag(req.Sink)
 	var runs []*tire.Run
 	var files []string
+	outliers := 0
 	for _, src := range req.Sources {
 		files = append(files, src.Path)
 		rs, tab, err := readTireLog(src, d)
@@ -315,7 +321,9 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 		}
 		d.Add(fit.TimeUnits(src.Path, tab.Col("t"))...)
 		for _, r := range rs {
-			d.Add(PoseOutliers(src.Path, r.X, r.Y, r.Origin)...)
+			ow := PoseOutliers(src.Path, r.T, r.X, r.Y, tireLimits.Speed, r.Origin)
+			outliers += len(ow)
+			d.Add(ow...)
 			pieces, ws, err := fit.ApplyGaps(req.Gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -349,8 +357,30 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	if o.Online {
 		return onlineTire(d, req, p, runs, o.Batch)
 	}
+	var noise float64
+	nn := 0
+	for _, r := range runs {
+		if r.X == nil {
+			continue
+		}
+		if v := fit.PoseNoise(r.X, r.Y, measuredRows(r.X)); !math.IsNaN(v) {
+			noise += v
+			nn++
+		}
+	}
+	if nn > 0 {
+		noise /= float64(nn)
+	}
 	to := tire.IdentifyOptions{Free: free, ErrorsInVariables: o.EIV, Noise: tire.Noise{Wheel: o.WheelNoise}}
 	to.Settings = req.Fit.Apply(to.Settings)
+	var robustLine string
+	if outliers > 0 && !o.EIV && noise > 0 {
+		// A tracker's outlier would pull the squared loss (issue 26.2):
+		// fit with the soft-L1 loss, quadratic within a few noise
+		// deviations and linear beyond.
+		to.Robust = RobustScale * noise
+		robustLine = fmt.Sprintf("robust fit: soft-L1 loss at %.3g mm (%g× the pose noise) because of the position outlier(s) warned of; the position RMS counts them", 1e3*to.Robust, RobustScale)
+	}
 	res, err := tire.Identify(p, runs, to)
 	if err != nil {
 		err = FailureHint(err)
@@ -380,19 +410,8 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 		d.Add(fit.Warnf("", "%s", w))
 	}
 	d.Add(fit.OnBound(ps)...)
-	var noise float64
-	nn := 0
-	for _, r := range runs {
-		if r.X == nil {
-			continue
-		}
-		if v := fit.PoseNoise(r.X, r.Y, measuredRows(r.X)); !math.IsNaN(v) {
-			noise += v
-			nn++
-		}
-	}
-	if nn > 0 {
-		d.Add(fit.ResidualNoise("pose position", res.PoseRMS, noise/float64(nn), 0.02, "m")...)
+	if nn > 0 && to.Robust == 0 { // a robust fit's RMS holds its outliers
+		d.Add(fit.ResidualNoise("pose position", res.PoseRMS, noise, 0.02, "m")...)
 	}
 	out := &Identified{Params: res.Params}
 	if req.Fit.Settled(res.Opt) { // unconverged: the outcome says so
@@ -408,6 +427,10 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 		Status:   fit.NewStatus("lbfgsb", res.Opt),
 		Warnings: d.Warnings, Evaluations: res.Opt.FuncEvaluations, Elapsed: res.Runtime,
 		Lines: []string{fmt.Sprintf("position RMS over the pose samples: %.2f mm (± are Gauss-Newton σ: they ignore noise in the wheel speeds)", 1e3*res.PoseRMS)},
+	}
+	if robustLine != "" {
+		rep.Method = "lbfgsb, soft-L1 loss (" + p.Tyre + " tyres)"
+		rep.Lines = append(rep.Lines, robustLine)
 	}
 	if o.EIV {
 		rep.Method = "lbfgsb, errors in variables (" + p.Tyre + " tyres)"

@@ -98,8 +98,12 @@ func (p Params) Simulate(s0 State, uf, ul []float64) (*Trajectory, error) {
 }
 
 // SimulateSpeeds is the allocation-free hot path of Simulate: it writes the
-// wheel speeds of rows 0..len(uf)−1 into vr, vl (each len(uf)).
-func (p Params) SimulateSpeeds(s0 State, uf, ul, vr, vl []float64) {
+// wheel speeds of rows 0..len(uf)−1 into vr, vl (each len(uf)); slices of
+// other lengths are an error (issue 26.6: an index panic before).
+func (p Params) SimulateSpeeds(s0 State, uf, ul, vr, vl []float64) error {
+	if n := len(uf); len(ul) != n || len(vr) != n || len(vl) != n {
+		return fmt.Errorf("diffdrive.SimulateSpeeds: %d forward and %d lateral commands, room for %d and %d speeds", n, len(ul), len(vr), len(vl))
+	}
 	h := p.H
 	c1, c2, al, be, ga, hmu := p.C1, p.C2, p.Alpha*h, p.Beta*h, 1-p.Gamma*h, h*p.Mu
 	sR, aR, sL, aL := s0.SdR, s0.SddR, s0.SdL, s0.SddL
@@ -123,4 +127,5 @@ func (p Params) SimulateSpeeds(s0 State, uf, ul, vr, vl []float64) {
 			sL = xL - math.Copysign(hmu, xL)
 		}
 	}
+	return nil
 }

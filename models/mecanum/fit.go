@@ -121,6 +121,9 @@ func NewFit(p Params, runs []Run, cfg Config) (*Fit, error) {
 	}
 	for ri := range runs {
 		r := &runs[ri]
+		if err := r.Check(); err != nil {
+			return nil, err
+		}
 		cam := r.Camera()
 		if len(cam) < 3 {
 			col := "x"

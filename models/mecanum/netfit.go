@@ -85,6 +85,9 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 	f := &NetFit{P: p, H: h, MuMax: 2, Decay: decay, ell: p.Lab}
 	for ri := range runs {
 		r := &runs[ri]
+		if err := r.Check(); err != nil {
+			return nil, err
+		}
 		cam := r.Camera()
 		if len(cam) < 3 {
 			return nil, r.Errorf(0, "x", "run has %d camera poses, identification needs at least 3", len(cam))

@@ -1,6 +1,7 @@
 package mecanum
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -17,6 +18,20 @@ type Run struct {
 	// file for error messages (Table nil for synthetic runs): row i is
 	// Table row Row+i.
 	dataset.Origin
+}
+
+// Check refuses a run whose columns do not fit T (a run built in code;
+// ReadLog's runs pass): W as long as T; X, Y, Theta of one length, at most
+// T's (shorter: the later rows have no pose, e.g. a start pose alone).
+func (r *Run) Check() error {
+	n := len(r.T)
+	if len(r.W) != n {
+		return fmt.Errorf("mecanum: run %q: %d times, %d wheel-speed rows", r.ID, n, len(r.W))
+	}
+	if m := len(r.X); len(r.Y) != m || len(r.Theta) != m || m > n {
+		return fmt.Errorf("mecanum: run %q: %d times, poses x, y, theta of lengths %d, %d, %d", r.ID, n, len(r.X), len(r.Y), len(r.Theta))
+	}
+	return nil
 }
 
 // Len is the number of rows.
@@ -62,10 +77,20 @@ func (p Params) MuAt(w [4]float64) [4]float64 {
 // ground-truth pose (at whatever row it falls; earlier rows are the same
 // Euler steps taken backwards), or starts from x = y = θ = 0 at row 0 when it
 // has none.
+//
+// A run that fails Check (columns of other lengths than T) gives poses that
+// are all NaN, which every consumer refuses as non-finite (issue 26.6: an
+// index panic before); Check says what is wrong.
 func Simulate(p Params, r *Run) (x, y, th []float64) {
 	n := r.Len()
 	x, y, th = make([]float64, n), make([]float64, n), make([]float64, n)
 	if n == 0 {
+		return
+	}
+	if r.Check() != nil {
+		for k := range n {
+			x[k], y[k], th[k] = math.NaN(), math.NaN(), math.NaN()
+		}
 		return
 	}
 	if p.Tau > 0 {

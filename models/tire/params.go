@@ -47,6 +47,11 @@ func (p Params) Fz() float64 { return p.M * p.G / 4 }
 // tyre needs a smaller dt. Identify bounds Kx and Ky by 0.9 of it.
 func (p Params) MaxStiffness() float64 { return 0.9 * 2 * p.Veps * p.M / (4 * p.Dt) }
 
+// PacejkaSlope is the magic formula's force per unit slip at zero slip,
+// |B·C·D|·Fz (eq. 9: E does not enter the slope at the origin), Dugoff's
+// Kx or Ky for the stability bound MaxStiffness.
+func (p Params) PacejkaSlope(c [4]float64) float64 { return math.Abs(c[0]*c[1]*c[2]) * p.Fz() }
+
 // Validate checks the tyre law and the physical ranges; the error names
 // the key.
 func (p Params) Validate() error {
@@ -119,6 +124,16 @@ func (p Params) Warnings() []string {
 		}
 		if p.Mu > 2 {
 			w = append(w, fmt.Sprintf("mu: %g is more grip than any tyre on any ground (about 1.2 at most)", p.Mu))
+		}
+	}
+	if p.Tyre == "pacejka" {
+		for _, c := range []struct {
+			k string
+			v [4]float64
+		}{{"px", p.Px}, {"py", p.Py}} {
+			if k, ks := p.PacejkaSlope(c.v), p.MaxStiffness()/0.9; k > ks {
+				w = append(w, fmt.Sprintf("%s: the slope at zero slip B·C·D·Fz = %.4g N exceeds the stiffness %.4g that a step of dt = %g s keeps stable near rest (2·veps·m/(4·dt)): the rollout chatters at rest; use a smaller dt or softer coefficients", c.k, k, ks, p.Dt))
+			}
 		}
 	}
 	if p.G < 9.7 || p.G > 9.9 {

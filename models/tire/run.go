@@ -3,6 +3,7 @@ package tire
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
 
@@ -44,6 +45,9 @@ func (r *Run) plan(dt float64) (plan, error) {
 	if n == 0 {
 		return plan{}, &dataset.RowError{Row: 0, Column: "t", Msg: "the run has no rows"}
 	}
+	if err := r.shapes(); err != nil {
+		return plan{}, err
+	}
 	if steps := (r.T[n-1] - r.T[0]) / dt; !(steps <= MaxSteps) {
 		return plan{}, &dataset.RowError{Row: n - 1, Column: "t", Msg: fmt.Sprintf("the run lasts %.6g s: %.3g integration steps of dt = %g s, above the limit of %.0e (about 90 s of computing per rollout); use a larger dt or split the log", r.T[n-1]-r.T[0], steps, dt, float64(MaxSteps))}
 	}
@@ -57,6 +61,30 @@ func (r *Run) plan(dt float64) (plan, error) {
 	}
 	pl.steps = pl.at[n-1]
 	return pl, nil
+}
+
+// shapes checks that the run's columns are as long as T: WL, WR always,
+// X, Y, Psi and U, V, R each all nil or all present (a library caller's
+// mismatched slices are an error, not an index panic; issue 26.6).
+func (r *Run) shapes() error {
+	n := len(r.T)
+	for _, g := range []struct {
+		names    string
+		cols     [][]float64
+		optional bool
+	}{{"wl, wr", [][]float64{r.WL, r.WR}, false}, {"x, y, psi", [][]float64{r.X, r.Y, r.Psi}, true}, {"u, v, r", [][]float64{r.U, r.V, r.R}, true}} {
+		var lens []string
+		bad, none := false, true
+		for _, c := range g.cols {
+			lens = append(lens, fmt.Sprint(len(c)))
+			bad = bad || len(c) != n
+			none = none && c == nil
+		}
+		if bad && !(g.optional && none) {
+			return fmt.Errorf("tire: a run of %d times has columns %s of lengths %s", n, g.names, strings.Join(lens, ", "))
+		}
+	}
+	return nil
 }
 
 // hasPose reports whether row i carries a full pose.

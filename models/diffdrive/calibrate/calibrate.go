@@ -185,6 +185,9 @@ func (o *Options) defaults() {
 func Segments(lg Log, l, h float64, o Options) (*diffdrive.Batch, int, error) {
 	o.defaults()
 	n := len(lg.UF)
+	if len(lg.UL) != n || len(lg.VR) != n || len(lg.VL) != n {
+		return nil, 0, fmt.Errorf("calibrate: the log's columns uf, ul, vr, vl have lengths %d, %d, %d, %d", n, len(lg.UL), len(lg.VR), len(lg.VL))
+	}
 	stride := o.Stride
 	if stride == 0 {
 		stride = dataset.StrideFor(n, o.N, 2, o.Segments)
