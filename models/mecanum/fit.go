@@ -55,6 +55,38 @@ type Config struct {
 	// -init that fixes the directions the data leave undetermined.
 	Prior   float64
 	PriorMu [4]float64
+	// Engine computes Fit.Eval's gradient (the loss is the same; the engines
+	// agree to rounding). The zero value is EngineGenerated.
+	Engine Engine
+}
+
+// Engine is the source of the gradient of Fit.Eval.
+type Engine int
+
+const (
+	// EngineGenerated is the reverse pass generated from the step
+	// definitions (Model and the camera-sample loss, fitdyn.go): the runs
+	// are the lanes of one rollout, the camera samples those of one loss
+	// step. The default (the command line's -grad generated).
+	EngineGenerated Engine = iota
+	// EngineAnalytic is the paper's Algorithm 2: native forward
+	// sensitivities (eqs. 9–13, Fit.AnalyticGrad).
+	EngineAnalytic
+	// EngineGraph is gorgonia's autodiff over the fused graph of the whole
+	// batch (fused.go: about thirty nodes).
+	EngineGraph
+	// EnginePrimitive is gorgonia's autodiff over the same loss built from
+	// elementwise primitives (graph.go), the reference of EngineGraph.
+	EnginePrimitive
+)
+
+var engineNames = [...]string{"generated", "analytic", "graph", "primitive"}
+
+func (e Engine) String() string {
+	if e >= 0 && int(e) < len(engineNames) {
+		return engineNames[e]
+	}
+	return fmt.Sprintf("Engine(%d)", int(e))
 }
 
 // DefaultSplineWindow is DefaultConfig's SplineWindow: 10 s, longer than
@@ -101,11 +133,20 @@ type seg struct {
 // Fit is the identification problem of §VI over a batch of runs. The
 // parameter vector is x = (μ_1..μ_4) followed, with PoseFree, by x0 of every
 // run, then y0 of every run, then θ0 of every run.
+//
+// One Fit is one problem whatever the gradient engine (Config.Engine,
+// WithEngine): Eval is the objective for opt, and the engine's state (a dyn
+// rollout, a compiled graph) is built at the first Eval. Eval is not safe
+// for concurrent use; AnalyticGrad and Loss are.
 type Fit struct {
 	P    Params
 	Cfg  Config
 	segs []seg
 	ell  float64
+	// the engine's objective, built at the first Eval (nil before; err when
+	// building it failed)
+	obj    func(x, grad []float64) (float64, error)
+	objErr error
 }
 
 // NewFit prepares the runs (each needs at least three camera poses, for the
@@ -205,15 +246,54 @@ func (f *Fit) AnalyticGrad(x, grad []float64) float64 {
 	return f.eval(x, grad, nil)
 }
 
-// Eval has the signature of opt.Objective, with the analytic gradient.
+// Eval has the signature of opt.Objective: the loss and, when grad is not
+// nil, its gradient from f.Cfg.Engine. A graph engine's compile error is
+// returned by every Eval.
 func (f *Fit) Eval(x, grad []float64) (float64, error) {
 	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
 		return 0, fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), f.Dim())
 	}
-	if grad == nil {
-		return f.Loss(x), nil
+	if f.obj == nil && f.objErr == nil {
+		f.obj, f.objErr = f.engine()
 	}
-	return f.AnalyticGrad(x, grad), nil
+	if f.objErr != nil {
+		return 0, f.objErr
+	}
+	return f.obj(x, grad)
+}
+
+// engine builds the objective of f.Cfg.Engine.
+func (f *Fit) engine() (func(x, grad []float64) (float64, error), error) {
+	switch f.Cfg.Engine {
+	case EngineGenerated:
+		return f.newDynFit().Eval, nil
+	case EngineAnalytic:
+		return func(x, grad []float64) (float64, error) {
+			if grad == nil {
+				return f.Loss(x), nil
+			}
+			return f.AnalyticGrad(x, grad), nil
+		}, nil
+	case EngineGraph, EnginePrimitive:
+		compile := f.compile
+		if f.Cfg.Engine == EnginePrimitive {
+			compile = f.compilePrimitive
+		}
+		gf, err := compile()
+		if err != nil {
+			return nil, err
+		}
+		return gf.Eval, nil
+	}
+	return nil, fmt.Errorf("mecanum: unknown gradient engine %v", f.Cfg.Engine)
+}
+
+// WithEngine returns the same problem (sharing f's prepared runs) with the
+// gradient engine e.
+func (f *Fit) WithEngine(e Engine) *Fit {
+	g := &Fit{P: f.P, Cfg: f.Cfg, segs: f.segs, ell: f.ell}
+	g.Cfg.Engine = e
+	return g
 }
 
 // jacRow receives, for each camera row counted in the loss, the residual

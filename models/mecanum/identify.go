@@ -12,21 +12,17 @@ import (
 
 // Methods of Identify.
 const (
-	LBFGSB     = "lbfgsb"     // L-BFGS-B, μ ∈ bounds, analytic gradient (Algorithm 2)
+	LBFGSB     = "lbfgsb"     // L-BFGS-B, μ ∈ bounds, the gradient of the Fit's Engine
 	NelderMead = "neldermead" // Nelder–Mead on the sigmoid form of eq. 14
 	CMAES      = "cmaes"      // CMA-ES
 )
 
 // IdentifyOptions configure Identify.
 type IdentifyOptions struct {
-	Method string // LBFGSB (default), NelderMead or CMAES
-	// Autodiff makes L-BFGS-B use the gorgonia graph's gradient instead of
-	// the analytic one (same numbers; for the comparison of Fig. 6).
-	Autodiff bool
-	// Analytic makes L-BFGS-B use Algorithm 2 (Fit.Eval) instead of the
-	// default DynFit, the gradient generated from the step definition.
-	Analytic bool
-	Init     [4]float64 // starting μ
+	// Method is LBFGSB (default), NelderMead or CMAES. The objective is
+	// Fit.Eval, its gradient from the Fit's Config.Engine (Fit.WithEngine).
+	Method string
+	Init   [4]float64 // starting μ
 	// Held μ_j stay at Init (the command line's -fix): L-BFGS-B only.
 	Held [4]bool
 	// Start, when set (length Fit.Dim()), is the whole starting vector, μ
@@ -91,16 +87,6 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		x0[j] = math.Min(math.Max(x0[j], lo), hi)
 	}
 	var obj opt.Objective = f.Eval
-	if !o.Analytic && !o.Autodiff {
-		obj = f.NewDynFit().Eval
-	}
-	if o.Autodiff {
-		gf, err := f.Compile()
-		if err != nil {
-			return nil, err
-		}
-		obj = gf.Eval
-	}
 	// search variables z: μ as is, poses as offsets from x0 in units of
 	// scale (L-BFGS-B learns the curvature and needs no scaling)
 	scale := poseScale
