@@ -212,6 +212,9 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	if method != mecanum.LBFGSB {
 		grad = "derivative-free"
 	}
+	if fs := res.FirstStage; fs != nil {
+		grad += fmt.Sprintf("; first stage: least squares on the squared terms, %d of the iterations", fs.Iterations)
+	}
 	infl, rms, noise := mecanumCorrelation(f, runs, res.X)
 	lo, hi := p.Bounds()
 	undet := [4]bool{}

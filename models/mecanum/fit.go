@@ -301,15 +301,28 @@ func (f *Fit) WithEngine(e Engine) *Fit {
 // respect to μ and to the run's own start pose (x0, y0, θ0; zero without
 // PoseFree), for the identifiability analysis: the Jacobian's nonzero
 // blocks, never a dense row of length Dim.
-type jacRow func(run, k int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64)
+//
+// sp is the spline term at the sample: the unit normal from the closest
+// point to the predicted position, and the distance (zero without the term
+// or at distance zero).
+type jacRow func(run, k int, r [4]float64, sp [3]float64, dmu [4][4]float64, dpose [4][3]float64)
 
-func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
+func (f *Fit) eval(x, grad []float64, jac jacRow) float64 { return f.evalAs(x, grad, jac, false) }
+
+// evalAs is eval; with squared (grad must be nil) the loss sums ½·w·d²
+// over the terms instead of w·d, and ½·Prior·(μ_j − PriorMu_j)²: the
+// objective of the first stage of Identify (squaredStage).
+func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool) float64 {
 	B := f.P.BMatrix()
 	K := f.P.K()
 	mu := [4]float64(x[:4])
 	free := f.Cfg.Pose == PoseFree
 	nb := len(f.segs)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
+	term := func(w, d float64) float64 { return w * d }
+	if squared {
+		term = func(w, d float64) float64 { return 0.5 * w * d * d }
+	}
 	var L float64
 	for si := range f.segs {
 		s := &f.segs[si]
@@ -326,16 +339,18 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 				var gpx, gpy float64 // ∂L/∂(x, y)
 				var gth float64      // ∂L/∂θ (marker term)
 				dx, dy := px-s.gx[k], py-s.gy[k]
+				var sp [3]float64
 				if dgt := math.Hypot(dx, dy); dgt > 0 {
-					L += w2 * dgt
+					L += term(w2, dgt)
 					gpx += w2 * dx / dgt
 					gpy += w2 * dy / dgt
 				}
 				if w1 != 0 {
 					c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
-					L += w1 * c.Dist
+					L += term(w1, c.Dist)
 					if c.Dist > 0 {
 						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+						sp = [3]float64{ex, ey, c.Dist}
 						if f.Cfg.Mode == losses.ImplicitClosest {
 							ux, uy := c.DParam(px, py)
 							t := ex*c.DX + ey*c.DY
@@ -349,7 +364,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 				if w3 != 0 {
 					ex, ey := qx-s.qx[k], qy-s.qy[k]
 					if dq := math.Hypot(ex, ey); dq > 0 {
-						L += w3 * dq
+						L += term(w3, dq)
 						ex, ey = w3*ex/dq, w3*ey/dq
 						gpx += ex
 						gpy += ey
@@ -381,7 +396,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 						dp[0][2], dp[1][2] = -(py - p0[1]), px-p0[0]
 						dp[2][2], dp[3][2] = -(py-p0[1])-f.ell*cs, px-p0[0]-f.ell*sn
 					}
-					jac(si, k, r, d, dp)
+					jac(si, k, r, sp, d, dp)
 				}
 			}
 			if ci < len(s.cam) && s.cam[ci] == i {
@@ -417,7 +432,11 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 	if f.Cfg.Prior > 0 {
 		for j := range 4 {
 			e := mu[j] - f.Cfg.PriorMu[j]
-			L += f.Cfg.Prior * e * e
+			if squared {
+				L += 0.5 * f.Cfg.Prior * e * e
+			} else {
+				L += f.Cfg.Prior * e * e
+			}
 			if grad != nil {
 				grad[j] += 2 * f.Cfg.Prior * e
 			}
