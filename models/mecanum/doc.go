@@ -34,14 +34,14 @@
 //     the batch (EngineGraph) or its primitive reference (EnginePrimitive).
 //   - Identify: L-BFGS-B with μ ∈ [0, 2] (with free start poses, after a
 //     first stage that solves the squared terms by least squares and
-//     preconditions eq. 8 with its Gauss–Newton matrix, Fit.staged: 1.5–4×
-//     fewer evaluations to the same or a lower loss), Nelder–Mead on the
-//     sigmoid form of eq. 14, or CMA-ES, followed by an identifiability
-//     analysis (singular values of the Jacobian of the predicted camera
-//     poses): B has the null vector n = (1, 1, −1, −1), so for one constant
-//     command the change
-//     δμ_j ∝ n_j/ω_s,j leaves the trajectory unchanged and only several
-//     different commands together determine μ.
+//     preconditions eq. 8 with its Gauss–Newton matrix, Fit.staged: 2.6–8×
+//     fewer evaluations to the same loss, to 1e-6, or a lower one),
+//     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
+//     identifiability analysis (singular values of the Jacobian of the
+//     predicted camera poses): B has the null vector n = (1, 1, −1, −1), so
+//     for one constant command the change δμ_j ∝ n_j/ω_s,j leaves the
+//     trajectory unchanged and only several different commands together
+//     determine μ.
 //   - The start pose of each run is a nuisance estimated with μ (see
 //     PoseFree); a camera pose is noisy, and a 0.01 rad heading error in the
 //     first one bends a 2 m trajectory by 2 cm.
