@@ -50,7 +50,7 @@ func runDemo(e env, dir string, prog *progress) error {
 	fmt.Fprintf(w, "   %-10s %8s %8s %8s %8s\n", "", "μ1", "μ2", "μ3", "μ4")
 	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "true", m.True[0], m.True[1], m.True[2], m.True[3])
 	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "identified", m.Identified[0], m.Identified[1], m.Identified[2], m.Identified[3])
-	fmt.Fprintf(w, "\n   L-BFGS-B: %d iterations, %d evaluations, %s wall\n", m.Iterations, m.Evaluations, m.Wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "\n   %s: %d iterations, %d evaluations, %s wall\n", m.Method, m.Iterations, m.Evaluations, m.Wall.Round(time.Millisecond))
 	// Sample inputs for a first run of identify / validate / simulate on
 	// files: the log, the identified parameters and the fit plot.
 	mlog := filepath.Join(dir, "mecanum-log.csv")

@@ -32,8 +32,12 @@ type MecanumDemo struct {
 	Runs     int     // camera logs
 	Duration float64 // of each log (s)
 	// True and Identified are μ1..μ4 of the simulated robot and the fit.
-	True, Identified        [4]float64
-	Iterations, Evaluations int           // L-BFGS-B's
+	True, Identified [4]float64
+	// Method names the optimiser(s): "L-BFGS-B", or "least squares, then
+	// L-BFGS-B" when mecanum.Identify ran its first stage; Iterations and
+	// Evaluations are of them all.
+	Method                  string
+	Iterations, Evaluations int
 	Wall                    time.Duration // the whole identification
 	// Params is the parameter file of the identified robot.
 	Params Params
@@ -127,10 +131,14 @@ func DemoIdentify(sink Sink) (*MecanumDemo, error) {
 	if err != nil {
 		return nil, err
 	}
+	method := "L-BFGS-B"
+	if id.FirstStage != nil {
+		method = "least squares, then L-BFGS-B"
+	}
 	p := mecanum.DefaultParams()
 	p.Model, p.Mu = "mecanum", id.Mu[:]
 	return &MecanumDemo{Runs: len(runs), Duration: seconds, True: DemoMu, Identified: id.Mu,
-		Iterations: id.Opt.Iterations, Evaluations: id.Opt.FuncEvaluations, Wall: id.Wall, Params: p,
+		Method: method, Iterations: id.Opt.Iterations, Evaluations: id.Opt.FuncEvaluations, Wall: id.Wall, Params: p,
 		WriteLog: func(w io.Writer) error { return writeMecanumRuns(w, runs) },
 		Figure:   MecanumFitFigure(f, runs, id, mecanum.DefaultParams()),
 	}, nil

@@ -26,7 +26,8 @@ type MecanumOptions struct {
 	// Grad is L-BFGS-B's gradient: "generated" (the reverse pass generated
 	// from the step definition, the default), "analytic" (the paper's
 	// Algorithm 2, the native forward sensitivities of Fit.AnalyticGrad)
-	// or "autodiff" (the gorgonia graph). The three agree to rounding.
+	// or "autodiff" (the gorgonia graph): mecanum.Config.Engine. The three
+	// agree to rounding.
 	Grad string
 	// Friction is "constant" (one μ per wheel, the default) or "net" (the
 	// 4-16-4 command→μ network of Luo §VI, trained jointly over all runs).
@@ -212,6 +213,12 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	}
 	init := [4]float64(p.Mu)
 	cfg.PriorMu = init
+	switch o.Grad {
+	case "analytic":
+		cfg.Engine = mecanum.EngineAnalytic
+	case "autodiff":
+		cfg.Engine = mecanum.EngineGraph
+	}
 	f, err := mecanum.NewFit(p, runs, cfg)
 	if err != nil {
 		return nil, err
@@ -220,7 +227,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 		return nil, err
 	}
 	res, err := mecanum.Identify(f, mecanum.IdentifyOptions{
-		Method: method, Autodiff: o.Grad == "autodiff", Analytic: o.Grad == "analytic", Init: init, Seed: 1, Held: hold,
+		Method: method, Init: init, Seed: 1, Held: hold,
 		Settings: req.Fit.WithProgress(func(iter int, loss float64) {
 			d.Sink.Progress("identify %s: iteration %d, loss %.6g", method, iter, loss)
 		}),
@@ -243,6 +250,9 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	}
 	if method != mecanum.LBFGSB {
 		grad = "derivative-free"
+	}
+	if fs := res.FirstStage; fs != nil {
+		grad += fmt.Sprintf("; first stage: least squares on the squared terms, %d of the iterations", fs.Iterations)
 	}
 	infl, rms, noise := mecanumCorrelation(f, runs, res.X)
 	lo, hi := p.Bounds()

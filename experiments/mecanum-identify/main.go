@@ -88,8 +88,9 @@ func makeData(quick bool) []traj {
 }
 
 type method struct {
-	name string
-	opts mecanum.IdentifyOptions
+	name   string
+	engine mecanum.Engine // L-BFGS-B's gradient
+	opts   mecanum.IdentifyOptions
 }
 
 func run(w io.Writer, dir string, quick bool) error {
@@ -100,11 +101,11 @@ func run(w io.Writer, dir string, quick bool) error {
 	base := mecanum.DefaultParams()
 	init := [4]float64{0.5, 0.5, 0.5, 0.5}
 	methods := []method{
-		{"L-BFGS-B, analytic gradient", mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Analytic: true, Init: init}},
-		{"L-BFGS-B, generated (dyn)", mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Init: init}},
-		{"L-BFGS-B, autodiff gradient", mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Autodiff: true, Init: init}},
-		{"Nelder-Mead (eq. 14)", mecanum.IdentifyOptions{Method: mecanum.NelderMead, Init: init}},
-		{"CMA-ES", mecanum.IdentifyOptions{Method: mecanum.CMAES, Init: init, Seed: 1}},
+		{"L-BFGS-B, analytic gradient", mecanum.EngineAnalytic, mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Init: init}},
+		{"L-BFGS-B, generated (dyn)", mecanum.EngineGenerated, mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Init: init}},
+		{"L-BFGS-B, autodiff gradient", mecanum.EngineGraph, mecanum.IdentifyOptions{Method: mecanum.LBFGSB, Init: init}},
+		{"Nelder-Mead (eq. 14)", mecanum.EngineGenerated, mecanum.IdentifyOptions{Method: mecanum.NelderMead, Init: init}},
+		{"CMA-ES", mecanum.EngineGenerated, mecanum.IdentifyOptions{Method: mecanum.CMAES, Init: init, Seed: 1}},
 	}
 	fmt.Fprintf(w, "Mecanum identification (Luo et al. §VII-A) on synthetic data: %d trajectories × 2 runs,\n", len(data))
 	fmt.Fprintf(w, "240 Hz controls, 60 Hz camera (σ = 3 mm, 5 mrad), μ depending on the command; loss eq. 8 with\n")
@@ -133,7 +134,7 @@ func run(w io.Writer, dir string, quick bool) error {
 			if quick && m.opts.Method != mecanum.LBFGSB {
 				o.Settings.MaxEvaluations = 300
 			}
-			res, err := mecanum.Identify(f, o)
+			res, err := mecanum.Identify(f.WithEngine(m.engine), o)
 			if err != nil {
 				return fmt.Errorf("trajectory %d, %s: %w", i+1, m.name, err)
 			}

@@ -34,7 +34,7 @@ func BenchmarkLossGrad(b *testing.B) {
 				f.AnalyticGrad(x, g)
 			}
 		})
-		d := f.NewDynFit()
+		d := f.newDynFit()
 		b.Run(c.name+"/dyn", func(b *testing.B) {
 			for range b.N {
 				if _, err := d.Eval(x, g); err != nil {
@@ -42,7 +42,7 @@ func BenchmarkLossGrad(b *testing.B) {
 				}
 			}
 		})
-		gf, err := f.Compile()
+		gf, err := f.compile()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func BenchmarkLossGrad(b *testing.B) {
 			}
 			b.ReportMetric(float64(gf.Prog.Nodes()), "nodes")
 		})
-		gp, err := f.CompilePrimitive()
+		gp, err := f.compilePrimitive()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -85,23 +85,25 @@ func BenchmarkLossGrad(b *testing.B) {
 }
 
 // The whole identification of one paper-size trajectory (fit preparation,
-// L-BFGS-B, identifiability analysis), with the default objective (dyn:
-// DynFit, the gradient generated from the step definition) and with
-// Algorithm 2 (analytic, the default before).
+// L-BFGS-B, identifiability analysis), with the default engine (dyn: the
+// gradient generated from the step definition) and with Algorithm 2
+// (analytic, the default before).
 func BenchmarkIdentify(b *testing.B) {
 	p := testParams()
 	r, _ := Synthesize(p, SynthSpec{Command: [4]float64{4, 10, 10, 4}, Duration: 1679.0 / 240, Noise: 0.003, HeadNoise: 0.005, Seed: 1})
 	for _, c := range []struct {
-		name     string
-		analytic bool
-	}{{"dyn", false}, {"analytic", true}} {
+		name   string
+		engine Engine
+	}{{"dyn", EngineGenerated}, {"analytic", EngineAnalytic}} {
 		b.Run(c.name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Engine = c.engine
 			for range b.N {
-				f, err := NewFit(p, []Run{r}, DefaultConfig())
+				f, err := NewFit(p, []Run{r}, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, Analytic: c.analytic}); err != nil {
+				if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}}); err != nil {
 					b.Fatal(err)
 				}
 			}

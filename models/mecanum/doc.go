@@ -7,8 +7,8 @@
 //
 // The model's velocities do not depend on its state, so a whole horizon is
 // integrated at once: heading and positions are cumulative sums over time
-// (graph.PlanarPath in Fit.Compile, graph.CumSum in the primitive reference
-// Fit.CompilePrimitive), a batch of trajectories is one [B, T] graph, and the
+// (graph.PlanarPath in Fit.compile, graph.CumSum in the primitive reference
+// Fit.compilePrimitive), a batch of trajectories is one [B, T] graph, and the
 // native Simulate computes the same sums.
 //
 // What is here:
@@ -16,25 +16,32 @@
 //   - Model: the step of eqs. 3–5 written once in the step language of
 //     package dyn (step.go, generated kernel step_gen.go), from which come
 //     the batched native rollout, its generated reverse pass and Jacobians,
-//     and a gorgonia op; DynFit, the identification loss built from it (with
-//     the camera-sample terms of eqs. 6–8 as a second step definition), is
-//     what Identify minimises by default.
+//     and a gorgonia op; the identification loss built from it (with the
+//     camera-sample terms of eqs. 6–8 as a second step definition) gives
+//     Fit's default gradient engine.
 //   - Params (the FORMATS.md parameter file), Simulate (the exact native
 //     rollout, multi-rate: control rows with sparse camera poses) and Runs
 //     read from a log table (a traj column or several files split runs).
 //   - Fit: the identification problem of §VI over a batch of runs, with the
-//     loss of eq. 8 (spline and ground-truth terms from package losses) and
-//     four gradients that agree: the generated one of DynFit, the gorgonia
-//     graph (Fit.Compile), the paper's forward-sensitivity recursion of
-//     eqs. 11–13 (Fit.AnalyticGrad, Algorithm 2 with its two misprints
-//     corrected, see there; IdentifyOptions.Analytic), and central
-//     differences of the native loss.
-//   - Identify: L-BFGS-B with μ ∈ [0, 2], Nelder–Mead on the sigmoid form of
-//     eq. 14, or CMA-ES, followed by an identifiability analysis (singular
-//     values of the Jacobian of the predicted camera poses): B has the null
-//     vector n = (1, 1, −1, −1), so for one constant command the change
-//     δμ_j ∝ n_j/ω_s,j leaves the trajectory unchanged and only several
-//     different commands together determine μ.
+//     loss of eq. 8 (spline and ground-truth terms from package losses), one
+//     Eval for the optimisers and a gradient engine as an option
+//     (Config.Engine, Fit.WithEngine), all four tested to agree with each
+//     other and with central differences of the native loss: the reverse
+//     pass generated from the step definitions (EngineGenerated, the
+//     default), the paper's forward-sensitivity recursion of eqs. 11–13
+//     (EngineAnalytic, Fit.AnalyticGrad: Algorithm 2 with its two misprints
+//     corrected, see there), and gorgonia's autodiff over the fused graph of
+//     the batch (EngineGraph) or its primitive reference (EnginePrimitive).
+//   - Identify: L-BFGS-B with μ ∈ [0, 2] (with free start poses, after a
+//     first stage that solves the squared terms by least squares and
+//     preconditions eq. 8 with its Gauss–Newton matrix, Fit.staged: 2.6–8×
+//     fewer evaluations to the same loss, to 1e-6, or a lower one),
+//     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
+//     identifiability analysis (singular values of the Jacobian of the
+//     predicted camera poses): B has the null vector n = (1, 1, −1, −1), so
+//     for one constant command the change δμ_j ∝ n_j/ω_s,j leaves the
+//     trajectory unchanged and only several different commands together
+//     determine μ.
 //   - The start pose of each run is a nuisance estimated with μ (see
 //     PoseFree); a camera pose is noisy, and a 0.01 rad heading error in the
 //     first one bends a 2 m trajectory by 2 cm.

@@ -55,6 +55,38 @@ type Config struct {
 	// -init that fixes the directions the data leave undetermined.
 	Prior   float64
 	PriorMu [4]float64
+	// Engine computes Fit.Eval's gradient (the loss is the same; the engines
+	// agree to rounding). The zero value is EngineGenerated.
+	Engine Engine
+}
+
+// Engine is the source of the gradient of Fit.Eval.
+type Engine int
+
+const (
+	// EngineGenerated is the reverse pass generated from the step
+	// definitions (Model and the camera-sample loss, fitdyn.go): the runs
+	// are the lanes of one rollout, the camera samples those of one loss
+	// step. The default (the command line's -grad generated).
+	EngineGenerated Engine = iota
+	// EngineAnalytic is the paper's Algorithm 2: native forward
+	// sensitivities (eqs. 9–13, Fit.AnalyticGrad).
+	EngineAnalytic
+	// EngineGraph is gorgonia's autodiff over the fused graph of the whole
+	// batch (fused.go: about thirty nodes).
+	EngineGraph
+	// EnginePrimitive is gorgonia's autodiff over the same loss built from
+	// elementwise primitives (graph.go), the reference of EngineGraph.
+	EnginePrimitive
+)
+
+var engineNames = [...]string{"generated", "analytic", "graph", "primitive"}
+
+func (e Engine) String() string {
+	if e >= 0 && int(e) < len(engineNames) {
+		return engineNames[e]
+	}
+	return fmt.Sprintf("Engine(%d)", int(e))
 }
 
 // DefaultSplineWindow is DefaultConfig's SplineWindow: 10 s, longer than
@@ -101,11 +133,20 @@ type seg struct {
 // Fit is the identification problem of §VI over a batch of runs. The
 // parameter vector is x = (μ_1..μ_4) followed, with PoseFree, by x0 of every
 // run, then y0 of every run, then θ0 of every run.
+//
+// One Fit is one problem whatever the gradient engine (Config.Engine,
+// WithEngine): Eval is the objective for opt, and the engine's state (a dyn
+// rollout, a compiled graph) is built at the first Eval. Eval is not safe
+// for concurrent use; AnalyticGrad and Loss are.
 type Fit struct {
 	P    Params
 	Cfg  Config
 	segs []seg
 	ell  float64
+	// the engine's objective, built at the first Eval (nil before; err when
+	// building it failed)
+	obj    func(x, grad []float64) (float64, error)
+	objErr error
 }
 
 // NewFit prepares the runs (each needs at least three camera poses, for the
@@ -208,15 +249,54 @@ func (f *Fit) AnalyticGrad(x, grad []float64) float64 {
 	return f.eval(x, grad, nil)
 }
 
-// Eval has the signature of opt.Objective, with the analytic gradient.
+// Eval has the signature of opt.Objective: the loss and, when grad is not
+// nil, its gradient from f.Cfg.Engine. A graph engine's compile error is
+// returned by every Eval.
 func (f *Fit) Eval(x, grad []float64) (float64, error) {
 	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
 		return 0, fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), f.Dim())
 	}
-	if grad == nil {
-		return f.Loss(x), nil
+	if f.obj == nil && f.objErr == nil {
+		f.obj, f.objErr = f.engine()
 	}
-	return f.AnalyticGrad(x, grad), nil
+	if f.objErr != nil {
+		return 0, f.objErr
+	}
+	return f.obj(x, grad)
+}
+
+// engine builds the objective of f.Cfg.Engine.
+func (f *Fit) engine() (func(x, grad []float64) (float64, error), error) {
+	switch f.Cfg.Engine {
+	case EngineGenerated:
+		return f.newDynFit().Eval, nil
+	case EngineAnalytic:
+		return func(x, grad []float64) (float64, error) {
+			if grad == nil {
+				return f.Loss(x), nil
+			}
+			return f.AnalyticGrad(x, grad), nil
+		}, nil
+	case EngineGraph, EnginePrimitive:
+		compile := f.compile
+		if f.Cfg.Engine == EnginePrimitive {
+			compile = f.compilePrimitive
+		}
+		gf, err := compile()
+		if err != nil {
+			return nil, err
+		}
+		return gf.Eval, nil
+	}
+	return nil, fmt.Errorf("mecanum: unknown gradient engine %v", f.Cfg.Engine)
+}
+
+// WithEngine returns the same problem (sharing f's prepared runs) with the
+// gradient engine e.
+func (f *Fit) WithEngine(e Engine) *Fit {
+	g := &Fit{P: f.P, Cfg: f.Cfg, segs: f.segs, ell: f.ell}
+	g.Cfg.Engine = e
+	return g
 }
 
 // jacRow receives, for each camera row counted in the loss, the residual
@@ -224,15 +304,28 @@ func (f *Fit) Eval(x, grad []float64) (float64, error) {
 // respect to μ and to the run's own start pose (x0, y0, θ0; zero without
 // PoseFree), for the identifiability analysis: the Jacobian's nonzero
 // blocks, never a dense row of length Dim.
-type jacRow func(run, k int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64)
+//
+// sp is the spline term at the sample: the unit normal from the closest
+// point to the predicted position, and the distance (zero without the term
+// or at distance zero).
+type jacRow func(run, k int, r [4]float64, sp [3]float64, dmu [4][4]float64, dpose [4][3]float64)
 
-func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
+func (f *Fit) eval(x, grad []float64, jac jacRow) float64 { return f.evalAs(x, grad, jac, false) }
+
+// evalAs is eval; with squared (grad must be nil) the loss sums ½·w·d²
+// over the terms instead of w·d, and ½·Prior·(μ_j − PriorMu_j)²: the
+// objective of the first stage of Identify (squaredStage).
+func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool) float64 {
 	B := f.P.BMatrix()
 	K := f.P.K()
 	mu := [4]float64(x[:4])
 	free := f.Cfg.Pose == PoseFree
 	nb := len(f.segs)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
+	term := func(w, d float64) float64 { return w * d }
+	if squared {
+		term = func(w, d float64) float64 { return 0.5 * w * d * d }
+	}
 	var L float64
 	for si := range f.segs {
 		s := &f.segs[si]
@@ -249,16 +342,18 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 				var gpx, gpy float64 // ∂L/∂(x, y)
 				var gth float64      // ∂L/∂θ (marker term)
 				dx, dy := px-s.gx[k], py-s.gy[k]
+				var sp [3]float64
 				if dgt := math.Hypot(dx, dy); dgt > 0 {
-					L += w2 * dgt
+					L += term(w2, dgt)
 					gpx += w2 * dx / dgt
 					gpy += w2 * dy / dgt
 				}
 				if w1 != 0 {
 					c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
-					L += w1 * c.Dist
+					L += term(w1, c.Dist)
 					if c.Dist > 0 {
 						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+						sp = [3]float64{ex, ey, c.Dist}
 						if f.Cfg.Mode == losses.ImplicitClosest {
 							ux, uy := c.DParam(px, py)
 							t := ex*c.DX + ey*c.DY
@@ -272,7 +367,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 				if w3 != 0 {
 					ex, ey := qx-s.qx[k], qy-s.qy[k]
 					if dq := math.Hypot(ex, ey); dq > 0 {
-						L += w3 * dq
+						L += term(w3, dq)
 						ex, ey = w3*ex/dq, w3*ey/dq
 						gpx += ex
 						gpy += ey
@@ -304,7 +399,7 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 						dp[0][2], dp[1][2] = -(py - p0[1]), px-p0[0]
 						dp[2][2], dp[3][2] = -(py-p0[1])-f.ell*cs, px-p0[0]-f.ell*sn
 					}
-					jac(si, k, r, d, dp)
+					jac(si, k, r, sp, d, dp)
 				}
 			}
 			if ci < len(s.cam) && s.cam[ci] == i {
@@ -340,7 +435,11 @@ func (f *Fit) eval(x, grad []float64, jac jacRow) float64 {
 	if f.Cfg.Prior > 0 {
 		for j := range 4 {
 			e := mu[j] - f.Cfg.PriorMu[j]
-			L += f.Cfg.Prior * e * e
+			if squared {
+				L += 0.5 * f.Cfg.Prior * e * e
+			} else {
+				L += f.Cfg.Prior * e * e
+			}
 			if grad != nil {
 				grad[j] += 2 * f.Cfg.Prior * e
 			}

@@ -51,15 +51,15 @@ var cameraLoss = dyn.MustDefine(dyn.Spec{
 		Add(s.Setting("whd").Mul(dist(qx.Sub(in("qx")), qy.Sub(in("qy"))))))
 })
 
-// DynFit is the loss of a Fit computed from the step definitions (Model and
+// dynFit is the loss of a Fit computed from the step definitions (Model and
 // the camera-sample loss above) natively, with the gradient from their
 // generated reverse passes: the runs are the lanes of one Model rollout
 // (padded with dt = 0 to the longest), the camera samples the lanes of one
 // camera-loss step, and the prior is added by hand. It is what Identify
 // minimises by default; Fit.AnalyticGrad (Algorithm 2) and the fused graph
-// of Fit.Compile are the references it is tested against. Not safe for
+// of Fit.compile are the references it is tested against. Not safe for
 // concurrent use.
-type DynFit struct {
+type dynFit struct {
 	f    *Fit
 	B, T int
 	sim  *dyn.Sim // Model over the runs
@@ -79,14 +79,14 @@ type DynFit struct {
 	implicitMode bool
 }
 
-// NewDynFit prepares the dyn objective of f.
-func (f *Fit) NewDynFit() *DynFit {
+// newDynFit prepares the dyn objective of f.
+func (f *Fit) newDynFit() *dynFit {
 	B := len(f.segs)
 	T := 0
 	for _, s := range f.segs {
 		T = max(T, s.n)
 	}
-	d := &DynFit{f: f, B: B, T: T, q: SettingsOf(f.P), x0: make([]float64, 3*B),
+	d := &dynFit{f: f, B: B, T: T, q: SettingsOf(f.P), x0: make([]float64, 3*B),
 		u: make([]float64, T*5*B), ybar: make([]float64, 3*T*B),
 		pbar: make([]float64, 4), x0bar: make([]float64, 3*B),
 		implicitMode: f.Cfg.Mode == losses.ImplicitClosest}
@@ -125,7 +125,7 @@ func (f *Fit) NewDynFit() *DynFit {
 
 // Eval has the signature of opt.Objective: the loss of the Fit (Fit.Loss)
 // and, when grad is not nil, its gradient.
-func (d *DynFit) Eval(x, grad []float64) (float64, error) {
+func (d *dynFit) Eval(x, grad []float64) (float64, error) {
 	f := d.f
 	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
 		return 0, fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), f.Dim())

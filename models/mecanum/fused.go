@@ -16,7 +16,7 @@ type camData struct {
 	c, p, t, k []float64 // closest points, query points, tangents, ∂U/∂P
 }
 
-// Compile builds and compiles the graph of f's loss in about thirty nodes,
+// compile builds and compiles the graph of f's loss in about thirty nodes,
 // whatever the number of runs and steps:
 //
 //	s = 1 − K·μ                                            (eq. 3)
@@ -30,14 +30,14 @@ type camData struct {
 // SumDist carry their own adjoints (tested against finite differences in
 // package graph); the rest is gorgonia's autodiff. CompilePrimitive is the
 // same loss from primitives, kept as the reference the tests compare with.
-func (f *Fit) Compile(opts ...ad.Option) (*GraphFit, error) {
+func (f *Fit) compile(opts ...ad.Option) (*graphFit, error) {
 	nb := len(f.segs)
 	T := 0
 	for _, s := range f.segs {
 		T = max(T, s.n)
 	}
 	N := nb * T
-	gf := &GraphFit{fit: f, b: nb, t: T, fused: true, slot: make([][]int, nb)}
+	gf := &graphFit{fit: f, b: nb, t: T, fused: true, slot: make([][]int, nb)}
 	Bm := f.P.BMatrix()
 	C := make([]float64, 3*N*4)
 	var rows []int // flat [B, T] index of each counted camera sample
@@ -168,7 +168,7 @@ func (f *Fit) Compile(opts ...ad.Option) (*GraphFit, error) {
 
 // refreshFused runs the native closest-point search at the predicted camera
 // positions under x and loads the spline term's inputs.
-func (gf *GraphFit) refreshFused(x []float64) error {
+func (gf *graphFit) refreshFused(x []float64) error {
 	f := gf.fit
 	cd := gf.cam
 	K := len(cd.c) / 2

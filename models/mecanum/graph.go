@@ -12,8 +12,8 @@ import (
 	"github.com/wheelgrad/wheelgrad/losses"
 )
 
-// GraphFit is the loss of a Fit as one compiled gorgonia graph over the
-// whole batch (Fit.Compile, or the primitive reference Fit.CompilePrimitive
+// graphFit is the loss of a Fit as one compiled gorgonia graph over the
+// whole batch (Fit.compile, or the primitive reference Fit.compilePrimitive
 // described here): the runs are the rows of [B, T] matrices (padded with
 // dt = 0 and mask = 0), and time is integrated by graph.CumSum in a handful
 // of nodes, whatever the horizon:
@@ -26,7 +26,7 @@ import (
 // The closest points of the spline term come from a native search at the
 // predicted positions before each run (SplineNodes), so Eval first rolls the
 // native model forward, then runs the graph.
-type GraphFit struct {
+type graphFit struct {
 	fit  *Fit
 	Prog *ad.Program
 	b, t int
@@ -36,7 +36,7 @@ type GraphFit struct {
 	// gradient there (the graph would give 0·∞ = NaN), and the native loss
 	// takes the subgradient 0, which a dropped row reproduces.
 	mask, mgt, msp, mhd []float64
-	// fused: the graph of Compile (see fused.go); slot maps run si's camera
+	// fused: the graph of compile (see fused.go); slot maps run si's camera
 	// sample k to its column in the [2, K] camera arrays (−1: not counted).
 	fused bool
 	slot  [][]int
@@ -47,16 +47,16 @@ type GraphFit struct {
 // gorgonia's elementwise primitives over the padded [B, T] rows, with the
 // camera rows selected by 0/1 masks and the distances of eqs. 6–7 written
 // out as losses.GroundTruth and losses.SplineTerm. It is the reference form
-// of Compile (the same loss and gradient, about four times the nodes and
+// of compile (the same loss and gradient, about four times the nodes and
 // twice the evaluation time).
-func (f *Fit) CompilePrimitive(opts ...ad.Option) (*GraphFit, error) {
+func (f *Fit) compilePrimitive(opts ...ad.Option) (*graphFit, error) {
 	nb := len(f.segs)
 	T := 0
 	for _, s := range f.segs {
 		T = max(T, s.n)
 	}
 	N := nb * T
-	gf := &GraphFit{fit: f, b: nb, t: T, sd: losses.NewSplineData(N)}
+	gf := &graphFit{fit: f, b: nb, t: T, sd: losses.NewSplineData(N)}
 	gf.mgt, gf.msp, gf.mhd = make([]float64, N), make([]float64, N), make([]float64, N)
 	W := make([]float64, N*4)
 	dt := make([]float64, N)
@@ -193,7 +193,7 @@ func onesN(n int) []float64 {
 
 // refresh runs the native closest-point search at the predicted camera
 // positions under x and loads the results into the graph's inputs.
-func (gf *GraphFit) refresh(x []float64) error {
+func (gf *graphFit) refresh(x []float64) error {
 	if gf.fused {
 		return gf.refreshFused(x)
 	}
@@ -238,7 +238,7 @@ func (gf *GraphFit) refresh(x []float64) error {
 
 // Eval has the signature of opt.Objective: the loss and its gorgonia
 // gradient.
-func (gf *GraphFit) Eval(x, grad []float64) (float64, error) {
+func (gf *graphFit) Eval(x, grad []float64) (float64, error) {
 	if err := gf.refresh(x); err != nil {
 		return 0, err
 	}
@@ -250,7 +250,7 @@ func (gf *GraphFit) Eval(x, grad []float64) (float64, error) {
 
 // Poses returns the graph's predicted poses of run i at its fitted rows
 // (from the first to the last camera row), as of the last Eval.
-func (gf *GraphFit) Poses(i int) (x, y, th []float64) {
+func (gf *graphFit) Poses(i int) (x, y, th []float64) {
 	n := gf.fit.segs[i].n
 	if gf.fused {
 		p := gf.Prog.Output("pose")

@@ -12,21 +12,17 @@ import (
 
 // Methods of Identify.
 const (
-	LBFGSB     = "lbfgsb"     // L-BFGS-B, μ ∈ bounds, analytic gradient (Algorithm 2)
+	LBFGSB     = "lbfgsb"     // L-BFGS-B, μ ∈ bounds, the gradient of the Fit's Engine
 	NelderMead = "neldermead" // Nelder–Mead on the sigmoid form of eq. 14
 	CMAES      = "cmaes"      // CMA-ES
 )
 
 // IdentifyOptions configure Identify.
 type IdentifyOptions struct {
-	Method string // LBFGSB (default), NelderMead or CMAES
-	// Autodiff makes L-BFGS-B use the gorgonia graph's gradient instead of
-	// the analytic one (same numbers; for the comparison of Fig. 6).
-	Autodiff bool
-	// Analytic makes L-BFGS-B use Algorithm 2 (Fit.Eval) instead of the
-	// default DynFit, the gradient generated from the step definition.
-	Analytic bool
-	Init     [4]float64 // starting μ
+	// Method is LBFGSB (default), NelderMead or CMAES. The objective is
+	// Fit.Eval, its gradient from the Fit's Config.Engine (Fit.WithEngine).
+	Method string
+	Init   [4]float64 // starting μ
 	// Held μ_j stay at Init (the command line's -fix): L-BFGS-B only.
 	Held [4]bool
 	// Start, when set (length Fit.Dim()), is the whole starting vector, μ
@@ -39,6 +35,11 @@ type IdentifyOptions struct {
 	// runs' first ContinuationWindow seconds, then on windows doubling in
 	// length, each started from the previous answer (continuation.go).
 	NoContinuation bool
+	// OneStage runs L-BFGS-B on eq. 8 from Init alone. By default a fit
+	// with PoseFree start poses, method L-BFGS-B, no Start and no μ held is
+	// solved in two stages (Fit.staged): the squared terms by least squares,
+	// then eq. 8 from there, preconditioned.
+	OneStage bool
 }
 
 // Result is an identification.
@@ -51,6 +52,9 @@ type Result struct {
 	// Windows are the continuation's fits before the final one, shortest
 	// first (none for short logs).
 	Windows []Window
+	// FirstStage is the least-squares first stage (Fit.staged) when it ran;
+	// Opt's iterations and evaluations include its own.
+	FirstStage *opt.Result
 }
 
 // Identify's default tolerances are SciPy's for L-BFGS-B (factr = 1e7,
@@ -91,16 +95,6 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		x0[j] = math.Min(math.Max(x0[j], lo), hi)
 	}
 	var obj opt.Objective = f.Eval
-	if !o.Analytic && !o.Autodiff {
-		obj = f.NewDynFit().Eval
-	}
-	if o.Autodiff {
-		gf, err := f.Compile()
-		if err != nil {
-			return nil, err
-		}
-		obj = gf.Eval
-	}
 	// search variables z: μ as is, poses as offsets from x0 in units of
 	// scale (L-BFGS-B learns the curvature and needs no scaling)
 	scale := poseScale
@@ -171,11 +165,30 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	if set.StepTol == 0 {
 		set.StepTol = 1e-7
 	}
-	res, err := m.Minimize(prob, z0, set)
-	if err != nil {
-		return nil, err
+	var res, first *opt.Result
+	if !o.OneStage && (o.Method == "" || o.Method == LBFGSB) && o.Start == nil && o.Held == [4]bool{} && f.Cfg.Pose == PoseFree {
+		var err error
+		if res, first, err = f.staged(x0, lower, upper, set); err != nil {
+			return nil, err
+		}
+		if res != nil { // to the search variables (poses as offsets from x0)
+			for i := 4; i < n; i++ {
+				res.X[i] -= x0[i]
+			}
+		}
 	}
-	r := &Result{Opt: res, X: make([]float64, n)}
+	if res == nil {
+		var err error
+		if res, err = m.Minimize(prob, z0, set); err != nil {
+			return nil, err
+		}
+	}
+	if first != nil { // both stages' work, also when the second fell back
+		res.Iterations += first.Iterations
+		res.FuncEvaluations += first.FuncEvaluations
+		res.GradEvaluations += first.GradEvaluations
+	}
+	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first}
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
 	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
@@ -300,7 +313,7 @@ func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
 		}
 	}
 	last := -1
-	f.eval(x, nil, func(run, _ int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+	f.eval(x, nil, func(run, _ int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
 		if run != last && last >= 0 {
 			flush()
 		}
@@ -506,7 +519,7 @@ func (f *Fit) StartPoseStd(mu [4]float64, sigmaPos, sigmaTheta float64) ([4]floa
 		B[i] = mat.NewDense(4, 3, nil)
 	}
 	rows := 0
-	g.eval(x, nil, func(run, _ int, _ [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+	g.eval(x, nil, func(run, _ int, _ [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
 		for c := range nc {
 			for a := range 4 {
 				for b := a; b < 4; b++ {

@@ -258,7 +258,7 @@ func denseIdentifiability(f *Fit, x []float64, held [4]bool) (muStd [4]float64, 
 	}
 	var rows [][]float64
 	var ss float64
-	f.eval(x, nil, func(run, _ int, r [4]float64, dmu [4][4]float64, dpose [4][3]float64) {
+	f.eval(x, nil, func(run, _ int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
 		for c := range nc {
 			row := make([]float64, n)
 			copy(row, dmu[c][:])

@@ -93,10 +93,10 @@ func configs() map[string]Config {
 // Compile and its primitive reference.
 var compilers = []struct {
 	name    string
-	compile func(*Fit) (*GraphFit, error)
+	compile func(*Fit) (*graphFit, error)
 }{
-	{"fused", func(f *Fit) (*GraphFit, error) { return f.Compile() }},
-	{"primitive", func(f *Fit) (*GraphFit, error) { return f.CompilePrimitive() }},
+	{"fused", func(f *Fit) (*graphFit, error) { return f.compile() }},
+	{"primitive", func(f *Fit) (*graphFit, error) { return f.compilePrimitive() }},
 }
 
 // The batched graph's forward values equal the native Simulate, runs of

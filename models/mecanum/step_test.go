@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -232,7 +233,7 @@ func TestModelRolloutGraph(t *testing.T) {
 	}
 }
 
-// The identification loss built from the step definitions (DynFit) equals
+// The identification loss built from the step definitions (dynFit) equals
 // the native Fit.Loss, and its gradient Algorithm 2 (Fit.AnalyticGrad) and
 // central differences of Fit.Loss, for every loss variant, one run and
 // several.
@@ -245,7 +246,7 @@ func TestDynFitEqualsAnalytic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := f.NewDynFit()
+			d := f.newDynFit()
 			for _, at := range []string{"start", "moved", "optimum"} {
 				x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
 				switch at {
@@ -295,17 +296,19 @@ func TestDynFitDimensionError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.NewDynFit().Eval(make([]float64, 3), nil); err == nil {
+	if _, err := f.newDynFit().Eval(make([]float64, 3), nil); err == nil {
 		t.Error("a short x was accepted")
 	}
 }
 
-// Identify's default objective (DynFit) and Algorithm 2 (Analytic) reach
-// the same estimate, to a small fraction of its standard deviation: their
-// gradients differ by rounding, so the paths of L-BFGS-B part, and on this
-// loss (sums of distances, kinked where a distance is zero or the closest
-// point jumps) they stop 1e-4 to 2e-4 apart whatever the tolerance.
-func TestIdentifyDynAndAnalyticAgree(t *testing.T) {
+// Identify reaches the same estimate with every gradient engine of the
+// Fit (the generated reverse pass, the default; Algorithm 2; gorgonia's
+// autodiff over the fused graph), to a small fraction of its standard
+// deviation: their gradients differ by rounding, so the paths of L-BFGS-B
+// part, and on this loss (sums of distances, kinked where a distance is
+// zero or the closest point jumps) they stop 1e-4 to 2e-4 apart whatever
+// the tolerance.
+func TestIdentifyEnginesAgree(t *testing.T) {
 	var runs []Run
 	for i, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
 		r, _ := paperRun(c, uint64(50+i), [3]float64{0, 0, 0.5 * float64(i)})
@@ -315,26 +318,64 @@ func TestIdentifyDynAndAnalyticAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu, sd [2][4]float64
-	var loss [2]float64
-	for i, analytic := range []bool{false, true} {
-		res, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, Analytic: analytic})
+	if f.Cfg.Engine != EngineGenerated {
+		t.Fatalf("default engine %v", f.Cfg.Engine)
+	}
+	engines := []Engine{EngineGenerated, EngineAnalytic, EngineGraph}
+	mu, sd := make([][4]float64, len(engines)), make([][4]float64, len(engines))
+	loss := make([]float64, len(engines))
+	for i, e := range engines {
+		res, err := Identify(f.WithEngine(e), IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		mu[i], sd[i], loss[i] = res.Mu, res.Ident.MuStd, res.Opt.F
-		t.Logf("analytic %v: μ %.6f ± %.4f, loss %.9g, %d evaluations", analytic, res.Mu, res.Ident.MuStd, res.Opt.F, res.Opt.FuncEvaluations)
+		t.Logf("%v: μ %.6f ± %.4f, loss %.9g, %d evaluations", e, res.Mu, res.Ident.MuStd, res.Opt.F, res.Opt.FuncEvaluations)
 	}
-	// Measured: the two stop 0.05–0.15σ apart (which of them stops lower
-	// depends on the rounding of the generated code), at losses equal to
-	// 1e-5: the same estimate. A wrong gradient stops σs away, or not at all.
-	for j := range 4 {
-		if math.Abs(mu[0][j]-mu[1][j]) > 0.25*sd[1][j] {
-			t.Errorf("μ with the dyn objective %v, with Algorithm 2 %v", mu[0], mu[1])
-			break
+	// Measured (generated against analytic): the two stop 0.05–0.15σ apart
+	// (which of them stops lower depends on the rounding of the generated
+	// code), at losses equal to 1e-5: the same estimate. A wrong gradient
+	// stops σs away, or not at all.
+	for i := 1; i < len(engines); i++ {
+		for j := range 4 {
+			if math.Abs(mu[0][j]-mu[i][j]) > 0.25*sd[1][j] {
+				t.Errorf("μ with the %v engine %v, with %v %v", engines[0], mu[0], engines[i], mu[i])
+				break
+			}
+		}
+		if math.Abs(loss[0]-loss[i]) > 1e-5*loss[i] {
+			t.Errorf("final loss with the %v engine %.9g, with %v %.9g", engines[0], loss[0], engines[i], loss[i])
 		}
 	}
-	if math.Abs(loss[0]-loss[1]) > 1e-5*loss[1] {
-		t.Errorf("final loss with the dyn objective %.9g, with Algorithm 2 %.9g", loss[0], loss[1])
+}
+
+// Every engine's Eval gives the native loss and Algorithm 2's gradient
+// (each engine is checked against central differences in its own test),
+// and an unknown engine is an error, not a panic.
+func TestFitEvalEngines(t *testing.T) {
+	f, err := NewFit(testParams(), testRuns(2, 0.003, 3), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
+	ga := make([]float64, f.Dim())
+	la := f.AnalyticGrad(x, ga)
+	for _, e := range []Engine{EngineGenerated, EngineAnalytic, EngineGraph, EnginePrimitive} {
+		g := make([]float64, f.Dim())
+		l, err := f.WithEngine(e).Eval(x, g)
+		if err != nil {
+			t.Fatalf("%v: %v", e, err)
+		}
+		if relErr(l, la) > 1e-12 {
+			t.Errorf("%v: loss %.17g, Algorithm 2 %.17g", e, l, la)
+		}
+		for i := range g {
+			if math.Abs(g[i]-ga[i]) > 1e-9*(1+math.Abs(ga[i])) {
+				t.Errorf("%v: ∂L/∂x[%d] %.15g, Algorithm 2 %.15g", e, i, g[i], ga[i])
+			}
+		}
+	}
+	if _, err := f.WithEngine(Engine(9)).Eval(x, nil); err == nil || !strings.Contains(err.Error(), "engine") {
+		t.Errorf("unknown engine: %v", err)
 	}
 }
