@@ -196,48 +196,6 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, 
 	}
 }
 
-// followHandler is the follow handler of model: followWith for a
-// robots.Driver, followWheels for a robots.WheelDriver.
-func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) error, bool) {
-	m, _ := reg.Get(model)
-	switch d := m.(type) {
-	case robots.Driver:
-		return followWith(m), true
-	case robots.WheelDriver:
-		return func(e env, a FollowArgs) error { return followWheels(e, a, d) }, true
-	}
-	return nil, false
-}
-
-// followWith is the follow handler of a model's robots.Driver: the
-// parameter file (and -mpc's), the model's Drive from the flags, then
-// followRobot. The true robot's file is read after the plan's Drive has
-// checked the flags, as a usage mistake comes first.
-func followWith(m robots.Model) func(env, FollowArgs) error {
-	return func(e env, a FollowArgs) error {
-		dr := m.(robots.Driver)
-		p, err := readParams(e, m, a.Params, robots.ForPrediction)
-		if err != nil {
-			return err
-		}
-		o := robots.DriveOptions{Wmax: a.Wmax, Umax: a.Umax, Vmax: a.Vmax, Band: a.Band, Set: a.Set, Dt: a.Dt, ParamsPath: a.Params}
-		d, err := dr.Drive(p, o)
-		if err != nil {
-			return modelErr(err)
-		}
-		if a.MPC != "" {
-			if o.Truth, err = readParams(e, m, a.MPC, robots.ForPrediction); err != nil {
-				return err
-			}
-			o.TruthPath = a.MPC
-			if d, err = dr.Drive(p, o); err != nil {
-				return modelErr(err)
-			}
-		}
-		return followRobot(e, a, m.Name(), d)
-	}
-}
-
 // The handlers of model (nil, false where it has none): its adapter's when
 // it implements the command's interface.
 

@@ -238,8 +238,8 @@ func init() {
 				*model = strings.ToLower(strings.TrimSpace(*model))
 				a.Set = map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { a.Set[f.Name] = true })
-				if err := checkFollowModelFlags(reg, *model, a.Set); err != nil {
-					return err
+				if err := reg.CheckDriveFlags(*model, a.Set); err != nil {
+					return modelErr(err)
 				}
 				h, ok := followHandler(reg, *model)
 				if err := checkModel(reg, "follow", *model, ok); err != nil {

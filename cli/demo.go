@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/robots"
@@ -78,11 +77,9 @@ func runDemo(e env, dir string, prog *progress) error {
 	fmt.Fprintf(w, "   distance to the curve   RMS %.1f mm, max %.1f mm\n", 1e3*tr.RMS, 1e3*tr.Max)
 	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)
 	fmt.Fprintf(w, "   driven backwards        %.0f %% of the right lobe; forwards %.0f %% of the left\n", 100*tr.ReversedRight, 100*tr.ForwardLeft)
-	rx, ry := control.Dense(f8.Path, 2000)
 	f8png := filepath.Join(dir, "figure8.png")
-	series := append([]figure.Series{{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6}},
-		senseSeries("executed", f8.Executed.Poses, f8.Executed.Velocity)...)
-	if err := figure.XY(f8png, "Figure 8, right lobe driven backwards", "x (m)", "y (m)", true, series); err != nil {
+	if err := drawFigure(f8png, &robots.Figure{Title: "Figure 8, right lobe driven backwards", XLabel: "x (m)", YLabel: "y (m)", Equal: true,
+		Series: append([]robots.Series{robots.ReferenceSeries(f8.Path)}, robots.SenseSeries("executed", f8.Executed.Poses, f8.Executed.Velocity)...)}); err != nil {
 		return err
 	}
 	ctl := filepath.Join(dir, "figure8-controls.csv")
