@@ -103,4 +103,3 @@ func TestCheckDriveFlags(t *testing.T) {
 		}
 	}
 }
-
