@@ -4,12 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -53,15 +53,15 @@ func runDemo(e env, dir string, prog *progress) error {
 	// Sample inputs for a first run of identify / validate / simulate on
 	// files: the log, the identified parameters and the fit plot.
 	mlog := filepath.Join(dir, "mecanum-log.csv")
-	if err := dataset.WriteFileAtomic(mlog, m.WriteLog); err != nil {
+	if err := e.writeOut(mlog, m.WriteLog); err != nil {
 		return err
 	}
 	mjson := filepath.Join(dir, "mecanum-identified.json")
-	if err := dataset.WriteJSONFile(mjson, m.Params); err != nil {
+	if err := e.writeOut(mjson, func(w io.Writer) error { return dataset.WriteJSON(w, m.Params) }); err != nil {
 		return err
 	}
 	mfit := filepath.Join(dir, "mecanum-fit.png")
-	if err := drawFigure(mfit, m.Figure); err != nil {
+	if err := e.drawFigure(mfit, m.Figure); err != nil {
 		return err
 	}
 
@@ -78,12 +78,12 @@ func runDemo(e env, dir string, prog *progress) error {
 	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)
 	fmt.Fprintf(w, "   driven backwards        %.0f %% of the right lobe; forwards %.0f %% of the left\n", 100*tr.ReversedRight, 100*tr.ForwardLeft)
 	f8png := filepath.Join(dir, "figure8.png")
-	if err := drawFigure(f8png, &robots.Figure{Title: "Figure 8, right lobe driven backwards", XLabel: "x (m)", YLabel: "y (m)", Equal: true,
+	if err := e.drawFigure(f8png, &robots.Figure{Title: "Figure 8, right lobe driven backwards", XLabel: "x (m)", YLabel: "y (m)", Equal: true,
 		Series: append([]robots.Series{robots.ReferenceSeries(f8.Path)}, robots.SenseSeries("executed", f8.Executed.Poses, f8.Executed.Velocity)...)}); err != nil {
 		return err
 	}
 	ctl := filepath.Join(dir, "figure8-controls.csv")
-	if err := dataset.WriteFileAtomic(ctl, f8.Follow.WriteControls); err != nil {
+	if err := e.writeOut(ctl, f8.Follow.WriteControls); err != nil {
 		return err
 	}
 
@@ -101,19 +101,19 @@ func runDemo(e env, dir string, prog *progress) error {
 	// Figure: one minute of the log, measured v, and the long-term
 	// prediction from rest of the start and the fitted parameters.
 	ddp := filepath.Join(dir, "diffdrive.png")
-	if err := figure.XY(ddp, "Differential drive: forward speed, first minute of the log", "t (s)", "v (m/s)", false, []figure.Series{
-		{Name: "measured", X: dd.T, Y: dd.Measured, Color: color.RGBA{160, 160, 160, 255}},
-		{Name: "start parameters", X: dd.T, Y: dd.StartPrediction, Color: figure.Palette[1], Dashed: true},
-		{Name: "calibrated", X: dd.T, Y: dd.Calibrated, Color: figure.Palette[0]},
-	}); err != nil {
+	if err := e.drawFigure(ddp, &robots.Figure{Title: "Differential drive: forward speed, first minute of the log", XLabel: "t (s)", YLabel: "v (m/s)", Series: []robots.Series{
+		{Name: "measured", X: dd.T, Y: dd.Measured, RGB: color.RGBA{160, 160, 160, 255}},
+		{Name: "start parameters", X: dd.T, Y: dd.StartPrediction, Color: 2, Dashed: true},
+		{Name: "calibrated", X: dd.T, Y: dd.Calibrated, Color: 1},
+	}}); err != nil {
 		return err
 	}
 	dlog := filepath.Join(dir, "diffdrive-log.csv")
-	if err := dataset.WriteFileAtomic(dlog, dd.WriteLog); err != nil {
+	if err := e.writeOut(dlog, dd.WriteLog); err != nil {
 		return err
 	}
 	djson := filepath.Join(dir, "diffdrive-calibrated.json")
-	if err := dataset.WriteJSONFile(djson, dd.Params); err != nil {
+	if err := e.writeOut(djson, func(w io.Writer) error { return dataset.WriteJSON(w, dd.Params) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nwrote %s, %s, %s, %s, %s, %s, %s, %s (demo took %s)\n", mlog, mjson, mfit, f8png, ctl, ddp, dlog, djson, time.Since(start).Round(100*time.Millisecond))

@@ -53,11 +53,7 @@ func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) er
 		if err := e.writeOut(a.Out, f.WriteControls); err != nil || a.Plot == "" {
 			return err
 		}
-		stage, err := e.stagePath(a.Plot)
-		if err != nil {
-			return err
-		}
-		if err := drawFigure(stage, f.Figure); err != nil {
+		if err := e.drawFigure(a.Plot, f.Figure); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "follow: wrote %s\n", a.Plot)

@@ -135,11 +135,7 @@ func init() {
 					}
 				}
 				if a.Plot != "" {
-					stage, err := e.stagePath(a.Plot)
-					if err != nil {
-						return err
-					}
-					if err := plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), v.Channels); err != nil {
+					if err := e.drawFigure(a.Plot, &robots.Figure{Title: fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), Channels: v.Channels}); err != nil {
 						return err
 					}
 				}
@@ -204,8 +200,9 @@ func (a ValidateArgs) sources() []logSource {
 }
 
 // plotChannels draws each output against time (measured samples as points
-// above the model line, one colour per run) beside its residual.
-func plotChannels(path, title string, chs []fit.Channel) error {
+// above the model line, one colour per run) beside its residual, into w in
+// format (figure.WritePanels).
+func plotChannels(w io.Writer, format, title string, chs []fit.Channel) error {
 	var ps []figure.Panel
 	for i := range chs {
 		c := &chs[i]
@@ -236,7 +233,7 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
 	}
-	return figure.Panels(path, title, 2, ps)
+	return figure.WritePanels(w, format, title, 2, ps)
 }
 
 // warnTee passes the lines written to it on to w, except those that start

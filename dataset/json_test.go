@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -55,7 +56,11 @@ func TestReadJSONFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	out := filepath.Join(dir, "out.json")
-	if err := WriteJSONFile(out, p); err != nil {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var back testParams
