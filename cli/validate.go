@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -147,49 +146,11 @@ func init() {
 					_, err = e.stdout.Write(append(b, '\n'))
 					return err
 				}
-				printValidation(e.stdout, v, a)
+				v.WriteText(e.stdout, a.Params, strings.Join(a.Data, ","), len(a.Diag.warns))
 				return nil
 			}
 		},
 	})
-}
-
-// printValidation prints the text report of a validation.
-func printValidation(w io.Writer, v *fit.Validation, a ValidateArgs) {
-	start := "initial state estimated per run, as MATLAB compare"
-	if a.X0 == robots.X0First {
-		start = "simulated from each run's first state"
-	}
-	fmt.Fprintf(w, "%s validate: %s on %s (%s)\n", v.Model, a.Params, strings.Join(a.Data, ","), start)
-	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
-	for i := range v.Channels {
-		c := &v.Channels[i]
-		f, n, r := c.Fit()
-		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
-	}
-	what := "position"
-	if v.DeadReckoned {
-		what = "position dead-reckoned from v, w"
-	}
-	h := strconv.FormatFloat(v.Horizon, 'g', 4, 64)
-	fmt.Fprintf(w, "  per run (%s errors; k-step: the model restarted from the measured pose %s s before each pose):\n", what, h)
-	if v.Clipped {
-		fmt.Fprintf(w, "  -horizon %g s clipped to the longest run, %s s\n", a.Horizon, h)
-	}
-	for _, m := range v.Runs {
-		ks := fmt.Sprintf("%s-s error %.4f m RMS over %d predictions", h, m.KStep, m.KStepN)
-		if m.KStepN == 0 {
-			ks = fmt.Sprintf("%s-s error n/a (%s)", h, m.Note)
-		}
-		ep := fmt.Sprintf("endpoint %.4f m", m.Endpoint)
-		if math.IsNaN(m.Endpoint) {
-			ep = "endpoint n/a (no measured pose)"
-		}
-		fmt.Fprintf(w, "  run %s: %d samples over %.3f s; %s; %s\n", m.ID, m.Samples, m.Duration, ep, ks)
-	}
-	if n := len(a.Diag.warns); n > 0 {
-		fmt.Fprintf(w, "  %d warning(s) (on stderr)\n", n)
-	}
 }
 
 // validateSources are the -data logs with their -poses files and a fixed
