@@ -43,8 +43,9 @@
 // a command map for a file that already gives the model's own commands.
 //
 // Writing goes through Writer (or WriteCSV for all-numeric tables), which
-// formats floats so that they read back bit for bit, to any io.Writer
-// (files are the caller's: the command line stages them all or nothing,
+// formats floats so that they read back bit for bit, to any io.Writer;
+// WriteFile and WriteJSONFile write a complete rendering to a file for a
+// library user (the command line stages its outputs all or nothing itself,
 // package cli/stage). JSON parameter files are read by ReadJSON, which refuses what
 // encoding/json would silently read otherwise than the file says (duplicate
 // keys, keys differing only in case, arrays of the wrong length) and names

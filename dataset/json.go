@@ -373,6 +373,13 @@ func position(b []byte, off int64) (line, col int) {
 	return line, col
 }
 
+// WriteJSONFile writes v as indented JSON and a newline to path
+// (WriteFile). The command line stages its parameter files itself
+// (package cli/stage).
+func WriteJSONFile(path string, v any) error {
+	return WriteFile(path, func(w io.Writer) error { return WriteJSON(w, v) })
+}
+
 // WriteJSON writes v as indented JSON and a newline.
 func WriteJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -56,11 +55,7 @@ func TestReadJSONFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	out := filepath.Join(dir, "out.json")
-	var b bytes.Buffer
-	if err := WriteJSON(&b, p); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+	if err := WriteJSONFile(out, p); err != nil {
 		t.Fatal(err)
 	}
 	var back testParams

@@ -2,10 +2,12 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -225,4 +227,18 @@ func WriteCSV(w io.Writer, header []string, cols [][]float64) error {
 		}
 	}
 	return cw.Flush()
+}
+
+// WriteFile writes what write produces to path, all at once: write
+// renders into memory, and only a complete rendering reaches the file
+// (os.WriteFile, mode 0644 for a new file), so that a failing write leaves
+// path as it was. It is for a library user's files (a notebook, a
+// generator); the command line stages its outputs all or nothing
+// (package cli/stage).
+func WriteFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }

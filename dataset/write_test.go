@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -177,5 +179,22 @@ func TestReadRefusesTextWithLineBreak(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || !errors.Is(err, ErrInvalidText) || pe.Column != "traj" {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// WriteFile writes a complete rendering; a failing one leaves the file as
+// it was and names it.
+func TestWriteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.csv")
+	if err := WriteFile(path, func(w io.Writer) error { return WriteCSV(w, []string{"t"}, [][]float64{{1, 2}}) }); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("diverged")
+	err := WriteFile(path, func(w io.Writer) error { io.WriteString(w, "t\n0,"); return broken })
+	if !errors.Is(err, broken) || !strings.Contains(err.Error(), path) {
+		t.Errorf("failing write: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "t\n1\n2\n" {
+		t.Errorf("file holds %q", b)
 	}
 }
