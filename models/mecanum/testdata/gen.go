@@ -9,11 +9,9 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
@@ -33,7 +31,7 @@ func main() {
 		return dataset.Num(math.Round(v*s) / s)
 	}
 	write := func(path string, rows func(cw *dataset.Writer)) {
-		err := writeFile(path, func(w io.Writer) error {
+		err := dataset.WriteFile(path, func(w io.Writer) error {
 			cw := dataset.NewWriter(w)
 			rows(cw)
 			return cw.Flush()
@@ -62,14 +60,4 @@ func main() {
 			cw.WriteRow(r(t, 4), r(run.X[k], 4), r(run.Y[k], 4), r(run.Theta[k]*180/math.Pi, 2))
 		}
 	})
-}
-
-// writeFile writes what write produces to path, all at once (os.WriteFile
-// of the whole content: a failed generation leaves the file as it was).
-func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

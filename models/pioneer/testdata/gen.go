@@ -9,11 +9,9 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/pioneer/p3dx"
@@ -25,7 +23,7 @@ func main() {
 	v2, w2 := p3dx.Navigation(60, 4)
 	rng := rand.New(rand.NewPCG(5, 0))
 	r4 := func(v float64) dataset.Cell { return dataset.Num(math.Round(v*1e4) / 1e4) }
-	err := writeFile("models/pioneer/testdata/p3dx.csv", func(w io.Writer) error {
+	err := dataset.WriteFile("models/pioneer/testdata/p3dx.csv", func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "v_ref", "w_ref", "v", "w", "traj")
 		for i, d := range []struct {
@@ -46,14 +44,4 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-}
-
-// writeFile writes what write produces to path, all at once (os.WriteFile
-// of the whole content: a failed generation leaves the file as it was).
-func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -8,10 +8,8 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"math/rand/v2"
-	"os"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
@@ -33,7 +31,7 @@ func main() {
 		}
 	}
 	write := func(path string, head []string, cols [][]float64) {
-		if err := writeFile(path, func(w io.Writer) error { return dataset.WriteCSV(w, head, cols) }); err != nil {
+		if err := dataset.WriteFile(path, func(w io.Writer) error { return dataset.WriteCSV(w, head, cols) }); err != nil {
 			panic(err)
 		}
 	}
@@ -53,14 +51,4 @@ func sign(x float64) float64 {
 		return -1
 	}
 	return 1
-}
-
-// writeFile writes what write produces to path, all at once (os.WriteFile
-// of the whole content: a failed generation leaves the file as it was).
-func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

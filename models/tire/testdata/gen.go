@@ -9,11 +9,9 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -24,7 +22,7 @@ func main() {
 	truth := tire.Jackal()
 	truth.Mu, truth.Kx, truth.Ky = 0.45, 220, 160
 	rng := rand.New(rand.NewPCG(21, 0))
-	err := writeFile("models/tire/testdata/jackal.csv", func(w io.Writer) error {
+	err := dataset.WriteFile("models/tire/testdata/jackal.csv", func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "wl", "wr", "x", "y", "psi", "traj")
 		for i, mv := range tire.Maneuvers() {
@@ -55,14 +53,4 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-}
-
-// writeFile writes what write produces to path, all at once (os.WriteFile
-// of the whole content: a failed generation leaves the file as it was).
-func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

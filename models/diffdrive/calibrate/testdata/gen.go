@@ -9,11 +9,9 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
@@ -41,20 +39,10 @@ func main() {
 		}
 		return out
 	}
-	err = writeFile("models/diffdrive/calibrate/testdata/wheelchair.csv", func(w io.Writer) error {
+	err = dataset.WriteFile("models/diffdrive/calibrate/testdata/wheelchair.csv", func(w io.Writer) error {
 		return dataset.WriteCSV(w, []string{"t", "uf", "ul", "vr", "vl"}, [][]float64{r(t, 4), r(l.UF, 3), r(l.UL, 3), r(l.VR, 4), r(l.VL, 4)})
 	})
 	if err != nil {
 		panic(err)
 	}
-}
-
-// writeFile writes what write produces to path, all at once (os.WriteFile
-// of the whole content: a failed generation leaves the file as it was).
-func writeFile(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }
