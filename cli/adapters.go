@@ -129,11 +129,7 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			if out.Figure == nil {
 				return fmt.Errorf("-plot %s: model %s draws no figure of this fit; nothing written", a.Plot, m.Name())
 			}
-			stage, err := e.stagePath(a.Plot)
-			if err != nil {
-				return err
-			}
-			if err := drawFigure(stage, out.Figure); err != nil {
+			if err := e.drawFigure(a.Plot, out.Figure); err != nil {
 				return err
 			}
 		}
@@ -164,11 +160,7 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 			if sim.Figure == nil {
 				return usagef("-plot %s: model %s draws no figure of a simulation; nothing written", a.Plot, m.Name())
 			}
-			stage, err := e.stagePath(a.Plot)
-			if err != nil {
-				return err
-			}
-			return drawFigure(stage, sim.Figure)
+			return e.drawFigure(a.Plot, sim.Figure)
 		}
 		return nil
 	}
@@ -193,48 +185,6 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, 
 			return nil, modelErr(err)
 		}
 		return runs, nil
-	}
-}
-
-// followHandler is the follow handler of model: followWith for a
-// robots.Driver, followWheels for a robots.WheelDriver.
-func followHandler(reg *robots.Registry, model string) (func(env, FollowArgs) error, bool) {
-	m, _ := reg.Get(model)
-	switch d := m.(type) {
-	case robots.Driver:
-		return followWith(m), true
-	case robots.WheelDriver:
-		return func(e env, a FollowArgs) error { return followWheels(e, a, d) }, true
-	}
-	return nil, false
-}
-
-// followWith is the follow handler of a model's robots.Driver: the
-// parameter file (and -mpc's), the model's Drive from the flags, then
-// followRobot. The true robot's file is read after the plan's Drive has
-// checked the flags, as a usage mistake comes first.
-func followWith(m robots.Model) func(env, FollowArgs) error {
-	return func(e env, a FollowArgs) error {
-		dr := m.(robots.Driver)
-		p, err := readParams(e, m, a.Params, robots.ForPrediction)
-		if err != nil {
-			return err
-		}
-		o := robots.DriveOptions{Wmax: a.Wmax, Umax: a.Umax, Vmax: a.Vmax, Band: a.Band, Set: a.Set, Dt: a.Dt, ParamsPath: a.Params}
-		d, err := dr.Drive(p, o)
-		if err != nil {
-			return modelErr(err)
-		}
-		if a.MPC != "" {
-			if o.Truth, err = readParams(e, m, a.MPC, robots.ForPrediction); err != nil {
-				return err
-			}
-			o.TruthPath = a.MPC
-			if d, err = dr.Drive(p, o); err != nil {
-				return modelErr(err)
-			}
-		}
-		return followRobot(e, a, m.Name(), d)
 	}
 }
 
@@ -268,19 +218,25 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 	return nil, false
 }
 
-// drawFigure draws an adapter's figure (robots.Figure) into path: panels
-// of its Channels (as validate -plot) when it has them, else its Series.
-func drawFigure(path string, f *robots.Figure) error {
-	if len(f.Channels) > 0 {
-		return plotChannels(path, f.Title, f.Channels)
+// drawFigure draws an adapter's figure (robots.Figure) into the staged
+// output path: panels of its Channels (as validate -plot) when it has them,
+// else its Series; PNG, SVG or PDF by the path's extension.
+func (e env) drawFigure(path string, f *robots.Figure) error {
+	if path == "-" {
+		return fmt.Errorf("a figure cannot be written to stdout")
 	}
-	ss := make([]figure.Series, len(f.Series))
-	for i, x := range f.Series {
-		ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed,
-			Segments: x.Segments, Width: x.Width, Shape: x.Shape, Size: x.Size, Color: x.RGB}
-		if x.RGB == nil && x.Color > 0 {
-			ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
+	return e.writeOut(path, func(w io.Writer) error {
+		if len(f.Channels) > 0 {
+			return plotChannels(w, figure.Format(path), f.Title, f.Channels)
 		}
-	}
-	return figure.XY(path, f.Title, f.XLabel, f.YLabel, f.Equal, ss)
+		ss := make([]figure.Series, len(f.Series))
+		for i, x := range f.Series {
+			ss[i] = figure.Series{Name: x.Name, X: x.X, Y: x.Y, Points: x.Points, Dashed: x.Dashed,
+				Segments: x.Segments, Width: x.Width, Shape: x.Shape, Size: x.Size, Color: x.RGB}
+			if x.RGB == nil && x.Color > 0 {
+				ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
+			}
+		}
+		return figure.WriteXY(w, figure.Format(path), f.Title, f.XLabel, f.YLabel, f.Equal, ss)
+	})
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/control"
+	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -58,10 +60,10 @@ func init() {
 				if err := e.declareFiles([]flagPath{{"params", a.Params}, {"controls", a.Controls}, {"poses", a.Poses}}, []flagPath{{"out", a.Out}, {"plot", a.Plot}}); err != nil {
 					return err
 				}
-				if err := checkInputSize(a.Controls); err != nil {
+				if err := dataset.CheckInputSize(a.Controls); err != nil {
 					return err
 				}
-				if err := inputMemory("simulating "+a.Controls, a.Controls); err != nil {
+				if err := fit.InputMemory("simulating "+a.Controls, a.Controls); err != nil {
 					return err
 				}
 				if a.JSON {
@@ -165,7 +167,7 @@ func init() {
 					}
 				}
 				a.Quiet, a.Verbose = *quiet, *verbose
-				if err := checkInputSize(a.Data...); err != nil {
+				if err := dataset.CheckInputSize(a.Data...); err != nil {
 					return err
 				}
 				a.Prog = progressOn(e, *quiet, *verbose)
@@ -185,7 +187,7 @@ func init() {
 				if err := e.declareFiles(ins, []flagPath{{"out", outPath}, {"plot", a.Plot}}); err != nil {
 					return err
 				}
-				if err := inputMemory("identifying from "+strings.Join(a.Data, ","), a.Data...); err != nil {
+				if err := fit.InputMemory("identifying from "+strings.Join(a.Data, ","), a.Data...); err != nil {
 					return err
 				}
 				if a.JSON {
@@ -238,8 +240,8 @@ func init() {
 				*model = strings.ToLower(strings.TrimSpace(*model))
 				a.Set = map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { a.Set[f.Name] = true })
-				if err := checkFollowModelFlags(reg, *model, a.Set); err != nil {
-					return err
+				if err := reg.CheckDriveFlags(*model, a.Set); err != nil {
+					return modelErr(err)
 				}
 				h, ok := followHandler(reg, *model)
 				if err := checkModel(reg, "follow", *model, ok); err != nil {
@@ -248,7 +250,7 @@ func init() {
 				ins := []flagPath{{"params", a.Params}, {"mpc", a.MPC}}
 				if a.Path != "figure8" && a.Path != "circle" {
 					ins = append(ins, flagPath{"path", a.Path})
-					if err := checkInputSize(a.Path); err != nil {
+					if err := dataset.CheckInputSize(a.Path); err != nil {
 						return err
 					}
 					if err := control.CheckWaypointScale(a.Path); err != nil {

@@ -3,14 +3,12 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/wheelgrad/wheelgrad/control"
 	"github.com/wheelgrad/wheelgrad/dataset"
-	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -46,23 +44,19 @@ func runDemo(e env, dir string, prog *progress) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n1. Mecanum robot: wheel friction from %d camera logs (%g s each, 240-Hz commands, 60-Hz camera, σ = 3 mm)\n\n", m.Runs, m.Duration)
-	fmt.Fprintf(w, "   %-10s %8s %8s %8s %8s\n", "", "μ1", "μ2", "μ3", "μ4")
-	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "true", m.True[0], m.True[1], m.True[2], m.True[3])
-	fmt.Fprintf(w, "   %-10s %8.3f %8.3f %8.3f %8.3f\n", "identified", m.Identified[0], m.Identified[1], m.Identified[2], m.Identified[3])
-	fmt.Fprintf(w, "\n   %s: %d iterations, %d evaluations, %s wall\n", m.Method, m.Iterations, m.Evaluations, m.Wall.Round(time.Millisecond))
+	m.WriteText(w)
 	// Sample inputs for a first run of identify / validate / simulate on
 	// files: the log, the identified parameters and the fit plot.
 	mlog := filepath.Join(dir, "mecanum-log.csv")
-	if err := dataset.WriteFileAtomic(mlog, m.WriteLog); err != nil {
+	if err := e.writeOut(mlog, m.WriteLog); err != nil {
 		return err
 	}
 	mjson := filepath.Join(dir, "mecanum-identified.json")
-	if err := dataset.WriteJSONFile(mjson, m.Params); err != nil {
+	if err := e.writeOut(mjson, func(w io.Writer) error { return dataset.WriteJSON(w, m.Params) }); err != nil {
 		return err
 	}
 	mfit := filepath.Join(dir, "mecanum-fit.png")
-	if err := drawFigure(mfit, m.Figure); err != nil {
+	if err := e.drawFigure(mfit, m.Figure); err != nil {
 		return err
 	}
 
@@ -71,22 +65,13 @@ func runDemo(e env, dir string, prog *progress) error {
 	if err != nil {
 		return err
 	}
-	plan, syn, tr := f8.Follow.Plan, f8.Follow.Synthesis.Synthesis, f8.Executed.Tracking
-	fmt.Fprintf(w, "\n2. Figure 8, %g s, right lobe driven backwards: %d × 4 wheel commands (%g per second, |ω_s| ≤ %g rad/s)\n\n", f8.Path.Duration(), plan.K, f8.Follow.Req.Rate, plan.Wmax)
-	fmt.Fprintf(w, "   synthesis        %d L-BFGS-B iterations, %d evaluations, %s\n", syn.Iterations, syn.Evaluations, syn.Runtime.Round(time.Millisecond))
-	fmt.Fprintf(w, "   executed on the true robot (true μ, exact simulation):\n")
-	fmt.Fprintf(w, "   distance to the curve   RMS %.1f mm, max %.1f mm\n", 1e3*tr.RMS, 1e3*tr.Max)
-	fmt.Fprintf(w, "   on time                 RMS %.1f mm\n", 1e3*tr.OnTimeRMS)
-	fmt.Fprintf(w, "   driven backwards        %.0f %% of the right lobe; forwards %.0f %% of the left\n", 100*tr.ReversedRight, 100*tr.ForwardLeft)
-	rx, ry := control.Dense(f8.Path, 2000)
+	f8.WriteText(w)
 	f8png := filepath.Join(dir, "figure8.png")
-	series := append([]figure.Series{{Name: "reference", X: rx, Y: ry, Color: color.RGBA{200, 200, 200, 255}, Width: 6}},
-		senseSeries("executed", f8.Executed.Poses, f8.Executed.Velocity)...)
-	if err := figure.XY(f8png, "Figure 8, right lobe driven backwards", "x (m)", "y (m)", true, series); err != nil {
+	if err := e.drawFigure(f8png, f8.Figure()); err != nil {
 		return err
 	}
 	ctl := filepath.Join(dir, "figure8-controls.csv")
-	if err := dataset.WriteFileAtomic(ctl, f8.Follow.WriteControls); err != nil {
+	if err := e.writeOut(ctl, f8.Follow.WriteControls); err != nil {
 		return err
 	}
 
@@ -95,28 +80,17 @@ func runDemo(e env, dir string, prog *progress) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n3. Differential drive (Kikuuwe friction): calibration from a %.0f-s log (%d rows at h = %.2f s, castor hang-ups, spikes)\n\n", dd.Seconds, dd.Rows, dd.H)
-	fmt.Fprintf(w, "   %-6s %10s %10s %10s %8s\n", "", "true", "start", "fitted", "error")
-	for i, n := range dd.Names {
-		fmt.Fprintf(w, "   %-6s %10.4g %10.4g %10.4g %7.1f%%\n", n, dd.True[i], dd.Start[i], dd.Fitted[i], 100*(dd.Fitted[i]-dd.True[i])/dd.True[i])
-	}
-	fmt.Fprintf(w, "\n   %d segments of 50 steps, %d L-BFGS-B iterations, %d evaluations, %s\n", dd.Segments, dd.Iterations, dd.Evaluations, dd.Runtime.Round(time.Millisecond))
-	// Figure: one minute of the log, measured v, and the long-term
-	// prediction from rest of the start and the fitted parameters.
+	dd.WriteText(w)
 	ddp := filepath.Join(dir, "diffdrive.png")
-	if err := figure.XY(ddp, "Differential drive: forward speed, first minute of the log", "t (s)", "v (m/s)", false, []figure.Series{
-		{Name: "measured", X: dd.T, Y: dd.Measured, Color: color.RGBA{160, 160, 160, 255}},
-		{Name: "start parameters", X: dd.T, Y: dd.StartPrediction, Color: figure.Palette[1], Dashed: true},
-		{Name: "calibrated", X: dd.T, Y: dd.Calibrated, Color: figure.Palette[0]},
-	}); err != nil {
+	if err := e.drawFigure(ddp, dd.Figure()); err != nil {
 		return err
 	}
 	dlog := filepath.Join(dir, "diffdrive-log.csv")
-	if err := dataset.WriteFileAtomic(dlog, dd.WriteLog); err != nil {
+	if err := e.writeOut(dlog, dd.WriteLog); err != nil {
 		return err
 	}
 	djson := filepath.Join(dir, "diffdrive-calibrated.json")
-	if err := dataset.WriteJSONFile(djson, dd.Params); err != nil {
+	if err := e.writeOut(djson, func(w io.Writer) error { return dataset.WriteJSON(w, dd.Params) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nwrote %s, %s, %s, %s, %s, %s, %s, %s (demo took %s)\n", mlog, mjson, mfit, f8png, ctl, ddp, dlog, djson, time.Since(start).Round(100*time.Millisecond))

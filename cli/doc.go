@@ -26,7 +26,7 @@
 // validation metrics (fit.Validation) and the report (fit.Report);
 // control prepares and follows paths. No command branches on a model's
 // name: it asks the model's interfaces (robots.Identifier, Simulator,
-// Validator, Driver, WheelDriver, Inspector, Planner) and passes on the
+// Validator, Driver, Inspector, Planner) and passes on the
 // model's robots.UsageError. Here: flags, summaries, and the shared
 // mechanisms of every command: outputs.go (outputs declared and checked
 // before any work, staged, committed all or nothing), status.go (exit

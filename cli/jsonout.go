@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -122,23 +121,9 @@ func simulateJSON(e env, model string, a SimulateArgs, h func(env, SimulateArgs)
 	if err := h(e, a); err != nil {
 		return err
 	}
-	var data []byte
-	for _, o := range e.outs.files {
-		if o.path != a.Out || !o.used {
-			continue
-		}
-		switch {
-		case o.buf != nil:
-			data = o.buf.Bytes()
-		case o.stage != "":
-			var err error
-			if data, err = os.ReadFile(o.stage); err != nil {
-				return err
-			}
-		}
-		if o.stdout() {
-			o.used = false // stdout holds the summary instead
-		}
+	data, err := e.outs.Take(a.Out) // stdout holds the summary instead
+	if err != nil {
+		return err
 	}
 	if data == nil {
 		return fmt.Errorf("simulate -json: the %s handler wrote no trajectory", model)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -27,7 +27,7 @@ func Main(args []string, reg *robots.Registry) int {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sig
-		dataset.RemoveTempFiles()
+		stage.RemoveTempFiles()
 		fmt.Fprintf(os.Stderr, "wheelgrad: %v: stopped, no output written\n", s)
 		if s == syscall.SIGTERM {
 			os.Exit(128 + 15)
@@ -48,7 +48,7 @@ var signalsReady = func() {}
 type env struct {
 	stdout, stderr io.Writer
 	// outs stages the command's output files (outputs.go); nil outside run.
-	outs *outputSet
+	outs *stage.Set
 	// reg holds the models (-model); nil outside Run.
 	reg *robots.Registry
 }
@@ -119,7 +119,7 @@ func Run(args []string, reg *robots.Registry, stdout, stderr io.Writer) int {
 		return 2
 	}
 	so := &errWriter{w: stdout}
-	e := env{stdout: so, stderr: stderr, outs: &outputSet{stdout: so}, reg: reg}
+	e := env{stdout: so, stderr: stderr, outs: stage.New(so), reg: reg}
 	err := runHandler(exec, e)
 	// A report lost on a full or closed stdout is a failure, and no file is
 	// renamed into place after it.
@@ -130,21 +130,22 @@ func Run(args []string, reg *robots.Registry, stdout, stderr io.Writer) int {
 	// anything else that failed writes none.
 	var uc unconvergedError
 	if err == nil || errors.As(err, &uc) {
-		if cerr := e.outs.commit(); cerr != nil {
+		if cerr := e.outs.Commit(); cerr != nil {
 			err = cerr
 		}
 	}
 	msg := ""
 	if err != nil {
-		msg = e.outs.explain(oneLine(err)) // before discard forgets the staged names
+		msg = e.outs.Explain(oneLine(err)) // before discard forgets the staged names
 	}
-	e.outs.discard()
+	e.outs.Discard()
 	if err == nil {
 		return 0
 	}
 	var ue usageError
+	var se stage.UsageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || errors.As(err, &se):
 		fmt.Fprintf(stderr, "wheelgrad %s: %s (see wheelgrad %s -h)\n", c.name, msg, c.name)
 		return exitUsage
 	case errors.As(err, &uc):

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Out-of-range parameters of every model are refused by simulate with one
@@ -64,7 +66,7 @@ func TestParamRangesEveryModel(t *testing.T) {
 	}
 }
 
-// Logs above MaxInputBytes are refused before reading, naming the file (a
+// Logs above dataset.MaxInputBytes are refused before reading, naming the file (a
 // sparse file: no disk is used).
 func TestInputSizeLimit(t *testing.T) {
 	dir := t.TempDir()
@@ -73,7 +75,7 @@ func TestInputSizeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(MaxInputBytes + 1); err != nil {
+	if err := f.Truncate(dataset.MaxInputBytes + 1); err != nil {
 		t.Skip("no sparse files here:", err)
 	}
 	f.Close()

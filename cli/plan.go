@@ -121,11 +121,7 @@ func runPlan(e env, reg *robots.Registry, a planArgs) error {
 		return err
 	}
 	if a.plot != "" && plan.Figure != nil {
-		stage, err := e.stagePath(a.plot)
-		if err != nil {
-			return err
-		}
-		return drawFigure(stage, plan.Figure)
+		return e.drawFigure(a.plot, plan.Figure)
 	}
 	return nil
 }

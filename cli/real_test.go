@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
@@ -34,7 +35,7 @@ func writeRealLike(t testing.TB, dir string, cmds [][4]float64, seconds float64,
 			h    []string
 			c    [][]float64
 		}{{d, ch, c}, {p, mh, m}} {
-			if err := dataset.WriteFileAtomic(f.path, func(w io.Writer) error { return dataset.WriteCSV(w, f.h, f.c) }); err != nil {
+			if err := stage.WriteFileAtomic(f.path, func(w io.Writer) error { return dataset.WriteCSV(w, f.h, f.c) }); err != nil {
 				t.Fatal(err)
 			}
 		}

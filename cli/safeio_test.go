@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
@@ -354,10 +355,10 @@ func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
 	// −43 (the case) is refused, as simulate would refuse it.
 	bad := skidsteer.Params{Model: "skidsteer"}
 	bad.A[0][0] = -43
-	if err := (env{outs: &outputSet{}}).writeParams(out, bad, nil); err == nil || !strings.Contains(err.Error(), "a11 = -43") {
+	if err := (env{outs: stage.New(nil)}).writeParams(out, bad, nil); err == nil || !strings.Contains(err.Error(), "a11 = -43") {
 		t.Errorf("a11 = -43: %v", err)
 	}
-	err := (env{outs: &outputSet{}}).writeParams(out, map[string]float64{"a": math.NaN()}, nil)
+	err := (env{outs: stage.New(nil)}).writeParams(out, map[string]float64{"a": math.NaN()}, nil)
 	if err == nil || strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "the fit failed") {
 		t.Errorf("NaN parameters: %v", err)
 	}
@@ -367,7 +368,7 @@ func TestSkidsteerFitOutOfRangeNotWritten(t *testing.T) {
 func TestStagedNamesExplained(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fit.png")
-	e := env{outs: &outputSet{}}
+	e := env{outs: stage.New(nil)}
 	if err := e.declareFiles(nil, []flagPath{{"plot", out}}); err != nil {
 		t.Fatal(err)
 	}
@@ -375,10 +376,10 @@ func TestStagedNamesExplained(t *testing.T) {
 	if err != nil || stage == out || filepath.Dir(stage) != dir || filepath.Ext(stage) != ".png" {
 		t.Fatalf("stage %q: %v", stage, err)
 	}
-	if msg := e.outs.explain("open " + stage + ": no space left on device"); msg != "open "+out+": no space left on device" {
+	if msg := e.outs.Explain("open " + stage + ": no space left on device"); msg != "open "+out+": no space left on device" {
 		t.Errorf("explained: %q", msg)
 	}
-	e.outs.discard()
+	e.outs.Discard()
 	noHiddenFiles(t, dir)
 	// A directory that cannot be written is found before any work.
 	ro := filepath.Join(dir, "ro")

@@ -46,7 +46,7 @@ func TestSignalRemovesStagedFiles(t *testing.T) {
 	}
 	// Interrupt during the synthesis (about 4 s here); the staged files
 	// appear only when outputs are written, and a signal then removes them
-	// too (dataset.TestRemoveTempFiles).
+	// too (stage.TestRemoveTempFiles).
 	waitForHandler(t, ready)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()

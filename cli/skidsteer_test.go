@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/skidsteer"
 )
@@ -22,7 +23,7 @@ func writeSkidsteerLog(t *testing.T, dir string, n int) string {
 	tt, vc, wc := skidsteer.RandomCommands(n, 0.01, 5, 4)
 	l, _ := skidsteer.Generate(skidsteer.Table2[0].A[:], tt, vc, wc, 10, skidsteer.SurfaceNoise("asphalt"), 4)
 	path := filepath.Join(dir, "log.csv")
-	err := dataset.WriteFileAtomic(path, func(w io.Writer) error {
+	err := stage.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "vc", "wc", "x", "y", "psi")
 		for i := range l.T {

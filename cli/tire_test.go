@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/tire"
 )
@@ -25,7 +26,7 @@ func writeTireLog(t *testing.T, path string, truth tire.Params, maneuvers []int)
 // (rad/s) on the logged wheel speeds.
 func writeTireLogNoise(t *testing.T, path string, truth tire.Params, maneuvers []int, wheelStd float64) {
 	t.Helper()
-	err := dataset.WriteFileAtomic(path, func(w io.Writer) error {
+	err := stage.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "wl", "wr", "x", "y", "psi", "traj")
 		for _, m := range maneuvers {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -135,11 +134,7 @@ func init() {
 					}
 				}
 				if a.Plot != "" {
-					stage, err := e.stagePath(a.Plot)
-					if err != nil {
-						return err
-					}
-					if err := plotChannels(stage, fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), v.Channels); err != nil {
+					if err := e.drawFigure(a.Plot, &robots.Figure{Title: fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), Channels: v.Channels}); err != nil {
 						return err
 					}
 				}
@@ -151,49 +146,11 @@ func init() {
 					_, err = e.stdout.Write(append(b, '\n'))
 					return err
 				}
-				printValidation(e.stdout, v, a)
+				v.WriteText(e.stdout, a.Params, strings.Join(a.Data, ","), len(a.Diag.warns))
 				return nil
 			}
 		},
 	})
-}
-
-// printValidation prints the text report of a validation.
-func printValidation(w io.Writer, v *fit.Validation, a ValidateArgs) {
-	start := "initial state estimated per run, as MATLAB compare"
-	if a.X0 == robots.X0First {
-		start = "simulated from each run's first state"
-	}
-	fmt.Fprintf(w, "%s validate: %s on %s (%s)\n", v.Model, a.Params, strings.Join(a.Data, ","), start)
-	fmt.Fprintf(w, "  %-8s %9s %9s %12s %8s\n", "output", "fit %", "NRMSE", "RMS error", "samples")
-	for i := range v.Channels {
-		c := &v.Channels[i]
-		f, n, r := c.Fit()
-		fmt.Fprintf(w, "  %-8s %9.2f %9.4f %9.4g %-3s %7d\n", c.Name, f, n, r, c.Unit, len(c.Meas))
-	}
-	what := "position"
-	if v.DeadReckoned {
-		what = "position dead-reckoned from v, w"
-	}
-	h := strconv.FormatFloat(v.Horizon, 'g', 4, 64)
-	fmt.Fprintf(w, "  per run (%s errors; k-step: the model restarted from the measured pose %s s before each pose):\n", what, h)
-	if v.Clipped {
-		fmt.Fprintf(w, "  -horizon %g s clipped to the longest run, %s s\n", a.Horizon, h)
-	}
-	for _, m := range v.Runs {
-		ks := fmt.Sprintf("%s-s error %.4f m RMS over %d predictions", h, m.KStep, m.KStepN)
-		if m.KStepN == 0 {
-			ks = fmt.Sprintf("%s-s error n/a (%s)", h, m.Note)
-		}
-		ep := fmt.Sprintf("endpoint %.4f m", m.Endpoint)
-		if math.IsNaN(m.Endpoint) {
-			ep = "endpoint n/a (no measured pose)"
-		}
-		fmt.Fprintf(w, "  run %s: %d samples over %.3f s; %s; %s\n", m.ID, m.Samples, m.Duration, ep, ks)
-	}
-	if n := len(a.Diag.warns); n > 0 {
-		fmt.Fprintf(w, "  %d warning(s) (on stderr)\n", n)
-	}
 }
 
 // validateSources are the -data logs with their -poses files and a fixed
@@ -204,8 +161,9 @@ func (a ValidateArgs) sources() []logSource {
 }
 
 // plotChannels draws each output against time (measured samples as points
-// above the model line, one colour per run) beside its residual.
-func plotChannels(path, title string, chs []fit.Channel) error {
+// above the model line, one colour per run) beside its residual, into w in
+// format (figure.WritePanels).
+func plotChannels(w io.Writer, format, title string, chs []fit.Channel) error {
 	var ps []figure.Panel
 	for i := range chs {
 		c := &chs[i]
@@ -236,7 +194,7 @@ func plotChannels(path, title string, chs []fit.Channel) error {
 			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
 	}
-	return figure.Panels(path, title, 2, ps)
+	return figure.WritePanels(w, format, title, 2, ps)
 }
 
 // warnTee passes the lines written to it on to w, except those that start

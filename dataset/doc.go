@@ -43,10 +43,10 @@
 // a command map for a file that already gives the model's own commands.
 //
 // Writing goes through Writer (or WriteCSV for all-numeric tables), which
-// formats floats so that they read back bit for bit, and WriteFileAtomic,
-// which never leaves a partial file that looks complete, replaces the target
-// of a symbolic link rather than the link, and writes devices and pipes
-// directly. JSON parameter files are read by ReadJSON, which refuses what
+// formats floats so that they read back bit for bit, to any io.Writer;
+// WriteFile and WriteJSONFile write a complete rendering to a file for a
+// library user (the command line stages its outputs all or nothing itself,
+// package cli/stage). JSON parameter files are read by ReadJSON, which refuses what
 // encoding/json would silently read otherwise than the file says (duplicate
 // keys, keys differing only in case, arrays of the wrong length) and names
 // the key of every error.

@@ -1,12 +1,9 @@
 package dataset_test
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -80,30 +77,4 @@ func ExampleWriter() {
 	// traj,t,x,y,theta
 	// "#1",0,0,0,0
 	// "#1",0.004166666666666667,0.001,-0.00025,
-}
-
-func ExampleWriteFileAtomic() {
-	path := filepath.Join(os.TempDir(), "wheelgrad-example.csv")
-	defer os.Remove(path)
-	t := []float64{0, 0.5, 1}
-	err := dataset.WriteFileAtomic(path, func(w io.Writer) error {
-		return dataset.WriteCSV(w, []string{"t", "w1"}, [][]float64{t, {1, 2, 3}})
-	})
-	fmt.Println(err)
-
-	// A failing write leaves the file as it was.
-	err = dataset.WriteFileAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, "t,w1\n0,")
-		return errors.New("controls diverged")
-	})
-	fmt.Println(err != nil)
-	b, _ := os.ReadFile(path)
-	fmt.Print(string(b))
-	// Output:
-	// <nil>
-	// true
-	// t,w1
-	// 0,1
-	// 0.5,2
-	// 1,3
 }

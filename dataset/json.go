@@ -373,17 +373,21 @@ func position(b []byte, off int64) (line, col int) {
 	return line, col
 }
 
-// WriteJSONFile writes v as indented JSON, atomically (path "-" is stdout).
+// WriteJSONFile writes v as indented JSON and a newline to path
+// (WriteFile). The command line stages its parameter files itself
+// (package cli/stage).
 func WriteJSONFile(path string, v any) error {
+	return WriteFile(path, func(w io.Writer) error { return WriteJSON(w, v) })
+}
+
+// WriteJSON writes v as indented JSON and a newline.
+func WriteJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	b = append(b, '\n')
-	return WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b)
 		return err
-	})
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func unwrapPathError(err error) error {

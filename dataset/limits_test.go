@@ -118,3 +118,31 @@ func TestJSONNull(t *testing.T) {
 		t.Errorf("null for an optional field: %v", err)
 	}
 }
+
+// Files whose total size is above MaxInputBytes are refused before
+// reading, naming the file that crosses the limit.
+func TestCheckInputSize(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.csv")
+	big := filepath.Join(dir, "big.csv")
+	if err := os.WriteFile(small, []byte("t\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxInputBytes); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := CheckInputSize(small, filepath.Join(dir, "missing.csv")); err != nil {
+		t.Errorf("small: %v", err)
+	}
+	if err := CheckInputSize(big); err != nil {
+		t.Errorf("exactly the limit: %v", err)
+	}
+	if err := CheckInputSize(small, big); err == nil || !strings.HasPrefix(err.Error(), big+" (with the files before it): ") {
+		t.Errorf("above the limit: %v", err)
+	}
+}

@@ -1,10 +1,12 @@
 package figure
 
 import (
+	"bufio"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,8 +17,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Series is one curve of a figure: a line, or markers when Points is set.
@@ -72,26 +72,60 @@ var Palette = []color.Color{
 	color.RGBA{86, 180, 233, 255},  // sky
 }
 
-// XY draws curves into a PNG file, written atomically. With equal, one unit
-// is as long on both axes (paths in metres); otherwise the axes scale freely
-// (time series, loss curves).
+// XY draws curves into a file, PNG, SVG or PDF by the path's extension
+// (Format), written through a temporary file beside it (writeFile). With
+// equal, one unit is as long on both axes (paths in metres); otherwise the
+// axes scale freely (time series, loss curves).
 func XY(path, title, xlabel, ylabel string, equal bool, ss []Series) error {
+	return writeFile(path, func(w io.Writer) error { return WriteXY(w, Format(path), title, xlabel, ylabel, equal, ss) })
+}
+
+// WriteXY is XY rendered to w in format ("png", "svg" or "pdf"): a caller
+// that stages its outputs (the command line) writes the file itself.
+func WriteXY(w io.Writer, format, title, xlabel, ylabel string, equal bool, ss []Series) error {
 	p, err := build(title, xlabel, ylabel, ss)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	if equal {
 		equalAxes(p)
 	}
 	finiteAxes(p)
-	w, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, Format(path))
+	wt, err := p.WriterTo(6*vg.Inch, 6*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// writeFile writes a figure to path through a new temporary file in its
+// directory, renamed onto path once complete: a drawing that fails leaves
+// path as it was. Errors name path.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
-		_, err := w.WriteTo(out)
-		return err
-	})
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // build makes the plot of XY.
@@ -167,11 +201,16 @@ type Panel struct {
 }
 
 // Panels draws plots on a grid of cols columns (rows as needed), e.g.
-// x, y, θ against time above their residuals, into one file written
-// atomically, PNG, SVG or PDF by the path's extension (Format).
+// x, y, θ against time above their residuals, into one file, PNG, SVG or
+// PDF by the path's extension (Format), written as XY writes.
 func Panels(path, title string, cols int, ps []Panel) error {
+	return writeFile(path, func(w io.Writer) error { return WritePanels(w, Format(path), title, cols, ps) })
+}
+
+// WritePanels is Panels rendered to w in format ("png", "svg" or "pdf").
+func WritePanels(w io.Writer, format, title string, cols int, ps []Panel) error {
 	if cols < 1 || len(ps) == 0 {
-		return fmt.Errorf("%s: no panels", path)
+		return fmt.Errorf("no panels")
 	}
 	rows := (len(ps) + cols - 1) / cols
 	grid := make([][]*plot.Plot, rows)
@@ -181,7 +220,7 @@ func Panels(path, title string, cols int, ps []Panel) error {
 	for i, q := range ps {
 		p, err := build(q.Title, q.XLabel, q.YLabel, q.Series)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return err
 		}
 		if i == 0 && title != "" {
 			p.Title.Text = title + "\n" + q.Title
@@ -189,15 +228,15 @@ func Panels(path, title string, cols int, ps []Panel) error {
 		finiteAxes(p)
 		grid[i/cols][i%cols] = p
 	}
-	w, h := vg.Length(cols)*5*vg.Inch, vg.Length(rows)*2.4*vg.Inch
+	cw, ch := vg.Length(cols)*5*vg.Inch, vg.Length(rows)*2.4*vg.Inch
 	var c vg.CanvasWriterTo
-	switch Format(path) {
+	switch format {
 	case "svg":
-		c = vgsvg.New(w, h)
+		c = vgsvg.New(cw, ch)
 	case "pdf":
-		c = vgpdf.New(w, h)
+		c = vgpdf.New(cw, ch)
 	default:
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		c = vgimg.PngCanvas{Canvas: vgimg.New(cw, ch)}
 	}
 	dc := draw.New(c)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadX: vg.Points(16), PadY: vg.Points(12)}
@@ -209,10 +248,8 @@ func Panels(path, title string, cols int, ps []Panel) error {
 			}
 		}
 	}
-	return dataset.WriteFileAtomic(path, func(out io.Writer) error {
-		_, err := c.WriteTo(out)
-		return err
-	})
+	_, err := c.WriteTo(w)
+	return err
 }
 
 // finiteAxes gives every axis a finite range of positive width before

@@ -41,14 +41,18 @@
 //     measured pose); DeadReckon gives velocity models' outputs poses.
 //   - Validation: a validation's channels merged over its runs, per run
 //     the endpoint and k-step errors, the horizon clipped to the longest
-//     run; its JSON object and per-run CSV table (NewValidation, JSON,
-//     WriteRuns), the same numbers a notebook and validate print.
+//     run; its JSON object, per-run CSV table and text report
+//     (NewValidation, JSON, WriteRuns, WriteText), the same numbers a
+//     notebook and validate print.
 //   - Report: all of it for one fit (and what a summary says besides: the
 //     data, the method, evaluations, time, the model's own lines), with
-//     Report.JSON.
+//     Report.JSON and Report.WriteSummary (the summary block of identify).
+//   - AvailableMemory, NeedMemory, InputMemory: up-front memory estimates
+//     that refuse, in one line, work this machine cannot hold.
 //
-// Nothing here prints: warnings are Warning values that a face (the command
-// line, a notebook, a fleet pipeline) presents. Messages name the command
+// Nothing here prints on its own: warnings are Warning values that a face
+// (the command line, a notebook, a fleet pipeline) presents, and the text
+// writers write to the io.Writer they are given. Messages name the command
 // line's flags (-gaps, -fix, -init, -allow-undetermined) where a remedy is
 // one, because that is where users meet them.
 package fit

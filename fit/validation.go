@@ -56,6 +56,8 @@ type Validation struct {
 	// duration.
 	Horizon, Longest float64
 	Clipped          bool
+	// Asked is the horizon asked for (s), before any clipping.
+	Asked float64
 	// DeadReckoned says that some run's poses were dead-reckoned from
 	// speeds (DeadReckon): its position errors are of integrated speeds.
 	DeadReckoned bool
@@ -67,7 +69,7 @@ type Validation struct {
 // its range) is an error naming the run, the output and the time, never a
 // fit % of −Inf.
 func NewValidation(model, x0 string, runs []ValidationRun, h float64) (*Validation, error) {
-	v := &Validation{Model: model, X0: x0, Horizon: h}
+	v := &Validation{Model: model, X0: x0, Horizon: h, Asked: h}
 	for i, r := range runs {
 		for _, ch := range r.Channels {
 			for k, p := range ch.Pred {

@@ -2,9 +2,11 @@ package robots
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -76,4 +78,22 @@ func TestDemo(t *testing.T) {
 	if err != nil || tab.Len() != dd.Rows {
 		t.Errorf("the diffdrive log reads back with %v rows (%v), want %d", tab, err, dd.Rows)
 	}
+
+	// The tables and figures as the demo shows them.
+	var text strings.Builder
+	m.WriteText(&text)
+	d.Figure8.WriteText(&text)
+	dd.WriteText(&text)
+	for _, want := range []string{
+		fmt.Sprintf("   %-10s %8.3f %8.3f %8.3f %8.3f\n", "identified", m.Identified[0], m.Identified[1], m.Identified[2], m.Identified[3]),
+		fmt.Sprintf("distance to the curve   RMS %.1f mm", 1e3*tr.RMS),
+		"2. Figure 8, 40 s, right lobe driven backwards: 160 × 4 wheel commands",
+		fmt.Sprintf("   %-6s %10.4g %10.4g %10.4g", "μ", dd.True[5], dd.Start[5], dd.Fitted[5]),
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("demo text lacks %q:\n%s", want, text.String())
+		}
+	}
+	CheckFigure(t, "demo figure 8", d.Figure8.Figure(), 2)
+	CheckFigure(t, "demo diffdrive", dd.Figure(), 3)
 }

@@ -30,17 +30,19 @@
 //   - Validator: Validate logs (ValidateRequest) into ValidationRun
 //     values: fit.Channel per output, the track, the start state
 //     (estimated as MATLAB's compare, or the first measured one);
-//   - Driver: Drive, a control.Robot over the model's own dyn step, which
-//     control.FollowRobot drives along a path (follow);
-//   - WheelDriver: the wheel-level follow of the Mecanum robot
-//     (PlanWheelFollow, MPC);
+//   - Driver: Drive, which Follow drives along a path (follow: prepare
+//     the path, synthesise in segments or receding-horizon chunks, track,
+//     MPC on a true robot, the controls CSV and the figure as data): a
+//     control.Robot over the model's own dyn step, or, for the Mecanum
+//     robot, a graph of the model (WheelDrive, PlanWheelFollow) so that
+//     the gradient flows through friction networks;
 //   - Planner: Plan a path to a goal around obstacles (the skid-steer's
 //     SBMPO energy planner);
 //   - Inspector: Inspect a log (the Mecanum robot's channel-map search).
 //
 // Of the built-in models every one is a ParamReader, Identifier,
-// Simulator and Validator; DiffDrive and SkidSteer are Drivers, Mecanum a
-// WheelDriver and Inspector, SkidSteer a Planner.
+// Simulator and Validator; Mecanum, DiffDrive and SkidSteer are Drivers,
+// Mecanum an Inspector, SkidSteer a Planner.
 //
 // A request's Sink receives warnings as they are found (they also come
 // back as values) and progress lines; a Sink that is also a Noter shows

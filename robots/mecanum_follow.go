@@ -17,24 +17,45 @@ import (
 // that the gradient also flows through command-dependent friction networks;
 // the other models are driven through a control.Robot (Driver).
 
-// WheelDriver is a model whose follow plans four wheel commands through a
-// graph of the model (control.Plan, control.FollowDrive, control.RunMPC):
-// the Mecanum robot with constant μ or friction networks. A face reads the
-// model from a parameter file with ReadDrive and drives it with
-// PlanWheelFollow.
-type WheelDriver interface {
-	// DriveFlags names the follow settings the model uses (of
-	// DriveOptions' Wmax, Umax, Vmax, Band: "wmax" for the Mecanum robot).
-	DriveFlags() []string
-	// ReadDrive reads a parameter file in which every parameter the model
-	// needs is given; warnings are doubtful values, errors name the file.
-	ReadDrive(path string) (control.Drive, []fit.Warning, error)
-}
-
-var _ WheelDriver = Mecanum{}
+var _ Driver = Mecanum{}
 
 // DriveFlags is "wmax": the bound on every wheel command.
 func (Mecanum) DriveFlags() []string { return []string{"wmax"} }
+
+// Drive plans four wheel commands |ω_s| ≤ Wmax (default
+// DefaultMecanumWmax) at the step Dt through a graph of the model
+// (mecanum.NewDrive: constant μ or friction networks); Truth, the
+// simulated true robot of -mpc, is built alike.
+func (Mecanum) Drive(params Params, o DriveOptions) (*Drive, error) {
+	wd := &WheelDrive{Wmax: DefaultMecanumWmax}
+	if o.Set["wmax"] {
+		wd.Wmax = o.Wmax
+	}
+	if err := positiveFlag("wmax", wd.Wmax); err != nil {
+		return nil, err
+	}
+	build := func(params Params, path string) (control.Drive, error) {
+		p, err := mecanumParams(params)
+		if err != nil {
+			return nil, err
+		}
+		d, err := mecanum.NewDrive(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return d, nil
+	}
+	var err error
+	if wd.Model, err = build(params, o.ParamsPath); err != nil {
+		return nil, err
+	}
+	if o.Truth != nil {
+		if wd.Truth, err = build(o.Truth, o.TruthPath); err != nil {
+			return nil, err
+		}
+	}
+	return &Drive{Wheels: wd, Dt: o.Dt, Columns: []string{"w1", "w2", "w3", "w4"}, Pose: []string{"x", "y", "theta"}}, nil
+}
 
 // ReadDrive reads a Mecanum parameter file (mecanum.ReadParams, μ or a
 // friction network required) into the model synthesis plans with. Its

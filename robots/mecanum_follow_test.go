@@ -26,7 +26,7 @@ func writeTemp(t *testing.T, name, body string) string {
 // 10-s circle, synthesise, drive a different true robot open loop and in
 // closed loop, write the controls CSV.
 func TestWheelFollowMecanum(t *testing.T) {
-	var m WheelDriver = Mecanum{}
+	m := Mecanum{}
 	model, ws, err := m.ReadDrive(writeTemp(t, "p.json", `{"model": "mecanum", "mu": [0.6, 0.7, 0.8, 0.9]}`))
 	if err != nil || len(ws) != 0 {
 		t.Fatalf("ReadDrive: %v, warnings %v", err, ws)

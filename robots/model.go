@@ -287,6 +287,18 @@ type Drive struct {
 	Columns     []string // controls CSV columns, in the order of Plan.Controls
 	Pose        []string // columns of the start pose on the first row
 	Planned     string   // what the plan's own prediction is, when it differs from Exact
+	// Wheels, when set, is a model planned through a gorgonia graph of
+	// the model (the Mecanum robot, whose friction may be networks):
+	// Follow then plans with it, and Plan, Exact and Truth are unused.
+	Wheels *WheelDrive
+}
+
+// WheelDrive is the graph-planned follow of a Drive: the model synthesis
+// plans with, the simulated true robot of -mpc (nil for none), and the
+// bound on every wheel command (rad/s).
+type WheelDrive struct {
+	Model, Truth control.Drive
+	Wmax         float64
 }
 
 // UsageError is a request the model cannot take as given (a bad option

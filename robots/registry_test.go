@@ -59,7 +59,7 @@ func TestRunID(t *testing.T) {
 // TestCapabilities pins what doc.go says each built-in model can do.
 func TestCapabilities(t *testing.T) {
 	want := map[string]string{
-		"mecanum":   "params identify simulate validate wheeldriver inspector",
+		"mecanum":   "params identify simulate validate driver inspector",
 		"diffdrive": "params identify simulate validate driver",
 		"skidsteer": "params identify simulate validate driver planner",
 		"pioneer":   "params identify simulate validate",
@@ -73,7 +73,7 @@ func TestCapabilities(t *testing.T) {
 			ok   bool
 		}{
 			{"params", is[ParamReader](m)}, {"identify", is[Identifier](m)}, {"simulate", is[Simulator](m)},
-			{"validate", is[Validator](m)}, {"driver", is[Driver](m)}, {"wheeldriver", is[WheelDriver](m)},
+			{"validate", is[Validator](m)}, {"driver", is[Driver](m)},
 			{"planner", is[Planner](m)}, {"inspector", is[Inspector](m)},
 		} {
 			if c.ok {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
@@ -122,7 +123,7 @@ func run(w io.Writer, seconds float64, seed uint64, kind string) error {
 
 // writeLog writes a run as FORMATS.md's Mecanum log CSV.
 func writeLog(path string, r mecanum.Run) error {
-	return dataset.WriteFileAtomic(path, func(w io.Writer) error {
+	return stage.WriteFileAtomic(path, func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "w1", "w2", "w3", "w4", "x", "y", "theta")
 		for k := range r.T {

@@ -41,7 +41,7 @@ import (
 	G "gorgonia.org/gorgonia"
 
 	"github.com/wheelgrad/wheelgrad/ad"
-	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/experiments/own-model/unicycle"
 	"github.com/wheelgrad/wheelgrad/figure"
@@ -103,7 +103,7 @@ func writeLogs(dir string) error {
 	}
 	for i, name := range []string{"train.csv", "held-out.csv"} {
 		l := unicycle.Log{Runs: 4, Steps: 3000, Dt: dt, Truth: truth, CmdNoise: cmdNoise, PosNoise: posNoise, TrackEvery: 2, Jitter: 0.002, Seed: uint64(i + 1)}
-		if err := dataset.WriteFileAtomic(filepath.Join(dir, name), l.Write); err != nil {
+		if err := stage.WriteFileAtomic(filepath.Join(dir, name), l.Write); err != nil {
 			return err
 		}
 	}

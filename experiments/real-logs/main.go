@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/models/mecanum"
 )
@@ -57,7 +58,7 @@ func Generate(dir string, seed uint64) ([]Recording, error) {
 					head []string
 					cols [][]float64
 				}{{rec.Cmd, ch, c}, {rec.Cam, mh, m}} {
-					err := dataset.WriteFileAtomic(f.path, func(w io.Writer) error { return dataset.WriteCSV(w, f.head, f.cols) })
+					err := stage.WriteFileAtomic(f.path, func(w io.Writer) error { return dataset.WriteCSV(w, f.head, f.cols) })
 					if err != nil {
 						return err
 					}

@@ -1,8 +1,10 @@
 package mecanum
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -139,7 +141,11 @@ func TestParamsWithFrictionNet(t *testing.T) {
 	p.Mu = nil
 	p.Friction = net
 	path := t.TempDir() + "/p.json"
-	if err := dataset.WriteJSONFile(path, p); err != nil {
+	var jb bytes.Buffer
+	if err := dataset.WriteJSON(&jb, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, jb.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	q, _, err := ReadParams(path, true)

@@ -31,7 +31,7 @@ func main() {
 		return dataset.Num(math.Round(v*s) / s)
 	}
 	write := func(path string, rows func(cw *dataset.Writer)) {
-		err := dataset.WriteFileAtomic(path, func(w io.Writer) error {
+		err := dataset.WriteFile(path, func(w io.Writer) error {
 			cw := dataset.NewWriter(w)
 			rows(cw)
 			return cw.Flush()

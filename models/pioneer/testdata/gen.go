@@ -23,7 +23,7 @@ func main() {
 	v2, w2 := p3dx.Navigation(60, 4)
 	rng := rand.New(rand.NewPCG(5, 0))
 	r4 := func(v float64) dataset.Cell { return dataset.Num(math.Round(v*1e4) / 1e4) }
-	err := dataset.WriteFileAtomic("models/pioneer/testdata/p3dx.csv", func(w io.Writer) error {
+	err := dataset.WriteFile("models/pioneer/testdata/p3dx.csv", func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "v_ref", "w_ref", "v", "w", "traj")
 		for i, d := range []struct {

@@ -31,7 +31,7 @@ func main() {
 		}
 	}
 	write := func(path string, head []string, cols [][]float64) {
-		if err := dataset.WriteFileAtomic(path, func(w io.Writer) error { return dataset.WriteCSV(w, head, cols) }); err != nil {
+		if err := dataset.WriteFile(path, func(w io.Writer) error { return dataset.WriteCSV(w, head, cols) }); err != nil {
 			panic(err)
 		}
 	}

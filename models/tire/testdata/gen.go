@@ -22,7 +22,7 @@ func main() {
 	truth := tire.Jackal()
 	truth.Mu, truth.Kx, truth.Ky = 0.45, 220, 160
 	rng := rand.New(rand.NewPCG(21, 0))
-	err := dataset.WriteFileAtomic("models/tire/testdata/jackal.csv", func(w io.Writer) error {
+	err := dataset.WriteFile("models/tire/testdata/jackal.csv", func(w io.Writer) error {
 		cw := dataset.NewWriter(w)
 		cw.WriteHeader("t", "wl", "wr", "x", "y", "psi", "traj")
 		for i, mv := range tire.Maneuvers() {

@@ -39,7 +39,7 @@ func main() {
 		}
 		return out
 	}
-	err = dataset.WriteFileAtomic("models/diffdrive/calibrate/testdata/wheelchair.csv", func(w io.Writer) error {
+	err = dataset.WriteFile("models/diffdrive/calibrate/testdata/wheelchair.csv", func(w io.Writer) error {
 		return dataset.WriteCSV(w, []string{"t", "uf", "ul", "vr", "vl"}, [][]float64{r(t, 4), r(l.UF, 3), r(l.UL, 3), r(l.VR, 4), r(l.VL, 4)})
 	})
 	if err != nil {
