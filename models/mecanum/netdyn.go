@@ -8,15 +8,24 @@ import (
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
 
-// netDyn is NetFit's loss on NetModel: the runs are the lanes of one
-// rollout (padded with dt = 0 to the longest), the camera residuals and
-// their adjoints are computed from its outputs natively, and the gradient
-// to the weights and the start poses comes from the generated reverse pass.
+// netDyn is NetFit's loss on NetModel and MuModel: the network runs once
+// per distinct command of the runs (NetModel's lanes), the runs are the
+// lanes of one MuModel rollout (padded with dt = 0 to the longest) whose
+// rows take their command's μ, the camera residuals and their adjoints are
+// computed from its outputs natively, and the gradient comes from the two
+// generated reverse passes: MuModel's to the start poses and to every
+// row's μ, those summed over the rows of each command, and NetModel's from
+// them to the weights.
 type netDyn struct {
-	B, T    int
-	sim     *dyn.Sim
-	q       []float64
-	x0, u   []float64 // [3][B], [T][5][B]
+	B, T, C int
+	net     *dyn.Sim // NetModel over the C distinct commands, one step
+	sim     *dyn.Sim // MuModel over the runs
+	q, qn   []float64
+	cmds    []float64 // [4][C] the distinct commands: NetModel's inputs
+	cmd     []int     // [T][B] each row's command
+	mu, mub []float64 // [4][C] NetModel's outputs and their adjoints
+	x0, u   []float64 // [3][B], [T][9][B]
+	ubar    []float64 // [T][9][B]
 	y, ybar []float64 // [6][T][B]
 	pbar    []float64
 	x0bar   []float64
@@ -34,24 +43,45 @@ func (f *NetFit) engine() *netDyn {
 	for _, s := range f.runs {
 		T = max(T, len(s.dt))
 	}
-	d := &netDyn{B: B, T: T, sim: NetModelOf(f.H).NewSim(B, T),
-		x0: make([]float64, 3*B), u: make([]float64, T*5*B),
+	d := &netDyn{B: B, T: T, cmd: make([]int, T*B), x0: make([]float64, 3*B), u: make([]float64, T*9*B), ubar: make([]float64, T*9*B),
 		y: make([]float64, 6*T*B), ybar: make([]float64, 6*T*B),
-		pbar: make([]float64, f.NetWeights()), x0bar: make([]float64, 3*B)}
+		pbar: make([]float64, f.NetWeights()), x0bar: make([]float64, 3*B), q: SettingsOf(f.P)}
+	index := map[[4]float64]int{}
+	var cmds [][4]float64
 	for b, s := range f.runs {
-		for i := range s.dt {
-			for k := range 4 {
-				d.u[(i*5+k)*B+b] = s.w[i][k]
+		for i := range T {
+			w := s.w[min(i, len(s.w)-1)] // padding rows (dt = 0) repeat the last command
+			c, ok := index[w]
+			if !ok {
+				c = len(cmds)
+				index[w] = c
+				cmds = append(cmds, w)
 			}
-			d.u[(i*5+4)*B+b] = s.dt[i]
+			d.cmd[i*B+b] = c
+			for k := range 4 {
+				d.u[(i*9+k)*B+b] = w[k]
+			}
+			if i < len(s.dt) {
+				d.u[(i*9+8)*B+b] = s.dt[i]
+			}
 		}
 	}
+	d.C = len(cmds)
+	d.cmds = make([]float64, 4*d.C)
+	for c, w := range cmds {
+		for k := range 4 {
+			d.cmds[k*d.C+c] = w[k]
+		}
+	}
+	d.mu, d.mub = make([]float64, 4*d.C), make([]float64, 4*d.C)
+	d.net = NetModelOf(f.H).NewSim(d.C, 1)
+	d.sim = MuModel.NewSim(B, T)
 	f.dyn = d
 	return d
 }
 
-// roll runs NetModel at x: the outputs of every run's rows into d.y, with
-// the reverse pass's trajectory stored when store is true.
+// roll runs NetModel and MuModel at x: the outputs of every run's rows
+// into d.y, with the reverse pass's trajectories stored when store is true.
 func (f *NetFit) roll(x []float64, store bool) (*netDyn, error) {
 	d := f.engine()
 	nw, B := f.NetWeights(), d.B
@@ -59,12 +89,26 @@ func (f *NetFit) roll(x []float64, store bool) (*netDyn, error) {
 		p := f.StartPose(x, b)
 		d.x0[b], d.x0[B+b], d.x0[2*B+b] = p[0], p[1], p[2]
 	}
-	d.q = NetSettingsOf(f.P, f.Scale, f.MuMax)
+	d.qn = netSettings(f.Scale, f.MuMax)
+	zero := make([]float64, d.C)
 	var err error
 	if store {
-		_, err = d.sim.Forward(x[:nw], d.q, d.x0, d.u, d.y)
+		_, err = d.net.Forward(x[:nw], d.qn, zero, d.cmds, d.mu)
 	} else {
-		_, err = d.sim.Value(x[:nw], d.q, d.x0, d.u, d.y)
+		_, err = d.net.Value(x[:nw], d.qn, zero, d.cmds, d.mu)
+	}
+	if err == nil {
+		for i, c := range d.cmd {
+			t, b := i/B, i%B
+			for k := range 4 {
+				d.u[(t*9+4+k)*B+b] = d.mu[k*d.C+c]
+			}
+		}
+		if store {
+			_, err = d.sim.Forward(nil, d.q, d.x0, d.u, d.y)
+		} else {
+			_, err = d.sim.Value(nil, d.q, d.x0, d.u, d.y)
+		}
 	}
 	if err != nil {
 		d.at = nil
@@ -132,7 +176,18 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 		}
 	}
 	if grad != nil {
-		if err := d.sim.Backward(x[:nw], d.q, d.u, d.ybar, 0, nil, d.pbar, d.x0bar, nil); err != nil {
+		if err := d.sim.Backward(nil, d.q, d.u, d.ybar, 0, nil, nil, d.x0bar, d.ubar); err != nil {
+			return 0, fmt.Errorf("mecanum: friction network reverse pass: %w", err)
+		}
+		// each row's μ adjoint to its command's
+		clear(d.mub)
+		for i, c := range d.cmd {
+			t, b := i/B, i%B
+			for k := range 4 {
+				d.mub[k*d.C+c] += d.ubar[(t*9+4+k)*B+b]
+			}
+		}
+		if err := d.net.Backward(x[:nw], d.qn, d.cmds, d.mub, 0, nil, d.pbar, nil, nil); err != nil {
 			return 0, fmt.Errorf("mecanum: friction network reverse pass: %w", err)
 		}
 		copy(grad[:nw], d.pbar)

@@ -200,3 +200,41 @@ func TestNetModelMatchesSimulate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNetFitEval: the network fit's loss and gradient over 8 runs of
+// 8 s at 240 Hz (60-Hz camera), each with two commands, through the
+// generated kernels (dyn) and through the hand-written adjoint (ref); the
+// ratio of the two is the cost of training through dyn.
+func BenchmarkNetFitEval(b *testing.B) {
+	p := testParams()
+	var runs []Run
+	for i := range 8 {
+		a, c := testCommands[i%5], testCommands[(i+2)%5]
+		r, _ := Synthesize(p, SynthSpec{Duration: 8, Pose0: [3]float64{0, 0, 0.3 * float64(i)}, Noise: 0.002, Seed: uint64(i),
+			Commands: func(t float64) [4]float64 {
+				if t < 4 {
+					return a
+				}
+				return c
+			}})
+		runs = append(runs, r)
+	}
+	f, err := NewNetFit(p, runs, NetHidden, 0.1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x := f.X0(trueMu, 1)
+	g := make([]float64, len(x))
+	for _, c := range []struct {
+		name string
+		eval func(x, g []float64) (float64, error)
+	}{{"dyn", f.Eval}, {"ref", f.evalAdjoint}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.eval(x, g); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
