@@ -20,6 +20,7 @@ import (
 //     its 9·16 + 4 = 148 weights one vector parameter w (dyn.Vec("w",
 //     148), in FrictionNet's flatten order: W1 row by row, b1, W2 row by
 //     row, b2); a lane per distinct command of the runs, one step.
+//
 //   - MuModel, eqs. 3–5 as Model with μ an input of the row instead of a
 //     parameter, so that each row takes its command's μ.
 //
