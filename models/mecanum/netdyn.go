@@ -98,10 +98,11 @@ func (f *NetFit) roll(x []float64, store bool) (*netDyn, error) {
 		_, err = d.net.Value(x[:nw], d.qn, zero, d.cmds, d.mu)
 	}
 	if err == nil {
-		for i, c := range d.cmd {
-			t, b := i/B, i%B
-			for k := range 4 {
-				d.u[(t*9+4+k)*B+b] = d.mu[k*d.C+c]
+		for t := range d.T {
+			for b, c := range d.cmd[t*B : (t+1)*B] {
+				for k := range 4 {
+					d.u[(t*9+4+k)*B+b] = d.mu[k*d.C+c]
+				}
 			}
 		}
 		if store {
@@ -181,10 +182,11 @@ func (f *NetFit) Eval(x, grad []float64) (float64, error) {
 		}
 		// each row's μ adjoint to its command's
 		clear(d.mub)
-		for i, c := range d.cmd {
-			t, b := i/B, i%B
-			for k := range 4 {
-				d.mub[k*d.C+c] += d.ubar[(t*9+4+k)*B+b]
+		for t := range d.T {
+			for b, c := range d.cmd[t*B : (t+1)*B] {
+				for k := range 4 {
+					d.mub[k*d.C+c] += d.ubar[(t*9+4+k)*B+b]
+				}
 			}
 		}
 		if err := d.net.Backward(x[:nw], d.qn, d.cmds, d.mub, 0, nil, d.pbar, nil, nil); err != nil {
