@@ -11,18 +11,21 @@ import (
 )
 
 // NetFit trains the friction network of §VI (end) jointly over all runs
-// through the gradient of the trajectory loss, instead of the paper's two
-// stages (μ per trajectory, then the network on those estimates). With μ =
-// net(ω_s) acting at every row, runs with time-varying commands are used as
-// they are. The parameter vector is the network's weights (FrictionNet
+// through the gradient of the trajectory loss, after the paper's two
+// stages (μ per trajectory, then the network on those estimates) give its
+// start (TrainNet). With μ = net(ω_s) acting at every row, runs with
+// time-varying commands are used as they are. The parameter vector is the network's weights (FrictionNet
 // flatten order: W1, b1, W2, b2) followed by the start pose of every run
 // (x0 of every run, then y0, then θ0), free as in PoseFree.
 //
 // The loss is the mean over camera samples of the squared position and
 // marker-point errors (marker ℓ ahead on the forward axis, as Config.Heading)
 // in units of NetUnit, plus Decay/2 times the squared weights of W1 and W2.
-// The gradient is a native reverse pass through the Euler rollout (eq. 5),
-// eqs. 3–4 and the network, tested against central differences.
+// The loss runs on the step definitions NetModel (the network, once per
+// distinct command) and MuModel (eqs. 3–5 with each row's μ) and the
+// gradient on their generated reverse passes (netdyn.go), tested against
+// the hand-written adjoint it replaced (netfit_ref_test.go) and central
+// differences.
 type NetFit struct {
 	P     Params
 	H     int     // hidden units (NetHidden)
@@ -65,7 +68,7 @@ type netRun struct {
 	gx, gy []float64
 	qx, qy []float64
 	pose0  [3]float64
-	// scratch
+	// scratch of the hand-written reference adjoint (tests)
 	mu, mub    [][4]float64
 	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
