@@ -37,6 +37,60 @@ type Report struct {
 	// obtained) and the model's own notes (identifiability, ...), as text
 	// for a summary.
 	Lines, Notes []string
+	// HeldOut is a cross-validation of the fit, where the model makes one
+	// (nil otherwise).
+	HeldOut *HeldOut
+}
+
+// HeldOut is a cross-validation: each group of runs (e.g. the repeats of
+// one command) left out in turn and predicted by the model fitted without
+// it and by a baseline fitted the same way, as residual RMS figures.
+type HeldOut struct {
+	Method          string // e.g. "leave-one-command-out"
+	Model, Baseline string // what is compared, e.g. "friction network", "constant μ"
+	Unit            string
+	Groups          []HeldOutGroup
+}
+
+// HeldOutGroup is one group left out: its name, its runs and the two RMS.
+type HeldOutGroup struct {
+	Name            string
+	Runs            []string
+	Model, Baseline float64
+}
+
+// Means returns the mean over the groups of the model's and the
+// baseline's RMS, and in how many groups the model is the better.
+func (h *HeldOut) Means() (model, baseline float64, wins int) {
+	for _, g := range h.Groups {
+		model += g.Model
+		baseline += g.Baseline
+		if g.Model < g.Baseline {
+			wins++
+		}
+	}
+	if n := float64(len(h.Groups)); n > 0 {
+		model, baseline = model/n, baseline/n
+	}
+	return model, baseline, wins
+}
+
+type jsonHeldOutGroup struct {
+	Name        string   `json:"name"`
+	Runs        []string `json:"runs"`
+	ModelRMS    *float64 `json:"model_rms"`
+	BaselineRMS *float64 `json:"baseline_rms"`
+}
+
+type jsonHeldOut struct {
+	Method       string             `json:"method"`
+	Model        string             `json:"model"`
+	Baseline     string             `json:"baseline"`
+	Unit         string             `json:"unit"`
+	Groups       []jsonHeldOutGroup `json:"groups"`
+	ModelMean    *float64           `json:"model_mean_rms"`
+	BaselineMean *float64           `json:"baseline_mean_rms"`
+	ModelBetter  int                `json:"model_better"`
 }
 
 type jsonParam struct {
@@ -73,6 +127,7 @@ type jsonReport struct {
 	ResidualUnit string        `json:"residual_unit,omitempty"`
 	Warnings     []jsonWarning `json:"warnings"`
 	Null         []jsonNull    `json:"null_directions,omitempty"`
+	HeldOut      *jsonHeldOut  `json:"held_out,omitempty"`
 }
 
 // finite returns &v, or nil (JSON null) when v is NaN or ±Inf.
@@ -87,8 +142,11 @@ func finite(v float64) *float64 {
 //
 //	{"model", "status", "converged",
 //	 "params": [{"name", "unit", "value", "std", "std_reason", "lower", "upper", "held", "determined", "verdict"}],
-//	 "residual_rms", "residual", "residual_unit", "warnings": [{"message", "file", "row"}], "null_directions"}
+//	 "residual_rms", "residual", "residual_unit", "warnings": [{"message", "file", "row"}], "null_directions",
+//	 "held_out": {"method", "model", "baseline", "unit", "groups": [{"name", "runs", "model_rms", "baseline_rms"}],
+//	              "model_mean_rms", "baseline_mean_rms", "model_better"}}
 //
+// held_out is present only for a fit with a cross-validation (HeldOut).
 // A σ that cannot be computed is null with a "std_reason"; a missing bound
 // is null; status and converged are null for a fit without an optimiser;
 // residual_rms is null when none was computed (NaN or the zero Residual).
@@ -128,6 +186,15 @@ func (r Report) JSON() ([]byte, error) {
 	}
 	for _, d := range r.Null {
 		out.Null = append(out.Null, jsonNull{Text: d.Text, Coef: d.Coef})
+	}
+	if h := r.HeldOut; h != nil {
+		m, b, wins := h.Means()
+		jh := &jsonHeldOut{Method: h.Method, Model: h.Model, Baseline: h.Baseline, Unit: h.Unit, Groups: []jsonHeldOutGroup{},
+			ModelMean: finite(m), BaselineMean: finite(b), ModelBetter: wins}
+		for _, g := range h.Groups {
+			jh.Groups = append(jh.Groups, jsonHeldOutGroup{Name: g.Name, Runs: g.Runs, ModelRMS: finite(g.Model), BaselineRMS: finite(g.Baseline)})
+		}
+		out.HeldOut = jh
 	}
 	return json.Marshal(out)
 }

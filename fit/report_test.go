@@ -127,3 +127,37 @@ func TestSettingsCheck(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// A cross-validation (HeldOut) adds "held_out" with each group's RMS, their
+// means and how often the model beat the baseline; without one the object
+// has no such key (the empty report above is byte-identical).
+func TestReportJSONHeldOut(t *testing.T) {
+	r := Report{Model: "toy", HeldOut: &HeldOut{Method: "leave-one-command-out", Model: "network", Baseline: "constant", Unit: "m",
+		Groups: []HeldOutGroup{{Name: "a", Runs: []string{"a1", "a2"}, Model: 0.01, Baseline: 0.03}, {Name: "b", Runs: []string{"b1"}, Model: 0.05, Baseline: 0.03}}}}
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		HeldOut struct {
+			Method, Model, Baseline, Unit string
+			Groups                        []struct {
+				Name        string
+				Runs        []string
+				ModelRMS    float64 `json:"model_rms"`
+				BaselineRMS float64 `json:"baseline_rms"`
+			}
+			ModelMean    float64 `json:"model_mean_rms"`
+			BaselineMean float64 `json:"baseline_mean_rms"`
+			ModelBetter  int     `json:"model_better"`
+		} `json:"held_out"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	h := m.HeldOut
+	if h.Method != "leave-one-command-out" || h.Unit != "m" || len(h.Groups) != 2 || h.Groups[0].Runs[1] != "a2" || h.Groups[1].ModelRMS != 0.05 ||
+		math.Abs(h.ModelMean-0.03) > 1e-15 || math.Abs(h.BaselineMean-0.03) > 1e-15 || h.ModelBetter != 1 {
+		t.Errorf("held_out: %s", b)
+	}
+}

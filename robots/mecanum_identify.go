@@ -552,7 +552,7 @@ func mecanumSquared(req IdentifyRequest, d *Diag, p mecanum.Params, runs []mecan
 	var nf *mecanum.NetFit
 	outcome := &Identified{}
 	if net {
-		r, err := mecanum.TrainNet(p, runs, mecanum.NetOptions{Init: init, Seed: 1, Decays: mecanumDecays(),
+		r, err := mecanum.TrainNet(p, runs, mecanum.NetOptions{Init: init, Seed: 1, Decays: mecanumDecays(), LeaveOneOut: true,
 			OnIteration: func(stage string, iter int, loss float64) { prog(stage)(iter, loss) }})
 		d.Sink.Done()
 		if err != nil {
@@ -577,6 +577,8 @@ func mecanumSquared(req IdentifyRequest, d *Diag, p mecanum.Params, runs []mecan
 			}
 		}
 		s.Lines = append(s.Lines, fmt.Sprintf("constant μ over the same runs for comparison: %.4f %.4f %.4f %.4f", r.ConstMu[0], r.ConstMu[1], r.ConstMu[2], r.ConstMu[3]))
+		s.Lines = append(s.Lines, mecanumNetLines(r)...)
+		s.HeldOut = mecanumLOCO(r)
 		s.Notes = append(s.Notes, fmt.Sprintf("the network's %d weights are in the parameter file (friction_net); no σ is computed for them", nf.NetWeights()))
 	} else {
 		mu, r, f, err := mecanum.IdentifySquared(p, runs, init, false, req.Fit.WithProgress(prog("squared loss")))
@@ -672,6 +674,38 @@ func mecanumSquaredStd(nf *mecanum.NetFit, runs []mecanum.Run, x, xls []float64)
 		}
 	}
 	return std, infl, null, ""
+}
+
+// mecanumNetLines are the summary lines of the per-command fits the
+// network starts from and of the leave-one-command-out report.
+func mecanumNetLines(r *mecanum.NetReport) []string {
+	l := []string{fmt.Sprintf("position RMS over the runs: network %.4f m, one constant μ per command %.4f m (network / per-command %.2f; the network starts from these fits), one constant μ %.4f m",
+		r.NetRMS, r.PerCommandRMS, r.NetRMS/r.PerCommandRMS, r.ConstRMS)}
+	h := mecanumLOCO(r)
+	if h == nil {
+		return append(l, "leave-one-command-out: fewer than 2 distinct commands, nothing to leave out")
+	}
+	m, b, wins := h.Means()
+	l = append(l, fmt.Sprintf("leave-one-command-out (each command's runs predicted, start poses fitted, by the network trained without them at decay %g and by one constant μ fitted without them): network %.4f m, constant μ %.4f m on average; the network better for %d of %d commands",
+		r.Decay, m, b, wins, len(h.Groups)))
+	for _, g := range h.Groups {
+		l = append(l, fmt.Sprintf("  left out %s (runs %s): network %.4f m, constant μ %.4f m", g.Name, strings.Join(g.Runs, " "), g.Model, g.Baseline))
+	}
+	return l
+}
+
+// mecanumLOCO is the network's leave-one-command-out report as a
+// fit.HeldOut (nil without one).
+func mecanumLOCO(r *mecanum.NetReport) *fit.HeldOut {
+	if len(r.LOCO) == 0 {
+		return nil
+	}
+	h := &fit.HeldOut{Method: "leave-one-command-out", Model: "friction network", Baseline: "constant μ", Unit: "m"}
+	for _, l := range r.LOCO {
+		h.Groups = append(h.Groups, fit.HeldOutGroup{Name: fmt.Sprintf("[%g %g %g %g]", l.Command[0], l.Command[1], l.Command[2], l.Command[3]),
+			Runs: l.Runs, Model: l.Net, Baseline: l.Const})
+	}
+	return h
 }
 
 func mecanumMetres(v []float64) string {

@@ -193,13 +193,18 @@ func Run(dir string, seed uint64, w io.Writer) (*Result, error) {
 	}
 	res.ConstMu, res.ConstIter, res.ConstWall = id.Mu, id.Opt.Iterations, id.Wall
 	fmt.Fprintf(w, "\nconstant μ, joint over %d runs: μ = %.3f %.3f %.3f %.3f, %d iterations, %v\n", len(train), id.Mu[0], id.Mu[1], id.Mu[2], id.Mu[3], id.Opt.Iterations, id.Wall.Round(time.Millisecond))
-	nr, err := mecanum.TrainNet(p, train, mecanum.NetOptions{Init: id.Mu, Seed: 1})
+	nr, err := mecanum.TrainNet(p, train, mecanum.NetOptions{Init: id.Mu, Seed: 1, LeaveOneOut: true})
 	if err != nil {
 		return nil, err
 	}
 	res.Net = nr
 	fmt.Fprintf(w, "friction network, joint over %d runs: decay %g chosen on held-out commands %v (held-out RMS: network %v, constant μ %.4f m), %d iterations in all, %v\n",
 		len(train), nr.Decay, nr.HeldOut, fmtList(nr.ValNet), nr.ValConst, nr.Iterations, nr.Wall.Round(time.Millisecond))
+	fmt.Fprintf(w, "position RMS over the training runs: network %.4f m, one fit per command %.4f m (network/per-command %.2f), one constant μ %.4f m\n",
+		nr.NetRMS, nr.PerCommandRMS, nr.NetRMS/nr.PerCommandRMS, nr.ConstRMS)
+	for _, l := range nr.LOCO {
+		fmt.Fprintf(w, "leave out %v (%v): network %.4f m, constant μ %.4f m\n", l.Command, l.Runs, l.Net, l.Const)
+	}
 	pc := p
 	pc.Mu = id.Mu[:]
 	pn := p

@@ -105,3 +105,41 @@ func BenchmarkJointLeastSquares(b *testing.B) {
 		b.ReportMetric(mu[0], "mu1")
 	}
 }
+
+// The friction network trained to its optimum (issue 25.5) on the
+// real-like set (command-dependent friction not of the network's form,
+// camera noise, timestamp jitter, a camera on its own clock, dead time and
+// spin-up): started from the per-command fits, the joint network fits its
+// training runs within 1.2× the per-command fits' position RMS, and left
+// out command by command it predicts the left-out runs better than one
+// constant μ on average.
+func TestNetworkAtItsOptimum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the network 12 times (about a minute)")
+	}
+	runs := trainRuns(t)
+	r, err := mecanum.TrainNet(mecanum.DefaultParams(), runs, mecanum.NetOptions{Init: [4]float64{0.6, 0.7, 0.6, 0.7}, Seed: 1, LeaveOneOut: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("position RMS: network %.4f m, per-command fits %.4f m (%.2f×), constant μ %.4f m; decay %g; %d iterations, %v",
+		r.NetRMS, r.PerCommandRMS, r.NetRMS/r.PerCommandRMS, r.ConstRMS, r.Decay, r.Iterations, r.Wall)
+	if !(r.NetRMS <= 1.2*r.PerCommandRMS) {
+		t.Errorf("network %.4f m, per-command fits %.4f m: more than 1.2×", r.NetRMS, r.PerCommandRMS)
+	}
+	if !(r.NetRMS < r.ConstRMS) {
+		t.Errorf("network %.4f m, constant μ %.4f m", r.NetRMS, r.ConstRMS)
+	}
+	if len(r.LOCO) != len(runs) {
+		t.Fatalf("%d commands left out, want %d", len(r.LOCO), len(runs))
+	}
+	var net, cst float64
+	for _, l := range r.LOCO {
+		net += l.Net
+		cst += l.Const
+		t.Logf("left out %v: network %.4f m, constant μ %.4f m", l.Command, l.Net, l.Const)
+	}
+	if !(net < cst) {
+		t.Errorf("leave-one-command-out: network %.4f m, constant μ %.4f m on average", net/8, cst/8)
+	}
+}

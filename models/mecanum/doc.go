@@ -48,10 +48,16 @@
 //   - FrictionNet: the 4-16-4 network of §VI (end) mapping the commanded wheel
 //     speeds to μ, trained on per-trajectory estimates; a parameter file may
 //     carry it instead of a constant μ.
+//   - NetModel and MuModel: the network and eqs. 3–5 with μ an input of
+//     each row, written in dyn (the 148 weights a vector parameter), with
+//     generated kernels (netstep_gen.go, mustep_gen.go).
 //   - NetFit and TrainNet: the network trained jointly over all runs through
-//     the gradient of a squared trajectory loss (a native reverse pass
-//     through eqs. 3–5 and the network), with the weight decay chosen on
-//     held-out commands; IdentifySquared: one constant μ with that loss,
+//     the gradient of a squared trajectory loss (NetModel's and MuModel's
+//     generated reverse passes, chained per distinct command; the
+//     hand-written adjoint it replaced is the tests' reference), started
+//     from one constant μ per command (issue 25.5), with the weight decay
+//     chosen on held-out commands and a leave-one-command-out report
+//     against one constant μ; IdentifySquared: one constant μ with that loss,
 //     solved as bounded least squares (opt.LeastSquares) over μ and the
 //     start poses with Model's forward-mode Jacobian (SquaredLS): 6
 //     iterations on three 7-s demo-like logs where L-BFGS-B on NetFit's

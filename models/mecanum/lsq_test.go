@@ -57,7 +57,7 @@ func TestSquaredLSResidualsAndJacobian(t *testing.T) {
 	nw := f.NetWeights()
 	// NetFit's residuals, in SquaredLS's order, from its own rollout
 	native := func(xs []float64) []float64 {
-		if _, err := f.Eval(netX(f, xs), nil); err != nil {
+		if _, err := f.evalAdjoint(netX(f, xs), nil); err != nil {
 			t.Fatal(err)
 		}
 		var r []float64

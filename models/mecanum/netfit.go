@@ -11,18 +11,21 @@ import (
 )
 
 // NetFit trains the friction network of §VI (end) jointly over all runs
-// through the gradient of the trajectory loss, instead of the paper's two
-// stages (μ per trajectory, then the network on those estimates). With μ =
-// net(ω_s) acting at every row, runs with time-varying commands are used as
-// they are. The parameter vector is the network's weights (FrictionNet
+// through the gradient of the trajectory loss, after the paper's two
+// stages (μ per trajectory, then the network on those estimates) give its
+// start (TrainNet). With μ = net(ω_s) acting at every row, runs with
+// time-varying commands are used as they are. The parameter vector is the network's weights (FrictionNet
 // flatten order: W1, b1, W2, b2) followed by the start pose of every run
 // (x0 of every run, then y0, then θ0), free as in PoseFree.
 //
 // The loss is the mean over camera samples of the squared position and
 // marker-point errors (marker ℓ ahead on the forward axis, as Config.Heading)
 // in units of NetUnit, plus Decay/2 times the squared weights of W1 and W2.
-// The gradient is a native reverse pass through the Euler rollout (eq. 5),
-// eqs. 3–4 and the network, tested against central differences.
+// The loss runs on the step definitions NetModel (the network, once per
+// distinct command) and MuModel (eqs. 3–5 with each row's μ) and the
+// gradient on their generated reverse passes (netdyn.go), tested against
+// the hand-written adjoint it replaced (netfit_ref_test.go) and central
+// differences.
 type NetFit struct {
 	P     Params
 	H     int     // hidden units (NetHidden)
@@ -43,6 +46,7 @@ type NetFit struct {
 	runs   []netRun
 	ell    float64
 	ncam   int
+	dyn    *netDyn // NetModel's rollout over the runs (engine)
 }
 
 // InputDecay is the weight decay of the hidden layer W1 relative to that of
@@ -64,7 +68,7 @@ type netRun struct {
 	gx, gy []float64
 	qx, qy []float64
 	pose0  [3]float64
-	// scratch
+	// scratch of the hand-written reference adjoint (tests)
 	mu, mub    [][4]float64
 	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
@@ -189,208 +193,6 @@ func (f *NetFit) X0(mu [4]float64, seed uint64) []float64 {
 	return x
 }
 
-// Eval has the signature of opt.Objective: the loss and, when grad is not
-// nil, its gradient.
-func (f *NetFit) Eval(x, grad []float64) (float64, error) {
-	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
-		return 0, fmt.Errorf("mecanum: x has %d values, the network fit has %d", len(x), f.Dim())
-	}
-	H := f.H
-	nw, nb := f.NetWeights(), len(f.runs)
-	W1, b1 := x[:4*H], x[4*H:5*H]
-	W2, b2 := x[5*H:9*H], x[9*H:9*H+4]
-	if grad != nil {
-		clear(grad)
-	}
-	B := f.P.BMatrix()
-	K := f.P.K()
-	ell := f.ell
-	norm := 1 / (NetUnit * NetUnit * float64(f.ncam))
-	var L float64
-	var in [4]float64
-	for ri := range f.runs {
-		s := &f.runs[ri]
-		// the network at each distinct command
-		for c, w := range s.cmds {
-			for j := range 4 {
-				in[j] = w[j] / f.Scale
-			}
-			h := s.hid[c]
-			for i := range H {
-				a := b1[i]
-				for j := range 4 {
-					a += W1[i*4+j] * in[j]
-				}
-				h[i] = math.Tanh(a)
-			}
-			for o := range 4 {
-				a := b2[o]
-				for i := range H {
-					a += W2[o*H+i] * h[i]
-				}
-				s.mu[c][o] = f.MuMax * sigmoid(a)
-			}
-			var v [3]float64
-			for j := range 4 {
-				om := w[j] * (1 - s.mu[c][j]*K)
-				for r := range 3 {
-					v[r] += B[r][j] * om
-				}
-			}
-			s.vel[c] = v
-		}
-		// rollout
-		px, py, th := x[nw+ri], x[nw+nb+ri], x[nw+2*nb+ri]
-		n := len(s.dt)
-		for i := range n {
-			s.px[i], s.py[i], s.pt[i] = px, py, th
-			sn, cs := math.Sincos(th)
-			s.sn[i], s.cs[i] = sn, cs
-			dt := s.dt[i]
-			if dt == 0 {
-				continue
-			}
-			v := &s.vel[s.cmd[i]]
-			vx, vy, wz := v[0], v[1], v[2]
-			px += dt * (cs*vx - sn*vy)
-			py += dt * (sn*vx + cs*vy)
-			th += dt * wz
-		}
-		d := f.Delay(x, ri)
-		for k, i := range s.cam {
-			ex, ey, qx, qy, _, _ := s.residual(k, i, d, ell)
-			L += norm * (ex*ex + ey*ey + qx*qx + qy*qy)
-		}
-		if grad == nil {
-			continue
-		}
-		// reverse pass
-		for c := range s.velb {
-			s.velb[c] = [3]float64{}
-		}
-		var xb, yb, tb, db float64
-		k := len(s.cam) - 1
-		for i := n - 1; i >= 0; i-- {
-			sn, cs := s.sn[i], s.cs[i]
-			if dt := s.dt[i]; dt != 0 {
-				// adjoint of pose i+1 → step i
-				c := s.cmd[i]
-				vx, vy := s.vel[c][0], s.vel[c][1]
-				vb := &s.velb[c]
-				vb[0] += dt * (cs*xb + sn*yb)
-				vb[1] += dt * (-sn*xb + cs*yb)
-				vb[2] += dt * tb
-				tb += dt * (xb*(-sn*vx-cs*vy) + yb*(cs*vx-sn*vy))
-			}
-			if k >= 0 && s.cam[k] == i {
-				ex, ey, qx, qy, hsn, hcs := s.residual(k, i, d, ell)
-				gx, gy := 2*norm*(ex+qx), 2*norm*(ey+qy)
-				gth := 2 * norm * (qx*(-ell*hcs) + qy*(-ell*hsn))
-				xb += gx
-				yb += gy
-				tb += gth
-				if f.Delays {
-					c := s.cmd[i]
-					v := s.vel[c]
-					tb += d * (gx*(-sn*v[0]-cs*v[1]) + gy*(cs*v[0]-sn*v[1]))
-					vb := &s.velb[c]
-					vb[0] += d * (gx*cs + gy*sn)
-					vb[1] += d * (-gx*sn + gy*cs)
-					vb[2] += d * gth
-					db += gx*(cs*v[0]-sn*v[1]) + gy*(sn*v[0]+cs*v[1]) + gth*v[2]
-				}
-				k--
-			}
-		}
-		grad[nw+ri] += xb
-		grad[nw+nb+ri] += yb
-		grad[nw+2*nb+ri] += tb
-		if f.Delays {
-			grad[nw+3*nb+ri] += db
-		}
-		// through the network
-		gW1, gb1 := grad[:4*H], grad[4*H:5*H]
-		gW2, gb2 := grad[5*H:9*H], grad[9*H:9*H+4]
-		for c, w := range s.cmds {
-			vb := s.velb[c]
-			for j := range 4 {
-				s.mub[c][j] = -K * w[j] * (B[0][j]*vb[0] + B[1][j]*vb[1] + B[2][j]*vb[2])
-			}
-			h := s.hid[c]
-			var zb [4]float64
-			for o := range 4 {
-				m := s.mu[c][o]
-				zb[o] = s.mub[c][o] * m * (1 - m/f.MuMax)
-				gb2[o] += zb[o]
-				for i := range H {
-					gW2[o*H+i] += zb[o] * h[i]
-				}
-			}
-			for i := range H {
-				hb := 0.0
-				for o := range 4 {
-					hb += W2[o*H+i] * zb[o]
-				}
-				ab := hb * (1 - h[i]*h[i])
-				gb1[i] += ab
-				for j := range 4 {
-					gW1[i*4+j] += ab * w[j] / f.Scale
-				}
-			}
-		}
-	}
-	if f.Decay > 0 {
-		for _, r := range [][3]float64{{0, float64(4 * H), InputDecay}, {float64(5 * H), float64(9 * H), 1}} {
-			d := f.Decay * r[2]
-			for i := int(r[0]); i < int(r[1]); i++ {
-				L += d / 2 * x[i] * x[i]
-				if grad != nil {
-					grad[i] += d * x[i]
-				}
-			}
-		}
-	}
-	return L, nil
-}
-
-// residual returns camera sample k's position and marker residuals against
-// the pose δ after row i, and the sine and cosine of that pose's heading.
-func (s *netRun) residual(k, i int, d, ell float64) (ex, ey, qx, qy, hsn, hcs float64) {
-	hx, hy := s.px[i], s.py[i]
-	hsn, hcs = s.sn[i], s.cs[i]
-	if d != 0 {
-		v := s.vel[s.cmd[i]]
-		hx += d * (hcs*v[0] - hsn*v[1])
-		hy += d * (hsn*v[0] + hcs*v[1])
-		hsn, hcs = math.Sincos(s.pt[i] + d*v[2])
-	}
-	ex, ey = hx-s.gx[k], hy-s.gy[k]
-	qx, qy = hx-ell*hsn-s.qx[k], hy+ell*hcs-s.qy[k]
-	return
-}
-
-// RMS returns the position RMS error (m) of run i's camera samples under x
-// (the marker term left out).
-func (f *NetFit) RMS(x []float64, i int) float64 {
-	g := *f
-	g.runs = []netRun{f.runs[i]}
-	g.ncam = len(f.runs[i].cam)
-	g.Decay = 0
-	p0 := f.StartPose(x, i)
-	y := append(append([]float64(nil), x[:f.NetWeights()]...), p0[:]...)
-	if f.Delays {
-		y = append(y, f.Delay(x, i))
-	}
-	g.Eval(y, nil)
-	s := &g.runs[0]
-	var ss float64
-	for k, j := range s.cam {
-		ex, ey, _, _, _, _ := s.residual(k, j, f.Delay(x, i), f.ell)
-		ss += ex*ex + ey*ey
-	}
-	return math.Sqrt(ss / float64(len(s.cam)))
-}
-
 // NetResult is a trained network.
 type NetResult struct {
 	Net  *FrictionNet
@@ -428,223 +230,6 @@ func (f *NetFit) Train(x0 []float64, free []bool, set opt.Settings) (*NetResult,
 		return nil, err
 	}
 	return &NetResult{Net: f.Net(res.X), X: res.X, Opt: res, Wall: time.Since(start)}, nil
-}
-
-// NetOptions configure TrainNet.
-type NetOptions struct {
-	Hidden int       // hidden units; 0: NetHidden (16)
-	Decays []float64 // candidate weight decays; nil: 0.1, 1, 10
-	Init   [4]float64
-	Seed   uint64
-	// MaxIterations bounds each L-BFGS-B stage of the held-out check; 0:
-	// 1500. The final training on all runs gets four times as many.
-	MaxIterations int
-	// Progress, when not nil, is told each stage's name and iterations.
-	Progress func(stage string, it opt.Iteration)
-	// OnIteration, when not nil, is told each stage's name, iteration
-	// number and loss (Progress for a caller that names no opt type).
-	OnIteration func(stage string, iter int, loss float64)
-}
-
-// NetReport is the outcome of TrainNet.
-type NetReport struct {
-	*NetResult
-	Decay float64 // chosen
-	// Held-out check: the runs of every held-out command, fitted (start
-	// poses only) by the network trained without them, per candidate decay,
-	// and by one constant μ trained the same way. Position RMS (m).
-	HeldOut      []string // ids of the held-out runs
-	ValNet       []float64
-	ValConst     float64
-	Iterations   int  // all stages
-	Overfits     bool // no decay beat the constant μ on the held-out runs
-	ConstMu      [4]float64
-	ConstTrainMu [4]float64
-}
-
-// commandKey is a run's most frequent command, which names its group in
-// the held-out split (repeats of one command are held out together).
-func commandKey(r *Run) [4]float64 {
-	count := map[[4]float64]int{}
-	best, bn := [4]float64{}, -1
-	for _, w := range r.W {
-		count[w]++
-		if count[w] > bn {
-			best, bn = w, count[w]
-		}
-	}
-	return best
-}
-
-// TrainNet trains the friction network jointly over runs, with the weight
-// decay chosen on held-out commands: every fourth distinct command (with
-// all its repeats) is left out, the network is trained on the rest for each
-// candidate decay, and the decay whose network predicts the held-out runs
-// best (their start poses fitted, the network fixed) is used to train on
-// all runs. The same check is made for one constant μ, and Overfits says
-// when no network beat it. With fewer than three distinct commands there
-// is nothing to hold out and the largest decay is used.
-func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
-	start := time.Now()
-	h := o.Hidden
-	if h == 0 {
-		h = NetHidden
-	}
-	decays := o.Decays
-	if decays == nil {
-		decays = []float64{0.1, 1, 10}
-	}
-	rep := &NetReport{}
-	maxIt := o.MaxIterations
-	if maxIt == 0 {
-		maxIt = 1500
-	}
-	progress := func(stage string) opt.Settings {
-		return opt.Settings{MaxIterations: maxIt, Callback: func(it opt.Iteration) bool {
-			if o.Progress != nil {
-				o.Progress(stage, it)
-			}
-			if o.OnIteration != nil {
-				o.OnIteration(stage, it.Iter, it.F)
-			}
-			return true
-		}}
-	}
-	// constant μ: only b2 and the poses free
-	constFree := func(f *NetFit) []bool {
-		free := make([]bool, f.Dim())
-		for i := 9 * f.H; i < len(free); i++ {
-			free[i] = true
-		}
-		return free
-	}
-	zeroW2 := func(f *NetFit, x []float64) {
-		for i := 5 * f.H; i < 9*f.H; i++ {
-			x[i] = 0
-		}
-	}
-	var keys [][4]float64
-	group := make([]int, len(runs))
-	for i := range runs {
-		k := commandKey(&runs[i])
-		g := -1
-		for j, kk := range keys {
-			if kk == k {
-				g = j
-			}
-		}
-		if g < 0 {
-			keys, g = append(keys, k), len(keys)
-		}
-		group[i] = g
-	}
-	chosen := decays[len(decays)-1]
-	if len(keys) >= 3 {
-		var train, val []Run
-		for i := range runs {
-			if group[i]%4 == 3 || (len(keys) < 4 && group[i] == len(keys)-1) {
-				val = append(val, runs[i])
-				rep.HeldOut = append(rep.HeldOut, runs[i].ID)
-			} else {
-				train = append(train, runs[i])
-			}
-		}
-		tf, err := NewNetFit(p, train, h, 0)
-		if err != nil {
-			return nil, err
-		}
-		x0 := tf.X0(o.Init, o.Seed)
-		zeroW2(tf, x0)
-		cr, err := tf.Train(x0, constFree(tf), progress("constant μ, training commands"))
-		if err != nil {
-			return nil, err
-		}
-		rep.Iterations += cr.Opt.Iterations
-		rep.ConstTrainMu = cr.Net.Predict([4]float64{})
-		// the validation fits share the training fit's input scale
-		scaleNet := func(x []float64) []float64 { return x[:tf.NetWeights()] }
-		vc, err := validateScaled(p, val, h, tf.Scale, scaleNet(cr.X), o, rep, progress("held-out start poses"))
-		if err != nil {
-			return nil, err
-		}
-		rep.ValConst = vc
-		best := math.Inf(1)
-		for _, d := range decays {
-			tf.Decay = d
-			xs := append([]float64(nil), cr.X...)
-			// restore the hidden layer's seeded start (the constant fit left it)
-			copy(xs[:5*h], x0[:5*h])
-			r, err := tf.Train(xs, nil, progress(fmt.Sprintf("network, decay %g", d)))
-			if err != nil {
-				return nil, err
-			}
-			rep.Iterations += r.Opt.Iterations
-			v, err := validateScaled(p, val, h, tf.Scale, scaleNet(r.X), o, rep, progress("held-out start poses"))
-			if err != nil {
-				return nil, err
-			}
-			rep.ValNet = append(rep.ValNet, v)
-			if v < best {
-				best, chosen = v, d
-			}
-		}
-		rep.Overfits = !(best < rep.ValConst)
-	}
-	rep.Decay = chosen
-	f, err := NewNetFit(p, runs, h, chosen)
-	if err != nil {
-		return nil, err
-	}
-	x0 := f.X0(o.Init, o.Seed)
-	zeroW2(f, x0)
-	cr, err := f.Train(x0, constFree(f), progress("constant μ, all runs"))
-	if err != nil {
-		return nil, err
-	}
-	rep.Iterations += cr.Opt.Iterations
-	rep.ConstMu = cr.Net.Predict([4]float64{})
-	xs := append([]float64(nil), cr.X...)
-	copy(xs[:5*h], x0[:5*h])
-	final := progress("network, all runs")
-	final.MaxIterations = 4 * maxIt
-	r, err := f.Train(xs, nil, final)
-	if err != nil {
-		return nil, err
-	}
-	rep.Iterations += r.Opt.Iterations
-	rep.NetResult = r
-	rep.Wall = time.Since(start)
-	return rep, nil
-}
-
-// validateScaled fits the start poses of the held-out runs under the
-// network xnet (trained with input scale) and returns their position RMS.
-func validateScaled(p Params, val []Run, h int, scale float64, xnet []float64, o NetOptions, rep *NetReport, set opt.Settings) (float64, error) {
-	vf, err := NewNetFit(p, val, h, 0)
-	if err != nil {
-		return 0, err
-	}
-	vf.Scale = scale
-	x := vf.X0(o.Init, o.Seed)
-	copy(x, xnet)
-	free := make([]bool, vf.Dim())
-	for i := vf.NetWeights(); i < len(free); i++ {
-		free[i] = true
-	}
-	r, err := vf.Train(x, free, set)
-	if err != nil {
-		return 0, err
-	}
-	rep.Iterations += r.Opt.Iterations
-	var ss float64
-	var n int
-	for i := range val {
-		e := vf.RMS(r.X, i)
-		m := len(vf.runs[i].cam)
-		ss += e * e * float64(m)
-		n += m
-	}
-	return math.Sqrt(ss / float64(n)), nil
 }
 
 // IdentifySquared identifies one constant μ and the start poses jointly
@@ -699,21 +284,4 @@ func IdentifySquared(p Params, runs []Run, init [4]float64, delays bool, set opt
 func (f *NetFit) StartPose(x []float64, i int) [3]float64 {
 	nw, b := f.NetWeights(), len(f.runs)
 	return [3]float64{x[nw+i], x[nw+b+i], x[nw+2*b+i]}
-}
-
-// Predict returns run i's poses at its camera rows' span under x: the rows
-// from its first to its last camera pose, as Simulate from the fitted start
-// pose with the network of x.
-func (f *NetFit) Predict(x []float64, i int) (px, py []float64) {
-	g := *f
-	g.runs = []netRun{f.runs[i]}
-	nw := f.NetWeights()
-	p0 := f.StartPose(x, i)
-	y := append(append([]float64(nil), x[:nw]...), p0[:]...)
-	if f.Delays {
-		y = append(y, f.Delay(x, i))
-	}
-	g.Eval(y, nil)
-	s := &g.runs[0]
-	return append([]float64(nil), s.px...), append([]float64(nil), s.py...)
 }

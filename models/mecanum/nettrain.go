@@ -2,7 +2,9 @@ package mecanum
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"time"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -149,4 +151,407 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// NetOptions configure TrainNet.
+type NetOptions struct {
+	Hidden int       // hidden units; 0: NetHidden (16)
+	Decays []float64 // candidate weight decays; nil: 0.1, 1, 10
+	Init   [4]float64
+	Seed   uint64
+	// MaxIterations bounds each L-BFGS-B stage of the held-out check; 0:
+	// 1500. The final training on all runs gets four times as many.
+	MaxIterations int
+	// LeaveOneOut adds the leave-one-command-out report (NetReport.LOCO):
+	// for every command, the network trained without its runs (at the
+	// chosen decay) and one constant μ fitted without them predict them.
+	LeaveOneOut bool
+	// Progress, when not nil, is told each stage's name and iterations.
+	Progress func(stage string, it opt.Iteration)
+	// OnIteration, when not nil, is told each stage's name, iteration
+	// number and loss (Progress for a caller that names no opt type).
+	OnIteration func(stage string, iter int, loss float64)
+}
+
+// NetLOCO is one command left out: its runs' position RMS (m, their start
+// poses fitted) under the network trained without them and under one
+// constant μ fitted without them.
+type NetLOCO struct {
+	Command    [4]float64
+	Runs       []string
+	Net, Const float64
+}
+
+// NetReport is the outcome of TrainNet.
+type NetReport struct {
+	*NetResult
+	Decay float64 // chosen
+	// Held-out check: the runs of every held-out command, fitted (start
+	// poses only) by the network trained without them, per candidate decay,
+	// and by one constant μ trained the same way. Position RMS (m).
+	HeldOut      []string // ids of the held-out runs
+	ValNet       []float64
+	ValConst     float64
+	Iterations   int  // all stages
+	Overfits     bool // no decay beat the constant μ on the held-out runs
+	ConstMu      [4]float64
+	ConstTrainMu [4]float64
+	// The per-command fits the network starts from: one constant μ per
+	// command (Commands, in order of appearance), fitted over that
+	// command's runs alone (IdentifySquared). PerCommandRMS is their
+	// position RMS over the runs (RMS of the runs' RMS), NetRMS the trained
+	// network's, ConstRMS one constant μ's over all runs: the network is at
+	// its optimum when NetRMS is near PerCommandRMS (issue 25.5: within
+	// 1.2×), which it can represent.
+	Commands      [][4]float64
+	PerCommandMu  [][4]float64
+	PerCommandRMS float64
+	NetRMS        float64
+	ConstRMS      float64
+	// LOCO is the leave-one-command-out report (NetOptions.LeaveOneOut),
+	// one entry per command; nil without it or with one command.
+	LOCO []NetLOCO
+}
+
+// commandGroups returns the distinct command keys of runs (commandKey, in
+// order of appearance) and each run's group.
+func commandGroups(runs []Run) (keys [][4]float64, group []int) {
+	group = make([]int, len(runs))
+	for i := range runs {
+		k := commandKey(&runs[i])
+		g := -1
+		for j, kk := range keys {
+			if kk == k {
+				g = j
+			}
+		}
+		if g < 0 {
+			keys, g = append(keys, k), len(keys)
+		}
+		group[i] = g
+	}
+	return keys, group
+}
+
+// perCommand is one constant μ per command group, each fitted over its
+// runs alone (the per-run fits a network is measured against), with every
+// run's fitted start pose and position RMS.
+type perCommand struct {
+	mu    [][4]float64 // per group
+	pose  [][3]float64 // per run
+	rms   []float64    // per run
+	iters int
+}
+
+func fitPerCommand(p Params, runs []Run, keys [][4]float64, group []int, init [4]float64, set func(string) opt.Settings) (*perCommand, error) {
+	pc := &perCommand{mu: make([][4]float64, len(keys)), pose: make([][3]float64, len(runs)), rms: make([]float64, len(runs))}
+	for g := range keys {
+		var rs []Run
+		var idx []int
+		for i := range runs {
+			if group[i] == g {
+				rs, idx = append(rs, runs[i]), append(idx, i)
+			}
+		}
+		mu, r, f, err := IdentifySquared(p, rs, init, false, set(fmt.Sprintf("per-command fit %d/%d", g+1, len(keys))))
+		if err != nil {
+			return nil, err
+		}
+		pc.iters += r.Opt.Iterations
+		pc.mu[g] = mu
+		for k, i := range idx {
+			pc.pose[i] = f.StartPose(r.X, k)
+			pc.rms[i] = f.RMS(r.X, k)
+		}
+	}
+	return pc, nil
+}
+
+// startFrom is a start for f (over runs[idx]): the network fitted to the
+// per-command μ of the groups that f's runs belong to (TrainFrictionNet,
+// the paper's second stage, its input scale carried over to f's), and
+// each run's start pose from its per-command fit.
+func (f *NetFit) startFrom(pc *perCommand, keys [][4]float64, group, idx []int, seed uint64) []float64 {
+	var cmds, mus [][4]float64
+	seen := map[int]bool{}
+	for _, i := range idx {
+		if g := group[i]; !seen[g] {
+			seen[g] = true
+			cmds, mus = append(cmds, keys[g]), append(mus, pc.mu[g])
+		}
+	}
+	x := f.X0(pc.mu[group[idx[0]]], seed)
+	if net, _, err := TrainFrictionNet(cmds, mus, 1e-3, seed); err == nil && net.Validate() == nil && len(net.B1) == f.H {
+		for i := range net.W1 {
+			for j := range net.W1[i] {
+				net.W1[i][j] *= f.Scale / net.Scale
+			}
+		}
+		copy(x, net.flatten())
+	}
+	nw, B := f.NetWeights(), len(f.runs)
+	for k, i := range idx {
+		x[nw+k], x[nw+B+k], x[nw+2*B+k] = pc.pose[i][0], pc.pose[i][1], pc.pose[i][2]
+	}
+	return x
+}
+
+// constNet is a network vector of h hidden units whose μ is mu everywhere.
+func constNet(h int, muMax float64, mu [4]float64) []float64 {
+	x := make([]float64, netWeights(h))
+	for o := range 4 {
+		m := math.Min(math.Max(mu[o], 1e-6), muMax-1e-6) / muMax
+		x[9*h+o] = math.Log(m / (1 - m))
+	}
+	return x
+}
+
+func rmsOf(v []float64) float64 {
+	var s float64
+	for _, e := range v {
+		s += e * e
+	}
+	return math.Sqrt(s / float64(len(v)))
+}
+
+// TrainNet trains the friction network jointly over runs (issue 25.5):
+//
+//  1. one constant μ per command, fitted over that command's runs alone by
+//     least squares (IdentifySquared): the per-command fits;
+//  2. the network fitted to their (command, μ) pairs (TrainFrictionNet),
+//     with the start poses of the per-command fits, as the start of
+//  3. the joint training through the trajectory loss (NetFit, L-BFGS-B on
+//     NetModel's and MuModel's generated reverse passes), with the weight
+//     decay chosen on held-out commands: every fourth distinct command
+//     (with all its repeats) is left out, the network is trained on the
+//     rest for each candidate decay, and the decay whose network predicts
+//     the held-out runs best (their start poses fitted, the network fixed)
+//     is used to train on all runs. The same check is made for one
+//     constant μ, and Overfits says when no network beat it. With fewer
+//     than three distinct commands there is nothing to hold out and the
+//     largest decay is used;
+//  4. with LeaveOneOut, every command left out in turn (LOCO).
+func TrainNet(p Params, runs []Run, o NetOptions) (*NetReport, error) {
+	start := time.Now()
+	h := o.Hidden
+	if h == 0 {
+		h = NetHidden
+	}
+	decays := o.Decays
+	if decays == nil {
+		decays = []float64{0.1, 1, 10}
+	}
+	rep := &NetReport{}
+	maxIt := o.MaxIterations
+	if maxIt == 0 {
+		maxIt = 1500
+	}
+	progress := func(stage string) opt.Settings {
+		return opt.Settings{MaxIterations: maxIt, Callback: func(it opt.Iteration) bool {
+			if o.Progress != nil {
+				o.Progress(stage, it)
+			}
+			if o.OnIteration != nil {
+				o.OnIteration(stage, it.Iter, it.F)
+			}
+			return true
+		}}
+	}
+	lsq := func(stage string) opt.Settings {
+		s := progress(stage)
+		s.MaxIterations = 0
+		return s
+	}
+	keys, group := commandGroups(runs)
+	pc, err := fitPerCommand(p, runs, keys, group, o.Init, lsq)
+	if err != nil {
+		return nil, err
+	}
+	rep.Iterations += pc.iters
+	rep.Commands, rep.PerCommandMu, rep.PerCommandRMS = keys, pc.mu, rmsOf(pc.rms)
+	// train fits the network over runs[idx] with decay d from the
+	// per-command fits; it returns the fit and its result.
+	train := func(idx []int, d float64, set opt.Settings) (*NetFit, *NetResult, error) {
+		rs := make([]Run, len(idx))
+		for k, i := range idx {
+			rs[k] = runs[i]
+		}
+		f, err := NewNetFit(p, rs, h, d)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := f.Train(f.startFrom(pc, keys, group, idx, o.Seed), nil, set)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Iterations += r.Opt.Iterations
+		return f, r, nil
+	}
+	// constant fits one μ over runs[idx] and returns it as a network
+	constant := func(idx []int, stage string) ([4]float64, error) {
+		rs := make([]Run, len(idx))
+		for k, i := range idx {
+			rs[k] = runs[i]
+		}
+		mu, r, _, err := IdentifySquared(p, rs, o.Init, false, lsq(stage))
+		if err != nil {
+			return mu, err
+		}
+		rep.Iterations += r.Opt.Iterations
+		return mu, nil
+	}
+	// heldOut is the position RMS of runs[idx] under the network xnet of
+	// input scale scale, their start poses fitted
+	heldOut := func(idx []int, scale float64, xnet []float64) (float64, error) {
+		val := make([]Run, len(idx))
+		for k, i := range idx {
+			val[k] = runs[i]
+		}
+		return validateScaled(p, val, h, scale, xnet, o, rep, progress("held-out start poses"))
+	}
+	split := func(out func(g int) bool) (in, held []int) {
+		for i := range runs {
+			if out(group[i]) {
+				held = append(held, i)
+			} else {
+				in = append(in, i)
+			}
+		}
+		return in, held
+	}
+	chosen := decays[len(decays)-1]
+	if len(keys) >= 3 {
+		tr, val := split(func(g int) bool { return g%4 == 3 || (len(keys) < 4 && g == len(keys)-1) })
+		for _, i := range val {
+			rep.HeldOut = append(rep.HeldOut, runs[i].ID)
+		}
+		mu, err := constant(tr, "constant μ, training commands")
+		if err != nil {
+			return nil, err
+		}
+		rep.ConstTrainMu = mu
+		if rep.ValConst, err = heldOut(val, 1, constNet(h, 2, mu)); err != nil {
+			return nil, err
+		}
+		best := math.Inf(1)
+		for _, d := range decays {
+			tf, r, err := train(tr, d, progress(fmt.Sprintf("network, decay %g", d)))
+			if err != nil {
+				return nil, err
+			}
+			v, err := heldOut(val, tf.Scale, r.X[:tf.NetWeights()])
+			if err != nil {
+				return nil, err
+			}
+			rep.ValNet = append(rep.ValNet, v)
+			if v < best {
+				best, chosen = v, d
+			}
+		}
+		rep.Overfits = !(best < rep.ValConst)
+	}
+	rep.Decay = chosen
+	all := make([]int, len(runs))
+	for i := range all {
+		all[i] = i
+	}
+	mu, err := constant(all, "constant μ, all runs")
+	if err != nil {
+		return nil, err
+	}
+	rep.ConstMu = mu
+	final := progress("network, all runs")
+	final.MaxIterations = 4 * maxIt
+	f, r, err := train(all, chosen, final)
+	if err != nil {
+		return nil, err
+	}
+	rep.NetResult = r
+	per := make([]float64, len(runs))
+	for i := range runs {
+		per[i] = f.RMS(r.X, i)
+	}
+	rep.NetRMS = rmsOf(per)
+	if cf, cr, _, err := identifySquaredFit(p, runs, o.Init); err == nil {
+		for i := range runs {
+			per[i] = cf.RMS(cr.X, i)
+		}
+		rep.ConstRMS = rmsOf(per)
+	}
+	if o.LeaveOneOut && len(keys) >= 2 {
+		for g := range keys {
+			tr, val := split(func(k int) bool { return k == g })
+			l := NetLOCO{Command: keys[g]}
+			for _, i := range val {
+				l.Runs = append(l.Runs, runs[i].ID)
+			}
+			tf, r, err := train(tr, chosen, progress(fmt.Sprintf("leave out command %d/%d: network", g+1, len(keys))))
+			if err != nil {
+				return nil, err
+			}
+			if l.Net, err = heldOut(val, tf.Scale, r.X[:tf.NetWeights()]); err != nil {
+				return nil, err
+			}
+			mu, err := constant(tr, fmt.Sprintf("leave out command %d/%d: constant μ", g+1, len(keys)))
+			if err != nil {
+				return nil, err
+			}
+			if l.Const, err = heldOut(val, 1, constNet(h, 2, mu)); err != nil {
+				return nil, err
+			}
+			rep.LOCO = append(rep.LOCO, l)
+		}
+	}
+	rep.Wall = time.Since(start)
+	return rep, nil
+}
+
+// identifySquaredFit is IdentifySquared with its fit, for RMS.
+func identifySquaredFit(p Params, runs []Run, init [4]float64) (*NetFit, *NetResult, [4]float64, error) {
+	mu, r, f, err := IdentifySquared(p, runs, init, false, opt.Settings{})
+	return f, r, mu, err
+}
+
+// validateScaled fits the start poses of the held-out runs under the
+// network xnet (trained with input scale) and returns their position RMS.
+func validateScaled(p Params, val []Run, h int, scale float64, xnet []float64, o NetOptions, rep *NetReport, set opt.Settings) (float64, error) {
+	vf, err := NewNetFit(p, val, h, 0)
+	if err != nil {
+		return 0, err
+	}
+	vf.Scale = scale
+	x := vf.X0(o.Init, o.Seed)
+	copy(x, xnet)
+	free := make([]bool, vf.Dim())
+	for i := vf.NetWeights(); i < len(free); i++ {
+		free[i] = true
+	}
+	r, err := vf.Train(x, free, set)
+	if err != nil {
+		return 0, err
+	}
+	rep.Iterations += r.Opt.Iterations
+	var ss float64
+	var n int
+	for i := range val {
+		e := vf.RMS(r.X, i)
+		m := len(vf.runs[i].cam)
+		ss += e * e * float64(m)
+		n += m
+	}
+	return math.Sqrt(ss / float64(n)), nil
+}
+
+// commandKey is a run's most frequent command, which names its group in
+// the held-out split (repeats of one command are held out together).
+func commandKey(r *Run) [4]float64 {
+	count := map[[4]float64]int{}
+	best, bn := [4]float64{}, -1
+	for _, w := range r.W {
+		count[w]++
+		if count[w] > bn {
+			best, bn = w, count[w]
+		}
+	}
+	return best
 }
