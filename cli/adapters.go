@@ -108,6 +108,10 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			}
 			req.Sources = robotSources(a.sources(off))
 		}
+		cols, err := robots.ParamColumns(a.Init, req.Sources)
+		if err != nil {
+			return modelErr(err)
+		}
 		out, err := id.Identify(req)
 		if err != nil {
 			return modelErr(err)
@@ -122,7 +126,7 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 		if out.Outcome != nil && !errors.As(out.Outcome, &uc) {
 			return out.Outcome
 		}
-		if err := e.writeParams(a.Out, out.Params, out.Report.Status); err != nil {
+		if err := e.writeParams(a.Out, robots.WithColumns(out.Params, cols), out.Report.Status); err != nil {
 			return err
 		}
 		if a.Plot != "" {
@@ -148,7 +152,11 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 		if err != nil {
 			return err
 		}
-		src := a.source().robots()
+		srcs := []robots.Source{a.source().robots()}
+		if _, err := robots.ParamColumns(a.Params, srcs); err != nil {
+			return modelErr(err)
+		}
+		src := srcs[0]
 		src.AutoOffset = a.Auto
 		sim, err := m.(robots.Simulator).Simulate(robots.SimulateRequest{
 			Params: p, ParamsPath: a.Params, Source: src, Plot: a.Plot != "",
@@ -184,6 +192,9 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, 
 		srcs := robotSources(a.sources())
 		for i := range srcs {
 			srcs[i].AutoOffset = a.Offset == "auto"
+		}
+		if _, err := robots.ParamColumns(a.Params, srcs); err != nil {
+			return nil, modelErr(err)
 		}
 		runs, err := m.(robots.Validator).Validate(robots.ValidateRequest{
 			Params: p, ParamsPath: a.Params, Sources: srcs, X0: a.X0,

@@ -29,6 +29,7 @@ func init() {
 			offset := fs.String("offset", "", "seconds added to the pose times, or auto (from the motion onset)")
 			top := fs.Int("top", 5, "how many maps to report")
 			quiet, verbose := addVerbosity(fs)
+			columns := addColumnsFlags(fs)
 			return func(e env) error {
 				m, _ := reg.Get(*model)
 				in, ok := m.(robots.Inspector)
@@ -45,12 +46,15 @@ func init() {
 					return usagef("-top must be at least 1")
 				}
 				a := IdentifyArgs{Offset: *offset}
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
 				for _, p := range strings.Split(*data, ",") {
 					if p = strings.TrimSpace(p); p != "" {
 						a.Data = append(a.Data, p)
 					}
 				}
-				var err error
 				if a.Poses, err = splitPoses(*poses, len(a.Data)); err != nil {
 					return err
 				}
@@ -72,6 +76,9 @@ func init() {
 				if *params != "" {
 					if req.Params, err = readParams(e, m, *params, robots.ForStart); err != nil {
 						return err
+					}
+					if _, err := robots.ParamColumns(*params, req.Sources); err != nil {
+						return modelErr(err)
 					}
 				}
 				r, err := in.Inspect(req)
