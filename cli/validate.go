@@ -129,6 +129,7 @@ func init() {
 				if err != nil {
 					return err
 				}
+				a.Diag.add(v.OutlierWarnings(strings.Join(a.Data, ","))...)
 				if a.PerRun != "" {
 					if err := e.writeOut(a.PerRun, v.WriteRuns); err != nil {
 						return err

@@ -345,6 +345,9 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 	}
 	rms := skidsteer.RMS(calib)
 	d.Add(fit.ResidualNoise("2-s prediction", rms, noise, 0.05, "m")...)
+	if len(calib) > 0 {
+		d.Add(fit.WorseThanNominal(skidSteerFiles(req.Sources), "2-s prediction error (RMS)", skidsteer.RMS(nom), rms, "m")...)
+	}
 	check()
 	res := &Identified{Params: out, Outcome: outcome}
 	rep := fit.Report{Model: "skidsteer", Method: note,
@@ -385,14 +388,23 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 		if err != nil {
 			return nil, nil, err
 		}
+		stale, poses := 0, 0
 		for _, r := range runs {
 			if len(r.PoseRows()) < 2 {
 				_, err := r.Intervals(1, 400)
 				return nil, nil, r.Err(err)
 			}
 			d.Add(fit.TimeUnits(src.Path, r.T)...)
-			x, y, _ := skidSteerPoseColumns(r.Log)
-			d.Add(fit.StaleWarning(src.Path, x, y, r.PoseRows())...)
+			x, y, psi := skidSteerPoseColumns(r.Log)
+			stale, poses = stale+fit.StalePoses(x, y, r.PoseRows()), poses+len(r.PoseRows())
+			if r.ID == "" {
+				d.Add(fit.JumpsBackWarning(src.Path, x, y, r.PoseRows(), r.Line)...)
+			}
+			// before the unit checks (skidSteerChecks), which a stretch
+			// of manual driving would mislead
+			d.Add(fit.CommandMotionWarnings(src.Path, r.T, x, y, psi, r.PoseRows(), func(k int) bool {
+				return r.Vc[k] == 0 && r.Wc[k] == 0
+			})...)
 			pieces, err := skidSteerPieces(d, req.Gaps, r)
 			if err != nil {
 				return nil, nil, err
@@ -405,11 +417,21 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 				logs, ivs = append(logs, q), append(ivs, iv)
 			}
 		}
+		d.Add(fit.StaleCountWarning(src.Path, stale, poses, len(runs))...)
 	}
 	if err := skidSteerChecks(d, logs, files); err != nil {
 		return nil, nil, err
 	}
 	return logs, skidsteer.MergeIntervals(ivs...), nil
+}
+
+// skidSteerFiles names the sources' files, comma-separated.
+func skidSteerFiles(srcs []Source) string {
+	var fs []string
+	for _, s := range srcs {
+		fs = append(fs, s.Path)
+	}
+	return strings.Join(fs, ",")
 }
 
 // skidSteerPoseColumns are a log's poses as columns (0 where none).
