@@ -283,7 +283,7 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 // of its Channels (as validate -plot) when it has them, else its Series.
 func drawFigure(path string, f *robots.Figure) error {
 	if len(f.Channels) > 0 {
-		return plotChannels(path, f.Title, f.Channels)
+		return plotChannels(path, f.Title, f.Channels, nil)
 	}
 	ss := make([]figure.Series, len(f.Series))
 	for i, x := range f.Series {

@@ -25,6 +25,7 @@ import (
 //	wl=left_rpm*0.10472              a scale (rpm to rad/s)
 //	x=pos_x*1+0.5, v=speed-0.02      a scale and/or a constant offset (value = k·source + c)
 //	psi=heading:deg                  degrees to radians, unwrapped within each run
+//	psi=yaw:rad                      radians unwrapped within each run (a recorder's ±π)
 //	psi=quat(qx,qy,qz,qw)            yaw from a unit quaternion (x, y, z, w order), unwrapped
 //
 // A SOURCE that is itself a column of the file is always taken as a name,
@@ -385,7 +386,7 @@ func (m *ColumnMap) read(file string, spec Spec) (*Table, error) {
 		for i := range v {
 			v[i] = k*v[i] + b.Offset*unitScale(b.Unit)
 		}
-		if b.Unit == "deg" {
+		if b.Unit == "deg" || b.Unit == "rad" {
 			unwrap(v, t.TextCol(src.Group))
 		}
 		out[b.target] = v

@@ -112,3 +112,24 @@ func TestColumnsKeyInAParameterFile(t *testing.T) {
 		}
 	}
 }
+
+// yaw:rad unwraps a recorder's ±π jumps within each run (DRIVE's windows
+// record yaw that may wrap).
+func TestColumnMapRadiansUnwrapped(t *testing.T) {
+	log := writeTemp(t, "y.csv", "t,yaw\n0,3.1\n1,-3.1\n2,-3.0\n")
+	m, err := ParseColumnMap("psi=yaw:rad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadLog(log, Spec{Columns: []Column{{Name: "t"}, {Name: "psi"}}, Time: "t"}, LogOptions{Columns: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tab.Col("psi")
+	want := []float64{3.1, 2*3.141592653589793 - 3.1, 2*3.141592653589793 - 3.0}
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-12 || d < -1e-12 {
+			t.Fatalf("psi %v, want %v", got, want)
+		}
+	}
+}
