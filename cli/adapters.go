@@ -282,6 +282,20 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 // drawFigure draws an adapter's figure (robots.Figure) into path: panels
 // of its Channels (as validate -plot) when it has them, else its Series.
 func drawFigure(path string, f *robots.Figure) error {
+	return plotFailed(f.Title, drawSeries(path, f))
+}
+
+// plotFailed is a figure's failure as the all-or-nothing rule says it: the
+// figure named, nothing written, the results there without -plot (nil
+// stays nil).
+func plotFailed(title string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("-plot: the figure %q could not be drawn (%v); nothing written: run without -plot for the results", title, err)
+}
+
+func drawSeries(path string, f *robots.Figure) error {
 	if len(f.Channels) > 0 {
 		return plotChannels(path, f.Title, f.Channels, nil)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,5 +49,16 @@ func TestValidatePlotLegendScales(t *testing.T) {
 				t.Errorf("180 runs: legend %q,\nwant %q", names, want)
 			}
 		}
+	}
+}
+
+// A figure that still fails to draw names the figure, and says that
+// nothing was written and that the results are there without -plot
+// (issue 28, Deliver 1).
+func TestPlotFailureNamesTheFigure(t *testing.T) {
+	ch := fit.Channel{Name: "x", Unit: "m", T: []float64{0, 1}, Meas: []float64{0, 1}, Pred: []float64{0, 1}, Run: []int{0, 0}}
+	err := plotChannels(filepath.Join(t.TempDir(), "no-such-dir", "v.png"), "skidsteer: w.csv predicted", []fit.Channel{ch}, nil)
+	if err == nil || !strings.Contains(err.Error(), `figure "skidsteer: w.csv predicted"`) || !strings.Contains(err.Error(), "nothing written") || !strings.Contains(err.Error(), "without -plot") {
+		t.Errorf("error %v", err)
 	}
 }

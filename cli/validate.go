@@ -208,7 +208,7 @@ func (a ValidateArgs) sources() []logSource {
 // plotChannels draws each output against time (measured samples as points
 // above the model line, one colour per run) beside its residual.
 func plotChannels(path, title string, chs []fit.Channel, runs []fit.RunMetrics) error {
-	return figure.Panels(path, title, 2, channelPanels(chs, runs))
+	return plotFailed(title, figure.Panels(path, title, 2, channelPanels(chs, runs)))
 }
 
 // legendRuns is how many runs get a legend entry each; past it the runs
