@@ -112,7 +112,20 @@ func (SkidSteer) Simulate(req SimulateRequest) (*Simulation, error) {
 		sr[i] = simRun{ID: r.ID, T: r.T[:len(trajs[i])], Cols: [][]float64{x, y, psi}}
 	}
 	write := func(w io.Writer) error { return writeSimulation(w, []string{"x", "y", "psi"}, hasTraj, sr) }
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		prs := make([]PathRun, len(runs))
+		for i, r := range runs {
+			pr := PathRun{ID: r.ID, PredX: sr[i].Cols[0], PredY: sr[i].Cols[1]}
+			for _, k := range r.PoseRows() {
+				pr.MeasX, pr.MeasY = append(pr.MeasX, r.Pose[k].X), append(pr.MeasY, r.Pose[k].Y)
+				pr.Pair = append(pr.Pair, k)
+			}
+			prs[i] = pr
+		}
+		sim.Figure = PathFigure("skidsteer: predicted path", prs)
+	}
+	return sim, nil
 }
 
 // SimulateSkidSteerLog rolls the model out over the log anchored at its
