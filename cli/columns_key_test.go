@@ -29,6 +29,10 @@ func TestParameterFileColumnsKey(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("identify: status %d\n%s%s", st, stdout, stderr)
 	}
+	// the summary names the columns the inputs came from (issue 28.6)
+	if !strings.Contains(stdout, "inputs: vc, wc from the measured wheel speeds wl (column meas_left), wr (column meas_right) (r = 0.3 m, track = 1.08 m)") {
+		t.Errorf("the summary does not name the input columns:\n%s", stdout)
+	}
 	if !strings.Contains(stdout, "30 run(s)") {
 		t.Errorf("identify did not read 30 training windows:\n%s", stdout)
 	}

@@ -368,7 +368,7 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 		Params:   ps,
 		Residual: fit.Residual{Name: "2-s prediction", Unit: "m", RMS: rms},
 		Warnings: slices.Clone(d.Warnings), Evaluations: evals, Elapsed: elapsed,
-		Lines: []string{skidSteerPredictionLine(logs, nom, calib)},
+		Lines: []string{skidSteerPredictionLine(logs, nom, calib), skidSteerInputsLine(logs, init, req.Sources)},
 	}
 	rep.Status = status
 	res.Report = rep
@@ -436,6 +436,33 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 		return nil, nil, err
 	}
 	return logs, skidsteer.MergeIntervals(ivs...), nil
+}
+
+// skidSteerInputsLine says which logged columns gave the commands vc, wc
+// (the readers' precedence: vc, wc themselves; else the parameter file's
+// command_map; else the wheel speeds wl, wr with r and track), with the
+// column map's sources where one renamed them (issue 28: the summary never
+// said which it used).
+func skidSteerInputsLine(logs []*skidsteer.Log, p skidsteer.Params, srcs []Source) string {
+	src := func(target string) string {
+		for _, s := range srcs {
+			if s.Columns != nil {
+				for _, e := range s.Columns.Entries {
+					if strings.EqualFold(e.Target, target) {
+						return fmt.Sprintf("%s (column %s)", target, strings.Join(e.Sources, ", "))
+					}
+				}
+			}
+		}
+		return target
+	}
+	switch {
+	case len(logs) > 0 && logs[0].Wl != nil:
+		return fmt.Sprintf("inputs: vc, wc from the measured wheel speeds %s, %s (r = %g m, track = %g m)", src("wl"), src("wr"), p.R, p.Track)
+	case p.CommandMap != nil:
+		return fmt.Sprintf("inputs: vc, wc from the command_map's columns %s", strings.Join(p.CommandMap.Columns, ", "))
+	}
+	return fmt.Sprintf("inputs: the commands %s, %s", src("vc"), src("wc"))
 }
 
 // skidSteerFiles names the sources' files, comma-separated.
