@@ -36,11 +36,12 @@
 //     (PlanWheelFollow, MPC);
 //   - Planner: Plan a path to a goal around obstacles (the skid-steer's
 //     SBMPO energy planner);
-//   - Inspector: Inspect a log (the Mecanum robot's channel-map search).
+//   - Inspector: Inspect a log (a search over signed channel maps: the
+//     Mecanum robot's four wheel channels, the skid-steer's vc, wc).
 //
 // Of the built-in models every one is a ParamReader, Identifier,
 // Simulator and Validator; DiffDrive and SkidSteer are Drivers, Mecanum a
-// WheelDriver and Inspector, SkidSteer a Planner.
+// WheelDriver and Inspector, SkidSteer a Planner and Inspector.
 //
 // A request's Sink receives warnings as they are found (they also come
 // back as values) and progress lines; a Sink that is also a Noter shows
