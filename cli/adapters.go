@@ -108,6 +108,10 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 			}
 			req.Sources = robotSources(a.sources(off))
 		}
+		cols, err := robots.ParamColumns(a.Init, req.Sources)
+		if err != nil {
+			return modelErr(err)
+		}
 		out, err := id.Identify(req)
 		if err != nil {
 			return modelErr(err)
@@ -122,7 +126,7 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 		if out.Outcome != nil && !errors.As(out.Outcome, &uc) {
 			return out.Outcome
 		}
-		if err := e.writeParams(a.Out, out.Params, out.Report.Status); err != nil {
+		if err := e.writeParams(a.Out, robots.WithColumns(out.Params, cols), out.Report.Status); err != nil {
 			return err
 		}
 		if a.Plot != "" {
@@ -144,7 +148,11 @@ func simulateWith(m robots.Model) func(env, SimulateArgs) error {
 		if err != nil {
 			return err
 		}
-		src := a.source().robots()
+		srcs := []robots.Source{a.source().robots()}
+		if _, err := robots.ParamColumns(a.Params, srcs); err != nil {
+			return modelErr(err)
+		}
+		src := srcs[0]
 		src.AutoOffset = a.Auto
 		sim, err := m.(robots.Simulator).Simulate(robots.SimulateRequest{
 			Params: p, ParamsPath: a.Params, Source: src, Plot: a.Plot != "",
@@ -176,6 +184,9 @@ func validateWith(m robots.Model) func(env, ValidateArgs) ([]fit.ValidationRun, 
 		srcs := robotSources(a.sources())
 		for i := range srcs {
 			srcs[i].AutoOffset = a.Offset == "auto"
+		}
+		if _, err := robots.ParamColumns(a.Params, srcs); err != nil {
+			return nil, modelErr(err)
 		}
 		runs, err := m.(robots.Validator).Validate(robots.ValidateRequest{
 			Params: p, ParamsPath: a.Params, Sources: srcs, X0: a.X0,
@@ -222,12 +233,18 @@ func validateHandler(reg *robots.Registry, model string) (func(env, ValidateArgs
 // output path: panels of its Channels (as validate -plot) when it has them,
 // else its Series; PNG, SVG or PDF by the path's extension.
 func (e env) drawFigure(path string, f *robots.Figure) error {
+	return e.drawFigureRuns(path, f, nil)
+}
+
+// drawFigureRuns is drawFigure with validate's per-run metrics, which label
+// the worst runs when they are many (channelPanels).
+func (e env) drawFigureRuns(path string, f *robots.Figure, runs []fit.RunMetrics) error {
 	if path == "-" {
 		return fmt.Errorf("a figure cannot be written to stdout")
 	}
 	return e.writeOut(path, func(w io.Writer) error {
 		if len(f.Channels) > 0 {
-			return plotChannels(w, figure.Format(path), f.Title, f.Channels)
+			return plotChannels(w, figure.Format(path), f.Title, f.Channels, runs)
 		}
 		ss := make([]figure.Series, len(f.Series))
 		for i, x := range f.Series {
@@ -237,6 +254,16 @@ func (e env) drawFigure(path string, f *robots.Figure) error {
 				ss[i].Color = figure.Palette[(x.Color-1)%len(figure.Palette)]
 			}
 		}
-		return figure.WriteXY(w, figure.Format(path), f.Title, f.XLabel, f.YLabel, f.Equal, ss)
+		return plotFailed(f.Title, figure.WriteXY(w, figure.Format(path), f.Title, f.XLabel, f.YLabel, f.Equal, ss))
 	})
+}
+
+// plotFailed is a figure's failure as the all-or-nothing rule says it: the
+// figure named, nothing written, the results there without -plot (nil
+// stays nil).
+func plotFailed(title string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("-plot: the figure %q could not be drawn (%v); nothing written: run without -plot for the results", title, err)
 }

@@ -33,7 +33,7 @@ func init() {
 			addPosesFlag(fs, &a.Poses)
 			addHoldLastFlag(fs, &a.HoldLast)
 			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
-			fs.StringVar(&a.Plot, "plot", "", "mecanum: PNG file of the predicted path against the log's camera poses")
+			fs.StringVar(&a.Plot, "plot", "", "mecanum, skidsteer: PNG, SVG or PDF file of the predicted path against the log's measured poses")
 			columns := addColumnsFlags(fs)
 			return func(e env) error {
 				var err error

@@ -17,18 +17,19 @@ import (
 func init() {
 	register(command{
 		name:    "inspect",
-		usage:   "inspect -model mecanum -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-params P.json] [-channels c1,c2,c3,c4] [-offset S|auto] [-top N]",
-		summary: "Check the wiring of a recording: try the 384 signed channel permutations, report the best few maps with their fit, and warn when the motion contradicts the parameter file's command_map.",
+		usage:   "inspect -model mecanum|skidsteer -data LOG.csv[,LOG2.csv...] [-poses CAM.csv,...] [-params P.json] [-channels c1,...] [-offset S|auto] [-top N] [-columns MAP] [-where F] [-from S] [-to S]",
+		summary: "Check the wiring of a recording: try every signed permutation of the command channels (mecanum: 384 of four wheel channels, ranked by a constant-μ fit; skidsteer: 8 of vc, wc, ranked by an IPEM calibration's predictions), report the best few maps with their fit, and warn when the motion contradicts the parameter file's command_map.",
 		flags: func(fs *flag.FlagSet, reg *robots.Registry) func(env) error {
 			names := inspectors(reg)
 			model := fs.String("model", "", "robot model: "+strings.Join(names, ", "))
 			data := fs.String("data", "", "log CSV file(s), comma-separated")
 			poses := fs.String("poses", "", "separate camera CSV(s), one per log")
 			params := fs.String("params", "", "parameter JSON: the robot's constants and the declared command_map")
-			channels := fs.String("channels", "", "the four logged command columns (default: the command_map's, else w1,w2,w3,w4)")
+			channels := fs.String("channels", "", "the logged command columns, as many as the model has commands (default: the command_map's, else the model's own: mecanum w1,w2,w3,w4, skidsteer vc,wc)")
 			offset := fs.String("offset", "", "seconds added to the pose times, or auto (from the motion onset)")
 			top := fs.Int("top", 5, "how many maps to report")
 			quiet, verbose := addVerbosity(fs)
+			columns := addColumnsFlags(fs)
 			return func(e env) error {
 				m, _ := reg.Get(*model)
 				in, ok := m.(robots.Inspector)
@@ -45,12 +46,15 @@ func init() {
 					return usagef("-top must be at least 1")
 				}
 				a := IdentifyArgs{Offset: *offset}
+				var err error
+				if a.Columns, err = columns(); err != nil {
+					return err
+				}
 				for _, p := range strings.Split(*data, ",") {
 					if p = strings.TrimSpace(p); p != "" {
 						a.Data = append(a.Data, p)
 					}
 				}
-				var err error
 				if a.Poses, err = splitPoses(*poses, len(a.Data)); err != nil {
 					return err
 				}
@@ -72,6 +76,9 @@ func init() {
 				if *params != "" {
 					if req.Params, err = readParams(e, m, *params, robots.ForStart); err != nil {
 						return err
+					}
+					if _, err := robots.ParamColumns(*params, req.Sources); err != nil {
+						return modelErr(err)
 					}
 				}
 				r, err := in.Inspect(req)
@@ -111,7 +118,7 @@ func printInspection(e env, r *robots.Inspection, params string) {
 		}
 		return fmt.Sprintf(`{"columns": [%s], "scale": [%s]}`, strings.Join(cols, ", "), strings.Join(sc, ", "))
 	}
-	fmt.Fprintf(e.stdout, "inspect: %d run(s), %d signed channel maps tried (channels %s); the best, by the position RMS of a constant-μ fit with free start poses:\n", r.Runs, r.Tried, strings.Join(r.Channels, ", "))
+	fmt.Fprintf(e.stdout, "inspect: %d run(s), %d signed channel maps tried (channels %s); the best, by %s:\n", r.Runs, r.Tried, strings.Join(r.Channels, ", "), r.Method)
 	for i, m := range r.Best {
 		fmt.Fprintf(e.stdout, "  %d. RMS %.4f m  %s  \"command_map\": %s\n", i+1, m.RMS, m.Fit, label(m))
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -128,13 +129,14 @@ func init() {
 				if err != nil {
 					return err
 				}
+				a.Diag.add(v.OutlierWarnings(strings.Join(a.Data, ","))...)
 				if a.PerRun != "" {
 					if err := e.writeOut(a.PerRun, v.WriteRuns); err != nil {
 						return err
 					}
 				}
 				if a.Plot != "" {
-					if err := e.drawFigure(a.Plot, &robots.Figure{Title: fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), Channels: v.Channels}); err != nil {
+					if err := e.drawFigureRuns(a.Plot, &robots.Figure{Title: fmt.Sprintf("%s: %s predicted from %s", *model, strings.Join(a.Data, ","), a.Params), Channels: v.Channels}, v.Runs); err != nil {
 						return err
 					}
 				}
@@ -163,16 +165,53 @@ func (a ValidateArgs) sources() []logSource {
 // plotChannels draws each output against time (measured samples as points
 // above the model line, one colour per run) beside its residual, into w in
 // format (figure.WritePanels).
-func plotChannels(w io.Writer, format, title string, chs []fit.Channel) error {
+func plotChannels(w io.Writer, format, title string, chs []fit.Channel, runs []fit.RunMetrics) error {
+	return plotFailed(title, figure.WritePanels(w, format, title, 2, channelPanels(chs, runs)))
+}
+
+// legendRuns is how many runs get a legend entry each; past it the runs
+// are drawn in two groups (measured, model) with the worst few by endpoint
+// error labelled by their traj (issue 28: 180 runs drew a 360-entry
+// legend over the data).
+const legendRuns = 6
+
+// channelPanels are validate's panels: each channel against time, and its
+// residual.
+func channelPanels(chs []fit.Channel, runs []fit.RunMetrics) []figure.Panel {
+	n := 0
+	for i := range chs {
+		for _, r := range chs[i].Run {
+			n = max(n, r+1)
+		}
+	}
+	id := func(r int) string {
+		if r < len(runs) && runs[r].ID != "" {
+			return runs[r].ID
+		}
+		return fmt.Sprint(r + 1)
+	}
+	// the worst runs by endpoint error, labelled when the runs are many
+	worst := map[int]int{} // run -> rank
+	if n > legendRuns {
+		var order []int
+		for r := range min(n, len(runs)) {
+			if !math.IsNaN(runs[r].Endpoint) {
+				order = append(order, r)
+			}
+		}
+		sort.SliceStable(order, func(i, j int) bool { return runs[order[i]].Endpoint > runs[order[j]].Endpoint })
+		for k, r := range order[:min(3, len(order))] {
+			worst[r] = k
+		}
+	}
+	grey := color.RGBA{R: 150, G: 150, B: 150, A: 255}
 	var ps []figure.Panel
 	for i := range chs {
 		c := &chs[i]
-		runs := 0
-		for _, r := range c.Run {
-			runs = max(runs, r+1)
-		}
 		var sig, res []figure.Series
-		for r := range runs {
+		top := make([][]figure.Series, len(worst)) // the labelled worst runs, worst first, drawn last
+		named := false
+		for r := range n {
 			var t, m, p, e []float64
 			for k := range c.T {
 				if c.Run[k] == r {
@@ -181,20 +220,38 @@ func plotChannels(w io.Writer, format, title string, chs []fit.Channel) error {
 			}
 			col := figure.Palette[r%len(figure.Palette)]
 			mn, pn := "measured", "model"
-			if runs > 1 {
-				mn, pn = fmt.Sprintf("run %d measured", r+1), fmt.Sprintf("run %d model", r+1)
+			switch rank, bad := worst[r]; {
+			case n <= 1:
+			case n <= legendRuns:
+				mn, pn = fmt.Sprintf("run %s measured", id(r)), fmt.Sprintf("run %s model", id(r))
+			case bad:
+				col = figure.Palette[(1+rank)%len(figure.Palette)]
+				mn, pn = fmt.Sprintf("run %s (endpoint %.3g m)", id(r), runs[r].Endpoint), ""
+			default:
+				col = grey
+				if named {
+					mn, pn = "", ""
+				} else {
+					mn, pn = fmt.Sprintf("measured (%d runs)", n), "model"
+				}
+				named = true
 			}
 			// samples first, the model line over them in black: both visible
-			sig = append(sig, figure.Series{Name: mn, X: t, Y: m, Points: true, Color: col, Size: 1.6},
-				figure.Series{Name: pn, X: t, Y: p, Color: color.Black, Width: 1})
+			ser := []figure.Series{{Name: mn, X: t, Y: m, Points: true, Color: col, Size: 1.6},
+				{Name: pn, X: t, Y: p, Color: color.Black, Width: 1}}
+			if rank, bad := worst[r]; bad {
+				top[rank] = ser
+			} else {
+				sig = append(sig, ser...)
+			}
 			res = append(res, figure.Series{X: t, Y: e, Points: true, Color: col, Size: 1.2})
 		}
 		f, _, _ := c.Fit()
 		ps = append(ps,
-			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: sig},
+			figure.Panel{Title: fmt.Sprintf("%s: fit %.1f %%", c.Name, f), XLabel: "t (s)", YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit), Series: append(sig, slices.Concat(top...)...)},
 			figure.Panel{Title: c.Name + " residual (measured − model)", XLabel: "t (s)", YLabel: c.Unit, Series: res})
 	}
-	return figure.WritePanels(w, format, title, 2, ps)
+	return ps
 }
 
 // warnTee passes the lines written to it on to w, except those that start

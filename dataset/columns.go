@@ -25,6 +25,7 @@ import (
 //	wl=left_rpm*0.10472              a scale (rpm to rad/s)
 //	x=pos_x*1+0.5, v=speed-0.02      a scale and/or a constant offset (value = k·source + c)
 //	psi=heading:deg                  degrees to radians, unwrapped within each run
+//	psi=yaw:rad                      radians unwrapped within each run (a recorder's ±π)
 //	psi=quat(qx,qy,qz,qw)            yaw from a unit quaternion (x, y, z, w order), unwrapped
 //
 // A SOURCE that is itself a column of the file is always taken as a name,
@@ -58,15 +59,19 @@ type ColumnEntry struct {
 
 // Filter keeps the rows whose Column compares to Value by Op (=, !=, <, <=,
 // >, >=). = and != compare numbers as numbers when both sides are numbers,
-// text otherwise; the ordering operators need numbers.
+// text otherwise; the ordering operators need numbers. Mod > 0 compares the
+// cell's value modulo Mod instead ("calib_step%2=0": every other step, a
+// train/test split by a column's parity); the cell must then be a number.
 type Filter struct {
 	Column, Op, Value string
+	Mod               int64
 }
 
 var (
 	entryRe  = regexp.MustCompile(`^(.+?)(?:\*(-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))?([+-](?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)?(?::([a-zµ]+))?$`)
 	quatRe   = regexp.MustCompile(`^quat\(([^()]*)\)$`)
 	filterRe = regexp.MustCompile(`^\s*([^=!<>]+?)\s*(=|!=|<=|>=|<|>)\s*(.*?)\s*$`)
+	modRe    = regexp.MustCompile(`^(.+?)\s*%\s*([0-9]+)$`)
 	units    = map[string]float64{"s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 )
 
@@ -189,6 +194,16 @@ func ParseFilter(s string) (Filter, error) {
 		return Filter{}, fmt.Errorf("where: %q is not COLUMN OP VALUE (OP one of = != < <= > >=)", s)
 	}
 	f := Filter{Column: g[1], Op: g[2], Value: g[3]}
+	if m := modRe.FindStringSubmatch(f.Column); m != nil {
+		k, err := strconv.ParseInt(m[2], 10, 64)
+		if err != nil || k < 1 {
+			return Filter{}, fmt.Errorf("where: %q: the modulus %s must be a whole number ≥ 1", s, m[2])
+		}
+		f.Column, f.Mod = m[1], k
+		if _, err := strconv.ParseFloat(f.Value, 64); err != nil {
+			return Filter{}, fmt.Errorf("where: %q: %s%%%d compares numbers, %q is not one", s, f.Column, k, f.Value)
+		}
+	}
 	if f.Op != "=" && f.Op != "!=" {
 		if _, err := strconv.ParseFloat(f.Value, 64); err != nil {
 			return Filter{}, fmt.Errorf("where: %q: %s compares numbers, %q is not one", s, f.Op, f.Value)
@@ -197,13 +212,27 @@ func ParseFilter(s string) (Filter, error) {
 	return f, nil
 }
 
-func (f Filter) String() string { return f.Column + f.Op + f.Value }
+func (f Filter) String() string {
+	if f.Mod > 0 {
+		return fmt.Sprintf("%s%%%d%s%s", f.Column, f.Mod, f.Op, f.Value)
+	}
+	return f.Column + f.Op + f.Value
+}
 
 // keep reports whether the cell v passes the filter; an error for an
 // ordering comparison on a cell that is not a number.
 func (f Filter) keep(v string) (bool, error) {
 	a, errA := strconv.ParseFloat(v, 64)
 	b, errB := strconv.ParseFloat(f.Value, 64)
+	if f.Mod > 0 {
+		if errA != nil || a != math.Trunc(a) || math.Abs(a) > 1<<53 {
+			return false, fmt.Errorf("%q is not a whole number (the filter %s takes it modulo %d)", v, f, f.Mod)
+		}
+		a = float64(int64(a) % f.Mod)
+		if a < 0 {
+			a += float64(f.Mod)
+		}
+	}
 	numeric := errA == nil && errB == nil
 	switch f.Op {
 	case "=":
@@ -357,7 +386,7 @@ func (m *ColumnMap) read(file string, spec Spec) (*Table, error) {
 		for i := range v {
 			v[i] = k*v[i] + b.Offset*unitScale(b.Unit)
 		}
-		if b.Unit == "deg" {
+		if b.Unit == "deg" || b.Unit == "rad" {
 			unwrap(v, t.TextCol(src.Group))
 		}
 		out[b.target] = v

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -92,14 +93,14 @@ func DecodeJSONOptions(b []byte, file string, v any, o JSONOptions) error {
 	}
 	// The structural checks first: a syntax error found there is left to
 	// the decoder below, which reports it with its position.
-	chk := &jsonChecker{b: b, file: file, dec: json.NewDecoder(bytes.NewReader(b)), model: o.Model, fitAt: [2]int64{-1, -1}}
+	chk := &jsonChecker{b: b, file: file, dec: json.NewDecoder(bytes.NewReader(b)), model: o.Model}
 	keys, err := chk.value(reflect.TypeOf(v), "", 0)
 	var je *JSONError
 	if errors.As(err, &je) {
 		return je
 	}
-	if chk.fitAt[0] >= 0 {
-		b = blankMember(b, chk.fitAt[0], chk.fitAt[1])
+	for _, r := range chk.skip {
+		b = blankMember(b, r[0], r[1])
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if o.Strict {
@@ -147,7 +148,10 @@ type jsonChecker struct {
 	file  string
 	dec   *json.Decoder
 	model string
-	fitAt [2]int64 // byte range of the top-level FitKey member, from its key to its value's end
+	// skip are the byte ranges of the top-level FitKey and ColumnsKey
+	// members (from the key to the value's end) that the file's type has no
+	// field for: blanked before decoding.
+	skip [][2]int64
 }
 
 // FitKey is the top-level key of the record a command writes about the fit
@@ -155,6 +159,58 @@ type jsonChecker struct {
 // not a parameter: readers skip it, so that an identified file reads back
 // unchanged.
 const FitKey = "fit"
+
+// ColumnsKey is the top-level key of a parameter file's column map: the
+// log's columns as the model's, an object of TARGET: SOURCE strings in
+// -columns' syntax ({"t": "ros_time:ns", "wl": "meas_left_vel"}; see
+// ColumnMap). It describes the robot's recordings, not its parameters:
+// parameter readers skip it and ReadColumnsKey reads it.
+const ColumnsKey = "columns"
+
+// ReadColumnsKey reads the ColumnsKey member of a parameter file as a
+// column map, with its entries as written (to carry them into another
+// parameter file): nil, nil when the file has none. Errors name the file,
+// the line and the key (a source in error names its entry).
+func ReadColumnsKey(path string) (*ColumnMap, map[string]string, error) {
+	var v struct {
+		Columns map[string]string `json:"columns"`
+	}
+	if err := ReadJSON(path, &v, JSONOptions{}); err != nil {
+		return nil, nil, err
+	}
+	if v.Columns == nil {
+		return nil, nil, nil
+	}
+	m, err := NewColumnMap(v.Columns)
+	if err != nil {
+		return nil, nil, &JSONError{File: path, Key: ColumnsKey, Err: err}
+	}
+	return m, v.Columns, nil
+}
+
+// Override returns the map m with over's choices on top (the command
+// line's -columns over a parameter file's "columns"): an entry of over
+// replaces m's entry for the same target, over's filters are added to m's,
+// and over's time range replaces m's when it sets one. Either may be nil.
+func (m *ColumnMap) Override(over *ColumnMap) *ColumnMap {
+	if m == nil {
+		return over
+	}
+	if over == nil {
+		return m
+	}
+	out := &ColumnMap{Where: append(slices.Clone(m.Where), over.Where...), From: m.From, To: m.To}
+	for _, e := range m.Entries {
+		if _, ok := over.entry(e.Target); !ok {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	out.Entries = append(out.Entries, over.Entries...)
+	if over.From != 0 || over.To != 0 {
+		out.From, out.To = over.From, over.To
+	}
+	return out
+}
 
 // blankMember replaces the object member at [from, to) and one comma next
 // to it by spaces, keeping every other byte's line and column.
@@ -283,7 +339,21 @@ func (c *jsonChecker) value(t reflect.Type, key string, depth int) (map[string]b
 					if open := bytes.IndexAny(c.b[voff:], "{[\"0123456789-tfn"); open < 0 || c.b[voff+int64(open)] != '{' {
 						return nil, c.fail(voff, name, "want an object (the record of a fit)")
 					}
-					c.fitAt = [2]int64{koff - 1, c.dec.InputOffset()}
+					c.skip = append(c.skip, [2]int64{koff - 1, c.dec.InputOffset()})
+					continue
+				}
+			}
+			if depth == 0 && k == ColumnsKey {
+				if _, known := fields[k]; !known && fields != nil {
+					voff := c.dec.InputOffset()
+					var cols map[string]string
+					if _, err := c.value(reflect.TypeOf(cols), name, depth+1); err != nil {
+						return nil, err
+					}
+					if open := bytes.IndexAny(c.b[voff:], "{[\"0123456789-tfn"); open < 0 || c.b[voff+int64(open)] != '{' {
+						return nil, c.fail(voff, name, "want an object of TARGET: SOURCE strings (the log's column map)")
+					}
+					c.skip = append(c.skip, [2]int64{koff - 1, c.dec.InputOffset()})
 					continue
 				}
 			}

@@ -144,6 +144,8 @@ func Read(r io.Reader, file string, spec Spec) (*Table, error) {
 	}
 	if g := byKey[key(spec.Group)]; spec.Group != "" && g.index >= 0 {
 		rd.group = g
+	} else if spec.Group != "" {
+		rd.groupName = spec.Group
 	}
 	for {
 		rec, err := rd.next()
@@ -187,9 +189,13 @@ type reader struct {
 	present []*field // the Spec's columns found in the header, in header order
 	time    *field   // nil: no time column
 	group   *field   // nil: no grouping (none asked for, or absent)
+	// groupName is the Spec's group column when the file lacks it (a time
+	// that goes back then suggests runs concatenated without it).
+	groupName string
 
 	lines    []int          // of the data rows so far
 	prevT    float64        // time on the previous row
+	firstT   float64        // time on the first data row
 	prevLine int            // line of the previous row
 	run      string         // group value of the current run
 	ended    map[string]int // group value -> last line of its finished run
@@ -309,10 +315,16 @@ func (rd *reader) row(rec []string) error {
 			within := ""
 			if rd.group != nil {
 				within = " within each " + showName(rd.group.header)
+			} else if rd.groupName != "" && t < rd.prevT && t <= rd.firstT {
+				// issue 28: windows concatenated, each restarting its clock
+				within = fmt.Sprintf("; a time that goes back is where a new run starts: several runs in one file need a %s column naming each (or -columns %s=COLUMN)", rd.groupName, rd.groupName)
 			}
 			return rd.cellError(rd.time, ErrNotIncreasing,
 				"time %s is not after %s on line %d (%s must be strictly increasing%s)",
 				formatFloat(t), formatFloat(rd.prevT), rd.prevLine, showName(rd.time.header), within)
+		}
+		if len(rd.lines) == 0 {
+			rd.firstT = t
 		}
 		rd.prevT = t
 	}

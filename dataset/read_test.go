@@ -81,8 +81,11 @@ func TestReadErrors(t *testing.T) {
 			msg: "log.csv: line 2: 1 field, header has 5"},
 		{name: "equal time", in: "t,w1,w2,w3,w4\n0,1,2,3,4\n# camera lost\n\n0,1,2,3,4\n", kind: ErrNotIncreasing, line: 5, column: "t",
 			msg: `log.csv: line 5, column "t": time 0 is not after 0 on line 2 (t must be strictly increasing)`},
-		{name: "decreasing time", in: "t,w1,w2,w3,w4\n0.25,1,2,3,4\n0.5,1,2,3,4\n0.125,1,2,3,4\n", kind: ErrNotIncreasing, line: 4, column: "t",
-			msg: `log.csv: line 4, column "t": time 0.125 is not after 0.5 on line 3 (t must be strictly increasing)`},
+		{name: "decreasing time", in: "t,w1,w2,w3,w4\n0.25,1,2,3,4\n0.5,1,2,3,4\n0.375,1,2,3,4\n", kind: ErrNotIncreasing, line: 4, column: "t",
+			msg: `log.csv: line 4, column "t": time 0.375 is not after 0.5 on line 3 (t must be strictly increasing)`},
+		// issue 28: runs concatenated without traj, each restarting its clock
+		{name: "time back to the start", in: "t,w1,w2,w3,w4\n0,1,2,3,4\n0.5,1,2,3,4\n0,1,2,3,4\n", kind: ErrNotIncreasing, line: 4, column: "t",
+			msg: `log.csv: line 4, column "t": time 0 is not after 0.5 on line 3 (t must be strictly increasing; a time that goes back is where a new run starts: several runs in one file need a traj column naming each (or -columns traj=COLUMN))`},
 		{name: "negative zero after zero", in: "T,w1,w2,w3,w4\n0,1,2,3,4\n-0,1,2,3,4\n", kind: ErrNotIncreasing, line: 3, column: "T"},
 		{name: "time within a group", in: logHeader + "0,1,2,3,4,,,,a\n1,1,2,3,4,,,,b\n0.5,1,2,3,4,,,,b\n", kind: ErrNotIncreasing, line: 4, column: "t",
 			msg: `log.csv: line 4, column "t": time 0.5 is not after 1 on line 3 (t must be strictly increasing within each traj)`},

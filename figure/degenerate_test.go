@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,6 +33,22 @@ func TestDegenerateDataNeverHangs(t *testing.T) {
 		},
 		"empty clouds": func(p string) error {
 			return Clouds(p, "t", "x", "y", []Cloud{{Name: "nominal"}, {Name: "calibrated"}})
+		},
+		"NaN and Inf values": func(p string) error {
+			nan, inf := math.NaN(), math.Inf(1)
+			return XY(p, "t", "x", "y", false, []Series{{Name: "a", X: []float64{0, 1, 2, 3}, Y: []float64{nan, 1, inf, 2}}, {Name: "b", X: []float64{nan}, Y: []float64{nan}, Points: true}})
+		},
+		"only NaN, equal axes": func(p string) error {
+			return XY(p, "t", "x", "y", true, []Series{{Name: "a", X: []float64{math.NaN(), math.NaN()}, Y: []float64{math.NaN(), 1}, Points: true}})
+		},
+		"NaN cloud": func(p string) error {
+			return Clouds(p, "t", "x", "y", []Cloud{{Name: "nominal", X: []float64{math.NaN()}, Y: []float64{1}, CurveX: []float64{math.NaN(), 0}, CurveY: []float64{0, math.Inf(-1)}}})
+		},
+		"NaN panel": func(p string) error {
+			return Panels(p, "t", 2, []Panel{{Title: "a", Series: []Series{{X: []float64{0, 1}, Y: []float64{math.NaN(), math.NaN()}}}}, {Title: "b", Series: []Series{{X: []float64{1}, Y: []float64{1}, Points: true}}}})
+		},
+		"NaN segments": func(p string) error {
+			return XY(p, "t", "x", "y", true, []Series{{Name: "axis", Segments: true, X: []float64{0, 1, math.NaN(), 2, 3, 4}, Y: []float64{0, 1, 2, 2, 3, 4}}})
 		},
 		"empty panel": func(p string) error {
 			return Panels(p, "t", 2, []Panel{{Title: "a"}, {Title: "b", Series: []Series{{X: []float64{1}, Y: []float64{1}}}}})

@@ -137,9 +137,21 @@ func build(title, xlabel, ylabel string, ss []Series) (*plot.Plot, error) {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	for i, s := range ss {
-		xys := make(plotter.XYs, len(s.X))
-		for k := range s.X {
-			xys[k].X, xys[k].Y = s.X[k], s.Y[k]
+		// Non-finite points are left out (gonum/plot refuses a NaN and
+		// cannot range an Inf): a line is broken where they were, so that
+		// a prediction that left its range shows as a gap, never as a
+		// failed or hung figure (issue 28).
+		var xys plotter.XYs
+		var breaks []int // indices of xys after which a line breaks
+		for k := range min(len(s.X), len(s.Y)) {
+			x, y := s.X[k], s.Y[k]
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				if len(xys) > 0 && (len(breaks) == 0 || breaks[len(breaks)-1] != len(xys)) {
+					breaks = append(breaks, len(xys))
+				}
+				continue
+			}
+			xys = append(xys, plotter.XY{X: x, Y: y})
 		}
 		c := s.Color
 		if c == nil {
@@ -166,11 +178,31 @@ func build(title, xlabel, ylabel string, ss []Series) (*plot.Plot, error) {
 		if width == 0 {
 			width = 1.5
 		}
-		parts := []plotter.XYs{xys}
-		if s.Segments {
+		var parts []plotter.XYs
+		from := 0
+		for _, b := range append(breaks, len(xys)) {
+			if b > from {
+				parts = append(parts, xys[from:b])
+			}
+			from = b
+		}
+		if len(parts) == 0 {
+			parts = []plotter.XYs{nil}
+		}
+		if s.Segments { // pairs of the series' own points, a pair with a non-finite point left out
 			parts = nil
-			for k := 0; k+1 < len(xys); k += 2 {
-				parts = append(parts, xys[k:k+2])
+			fin := func(v ...float64) bool {
+				for _, x := range v {
+					if math.IsNaN(x) || math.IsInf(x, 0) {
+						return false
+					}
+				}
+				return true
+			}
+			for k := 0; k+1 < min(len(s.X), len(s.Y)); k += 2 {
+				if fin(s.X[k], s.Y[k], s.X[k+1], s.Y[k+1]) {
+					parts = append(parts, plotter.XYs{{X: s.X[k], Y: s.Y[k]}, {X: s.X[k+1], Y: s.Y[k+1]}})
+				}
 			}
 		}
 		for k, part := range parts {

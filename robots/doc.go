@@ -38,11 +38,12 @@
 //     the gradient flows through friction networks;
 //   - Planner: Plan a path to a goal around obstacles (the skid-steer's
 //     SBMPO energy planner);
-//   - Inspector: Inspect a log (the Mecanum robot's channel-map search).
+//   - Inspector: Inspect a log (a search over signed channel maps: the
+//     Mecanum robot's four wheel channels, the skid-steer's vc, wc).
 //
 // Of the built-in models every one is a ParamReader, Identifier,
 // Simulator and Validator; Mecanum, DiffDrive and SkidSteer are Drivers,
-// Mecanum an Inspector, SkidSteer a Planner.
+// Mecanum and SkidSteer Inspectors, SkidSteer a Planner.
 //
 // A request's Sink receives warnings as they are found (they also come
 // back as values) and progress lines; a Sink that is also a Noter shows

@@ -41,6 +41,9 @@ type Inspection struct {
 	Runs     int
 	Channels []string // the channels permuted
 	Tried    int      // candidate maps
+	// Method says what RMS ranks the maps ("the position RMS of a
+	// constant-μ fit with free start poses").
+	Method string
 	// Offsets are lines saying the sensor offsets estimated (AutoOffset).
 	Offsets []string
 	// Best are the Top best maps, best first.
@@ -250,7 +253,8 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 		}
 		return InspectedMap{Map: cm, RMS: m.RMS, Fit: fmt.Sprintf("μ = %.3f %.3f %.3f %.3f", m.Mu[0], m.Mu[1], m.Mu[2], m.Mu[3])}
 	}
-	out := &Inspection{Runs: len(runs), Channels: chans, Tried: len(cands), Offsets: offsets}
+	out := &Inspection{Runs: len(runs), Channels: chans, Tried: len(cands), Offsets: offsets,
+		Method: "the position RMS of a constant-μ fit with free start poses"}
 	for _, m := range best[:min(req.Top, len(best))] {
 		out.Best = append(out.Best, inspected(m))
 	}

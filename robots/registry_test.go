@@ -61,7 +61,7 @@ func TestCapabilities(t *testing.T) {
 	want := map[string]string{
 		"mecanum":   "params identify simulate validate driver inspector",
 		"diffdrive": "params identify simulate validate driver",
-		"skidsteer": "params identify simulate validate driver planner",
+		"skidsteer": "params identify simulate validate driver planner inspector",
 		"pioneer":   "params identify simulate validate",
 		"tire":      "params identify simulate validate",
 	}

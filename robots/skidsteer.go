@@ -116,7 +116,20 @@ func (SkidSteer) Simulate(req SimulateRequest) (*Simulation, error) {
 		sr[i] = simRun{ID: r.ID, T: r.T[:len(trajs[i])], Cols: [][]float64{x, y, psi}}
 	}
 	write := func(w io.Writer) error { return writeSimulation(w, []string{"x", "y", "psi"}, hasTraj, sr) }
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		prs := make([]PathRun, len(runs))
+		for i, r := range runs {
+			pr := PathRun{ID: r.ID, PredX: sr[i].Cols[0], PredY: sr[i].Cols[1]}
+			for _, k := range r.PoseRows() {
+				pr.MeasX, pr.MeasY = append(pr.MeasX, r.Pose[k].X), append(pr.MeasY, r.Pose[k].Y)
+				pr.Pair = append(pr.Pair, k)
+			}
+			prs[i] = pr
+		}
+		sim.Figure = PathFigure("skidsteer: predicted path", prs)
+	}
+	return sim, nil
 }
 
 // SimulateSkidSteerLog rolls the model out over the log anchored at its
@@ -357,6 +370,9 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 	}
 	rms := skidsteer.RMS(calib)
 	d.Add(fit.ResidualNoise("2-s prediction", rms, noise, 0.05, "m")...)
+	if len(calib) > 0 {
+		d.Add(fit.WorseThanNominal(skidSteerFiles(req.Sources), "2-s prediction error (RMS)", skidsteer.RMS(nom), rms, "m")...)
+	}
 	check()
 	res := &Identified{Params: out, Outcome: outcome}
 	rep := fit.Report{Model: "skidsteer", Method: note,
@@ -364,7 +380,7 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 		Params:   ps,
 		Residual: fit.Residual{Name: "2-s prediction", Unit: "m", RMS: rms},
 		Warnings: slices.Clone(d.Warnings), Evaluations: evals, Elapsed: elapsed,
-		Lines: []string{skidSteerPredictionLine(logs, nom, calib)},
+		Lines: []string{skidSteerPredictionLine(logs, nom, calib), skidSteerInputsLine(logs, init, req.Sources)},
 	}
 	rep.Status = status
 	res.Report = rep
@@ -397,14 +413,23 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 		if err != nil {
 			return nil, nil, err
 		}
+		stale, poses := 0, 0
 		for _, r := range runs {
 			if len(r.PoseRows()) < 2 {
 				_, err := r.Intervals(1, 400)
 				return nil, nil, r.Err(err)
 			}
 			d.Add(fit.TimeUnits(src.Path, r.T)...)
-			x, y, _ := skidSteerPoseColumns(r.Log)
-			d.Add(fit.StaleWarning(src.Path, x, y, r.PoseRows())...)
+			x, y, psi := skidSteerPoseColumns(r.Log)
+			stale, poses = stale+fit.StalePoses(x, y, r.PoseRows()), poses+len(r.PoseRows())
+			if r.ID == "" {
+				d.Add(fit.JumpsBackWarning(src.Path, x, y, r.PoseRows(), r.Line)...)
+			}
+			// before the unit checks (skidSteerChecks), which a stretch
+			// of manual driving would mislead
+			d.Add(fit.CommandMotionWarnings(src.Path, r.T, x, y, psi, r.PoseRows(), func(k int) bool {
+				return r.Vc[k] == 0 && r.Wc[k] == 0
+			})...)
 			pieces, err := skidSteerPieces(d, req.Gaps, r)
 			if err != nil {
 				return nil, nil, err
@@ -417,11 +442,48 @@ func skidSteerIntervals(d *Diag, req IdentifyRequest, init skidsteer.Params) ([]
 				logs, ivs = append(logs, q), append(ivs, iv)
 			}
 		}
+		d.Add(fit.StaleCountWarning(src.Path, stale, poses, len(runs))...)
 	}
 	if err := skidSteerChecks(d, logs, files); err != nil {
 		return nil, nil, err
 	}
 	return logs, skidsteer.MergeIntervals(ivs...), nil
+}
+
+// skidSteerInputsLine says which logged columns gave the commands vc, wc
+// (the readers' precedence: vc, wc themselves; else the parameter file's
+// command_map; else the wheel speeds wl, wr with r and track), with the
+// column map's sources where one renamed them (issue 28: the summary never
+// said which it used).
+func skidSteerInputsLine(logs []*skidsteer.Log, p skidsteer.Params, srcs []Source) string {
+	src := func(target string) string {
+		for _, s := range srcs {
+			if s.Columns != nil {
+				for _, e := range s.Columns.Entries {
+					if strings.EqualFold(e.Target, target) {
+						return fmt.Sprintf("%s (column %s)", target, strings.Join(e.Sources, ", "))
+					}
+				}
+			}
+		}
+		return target
+	}
+	switch {
+	case len(logs) > 0 && logs[0].Wl != nil:
+		return fmt.Sprintf("inputs: vc, wc from the measured wheel speeds %s, %s (r = %g m, track = %g m)", src("wl"), src("wr"), p.R, p.Track)
+	case p.CommandMap != nil:
+		return fmt.Sprintf("inputs: vc, wc from the command_map's columns %s", strings.Join(p.CommandMap.Columns, ", "))
+	}
+	return fmt.Sprintf("inputs: the commands %s, %s", src("vc"), src("wc"))
+}
+
+// skidSteerFiles names the sources' files, comma-separated.
+func skidSteerFiles(srcs []Source) string {
+	var fs []string
+	for _, s := range srcs {
+		fs = append(fs, s.Path)
+	}
+	return strings.Join(fs, ",")
 }
 
 // skidSteerPoseColumns are a log's poses as columns (0 where none).
