@@ -226,6 +226,13 @@ func (f *Fit) staged(x0, lower, upper []float64, set opt.Settings) (res, first *
 	if err != nil {
 		return nil, nil, err
 	}
+	if res.Status == opt.Stalled {
+		// no step of the preconditioned problem lowered the loss (a kink
+		// of eq. 8 at the squares' optimum): one stage from the start
+		// instead, which is what Identify did before the two stages (a
+		// lagged Mecanum log, TestMecanumLag in robots, stalled here)
+		return nil, first, nil
+	}
 	toX(res.X)
 	for j := range 4 {
 		if x[j] < lower[j] || x[j] > upper[j] {
