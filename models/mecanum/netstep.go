@@ -125,39 +125,11 @@ var MuModel = dyn.MustDefine(dyn.Spec{
 	Settings: []string{"M", "g", "r", "Ts", "lab"},
 	Outputs:  []string{"x", "y", "theta", "xd", "yd", "thd"},
 }, func(s *dyn.Step) {
-	x, y, th := s.State("x"), s.State("y"), s.State("theta")
-	M, g, r, Ts, lab := s.Setting("M"), s.Setting("g"), s.Setting("r"), s.Setting("Ts"), s.Setting("lab")
-	// eqs. 3–4 as Model
-	K := M.Mul(g).Mul(r).Div(Ts.MulC(4))
-	c := r.Div(lab.MulC(4))
-	cl := c.Mul(lab)
-	b := [3][4]dyn.X{{cl.Neg(), cl, cl.Neg(), cl}, {cl, cl, cl, cl}, {c, c.Neg(), c.Neg(), c}}
-	var v [3]dyn.X
-	for j := range 4 {
-		n := itoa(j + 1)
-		w := s.Input("w" + n).Mul(s.Input("mu" + n).Mul(K).RSubC(1))
-		for row := range 3 {
-			if j == 0 {
-				v[row] = b[row][0].Mul(w)
-			} else {
-				v[row] = v[row].Add(b[row][j].Mul(w))
-			}
-		}
-	}
-	// eq. 5
-	dt := s.Input("dt")
-	sn, cs := dyn.Sin(th), dyn.Cos(th)
-	xd := cs.Mul(v[0]).Sub(sn.Mul(v[1]))
-	yd := sn.Mul(v[0]).Add(cs.Mul(v[1]))
-	s.Next("x", x.Add(dt.Mul(xd)))
-	s.Next("y", y.Add(dt.Mul(yd)))
-	s.Next("theta", th.Add(dt.Mul(v[2])))
-	s.Output("x", x)
-	s.Output("y", y)
-	s.Output("theta", th)
+	// eqs. 3–5 as Model (step), μ_j from the inputs
+	xd, yd, thd := step(s, [4]dyn.X{s.Input("mu1"), s.Input("mu2"), s.Input("mu3"), s.Input("mu4")})
 	s.Output("xd", xd)
 	s.Output("yd", yd)
-	s.Output("thd", v[2])
+	s.Output("thd", thd)
 })
 
 // netSettings returns NetModel's settings: the input scale and output bound.

@@ -35,6 +35,15 @@ var Model = dyn.MustDefine(dyn.Spec{
 	Settings: []string{"M", "g", "r", "Ts", "lab"},
 	Outputs:  []string{"x", "y", "theta"},
 }, func(s *dyn.Step) {
+	mu := [4]dyn.X{s.Param("mu1"), s.Param("mu2"), s.Param("mu3"), s.Param("mu4")}
+	step(s, mu)
+})
+
+// step is eqs. 3–5 of one step with the wheels' μ_j given (Model's
+// parameters, MuModel's inputs): it sets the next pose and the outputs x, y,
+// theta (the pose at the step's start), and returns the world-frame
+// velocity during the step. Written once for both definitions.
+func step(s *dyn.Step, mu [4]dyn.X) (xd, yd, thd dyn.X) {
 	x, y, th := s.State("x"), s.State("y"), s.State("theta")
 	M, g, r, Ts, lab := s.Setting("M"), s.Setting("g"), s.Setting("r"), s.Setting("Ts"), s.Setting("lab")
 	// eq. 3: ω_j = ω_s,j·(1 − μ_j·K), K = M·g·r/(4·Ts) (Params.K)
@@ -46,7 +55,7 @@ var Model = dyn.MustDefine(dyn.Spec{
 	b := [3][4]dyn.X{{cl.Neg(), cl, cl.Neg(), cl}, {cl, cl, cl, cl}, {c, c.Neg(), c.Neg(), c}}
 	var v [3]dyn.X
 	for j, name := range []string{"1", "2", "3", "4"} {
-		om := s.Input("w" + name).Mul(s.Param("mu" + name).Mul(K).RSubC(1))
+		om := s.Input("w" + name).Mul(mu[j].Mul(K).RSubC(1))
 		for row := range 3 {
 			if j == 0 {
 				v[row] = b[row][0].Mul(om)
@@ -55,17 +64,19 @@ var Model = dyn.MustDefine(dyn.Spec{
 			}
 		}
 	}
-	vx, vy, wz := v[0], v[1], v[2]
 	// eq. 5: explicit Euler, rotation by the angle at the start of the step
 	dt := s.Input("dt")
 	sn, cs := dyn.Sin(th), dyn.Cos(th)
-	s.Next("x", x.Add(dt.Mul(cs.Mul(vx).Sub(sn.Mul(vy)))))
-	s.Next("y", y.Add(dt.Mul(sn.Mul(vx).Add(cs.Mul(vy)))))
-	s.Next("theta", th.Add(dt.Mul(wz)))
+	xd = cs.Mul(v[0]).Sub(sn.Mul(v[1]))
+	yd = sn.Mul(v[0]).Add(cs.Mul(v[1]))
+	s.Next("x", x.Add(dt.Mul(xd)))
+	s.Next("y", y.Add(dt.Mul(yd)))
+	s.Next("theta", th.Add(dt.Mul(v[2])))
 	s.Output("x", x)
 	s.Output("y", y)
 	s.Output("theta", th)
-})
+	return xd, yd, v[2]
+}
 
 // SettingsOf returns the settings of Model for p: M, g, r, Ts, lab.
 func SettingsOf(p Params) []float64 { return []float64{p.M, p.G, p.R, p.Ts, p.Lab} }

@@ -16,16 +16,16 @@ var (
 	_ = dyn.SignOf
 )
 
-// modelKernel is the generated dyn.Kernel of Model (step 8630d82f47933784).
+// modelKernel is the generated dyn.Kernel of Model (step c0ccf53c4e71077c).
 type modelKernel struct{}
 
 // StepHash implements dyn.StepHasher: another model refuses this kernel.
-func (modelKernel) StepHash() string { return "8630d82f47933784" }
+func (modelKernel) StepHash() string { return "c0ccf53c4e71077c" }
 
 func init() {
 	// A stale kernel is refused, and Model's Sims, Steppers and ops then fail
 	// with that error unless they opt into the interpreter.
-	_ = Model.UseGenerated(modelKernel{}, "8630d82f47933784")
+	_ = Model.UseGenerated(modelKernel{}, "c0ccf53c4e71077c")
 }
 
 // Forward implements dyn.Kernel.
@@ -110,16 +110,16 @@ func (modelKernel) Forward(n int, p, q, x, u, xn, y []float64, ys int) float64 {
 		v61 := v55 * v60
 		v62 := v56 * v59
 		v63 := v61 - v62
-		v64 := u4 * v63
-		v65 := s0 + v64
-		v66 := v55 * v59
-		v67 := v56 * v60
-		v68 := v66 + v67
-		v69 := u4 * v68
+		v64 := v55 * v59
+		v65 := v56 * v60
+		v66 := v64 + v65
+		v67 := u4 * v63
+		v68 := s0 + v67
+		v69 := u4 * v66
 		v70 := s1 + v69
 		v71 := u4 * v58
 		v72 := s2 + v71
-		xn[0*n+j] = v65
+		xn[0*n+j] = v68
 		xn[1*n+j] = v70
 		xn[2*n+j] = v72
 		if y != nil {
@@ -216,17 +216,17 @@ func (modelKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 			v61 := v55 * v60
 			v62 := v56 * v59
 			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
+			v64 := v55 * v59
+			v65 := v56 * v60
+			v66 := v64 + v65
+			v67 := u4 * v63
+			v68 := s0 + v67
+			v69 := u4 * v66
 			v70 := s1 + v69
 			v71 := u4 * v58
 			v72 := s2 + v71
 			xb := (t + 1) * 3 * n
-			X[xb+0*n+j] = v65
+			X[xb+0*n+j] = v68
 			X[xb+1*n+j] = v70
 			X[xb+2*n+j] = v72
 			if y != nil {
@@ -234,7 +234,7 @@ func (modelKernel) Roll(n, T int, p, q, X, u, y []float64) float64 {
 				y[(1*T+t)*n+j] = s1
 				y[(2*T+t)*n+j] = s2
 			}
-			s0 = v65
+			s0 = v68
 			s1 = v70
 			s2 = v72
 		}
@@ -327,21 +327,21 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		v61 := v55 * v60
 		v62 := v56 * v59
 		v63 := v61 - v62
-		v64 := u4 * v63
-		v65 := s0 + v64
-		v66 := v55 * v59
-		v67 := v56 * v60
-		v68 := v66 + v67
-		v69 := u4 * v68
+		v64 := v55 * v59
+		v65 := v56 * v60
+		v66 := v64 + v65
+		v67 := u4 * v63
+		v68 := s0 + v67
+		v69 := u4 * v66
 		v70 := s1 + v69
 		v71 := u4 * v58
 		v72 := s2 + v71
-		_ = v65
+		_ = v68
 		_ = v70
 		_ = v72
 		var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
 		if axn != nil {
-			gv65 += axn[0*n+j]
+			gv68 += axn[0*n+j]
 			gv70 += axn[1*n+j]
 			gv72 += axn[2*n+j]
 		}
@@ -359,24 +359,24 @@ func (modelKernel) Reverse(n int, p, q, x, u, axn, ay []float64, ys int, ac floa
 		gs1 += gv70
 		gv69 += gv70
 		if gv69 != 0 {
-			gu4 += gv69 * v68
-			gv68 += gv69 * u4
+			gu4 += gv69 * v66
+			gv66 += gv69 * u4
 		}
-		gv66 += gv68
+		gs0 += gv68
 		gv67 += gv68
 		if gv67 != 0 {
-			gv56 += gv67 * v60
-			gv60 += gv67 * v56
+			gu4 += gv67 * v63
+			gv63 += gv67 * u4
 		}
-		if gv66 != 0 {
-			gv55 += gv66 * v59
-			gv59 += gv66 * v55
+		gv64 += gv66
+		gv65 += gv66
+		if gv65 != 0 {
+			gv56 += gv65 * v60
+			gv60 += gv65 * v56
 		}
-		gs0 += gv65
-		gv64 += gv65
 		if gv64 != 0 {
-			gu4 += gv64 * v63
-			gv63 += gv64 * u4
+			gv55 += gv64 * v59
+			gv59 += gv64 * v55
 		}
 		gv61 += gv63
 		gv62 += -gv63
@@ -592,20 +592,20 @@ func (modelKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 			v61 := v55 * v60
 			v62 := v56 * v59
 			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
+			v64 := v55 * v59
+			v65 := v56 * v60
+			v66 := v64 + v65
+			v67 := u4 * v63
+			v68 := s0 + v67
+			v69 := u4 * v66
 			v70 := s1 + v69
 			v71 := u4 * v58
 			v72 := s2 + v71
-			_ = v65
+			_ = v68
 			_ = v70
 			_ = v72
 			var gs0, gs1, gs2, gu0, gu1, gu2, gu3, gu4, gp0, gp1, gp2, gp3, gv28, gv29, gv30, gv31, gv32, gv33, gv34, gv35, gv36, gv37, gv38, gv39, gv40, gv41, gv42, gv43, gv44, gv45, gv46, gv47, gv48, gv49, gv50, gv51, gv52, gv53, gv54, gv55, gv56, gv57, gv58, gv59, gv60, gv61, gv62, gv63, gv64, gv65, gv66, gv67, gv68, gv69, gv70, gv71, gv72 float64
-			gv65 += l0
+			gv68 += l0
 			gv70 += l1
 			gv72 += l2
 			if ybar != nil {
@@ -622,24 +622,24 @@ func (modelKernel) RollBack(n, T int, p, q, X, u, ybar []float64, cbar float64, 
 			gs1 += gv70
 			gv69 += gv70
 			if gv69 != 0 {
-				gu4 += gv69 * v68
-				gv68 += gv69 * u4
+				gu4 += gv69 * v66
+				gv66 += gv69 * u4
 			}
-			gv66 += gv68
+			gs0 += gv68
 			gv67 += gv68
 			if gv67 != 0 {
-				gv56 += gv67 * v60
-				gv60 += gv67 * v56
+				gu4 += gv67 * v63
+				gv63 += gv67 * u4
 			}
-			if gv66 != 0 {
-				gv55 += gv66 * v59
-				gv59 += gv66 * v55
+			gv64 += gv66
+			gv65 += gv66
+			if gv65 != 0 {
+				gv56 += gv65 * v60
+				gv60 += gv65 * v56
 			}
-			gs0 += gv65
-			gv64 += gv65
 			if gv64 != 0 {
-				gu4 += gv64 * v63
-				gv63 += gv64 * u4
+				gv55 += gv64 * v59
+				gv59 += gv64 * v55
 			}
 			gv61 += gv63
 			gv62 += -gv63
@@ -849,12 +849,12 @@ func (modelKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v61 := v55 * v60
 			v62 := v56 * v59
 			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
+			v64 := v55 * v59
+			v65 := v56 * v60
+			v66 := v64 + v65
+			v67 := u4 * v63
+			v68 := s0 + v67
+			v69 := u4 * v66
 			v70 := s1 + v69
 			v71 := u4 * v58
 			v72 := s2 + v71
@@ -863,7 +863,7 @@ func (modelKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 				y[(1*T+t)*n+j] = s1
 				y[(2*T+t)*n+j] = s2
 			}
-			ns0 := v65
+			ns0 := v68
 			ns1 := v70
 			ns2 := v72
 			s0 = ns0
@@ -990,12 +990,12 @@ func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v61 := v55 * v60
 			v62 := v56 * v59
 			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
+			v64 := v55 * v59
+			v65 := v56 * v60
+			v66 := v64 + v65
+			v67 := u4 * v63
+			v68 := s0 + v67
+			v69 := u4 * v66
 			v70 := s1 + v69
 			v71 := u4 * v58
 			v72 := s2 + v71
@@ -1061,30 +1061,30 @@ func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv63_1 := dv61_1 - (dv62_1)
 			dv63_2 := dv61_2 - (dv62_2)
 			dv63_3 := dv61_3 - (dv62_3)
-			dv64_0 := dv63_0 * u4
-			dv64_1 := dv63_1 * u4
-			dv64_2 := dv63_2 * u4
-			dv64_3 := dv63_3 * u4
-			dv65_0 := ds0_0 + dv64_0
-			dv65_1 := ds0_1 + dv64_1
-			dv65_2 := ds0_2 + dv64_2
-			dv65_3 := ds0_3 + dv64_3
-			dv66_0 := dv55_0*v59 + dv59_0*v55
-			dv66_1 := dv55_1*v59 + dv59_1*v55
-			dv66_2 := dv55_2*v59 + dv59_2*v55
-			dv66_3 := dv55_3*v59 + dv59_3*v55
-			dv67_0 := dv56_0*v60 + dv60_0*v56
-			dv67_1 := dv56_1*v60 + dv60_1*v56
-			dv67_2 := dv56_2*v60 + dv60_2*v56
-			dv67_3 := dv56_3*v60 + dv60_3*v56
-			dv68_0 := dv66_0 + dv67_0
-			dv68_1 := dv66_1 + dv67_1
-			dv68_2 := dv66_2 + dv67_2
-			dv68_3 := dv66_3 + dv67_3
-			dv69_0 := dv68_0 * u4
-			dv69_1 := dv68_1 * u4
-			dv69_2 := dv68_2 * u4
-			dv69_3 := dv68_3 * u4
+			dv64_0 := dv55_0*v59 + dv59_0*v55
+			dv64_1 := dv55_1*v59 + dv59_1*v55
+			dv64_2 := dv55_2*v59 + dv59_2*v55
+			dv64_3 := dv55_3*v59 + dv59_3*v55
+			dv65_0 := dv56_0*v60 + dv60_0*v56
+			dv65_1 := dv56_1*v60 + dv60_1*v56
+			dv65_2 := dv56_2*v60 + dv60_2*v56
+			dv65_3 := dv56_3*v60 + dv60_3*v56
+			dv66_0 := dv64_0 + dv65_0
+			dv66_1 := dv64_1 + dv65_1
+			dv66_2 := dv64_2 + dv65_2
+			dv66_3 := dv64_3 + dv65_3
+			dv67_0 := dv63_0 * u4
+			dv67_1 := dv63_1 * u4
+			dv67_2 := dv63_2 * u4
+			dv67_3 := dv63_3 * u4
+			dv68_0 := ds0_0 + dv67_0
+			dv68_1 := ds0_1 + dv67_1
+			dv68_2 := ds0_2 + dv67_2
+			dv68_3 := ds0_3 + dv67_3
+			dv69_0 := dv66_0 * u4
+			dv69_1 := dv66_1 * u4
+			dv69_2 := dv66_2 * u4
+			dv69_3 := dv66_3 * u4
 			dv70_0 := ds1_0 + dv69_0
 			dv70_1 := ds1_1 + dv69_1
 			dv70_2 := ds1_2 + dv69_2
@@ -1122,11 +1122,11 @@ func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 				jy[r2+2] = ds2_2
 				jy[r2+3] = ds2_3
 			}
-			ns0 := v65
-			nd0_0 := dv65_0
-			nd0_1 := dv65_1
-			nd0_2 := dv65_2
-			nd0_3 := dv65_3
+			ns0 := v68
+			nd0_0 := dv68_0
+			nd0_1 := dv68_1
+			nd0_2 := dv68_2
+			nd0_3 := dv68_3
 			ns1 := v70
 			nd1_0 := dv70_0
 			nd1_1 := dv70_1
@@ -1292,12 +1292,12 @@ func (modelKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v61 := v55 * v60
 			v62 := v56 * v59
 			v63 := v61 - v62
-			v64 := u4 * v63
-			v65 := s0 + v64
-			v66 := v55 * v59
-			v67 := v56 * v60
-			v68 := v66 + v67
-			v69 := u4 * v68
+			v64 := v55 * v59
+			v65 := v56 * v60
+			v66 := v64 + v65
+			v67 := u4 * v63
+			v68 := s0 + v67
+			v69 := u4 * v66
 			v70 := s1 + v69
 			v71 := u4 * v58
 			v72 := s2 + v71
@@ -1368,37 +1368,37 @@ func (modelKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv63_2 := dv61_2 - (dv62_2)
 			dv63_3 := dv61_3 - (dv62_3)
 			dv63_6 := dv61_6 - (dv62_6)
-			dv64_0 := dv63_0 * u4
-			dv64_1 := dv63_1 * u4
-			dv64_2 := dv63_2 * u4
-			dv64_3 := dv63_3 * u4
-			dv64_6 := dv63_6 * u4
-			dv65_0 := ds0_0 + dv64_0
-			dv65_1 := ds0_1 + dv64_1
-			dv65_2 := ds0_2 + dv64_2
-			dv65_3 := ds0_3 + dv64_3
-			dv65_4 := ds0_4
-			dv65_6 := ds0_6 + dv64_6
-			dv66_0 := dv55_0*v59 + dv59_0*v55
-			dv66_1 := dv55_1*v59 + dv59_1*v55
-			dv66_2 := dv55_2*v59 + dv59_2*v55
-			dv66_3 := dv55_3*v59 + dv59_3*v55
-			dv66_6 := dv59_6 * v55
-			dv67_0 := dv56_0*v60 + dv60_0*v56
-			dv67_1 := dv56_1*v60 + dv60_1*v56
-			dv67_2 := dv56_2*v60 + dv60_2*v56
-			dv67_3 := dv56_3*v60 + dv60_3*v56
-			dv67_6 := dv60_6 * v56
-			dv68_0 := dv66_0 + dv67_0
-			dv68_1 := dv66_1 + dv67_1
-			dv68_2 := dv66_2 + dv67_2
-			dv68_3 := dv66_3 + dv67_3
-			dv68_6 := dv66_6 + dv67_6
-			dv69_0 := dv68_0 * u4
-			dv69_1 := dv68_1 * u4
-			dv69_2 := dv68_2 * u4
-			dv69_3 := dv68_3 * u4
-			dv69_6 := dv68_6 * u4
+			dv64_0 := dv55_0*v59 + dv59_0*v55
+			dv64_1 := dv55_1*v59 + dv59_1*v55
+			dv64_2 := dv55_2*v59 + dv59_2*v55
+			dv64_3 := dv55_3*v59 + dv59_3*v55
+			dv64_6 := dv59_6 * v55
+			dv65_0 := dv56_0*v60 + dv60_0*v56
+			dv65_1 := dv56_1*v60 + dv60_1*v56
+			dv65_2 := dv56_2*v60 + dv60_2*v56
+			dv65_3 := dv56_3*v60 + dv60_3*v56
+			dv65_6 := dv60_6 * v56
+			dv66_0 := dv64_0 + dv65_0
+			dv66_1 := dv64_1 + dv65_1
+			dv66_2 := dv64_2 + dv65_2
+			dv66_3 := dv64_3 + dv65_3
+			dv66_6 := dv64_6 + dv65_6
+			dv67_0 := dv63_0 * u4
+			dv67_1 := dv63_1 * u4
+			dv67_2 := dv63_2 * u4
+			dv67_3 := dv63_3 * u4
+			dv67_6 := dv63_6 * u4
+			dv68_0 := ds0_0 + dv67_0
+			dv68_1 := ds0_1 + dv67_1
+			dv68_2 := ds0_2 + dv67_2
+			dv68_3 := ds0_3 + dv67_3
+			dv68_4 := ds0_4
+			dv68_6 := ds0_6 + dv67_6
+			dv69_0 := dv66_0 * u4
+			dv69_1 := dv66_1 * u4
+			dv69_2 := dv66_2 * u4
+			dv69_3 := dv66_3 * u4
+			dv69_6 := dv66_6 * u4
 			dv70_0 := ds1_0 + dv69_0
 			dv70_1 := ds1_1 + dv69_1
 			dv70_2 := ds1_2 + dv69_2
@@ -1448,13 +1448,13 @@ func (modelKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 				jy[r2+5] = 0
 				jy[r2+6] = ds2_6
 			}
-			ns0 := v65
-			nd0_0 := dv65_0
-			nd0_1 := dv65_1
-			nd0_2 := dv65_2
-			nd0_3 := dv65_3
-			nd0_4 := dv65_4
-			nd0_6 := dv65_6
+			ns0 := v68
+			nd0_0 := dv68_0
+			nd0_1 := dv68_1
+			nd0_2 := dv68_2
+			nd0_3 := dv68_3
+			nd0_4 := dv68_4
+			nd0_6 := dv68_6
 			ns1 := v70
 			nd1_0 := dv70_0
 			nd1_1 := dv70_1
