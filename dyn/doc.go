@@ -82,7 +82,10 @@
 // as a shift register of state lanes) and LagDeadTime (the two together,
 // exact over a held step and smooth in the delay) are helpers a definition
 // calls in front of a model whose inputs are commands; their parameters are
-// the model's, identified with the rest.
+// the model's, identified with the rest. LagValue and LagDeadTimeValue
+// (lagvalue.go) are the same lags on float64 values, the one native form a
+// model's own simulator or preprocessing calls (skidsteer.SimulateCommanded,
+// mecanum.Run.Lagged), tested against the step language's to 1e-14.
 //
 // NaN safety. Where selects, it does not multiply by masks, so a NaN or Inf
 // in the branch not taken never reaches the value; and the reverse step of

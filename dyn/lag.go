@@ -21,14 +21,18 @@ import "fmt"
 // value at either end is off by half a step of the transient). τ > 0 is the
 // time constant (s); τ = 0 is no lag (next = mean = u). A step with dt = 0
 // (padding) leaves ω unchanged and its mean is ω, with finite gradients:
-// the 0/0 of the mean is selected away with Where.
+// the 0/0 of the mean is selected away with Where. 1 − e^(−x), x = dt/τ, is
+// computed as 2·tanh(x/2)/(1 + tanh(x/2)) (the step language has no
+// expm1), which keeps its relative precision where dt ≪ τ and 1 − e^(−x)
+// would cancel; LagValue is the same lag on float64 values.
 func Lag(omega, u, dt, tau X) (next, mean X) {
 	zero := omega.check().constant(0)
 	pos := Gt(dt, zero)
 	// x = dt/τ > 0 in every lane: padded lanes divide 1 by τ instead, and
 	// take ω; τ = 0 (no lag) gives x = ∞, g = 1, next = mean = u.
 	x := Where(pos, dt, zero.AddC(1)).Div(tau)
-	g := Exp(x.Neg()).RSubC(1) // 1 − e^(−dt/τ)
+	th := Tanh(x.MulC(0.5))
+	g := th.MulC(2).Div(th.AddC(1)) // 1 − e^(−dt/τ) = −expm1(−dt/τ)
 	next = Where(pos, omega.Add(g.Mul(u.Sub(omega))), omega)
 	mean = Where(pos, u.Add(omega.Sub(u).Mul(g.Div(x))), omega)
 	return next, mean

@@ -1,6 +1,6 @@
 package mecanum
 
-import "math"
+import "github.com/wheelgrad/wheelgrad/dyn"
 
 // MaxTau bounds Params.Tau (s).
 const MaxTau = 10.0
@@ -12,9 +12,9 @@ const MaxTau = 10.0
 //
 //	ω̄_i = u + (ω_i − u)·τ·(1 − e^(−h/τ))/h,   ω_{i+1} = u + (ω_i − u)·e^(−h/τ),
 //
-// exact with the command u held for the step h (as dyn.Lag). Eq. 3 is linear
-// in ω_s per wheel, so lagging the commands is lagging the wheel speeds
-// under friction; with the step's mean speed the Euler pose update of eq. 5
+// exact with the command u held for the step h (dyn.LagValue, the float64
+// form of dyn.Lag). Eq. 3 is linear in ω_s per wheel, so lagging the
+// commands is lagging the wheel speeds under friction; with the step's mean speed the Euler pose update of eq. 5
 // integrates the lagged motion. The last row (no step) carries ω there.
 // τ ≤ 0 returns r unchanged.
 func (r Run) Lagged(tau float64) Run {
@@ -30,10 +30,8 @@ func (r Run) Lagged(tau float64) Run {
 			break
 		}
 		h := r.T[i+1] - r.T[i]
-		a := math.Exp(-h / tau)
 		for j, u := range r.W[i] {
-			out.W[i][j] = u + (w[j]-u)*tau*-math.Expm1(-h/tau)/h
-			w[j] = u + (w[j]-u)*a
+			w[j], out.W[i][j] = dyn.LagValue(w[j], u, h, tau)
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package skidsteer
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
 )
@@ -84,7 +83,8 @@ const lagStates = 5 + 2*DeadTimeSteps
 // rest, which are also taken as the commands before the first row), it
 // delays the commanded wheel speeds wlCmd, wrCmd by p.Delay (at most
 // DeadTimeSteps rows), passes them through the first-order lag p.Tau, both
-// exact over each row with its command held, and integrates the step's
+// exact over each row with its command held (dyn.LagDeadTimeValue, the
+// float64 form of LagModel's dyn.LagDeadTime), and integrates the step's
 // mean wheel speeds with Step. It returns the pose at
 // every row time, as Simulate. p.Tau = 0 is no lag; p needs r and track.
 func SimulateCommanded(p Params, pose0 Pose, w0 [2]float64, t, wlCmd, wrCmd []float64) ([]Pose, error) {
@@ -110,29 +110,14 @@ func SimulateCommanded(p Params, pose0 Pose, w0 [2]float64, t, wlCmd, wrCmd []fl
 		}
 		var mean [2]float64
 		for side := range 2 {
-			// s = d/h = j + f rows back: the command of row i−j−1 holds
-			// for the first f·h of the step, then row i−j's (rows before
-			// the first take w0); the lag is exact over both parts.
-			s := min(p.Delay/h, DeadTimeSteps)
-			j := math.Floor(s)
-			f := s - j
-			at := func(r int) float64 {
-				if r < 0 {
-					return w0[side]
+			// the command k rows back (rows before the first take w0)
+			q := func(k int) float64 {
+				if r := i - k; r >= 0 {
+					return cmds[side][r]
 				}
-				return cmds[side][r]
+				return w0[side]
 			}
-			old, cur := at(i-int(j)-1), at(i-int(j))
-			h1, h2 := f*h, (1-f)*h
-			if p.Tau == 0 {
-				mean[side], w[side] = (h1*old+h2*cur)/h, cur
-				continue
-			}
-			a1, a2 := math.Exp(-h1/p.Tau), math.Exp(-h2/p.Tau)
-			m := old + (w[side]-old)*a1
-			integral := h1*old + (w[side]-old)*p.Tau*(1-a1) + h2*cur + (m-cur)*p.Tau*(1-a2)
-			mean[side] = integral / h
-			w[side] = cur + (m-cur)*a2
+			w[side], mean[side] = dyn.LagDeadTimeValue(w[side], q, DeadTimeSteps, p.Delay, h, p.Tau)
 		}
 		vc := p.R * (mean[0] + mean[1]) / 2
 		wc := p.R * (mean[1] - mean[0]) / p.Track

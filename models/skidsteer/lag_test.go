@@ -95,6 +95,41 @@ func TestLagModelMatchesSimulateCommanded(t *testing.T) {
 	}
 }
 
+// The lagged wheel speeds that LagModel's generated kernel carries (its
+// states wl, wr) equal dyn.LagDeadTimeValue, the native form that
+// SimulateCommanded steps with, to 1e-14 at every row, with and without a
+// dead time and a lag.
+func TestLagModelWheelSpeedsMatchLagDeadTimeValue(t *testing.T) {
+	for seed := range uint64(8) {
+		p := lagParams()
+		p.Delay = []float64{0, 0.05, 0.137, 0.31, 0.5, 0.999, 0.2, 1}[seed]
+		p.Tau = []float64{0.7, 0.7, 0.7, 1.9, 0.01, 0.3, 0, 0.7}[seed]
+		tt, wl, wr, w0 := lagCase(seed, 40, 0.05)
+		x0, u := lagInputs(tt, wl, wr, w0)
+		T := len(tt) - 1
+		sim := LagModel.NewSim(1, T)
+		if _, err := sim.Forward(append(p.Coeffs(), p.Tau, p.Delay), []float64{p.R, p.Track}, x0, u, nil); err != nil {
+			t.Fatal(err)
+		}
+		w := w0
+		cmds := [2][]float64{wl, wr}
+		for i := range T {
+			for side := range 2 {
+				q := func(k int) float64 {
+					if r := i - k; r >= 0 {
+						return cmds[side][r]
+					}
+					return w0[side]
+				}
+				w[side], _ = dyn.LagDeadTimeValue(w[side], q, DeadTimeSteps, p.Delay, tt[i+1]-tt[i], p.Tau)
+				if got := sim.State(i + 1)[3+side]; math.Abs(got-w[side]) > 1e-14*max(1, math.Abs(w[side])) {
+					t.Fatalf("τ %g, delay %g, row %d, side %d: generated %.17g, LagDeadTimeValue %.17g", p.Tau, p.Delay, i+1, side, got, w[side])
+				}
+			}
+		}
+	}
+}
+
 // The generated gradient of an end-pose loss with respect to the slip
 // coefficients, τ and the dead time equals central differences of the
 // native SimulateCommanded (dead times away from whole samples).
