@@ -262,6 +262,7 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 			if err := r.Check(p.Ts); err != nil {
 				return nil, r.Err(err)
 			}
+			d.Add(pioneerLayout(src.Path, p, r)...)
 			runs = append(runs, r)
 		}
 	}
@@ -382,4 +383,25 @@ func paramValues(p any) (map[string]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// pioneerLayout warns of stretches where the measured v, w move the robot
+// while both references are zero (driven by hand) or stand while it is
+// commanded (issue 28), named with their time spans. Only rows where the
+// start model agrees with the references count (references zero and the
+// model standing, or references and the model moving): the model's delays
+// and its slowing down are not stretches of other driving.
+func pioneerLayout(file string, p pioneer.Params, r *pioneer.Run) []fit.Warning {
+	v, w, err := pioneer.Simulate(p, r)
+	if err != nil || r.V == nil {
+		return nil // Identify says why
+	}
+	zero := func(k int) bool { return r.Vref[k] == 0 && r.Wref[k] == 0 }
+	var rows []int
+	for k := range min(len(v), len(r.T)) {
+		if predMoving(v[k], w[k]) != zero(k) {
+			rows = append(rows, k)
+		}
+	}
+	return fit.CommandSpeedWarnings(file, r.T, r.V, r.W, rows, zero)
 }

@@ -324,6 +324,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 			ow := PoseOutliers(src.Path, r.T, r.X, r.Y, tireLimits.Speed, r.Origin)
 			outliers += len(ow)
 			d.Add(ow...)
+			d.Add(tireLayout(src.Path, tab.Has("traj"), r)...)
 			pieces, ws, err := fit.ApplyGaps(req.Gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -575,4 +576,23 @@ func tirePaths(p tire.Params, runs []*tire.Run) (*Figure, error) {
 		ss = append(ss, Series{Name: name, X: mx, Y: my, Points: true}, Series{Name: pname, X: px, Y: py})
 	}
 	return &Figure{Title: "tire: measured and predicted paths", XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: ss}, nil
+}
+
+// tireLayout are the layout checks of one run (issue 28): poses that jump
+// back to the run's start (runs concatenated without traj) and stretches
+// of motion with both wheel speeds zero, or of standing with wheel speeds
+// logged (fit.CommandMotionWarnings: before tireChecks' unit warnings,
+// which they would mislead).
+func tireLayout(file string, hasTraj bool, r *tire.Run) []fit.Warning {
+	if r.X == nil || r.Psi == nil {
+		return nil
+	}
+	rows := measuredRows(r.X)
+	var ws []fit.Warning
+	if !hasTraj {
+		ws = append(ws, fit.JumpsBackWarning(file, r.X, r.Y, rows, r.Line)...)
+	}
+	return append(ws, fit.CommandMotionWarnings(file, r.T, r.X, r.Y, r.Psi, rows, func(k int) bool {
+		return r.WL[k] == 0 && r.WR[k] == 0
+	})...)
 }
