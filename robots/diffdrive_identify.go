@@ -150,6 +150,7 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 			d.Add(fit.Warnf("", "%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r))
 		}
 	}
+	d.Add(WorseThanStart(DiffDrive{}, req.Sources, init, res.Params, req.Gaps)...)
 	rep := fit.Report{Model: "diffdrive", Method: method,
 		Data:        fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
 		Params:      ps,

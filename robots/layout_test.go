@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/tire"
 	. "github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -138,5 +139,38 @@ func TestLayoutWarningsEveryModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A calibration that predicts its own data worse than its start is warned
+// of (WorseThanStart, called by every model's Identify): the wheelchair
+// log's truth as the start and a calibration with its gains off, and the
+// Jackal log with its wheel radius 30 % off; the other way round, nothing.
+func TestWorseThanStart(t *testing.T) {
+	truthZ := wheelchairTruth.Zeta()
+	off := truthZ
+	off[3], off[4] = 0.5*off[3], 0.5*off[4]
+	jackal := tire.Jackal()
+	big := jackal
+	big.R *= 1.3
+	cases := []struct {
+		model     string
+		src       Source
+		good, bad Params
+	}{
+		{"diffdrive", Source{Path: wheelchairLog}, wheelchairTruth, wheelchairTruth.WithZeta(off)},
+		{"tire", Source{Path: "../models/tire/testdata/jackal.csv"}, jackal, big},
+	}
+	for _, c := range cases {
+		m, _ := Default().Get(c.model)
+		ws := WorseThanStart(m, []Source{c.src}, c.good, c.bad, fit.GapsError)
+		if len(ws) != 1 || !strings.Contains(ws[0].Msg, "worse than the nominal model") || !strings.Contains(ws[0].Msg, "prediction error (RMS") {
+			t.Errorf("%s: calibration worse than its start: warnings %v", c.model, ws)
+		} else {
+			t.Logf("%s: %s", c.model, ws[0])
+		}
+		if ws := WorseThanStart(m, []Source{c.src}, c.bad, c.good, fit.GapsError); len(ws) != 0 {
+			t.Errorf("%s: calibration better than its start: warnings %v", c.model, ws)
+		}
 	}
 }

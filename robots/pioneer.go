@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -122,7 +123,24 @@ func (Pioneer) Simulate(req SimulateRequest) (*Simulation, error) {
 		sr[i] = simRun{ID: r.ID, T: r.T, Cols: [][]float64{preds[i].v, preds[i].w}}
 	}
 	write := func(w io.Writer) error { return writeSimulation(w, []string{"v", "w"}, hasTraj, sr) }
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		// v and ω against time, the log's measured ones (where it has
+		// them) as points, as validate -plot draws them
+		chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+		for i, r := range runs {
+			for k := range preds[i].v {
+				mv, mw := math.NaN(), math.NaN()
+				if r.V != nil {
+					mv, mw = r.V[k], r.W[k]
+				}
+				chs[0].Add(i, r.T[k], mv, preds[i].v[k])
+				chs[1].Add(i, r.T[k], mw, preds[i].w[k])
+			}
+		}
+		sim.Figure = &Figure{Title: "pioneer: simulated v and ω (" + filepath.Base(req.Source.Path) + ")", Channels: chs}
+	}
+	return sim, nil
 }
 
 // Validate predicts the measured v, w of every run from its references
@@ -271,6 +289,7 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 	if err != nil {
 		return nil, err
 	}
+	d.Add(WorseThanStart(Pioneer{}, req.Sources, p, res.Params, req.Gaps)...)
 	out := &Identified{Report: pioneerReport(d, p, runs, res), Params: res.Params}
 	if req.Plot {
 		out.Figure, err = pioneerFigure(p.Form, res.Params, runs[0])

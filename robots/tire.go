@@ -169,7 +169,23 @@ func (Tire) Simulate(req SimulateRequest) (*Simulation, error) {
 	write := func(w io.Writer) error {
 		return writeSimulation(w, []string{"x", "y", "psi", "u", "v", "r"}, hasTraj, sr)
 	}
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		prs := make([]PathRun, len(runs))
+		for i, r := range runs {
+			prs[i] = PathRun{ID: r.ID, PredX: sr[i].Cols[0], PredY: sr[i].Cols[1]}
+			if r.X != nil {
+				for _, k := range measuredRows(r.X) {
+					if k < len(states[i]) {
+						prs[i].MeasX, prs[i].MeasY = append(prs[i].MeasX, r.X[k]), append(prs[i].MeasY, r.Y[k])
+						prs[i].Pair = append(prs[i].Pair, k)
+					}
+				}
+			}
+		}
+		sim.Figure = PathFigure("tire: predicted path", prs)
+	}
+	return sim, nil
 }
 
 // Validate predicts the measured poses x, y, psi of every run from its
@@ -414,6 +430,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	if nn > 0 && to.Robust == 0 { // a robust fit's RMS holds its outliers
 		d.Add(fit.ResidualNoise("pose position", res.PoseRMS, noise, 0.02, "m")...)
 	}
+	d.Add(WorseThanStart(Tire{}, req.Sources, p, res.Params, req.Gaps)...)
 	out := &Identified{Params: res.Params}
 	if req.Fit.Settled(res.Opt) { // unconverged: the outcome says so
 		out.Refused = d.Keep(fit.CheckDetermined(ps, req.AllowUndetermined, ""))
