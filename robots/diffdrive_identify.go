@@ -220,12 +220,3 @@ func diffDriveLayout(file string, t0 float64, p diffdrive.Params, lg calibrate.L
 // predMoving says whether a predicted forward speed v (m/s) and turn rate
 // w (rad/s) move the robot (fit.CommandSpeedSpans' threshold).
 func predMoving(v, w float64) bool { return math.Abs(v) > 0.05 || math.Abs(w) > 0.05 }
-
-// seq is 0, 1, …, n−1.
-func seq(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
