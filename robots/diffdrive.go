@@ -392,5 +392,11 @@ func diffDriveSimFigure(path string, p diffdrive.Params, runs []calibrate.Run, c
 			j++
 		}
 	}
-	return &Figure{Title: "diffdrive: simulated v and ω (" + filepath.Base(path) + ")", Channels: chs}
+	f := &Figure{Title: "diffdrive: simulated v and ω (" + filepath.Base(path) + ")", Channels: chs}
+	if len(runs) > 1 {
+		for _, r := range runs {
+			f.RunIDs = append(f.RunIDs, r.ID)
+		}
+	}
+	return f
 }

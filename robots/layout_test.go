@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/models/pioneer"
 	"github.com/wheelgrad/wheelgrad/models/tire"
 	. "github.com/wheelgrad/wheelgrad/robots"
 )
@@ -172,5 +173,22 @@ func TestWorseThanStart(t *testing.T) {
 		if ws := WorseThanStart(m, []Source{c.src}, c.bad, c.good, fit.GapsError); len(ws) != 0 {
 			t.Errorf("%s: calibration better than its start: warnings %v", c.model, ws)
 		}
+	}
+}
+
+// simulate -plot's figure of a velocity model names its runs by traj
+// (issue 28: runs numbered 1…N instead of by traj).
+func TestSimulateFigureNamesRuns(t *testing.T) {
+	sim, err := Pioneer{}.Simulate(SimulateRequest{Params: pioneer.Default(pioneer.FormExperimental),
+		Source: Source{Path: "../models/pioneer/testdata/p3dx.csv"}, Plot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sim.Figure
+	if f == nil || len(f.Channels) != 2 || strings.Join(f.RunIDs, ",") != "reversal,navigation" {
+		t.Fatalf("figure %+v", f)
+	}
+	if n := len(f.Channels[0].T); n != 1065 {
+		t.Errorf("%d samples in the v panel, want the log's 1065 rows", n)
 	}
 }

@@ -139,6 +139,11 @@ func (Pioneer) Simulate(req SimulateRequest) (*Simulation, error) {
 			}
 		}
 		sim.Figure = &Figure{Title: "pioneer: simulated v and ω (" + filepath.Base(req.Source.Path) + ")", Channels: chs}
+		if hasTraj {
+			for _, r := range runs {
+				sim.Figure.RunIDs = append(sim.Figure.RunIDs, r.ID)
+			}
+		}
 	}
 	return sim, nil
 }
