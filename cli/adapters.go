@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
@@ -241,6 +242,11 @@ func (e env) drawFigure(path string, f *robots.Figure) error {
 func (e env) drawFigureRuns(path string, f *robots.Figure, runs []fit.RunMetrics) error {
 	if path == "-" {
 		return fmt.Errorf("a figure cannot be written to stdout")
+	}
+	if runs == nil && f.RunIDs != nil { // the runs named by their traj
+		for _, id := range f.RunIDs {
+			runs = append(runs, fit.RunMetrics{ID: id, Endpoint: math.NaN()})
+		}
 	}
 	return e.writeOut(path, func(w io.Writer) error {
 		if len(f.Channels) > 0 {

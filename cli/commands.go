@@ -33,7 +33,7 @@ func init() {
 			addPosesFlag(fs, &a.Poses)
 			addHoldLastFlag(fs, &a.HoldLast)
 			offset := fs.String("offset", "", "seconds added to the times of the sensor samples (-poses or the log's own) before merging them with the commands, or auto (mecanum: from the motion onset)")
-			fs.StringVar(&a.Plot, "plot", "", "mecanum, skidsteer: PNG, SVG or PDF file of the predicted path against the log's measured poses")
+			fs.StringVar(&a.Plot, "plot", "", "PNG, SVG or PDF file: the predicted path against the log's measured poses (mecanum, skidsteer, tire), or the simulated v, ω against time over the measured ones (diffdrive, pioneer)")
 			columns := addColumnsFlags(fs)
 			return func(e env) error {
 				var err error

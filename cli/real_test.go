@@ -168,7 +168,7 @@ func TestRealLogBadInput(t *testing.T) {
 		{[]string{"identify", "-model", "mecanum", "-data", partial}, `line 3, column "w1": partial command row`},
 		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-poses", poses + "," + poses}, "-poses names 2 file(s) for 1 log(s)"},
 		{[]string{"identify", "-model", "skidsteer", "-data", data, "-offset", "auto"}, "-offset auto is available for -model mecanum only"},
-		{[]string{"inspect", "-model", "diffdrive", "-data", data}, "mecanum, skidsteer only"},
+		{[]string{"inspect", "-model", "diffdrive", "-data", data}, `line 1, column "uf": missing column: no channel "uf" to inspect`},
 		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-friction", "net", "-pose", "fixed"}, "go with the eq8 loss"},
 		{[]string{"identify", "-model", "mecanum", "-init", init, "-data", data, "-friction", "nets"}, "-friction must be constant or net"},
 	} {

@@ -110,6 +110,30 @@ func CommandMotionSpans(t, x, y, psi []float64, rows []int, zero func(k int) boo
 			moving[k] = m
 		}
 	}
+	return motionSpans(t, moving, zero, minDur)
+}
+
+// CommandSpeedSpans is CommandMotionSpans for a velocity model's log, whose
+// motion is measured as a forward speed v (m/s) and a turn rate w (rad/s)
+// at the rows given (diffdrive's wheel speeds, the Pioneer's v, w): moving
+// where |v| > 0.05 m/s or |w| > 0.05 rad/s.
+func CommandSpeedSpans(t, v, w []float64, rows []int, zero func(k int) bool, minDur float64) (manual, standing []Span) {
+	moving := make([]int8, len(t))
+	for _, k := range rows {
+		if math.IsNaN(v[k]) || math.IsNaN(w[k]) {
+			continue
+		}
+		moving[k] = -1
+		if math.Abs(v[k]) > 0.05 || math.Abs(w[k]) > 0.05 {
+			moving[k] = 1
+		}
+	}
+	return motionSpans(t, moving, zero, minDur)
+}
+
+// motionSpans collects the stretches of at least minDur s where moving
+// (1 moving, -1 standing, 0 unknown) and the commands (zero) disagree.
+func motionSpans(t []float64, moving []int8, zero func(k int) bool, minDur float64) (manual, standing []Span) {
 	collect := func(want int8, cmdZero bool) []Span {
 		var out []Span
 		start := -1
@@ -142,6 +166,17 @@ func CommandMotionSpans(t, x, y, psi []float64, rows []int, zero func(k int) boo
 // read as poses in mm).
 func CommandMotionWarnings(file string, t, x, y, psi []float64, rows []int, zero func(k int) bool) []Warning {
 	manual, standing := CommandMotionSpans(t, x, y, psi, rows, zero, 1)
+	return spanWarnings(file, t, manual, standing)
+}
+
+// CommandSpeedWarnings is CommandMotionWarnings for a velocity model's log
+// (CommandSpeedSpans): to be given before any unit warning.
+func CommandSpeedWarnings(file string, t, v, w []float64, rows []int, zero func(k int) bool) []Warning {
+	manual, standing := CommandSpeedSpans(t, v, w, rows, zero, 1)
+	return spanWarnings(file, t, manual, standing)
+}
+
+func spanWarnings(file string, t []float64, manual, standing []Span) []Warning {
 	var out []Warning
 	say := func(sp []Span, what, why string) {
 		if len(sp) == 0 {

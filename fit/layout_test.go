@@ -130,3 +130,40 @@ func TestWorseThanNominalAndStaleCount(t *testing.T) {
 		t.Errorf("5 %% stale: %v", w)
 	}
 }
+
+// A velocity model's log (no poses): 5 s commanded, 7 s driven with zero
+// commands, 3 s standing while commanded.
+func TestCommandSpeedSpans(t *testing.T) {
+	n := 201
+	tt, v, w, cmd := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	rows := make([]int, n)
+	for k := range n {
+		tt[k], rows[k] = 0.1*float64(k), k
+		switch s := tt[k]; {
+		case s < 5:
+			v[k], cmd[k] = 0.5, 0.5
+		case s < 12:
+			w[k] = -0.4
+		case s < 15:
+			cmd[k] = 0.5
+		}
+	}
+	zero := func(k int) bool { return cmd[k] == 0 }
+	manual, standing := CommandSpeedSpans(tt, v, w, rows, zero, 1)
+	if len(manual) != 1 || math.Abs(manual[0].From-5) > 0.15 || math.Abs(manual[0].To-12) > 0.15 {
+		t.Errorf("manual driving %v, want one span 5–12 s", manual)
+	}
+	if len(standing) != 1 || math.Abs(standing[0].From-12) > 0.15 || math.Abs(standing[0].To-15) > 0.15 {
+		t.Errorf("standing with commands %v, want one span 12–15 s", standing)
+	}
+	ws := CommandSpeedWarnings("dd.csv", tt, v, w, rows, zero)
+	if len(ws) != 2 || !strings.Contains(ws[0].Msg, "moves while every command is zero") || !strings.Contains(ws[1].Msg, "stands still") {
+		t.Errorf("warnings %v", ws)
+	}
+	for k := range cmd {
+		cmd[k] = math.Abs(v[k]) + math.Abs(w[k])
+	}
+	if m, s := CommandSpeedSpans(tt, v, w, rows, zero, 1); len(m)+len(s) != 0 {
+		t.Errorf("consistent commands: manual %v standing %v", m, s)
+	}
+}

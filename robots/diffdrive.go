@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"sort"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
@@ -131,7 +132,11 @@ func (DiffDrive) Simulate(req SimulateRequest) (*Simulation, error) {
 			cols[i] = append(cols[i], c...)
 		}
 	}
-	return &Simulation{Warnings: d.Warnings, Write: func(w io.Writer) error {
+	var fig *Figure
+	if req.Plot {
+		fig = diffDriveSimFigure(req.Source.Path, p, runs, cols)
+	}
+	return &Simulation{Warnings: d.Warnings, Figure: fig, Write: func(w io.Writer) error {
 		if ids == nil {
 			return dataset.WriteCSV(w, []string{"t", "vr", "vl", "v", "w"}, cols[:])
 		}
@@ -367,4 +372,31 @@ func positiveFlag(flag string, v float64) error {
 		return Usagef("-%s %g: want a positive finite number", flag, v)
 	}
 	return nil
+}
+
+// diffDriveSimFigure is simulate -plot's figure: the simulated v and ω
+// (cols: t, vr, vl, v, w of every run in turn) against time, with the
+// log's measured ones (eq. 19, from vr, vl where it has them) as points,
+// as validate -plot draws them.
+func diffDriveSimFigure(path string, p diffdrive.Params, runs []calibrate.Run, cols [5][]float64) *Figure {
+	chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+	j := 0
+	for i, r := range runs {
+		for k := range r.T {
+			mv, mw := math.NaN(), math.NaN()
+			if r.VR != nil {
+				mv, mw = (r.VR[k]+r.VL[k])/2, (r.VR[k]-r.VL[k])/p.L
+			}
+			chs[0].Add(i, cols[0][j], mv, cols[3][j])
+			chs[1].Add(i, cols[0][j], mw, cols[4][j])
+			j++
+		}
+	}
+	f := &Figure{Title: "diffdrive: simulated v and ω (" + filepath.Base(path) + ")", Channels: chs}
+	if len(runs) > 1 {
+		for _, r := range runs {
+			f.RunIDs = append(f.RunIDs, r.ID)
+		}
+	}
+	return f
 }

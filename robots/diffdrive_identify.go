@@ -119,6 +119,7 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 	} else if lg, err = diffDriveUniform(d, tab, init, req.InitPath, req.Gaps); err != nil {
 		return nil, err
 	}
+	d.Add(diffDriveLayout(src.Path, tab.Col("t")[0], init, lg)...)
 	undet, err := diffDriveChecks(d, src.Path, lg, init)
 	if err != nil {
 		return nil, err
@@ -149,6 +150,7 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 			d.Add(fit.Warnf("", "%s moved from its start %.4g to %.4g (×%.3g): wrong units in the log (speeds in rad/s, time in ms) or a start in -init far from this robot?", n, z0[i], z[i], r))
 		}
 	}
+	d.Add(WorseThanStart(DiffDrive{}, req.Sources, init, res.Params, req.Gaps)...)
 	rep := fit.Report{Model: "diffdrive", Method: method,
 		Data:        fmt.Sprintf("1 log, %d rows, %d segments of 50 steps (stride %d)", len(lg.UF), res.Segments, res.Stride),
 		Params:      ps,
@@ -188,3 +190,33 @@ func (DiffDrive) IdentifyWith(req IdentifyRequest, o DiffDriveOptions) (*Identif
 	out.Outcome = d.Keep(ws, err)
 	return out, nil
 }
+
+// diffDriveLayout warns of stretches where the measured wheel speeds move
+// the robot while both commands are zero (driven by hand) or stand while
+// commanded (issue 28), named with their time spans on the model's grid
+// t0 + k·h: before diffDriveChecks' unit warnings, which they would
+// mislead. Only rows where the start model agrees with the commands count
+// (commands zero and the model standing, or commands and the model
+// moving): a robot coasting to a stop, or held by its dead zone, is the
+// model's, not a stretch of other driving.
+func diffDriveLayout(file string, t0 float64, p diffdrive.Params, lg calibrate.Log) []fit.Warning {
+	tr, err := p.Simulate(diffdrive.State{SdR: lg.VR[0], SdL: lg.VL[0]}, lg.UF, lg.UL)
+	if err != nil || math.IsNaN(lg.VR[0]+lg.VL[0]) {
+		return nil // Calibrate says why
+	}
+	n := len(lg.UF)
+	t, v, w := make([]float64, n), make([]float64, n), make([]float64, n)
+	zero := func(k int) bool { return lg.UF[k] == 0 && lg.UL[k] == 0 }
+	var rows []int
+	for k := range n {
+		t[k], v[k], w[k] = t0+float64(k)*p.H, (lg.VR[k]+lg.VL[k])/2, (lg.VR[k]-lg.VL[k])/p.L
+		if predMoving(tr.V[k], tr.W[k]) != zero(k) {
+			rows = append(rows, k)
+		}
+	}
+	return fit.CommandSpeedWarnings(file, t, v, w, rows, zero)
+}
+
+// predMoving says whether a predicted forward speed v (m/s) and turn rate
+// w (rad/s) move the robot (fit.CommandSpeedSpans' threshold).
+func predMoving(v, w float64) bool { return math.Abs(v) > 0.05 || math.Abs(w) > 0.05 }

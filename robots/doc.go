@@ -39,11 +39,13 @@
 //   - Planner: Plan a path to a goal around obstacles (the skid-steer's
 //     SBMPO energy planner);
 //   - Inspector: Inspect a log (a search over signed channel maps: the
-//     Mecanum robot's four wheel channels, the skid-steer's vc, wc).
+//     Mecanum robot's four wheel channels, the skid-steer's vc, wc; the
+//     two command columns of the tyre model, diffdrive and the Pioneer,
+//     ranked by the start model's 2-s predictions).
 //
 // Of the built-in models every one is a ParamReader, Identifier,
 // Simulator and Validator; Mecanum, DiffDrive and SkidSteer are Drivers,
-// Mecanum and SkidSteer Inspectors, SkidSteer a Planner.
+// every one an Inspector, SkidSteer a Planner.
 //
 // A request's Sink receives warnings as they are found (they also come
 // back as values) and progress lines; a Sink that is also a Noter shows

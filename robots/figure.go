@@ -19,6 +19,9 @@ type Figure struct {
 	// as a line), as validate -plot draws them; Series and the labels are
 	// then unused.
 	Channels []fit.Channel
+	// RunIDs name the Channels' runs (their traj values) in the legend,
+	// nil to number them from 1.
+	RunIDs []string
 }
 
 // Series is one curve of a Figure: a line, or markers when Points is set.

@@ -119,6 +119,7 @@ func mecanumRuns(d *Diag, srcs []Source, m *dataset.CommandMap, gaps fit.GapPoli
 			r := rs[i]
 			d.Add(PoseOutliers(f, r.T, r.X, r.Y, mecanumLimits.Speed, r.Origin)...)
 			d.Add(mecanumImplausible(f, r)...)
+			d.Add(mecanumLayout(f, t.Has("traj"), r)...)
 			pieces, ws, err := fit.ApplyGaps(gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -342,4 +343,23 @@ func mecanumImplausible(file string, r mecanum.Run) []fit.Warning {
 		cols[fmt.Sprintf("w%d", j+1)] = v
 	}
 	return Implausible(file, r.Origin, mecanumLimits, cols)
+}
+
+// mecanumLayout are the layout checks of one run (issue 28): poses that
+// jump back to the run's start (runs concatenated without traj) and
+// stretches of motion with every wheel command zero, or of standing while
+// commanded (fit.CommandMotionWarnings: before mecanumChecks' unit
+// warnings, which they would mislead).
+func mecanumLayout(file string, hasTraj bool, r mecanum.Run) []fit.Warning {
+	if r.X == nil {
+		return nil
+	}
+	rows := r.Camera()
+	var ws []fit.Warning
+	if !hasTraj {
+		ws = append(ws, fit.JumpsBackWarning(file, r.X, r.Y, rows, r.Line)...)
+	}
+	return append(ws, fit.CommandMotionWarnings(file, r.T, r.X, r.Y, r.Theta, rows, func(k int) bool {
+		return r.W[k] == [4]float64{}
+	})...)
 }

@@ -193,6 +193,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	}
 	// The fits run on the lagged commands with no lag of their own (a
 	// -init file's "tau" would lag them twice); the output records it.
+	p0 := p // the start as given, for WorseThanStart
 	p.Tau = 0
 	var lagLine string
 	if o.LagAuto {
@@ -340,6 +341,7 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	if all {
 		s.Notes = append(s.Notes, "every μ_j is determined")
 	}
+	d.Add(WorseThanStart(Mecanum{}, req.Sources, p0, out, req.Gaps)...)
 	outcome := &Identified{Params: out}
 	if req.Fit.Settled(res.Opt) { // unconverged: the Outcome says so
 		outcome.Refused = d.Keep(fit.CheckDetermined(ps, req.AllowUndetermined, "hold one of them with -fix (e.g. -fix mu1), add runs with other commands, or use -prior"))

@@ -55,6 +55,12 @@ type Inspection struct {
 	Declared     *InspectedMap
 	DeclaredRank int
 	Contradicts  bool
+	// Targets, when not empty, are the model's command columns that the
+	// maps feed through a column map (-columns TARGET=CHANNEL*SCALE)
+	// rather than a parameter file's command_map; DeclaredName then says
+	// what Declared is (e.g. "the log's columns as read").
+	Targets      []string
+	DeclaredName string
 }
 
 // InspectedMap is one candidate map with its fit.

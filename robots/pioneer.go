@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -122,7 +123,29 @@ func (Pioneer) Simulate(req SimulateRequest) (*Simulation, error) {
 		sr[i] = simRun{ID: r.ID, T: r.T, Cols: [][]float64{preds[i].v, preds[i].w}}
 	}
 	write := func(w io.Writer) error { return writeSimulation(w, []string{"v", "w"}, hasTraj, sr) }
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		// v and ω against time, the log's measured ones (where it has
+		// them) as points, as validate -plot draws them
+		chs := []fit.Channel{{Name: "v", Unit: "m/s"}, {Name: "w", Unit: "rad/s"}}
+		for i, r := range runs {
+			for k := range preds[i].v {
+				mv, mw := math.NaN(), math.NaN()
+				if r.V != nil {
+					mv, mw = r.V[k], r.W[k]
+				}
+				chs[0].Add(i, r.T[k], mv, preds[i].v[k])
+				chs[1].Add(i, r.T[k], mw, preds[i].w[k])
+			}
+		}
+		sim.Figure = &Figure{Title: "pioneer: simulated v and ω (" + filepath.Base(req.Source.Path) + ")", Channels: chs}
+		if hasTraj {
+			for _, r := range runs {
+				sim.Figure.RunIDs = append(sim.Figure.RunIDs, r.ID)
+			}
+		}
+	}
+	return sim, nil
 }
 
 // Validate predicts the measured v, w of every run from its references
@@ -262,6 +285,7 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 			if err := r.Check(p.Ts); err != nil {
 				return nil, r.Err(err)
 			}
+			d.Add(pioneerLayout(src.Path, p, r)...)
 			runs = append(runs, r)
 		}
 	}
@@ -270,6 +294,7 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 	if err != nil {
 		return nil, err
 	}
+	d.Add(WorseThanStart(Pioneer{}, req.Sources, p, res.Params, req.Gaps)...)
 	out := &Identified{Report: pioneerReport(d, p, runs, res), Params: res.Params}
 	if req.Plot {
 		out.Figure, err = pioneerFigure(p.Form, res.Params, runs[0])
@@ -382,4 +407,25 @@ func paramValues(p any) (map[string]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// pioneerLayout warns of stretches where the measured v, w move the robot
+// while both references are zero (driven by hand) or stand while it is
+// commanded (issue 28), named with their time spans. Only rows where the
+// start model agrees with the references count (references zero and the
+// model standing, or references and the model moving): the model's delays
+// and its slowing down are not stretches of other driving.
+func pioneerLayout(file string, p pioneer.Params, r *pioneer.Run) []fit.Warning {
+	v, w, err := pioneer.Simulate(p, r)
+	if err != nil || r.V == nil {
+		return nil // Identify says why
+	}
+	zero := func(k int) bool { return r.Vref[k] == 0 && r.Wref[k] == 0 }
+	var rows []int
+	for k := range min(len(v), len(r.T)) {
+		if predMoving(v[k], w[k]) != zero(k) {
+			rows = append(rows, k)
+		}
+	}
+	return fit.CommandSpeedWarnings(file, r.T, r.V, r.W, rows, zero)
 }

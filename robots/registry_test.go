@@ -60,10 +60,10 @@ func TestRunID(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	want := map[string]string{
 		"mecanum":   "params identify simulate validate driver inspector",
-		"diffdrive": "params identify simulate validate driver",
+		"diffdrive": "params identify simulate validate driver inspector",
 		"skidsteer": "params identify simulate validate driver planner inspector",
-		"pioneer":   "params identify simulate validate",
-		"tire":      "params identify simulate validate",
+		"pioneer":   "params identify simulate validate inspector",
+		"tire":      "params identify simulate validate inspector",
 	}
 	for _, n := range Default().Names() {
 		m, _ := Default().Get(n)

@@ -169,7 +169,23 @@ func (Tire) Simulate(req SimulateRequest) (*Simulation, error) {
 	write := func(w io.Writer) error {
 		return writeSimulation(w, []string{"x", "y", "psi", "u", "v", "r"}, hasTraj, sr)
 	}
-	return &Simulation{Write: write, Warnings: d.Warnings}, nil
+	sim := &Simulation{Write: write, Warnings: d.Warnings}
+	if req.Plot {
+		prs := make([]PathRun, len(runs))
+		for i, r := range runs {
+			prs[i] = PathRun{ID: r.ID, PredX: sr[i].Cols[0], PredY: sr[i].Cols[1]}
+			if r.X != nil {
+				for _, k := range measuredRows(r.X) {
+					if k < len(states[i]) {
+						prs[i].MeasX, prs[i].MeasY = append(prs[i].MeasX, r.X[k]), append(prs[i].MeasY, r.Y[k])
+						prs[i].Pair = append(prs[i].Pair, k)
+					}
+				}
+			}
+		}
+		sim.Figure = PathFigure("tire: predicted path", prs)
+	}
+	return sim, nil
 }
 
 // Validate predicts the measured poses x, y, psi of every run from its
@@ -324,6 +340,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 			ow := PoseOutliers(src.Path, r.T, r.X, r.Y, tireLimits.Speed, r.Origin)
 			outliers += len(ow)
 			d.Add(ow...)
+			d.Add(tireLayout(src.Path, tab.Has("traj"), r)...)
 			pieces, ws, err := fit.ApplyGaps(req.Gaps, r.T, r.CommandRows(), true, func(row int, msg string) error { return r.Errorf(row, "t", "%s", msg) })
 			d.Add(ws...)
 			if err != nil {
@@ -413,6 +430,7 @@ func (Tire) IdentifyWith(req IdentifyRequest, o TireOptions) (*Identified, error
 	if nn > 0 && to.Robust == 0 { // a robust fit's RMS holds its outliers
 		d.Add(fit.ResidualNoise("pose position", res.PoseRMS, noise, 0.02, "m")...)
 	}
+	d.Add(WorseThanStart(Tire{}, req.Sources, p, res.Params, req.Gaps)...)
 	out := &Identified{Params: res.Params}
 	if req.Fit.Settled(res.Opt) { // unconverged: the outcome says so
 		out.Refused = d.Keep(fit.CheckDetermined(ps, req.AllowUndetermined, ""))
@@ -575,4 +593,23 @@ func tirePaths(p tire.Params, runs []*tire.Run) (*Figure, error) {
 		ss = append(ss, Series{Name: name, X: mx, Y: my, Points: true}, Series{Name: pname, X: px, Y: py})
 	}
 	return &Figure{Title: "tire: measured and predicted paths", XLabel: "x (m)", YLabel: "y (m)", Equal: true, Series: ss}, nil
+}
+
+// tireLayout are the layout checks of one run (issue 28): poses that jump
+// back to the run's start (runs concatenated without traj) and stretches
+// of motion with both wheel speeds zero, or of standing with wheel speeds
+// logged (fit.CommandMotionWarnings: before tireChecks' unit warnings,
+// which they would mislead).
+func tireLayout(file string, hasTraj bool, r *tire.Run) []fit.Warning {
+	if r.X == nil || r.Psi == nil {
+		return nil
+	}
+	rows := measuredRows(r.X)
+	var ws []fit.Warning
+	if !hasTraj {
+		ws = append(ws, fit.JumpsBackWarning(file, r.X, r.Y, rows, r.Line)...)
+	}
+	return append(ws, fit.CommandMotionWarnings(file, r.T, r.X, r.Y, r.Psi, rows, func(k int) bool {
+		return r.WL[k] == 0 && r.WR[k] == 0
+	})...)
 }
