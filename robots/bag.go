@@ -3,7 +3,6 @@ package robots
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/wheelgrad/wheelgrad/dataset/bag"
 )
@@ -65,24 +64,13 @@ func ImportBag(req BagImport) (*ImportedBag, error) {
 	return out, nil
 }
 
-// readBag is bag.Read with the share of the file read as progress.
+// readBag is bag.ReadFile with the share of the file read as progress.
 func readBag(path string, keep func(string) bool, sink Sink) (*bag.Contents, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r := &progressReader{r: f, size: st.Size(), sink: sink, name: path}
-	c, err := bag.Read(r, st.Size(), keep)
+	c, err := bag.ReadFileThrough(path, keep, func(r io.Reader, size int64) io.Reader {
+		return &progressReader{r: r, size: size, sink: sink, name: path}
+	})
 	sink.Done()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return c, err
 }
 
 type progressReader struct {

@@ -79,6 +79,13 @@ var ErrTruncated = errors.New("truncated")
 // (told apart by their first bytes), keeping the messages of the topics keep
 // says yes to. Errors name the file.
 func ReadFile(path string, keep func(topic string) bool) (*Contents, error) {
+	return ReadFileThrough(path, keep, nil)
+}
+
+// ReadFileThrough is ReadFile with the file's bytes passed through wrap
+// (given the file and its size; a progress counter, for one); nil wraps
+// nothing.
+func ReadFileThrough(path string, keep func(topic string) bool, wrap func(r io.Reader, size int64) io.Reader) (*Contents, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -88,7 +95,11 @@ func ReadFile(path string, keep func(topic string) bool) (*Contents, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := Read(f, st.Size(), keep)
+	var r io.Reader = f
+	if wrap != nil {
+		r = wrap(f, st.Size())
+	}
+	c, err := Read(r, st.Size(), keep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
