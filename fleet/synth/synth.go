@@ -20,7 +20,7 @@ import (
 )
 
 // DefaultModels are the models a fleet has when Config.Models is empty.
-var DefaultModels = []string{"mecanum"}
+var DefaultModels = []string{"mecanum", "skidsteer"}
 
 // Config says what fleet to generate. Its zero value is a usable fleet of
 // 40 robots over 5 days: a zero field takes the default its comment gives.
@@ -551,4 +551,17 @@ func writeDay(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, b *Brok
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// SigmaScale is how much the fit's σ of the model understates its error on
+// the generator's logs (1: it does not), measured: the RMS of (identified −
+// true)/σ over the 40 × 5 fleet of seed 1. A drift test at k σ flags a
+// steady robot of a model with SigmaScale s about as often as a test at
+// k/s σ would with an honest σ. 0 for a model the generator does not know
+// or has not measured.
+func SigmaScale(model string) float64 {
+	if sp := specs[model]; sp != nil {
+		return sp.sigmaScale
+	}
+	return 0
 }
