@@ -27,8 +27,13 @@ import (
 // The generated code runs at the speed of hand-written Go: the interpreter
 // pays a dispatch per instruction, which for a few lanes costs more than
 // the arithmetic.
-func Generate(m *Model, pkg, varName, typeName string) ([]byte, error) {
+//
+// Options: ObservedRows.
+func Generate(m *Model, pkg, varName, typeName string, opts ...GenOption) ([]byte, error) {
 	g := &gen{m: m, p: m.prog}
+	for _, o := range opts {
+		o(g)
+	}
 	g.analyse()
 	g.takenBranches()
 	var b bytes.Buffer
@@ -275,8 +280,8 @@ func (g *gen) adjointCore(b *bytes.Buffer, nextSrc func(k int) string, nextGuard
 // to date calls it). The header gains a "source:" line naming the file of
 // path's directory that declares the package-level variable varName (the
 // definition), when there is one.
-func GenerateFile(m *Model, pkg, varName, typeName, path string, update bool) error {
-	src, err := Generate(m, pkg, varName, typeName)
+func GenerateFile(m *Model, pkg, varName, typeName, path string, update bool, opts ...GenOption) error {
+	src, err := Generate(m, pkg, varName, typeName, opts...)
 	if err != nil {
 		return err
 	}
@@ -297,7 +302,19 @@ func GenerateFile(m *Model, pkg, varName, typeName, path string, update bool) er
 	return nil
 }
 
+// GenOption is an option of Generate.
+type GenOption func(*gen)
+
+// ObservedRows makes the generated kernel also implement TangentRollerAt:
+// its forward-mode rollout stores the output Jacobian only at the steps of
+// Wrt.Rows (one load and a predictable branch per step instead of NY·D
+// stores), for least-squares problems whose residuals use some steps only.
+// Without it, Sim.Jacobian with Rows stores every row into a scratch block
+// and gathers them.
+func ObservedRows() GenOption { return func(g *gen) { g.rows = true } }
+
 type gen struct {
+	rows   bool // ObservedRows
 	m      *Model
 	p      *program
 	need   []bool   // the node carries an adjoint

@@ -678,13 +678,23 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 // RollTangent implements dyn.TangentRoller: the forward-mode rollout
 // with respect to all parameters (and, with x0dirs, the initial states).
 func (k lagKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
-	if x0dirs {
-		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
-	}
-	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	return k.RollTangentAt(n, T, x0dirs, nil, p, q, x0, u, y, jy, xT, jxT, jc)
 }
 
-func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+// RollTangentAt implements dyn.TangentRollerAt: RollTangent storing the
+// Jacobian only at the rows at selects (nil: all).
+func (k lagKernel) RollTangentAt(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 6
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -866,16 +876,22 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 				y[(1*T+t)*n+j] = s1
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				r1 := ((1*T+t)*n + j) * 3
-				_ = jy[r1+2]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 3
+					_ = jy[r0+2]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					r1 := (1*K + k) * 3
+					_ = jy[r1+2]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+				}
 			}
 			ns0 := v44
 			nd0_0 := dv44_0
@@ -935,7 +951,11 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 	return cost
 }
 
-func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 14
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -1160,24 +1180,30 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				y[(1*T+t)*n+j] = s1
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 7
-				_ = jy[r0+6]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				jy[r0+4] = 0
-				jy[r0+5] = ds0_5
-				jy[r0+6] = ds0_6
-				r1 := ((1*T+t)*n + j) * 7
-				_ = jy[r1+6]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = 0
-				jy[r1+4] = ds1_4
-				jy[r1+5] = ds1_5
-				jy[r1+6] = ds1_6
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 7
+					_ = jy[r0+6]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					jy[r0+3] = ds0_3
+					jy[r0+4] = 0
+					jy[r0+5] = ds0_5
+					jy[r0+6] = ds0_6
+					r1 := (1*K + k) * 7
+					_ = jy[r1+6]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+					jy[r1+3] = 0
+					jy[r1+4] = ds1_4
+					jy[r1+5] = ds1_5
+					jy[r1+6] = ds1_6
+				}
 			}
 			ns0 := v44
 			nd0_0 := dv44_0
