@@ -115,9 +115,12 @@
 // vector–Jacobian product. Generate writes the tangent kernel beside the
 // reverse one (RollTangent: all parameters, each tangent a scalar
 // variable in registers, none where no parameter reaches a value); without
-// it the interpreter carries them. Sim.Value is the rollout without the
-// trajectory the reverse pass reads (RollFinal), for line searches,
-// validation and MPC rollouts.
+// it the interpreter carries them. Wrt.Rows stores the Jacobian at chosen
+// steps only (camera samples among command rows): a kernel generated with
+// the ObservedRows option skips the others in its loop (RollTangentAt),
+// others store every row into a scratch block and gather. Sim.Value is the
+// rollout without the trajectory the reverse pass reads (RollFinal), for
+// line searches, validation and MPC rollouts.
 //
 // Forward or reverse. The reverse pass gives one gradient for 2–4 native
 // rollouts whatever the number of parameters P (it rolls forward storing

@@ -46,7 +46,14 @@ type SquaredLS struct {
 	at, row, lane  []int
 	gx, gy, qx, qy []float64
 	w, ell         float64
-	gl             []float64 // Normal's per-lane [B][7][7] JᵀJ and [B][7] Jᵀr
+	gl             []laneNormal // Normal's per-lane sums
+}
+
+// laneNormal is one lane's share of the normal equations over its 7
+// columns (upper triangle of JᵀJ/w², and Jᵀr).
+type laneNormal struct {
+	g [nd][nd]float64
+	v [nd]float64
 }
 
 // nd is the number of Jacobian columns of one lane: μ_1..μ_4, x0, y0, θ0.
@@ -235,8 +242,8 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 	if err := s.sim.Jacobian(x[:4], s.q, s.x0, s.u, s.j); err != nil {
 		return err
 	}
-	if s.gl == nil {
-		s.gl = make([]float64, B*(nd*nd+nd))
+	if len(s.gl) != B {
+		s.gl = make([]laneNormal, B)
 	}
 	clear(s.gl)
 	TB, K := T*B, len(s.j.Rows)
@@ -261,16 +268,14 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 			uy[d] = 2*jy[d] + b*jt[d]
 			ut[d] = a*jx[d] + b*jy[d] + l2*jt[d]
 		}
-		lane := s.lane[k]
-		blk := s.gl[lane*(nd*nd+nd):]
-		g := (*[nd * nd]float64)(blk[:nd*nd])
-		gv := (*[nd]float64)(blk[nd*nd : nd*nd+nd])
+		ln := &s.gl[s.lane[k]]
 		cx, cy, ct := w*(r0+r2), w*(r1+r3), w*(a*r2+b*r3)
 		for c := range nd {
 			vx, vy, vt := jx[c], jy[c], jt[c]
-			gv[c] += vx*cx + vy*cy + vt*ct
+			ln.v[c] += vx*cx + vy*cy + vt*ct
+			row := &ln.g[c]
 			for e := c; e < nd; e++ {
-				g[c*nd+e] += vx*ux[e] + vy*uy[e] + vt*ut[e]
+				row[e] += vx*ux[e] + vy*uy[e] + vt*ut[e]
 			}
 		}
 	}
@@ -286,11 +291,11 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 		return 4 + (d-4)*B + b
 	}
 	for b := range B {
-		blk := s.gl[b*(nd*nd+nd):]
+		ln := &s.gl[b]
 		for c := range nd {
-			jtr[col(c, b)] += blk[nd*nd+c]
+			jtr[col(c, b)] += ln.v[c]
 			for e := c; e < nd; e++ {
-				v := w2 * blk[c*nd+e]
+				v := w2 * ln.g[c][e]
 				i, j := col(c, b), col(e, b)
 				jtj[i*n+j] += v
 				if i != j {
