@@ -115,6 +115,9 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 				f.Scale = max(f.Scale, math.Abs(v))
 			}
 		}
+		nc := len(cam)
+		s.cam, s.gx, s.gy = make([]int, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
+		s.qx, s.qy = make([]float64, 0, nc), make([]float64, 0, nc)
 		for _, k := range cam {
 			s.cam = append(s.cam, k-k0)
 			s.gx, s.gy = append(s.gx, r.X[k]), append(s.gy, r.Y[k])
