@@ -608,3 +608,27 @@ func TestJacobianRows(t *testing.T) {
 		t.Error("Lag's kernel, generated with ObservedRows, has no RollTangentAt")
 	}
 }
+
+// TestInlineTrigExact: Lag's tangent kernel (generated with InlineTrig)
+// computes its Sin/Cos pair inline, by math.Sincos's steps: its outputs and
+// final state equal Forward's bit for bit with the heading swept over
+// thousands of octants both ways, near multiples of π/4, at ±0, and beyond
+// 2²⁹ (where it calls math.Sincos), and its Jacobian the interpreter's.
+func TestInlineTrigExact(t *testing.T) {
+	m := testmodels.Lag
+	const B, T = 6, 400
+	x0, u := lagData(B, T, 4)
+	for j, th := range []float64{0, math.Copysign(0, -1), math.Pi / 4, -3 * math.Pi / 4, 1e9, -7e8} {
+		x0[2*B+j] = th
+		x0[3*B+j] = 0.5
+	}
+	for tt := range T {
+		for j := range B {
+			u[(tt*2+1)*B+j] = []float64{0, 0, 1e-3, -2e-3, 40, -3e3}[j] * (1 + 0.1*math.Sin(float64(tt)))
+		}
+	}
+	// with dt = 0.01, lane 5 turns by about −30 rad a step: ~5,000 octants
+	if _, err := m.CheckGeneratedForward([]float64{0.25, 1.3, 0.8}, []float64{0.01, 0}, x0, u, B, T, 1e-10); err != nil {
+		t.Fatal(err)
+	}
+}

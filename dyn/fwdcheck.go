@@ -9,7 +9,8 @@ import (
 // the interpreter on a rollout of B lanes over T steps: RollFinal's outputs,
 // final state and cost must equal Forward's exactly (the same operations),
 // and RollTangent's Jacobians (all parameters and the initial states) the
-// interpreter's forward mode within a relative tol (the interpreter's
+// interpreter's forward mode within a relative tol and its outputs and
+// final state Forward's exactly (the interpreter's
 // tangents are in turn checked against the reverse pass and central
 // differences by dyn's tests), and RollTangent stored at every third step
 // (Wrt.Rows) the same rows exactly. It returns the largest relative difference
@@ -70,6 +71,18 @@ func (m *Model) CheckGeneratedForward(p, q, x0, u []float64, B, T int, tol float
 		}
 		if err := is.Jacobian(p, q, x0, u, ji); err != nil {
 			return 0, err
+		}
+		// The values a tangent kernel computes are Forward's, exactly (the
+		// same operations; with InlineTrig, math.Sincos's own steps).
+		for i := range y1 {
+			if a, c := jg.Y[i], y1[i]; a != c && !(math.IsNaN(a) && math.IsNaN(c)) {
+				return 0, fmt.Errorf("dyn: %s: RollTangent's output %d is %v, Forward's %v", m.spec.Name, i, a, c)
+			}
+		}
+		for i := range xT {
+			if a, c := jg.XT[i], xT[i]; a != c && !(math.IsNaN(a) && math.IsNaN(c)) {
+				return 0, fmt.Errorf("dyn: %s: RollTangent's final state %d is %v, Forward's %v", m.spec.Name, i, a, c)
+			}
 		}
 		// Stored at every third step (Wrt.Rows): the same rows, exactly.
 		var rows []int

@@ -378,8 +378,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	w("for t := 0; t < T; t++ {\n")
 	w("ub := t * %d * n\n_ = ub\n", U)
 	f.taken = !f.tangents // RollFinal: only the taken branches' values
+	f.trigHere = f.trig && f.tangents
 	f.rollBody(b)
-	f.taken = false
+	f.taken, f.trigHere = false, false
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
 		if !f.inv[i] {
 			f.emitTangent(b, &pre, int32(i))
