@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,7 +200,9 @@ func TestIdentifySquaredLeastSquares(t *testing.T) {
 // runs to μ: IdentifySquared (bounded least squares with the forward-mode
 // Jacobian) and, for comparison, L-BFGS-B on NetFit's gradient with
 // IdentifySquared's tolerances (what it ran before), and least squares
-// with opt's QR path instead of the normal equations. Reported: iterations,
+// with opt's QR path instead of the normal equations; -cold: each fit
+// without the buffers a previous fit left (squaredPool emptied), as the
+// first fit of a process. Reported: iterations,
 // residual/loss evaluations, and the final loss relative to the lower of
 // the two, and min-ns, the fastest identification (on a shared machine the
 // time of the code; ns/op includes the neighbours' load).
@@ -257,10 +260,14 @@ func BenchmarkIdentifySquared(b *testing.B) {
 		b.ReportMetric(float64(fast[1].Nanoseconds()), "min-ns-qr")
 		b.ReportMetric(float64(fast[0])/float64(fast[1]), "normal/qr")
 	})
+	lsqCold := func() (*NetResult, error) {
+		squaredPool = sync.Pool{} // no buffers kept from an earlier fit
+		return lsq()
+	}
 	for _, c := range []struct {
 		name string
 		f    func() (*NetResult, error)
-	}{{"least-squares", lsq}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
+	}{{"least-squares", lsq}, {"least-squares-cold", lsqCold}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
 		b.Run(c.name, func(b *testing.B) {
 			var r *NetResult
 			fastest := time.Duration(1 << 62)
