@@ -115,9 +115,12 @@
 // vector–Jacobian product. Generate writes the tangent kernel beside the
 // reverse one (RollTangent: all parameters, each tangent a scalar
 // variable in registers, none where no parameter reaches a value); without
-// it the interpreter carries them. Sim.Value is the rollout without the
-// trajectory the reverse pass reads (RollFinal), for line searches,
-// validation and MPC rollouts.
+// it the interpreter carries them. Wrt.Rows stores the Jacobian at chosen
+// steps only (camera samples among command rows): a kernel generated with
+// the ObservedRows option skips the others in its loop (RollTangentAt),
+// others store every row into a scratch block and gather. Sim.Value is the
+// rollout without the trajectory the reverse pass reads (RollFinal), for
+// line searches, validation and MPC rollouts.
 //
 // Forward or reverse. The reverse pass gives one gradient for 2–4 native
 // rollouts whatever the number of parameters P (it rolls forward storing
@@ -125,8 +128,8 @@
 // and gives the whole Jacobian. Measured (paired with the native rollout,
 // minimum of many runs, 2 shared cores): the own model's Jacobian for 3
 // parameters over 4 × 20,000 steps, the 160,000 × 3 block written, costs
-// 1.6 native rollouts against 2.8 for the reverse pass's value and
-// gradient; Mecanum's for 4 coefficients over 3 × 1,680 steps 2.5 against
+// 1.5 native rollouts (1.6 with the residuals formed from its outputs)
+// against 2.8 for the reverse pass's value and gradient; Mecanum's for 4 coefficients over 3 × 1,680 steps 2.5 against
 // 3.8; the diffdrive calibration's cost gradient for 6 parameters over
 // 3,800 × 50 steps 2.1 against 3.0. BenchmarkCrossover (a model whose P
 // parameters each weigh their own tanh term, gradient of a squared loss

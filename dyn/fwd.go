@@ -18,6 +18,15 @@ type Wrt struct {
 	// j's initial state (in the full Jacobian over all S·B initial states,
 	// the column P + k·B + j; zero in the rows of the other lanes).
 	X0 bool
+	// Rows, if non-nil, are the only steps whose output Jacobian is
+	// stored: indices t·B + j into a [T][B] output (step t of lane j),
+	// ascending, without repeats. JY then holds NY·len(Rows) rows, output
+	// c at Rows[k] in row c·len(Rows) + k, so that a least-squares problem
+	// whose residuals use some steps only (camera samples among command
+	// rows) neither stores nor reads the others. Y, XT, JXT and JCost are
+	// unchanged. A kernel generated with ObservedRows skips the other rows
+	// in its loop; others store every row into a scratch block first.
+	Rows []int
 }
 
 // Jac receives a forward-mode rollout: the values of a Forward and their
@@ -30,9 +39,10 @@ type Jac struct {
 	Params []int // the parameters of the columns
 	X0     bool  // the last S columns are the lane's initial states
 	D      int   // columns
+	Rows   []int // Wrt.Rows: the steps whose JY rows are stored (nil: all)
 
 	Y  []float64 // outputs [NY][T][B], as Forward's y
-	JY []float64 // ∂Y/∂z: [NY·T·B][D], row i the output Y[i]
+	JY []float64 // ∂Y/∂z: [NY·T·B][D], row i the output Y[i]; with Rows [NY·len(Rows)][D]
 
 	XT  []float64 // final state [S][B] (always written)
 	JXT []float64 // ∂XT/∂z: [S·B][D]
@@ -41,6 +51,11 @@ type Jac struct {
 	JCost []float64 // ∂cost/∂z per lane: [B][D]; the parameters' gradient of the total cost is the sum of the rows
 
 	full *Jac // all parameters' columns, when a generated kernel computes them and Params is a subset
+
+	// with Rows: at[t·B+j] is the stored row of step t of lane j, or −1;
+	// gather is a kernel's JY over all rows when it cannot skip rows
+	at     []int32
+	gather []float64
 }
 
 // TangentRoller is implemented by generated kernels: the forward-mode
@@ -51,6 +66,15 @@ type Jac struct {
 // all but xT may be nil. It returns the summed cost. It stores no states.
 type TangentRoller interface {
 	RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64
+}
+
+// TangentRollerAt is implemented by generated kernels made with the
+// ObservedRows option: RollTangent storing the Jacobian at some steps only.
+// at is nil (every row, as RollTangent) or has T·n entries, at[t·n+j] the
+// row block k where step t of lane j is stored (rows c·K + k of jy for
+// output c, K = len(jy)/(NY·D)) or −1 to store nothing.
+type TangentRollerAt interface {
+	RollTangentAt(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64
 }
 
 // FinalRoller is implemented by generated kernels: the value-only rollout
@@ -81,19 +105,49 @@ func (s *Sim) NewJac(w Wrt) (*Jac, error) {
 		}
 		seen[k] = true
 	}
-	return newJac(m, s.B, s.T, append([]int(nil), ps...), w.X0), nil
+	var rows []int
+	if w.Rows != nil {
+		rows = append([]int{}, w.Rows...)
+		for k, r := range rows {
+			if r < 0 || r >= s.T*s.B {
+				return nil, fmt.Errorf("dyn: %s: Jacobian row %d of %d steps × %d lanes", m.spec.Name, r, s.T, s.B)
+			}
+			if k > 0 && r <= rows[k-1] {
+				return nil, fmt.Errorf("dyn: %s: Jacobian rows %d then %d: want them ascending, without repeats", m.spec.Name, rows[k-1], r)
+			}
+		}
+	}
+	return newJac(m, s.B, s.T, append([]int(nil), ps...), w.X0, rows), nil
 }
 
-func newJac(m *Model, B, T int, ps []int, x0 bool) *Jac {
+func newJac(m *Model, B, T int, ps []int, x0 bool, rows []int) *Jac {
 	D := len(ps)
 	if x0 {
 		D += m.NS()
 	}
 	ny, ns := m.NY()*T*B, m.NS()*B
-	return &Jac{Params: ps, X0: x0, D: D,
-		Y: make([]float64, ny), JY: make([]float64, ny*D),
+	j := &Jac{Params: ps, X0: x0, D: D, Rows: rows,
+		Y: make([]float64, ny), JY: make([]float64, m.NY()*jacRows(rows, T, B)*D),
 		XT: make([]float64, ns), JXT: make([]float64, ns*D),
 		JCost: make([]float64, B*D)}
+	if rows != nil {
+		j.at = make([]int32, T*B)
+		for i := range j.at {
+			j.at[i] = -1
+		}
+		for k, r := range rows {
+			j.at[r] = int32(k)
+		}
+	}
+	return j
+}
+
+// jacRows is the number of stored steps: len(rows), or T·B for nil.
+func jacRows(rows []int, T, B int) int {
+	if rows == nil {
+		return T * B
+	}
+	return len(rows)
 }
 
 // allParams reports whether ps is 0, 1, …, NP−1.
@@ -115,11 +169,14 @@ func (j *Jac) check(m *Model, B, T int) error {
 	if j.X0 {
 		D += m.NS()
 	}
+	if (j.Rows != nil) != (j.at != nil) || len(j.at) != 0 && len(j.at) != T*B {
+		return fmt.Errorf("dyn: %s: Jac.Rows changed or the Jac is another Sim's (make it with NewJac for this Sim)", m.spec.Name)
+	}
 	for _, c := range []struct {
 		what      string
 		got, want int
 		opt       bool
-	}{{"D", j.D, D, false}, {"Y", len(j.Y), ny, true}, {"JY", len(j.JY), ny * D, true}, {"XT", len(j.XT), ns, false},
+	}{{"D", j.D, D, false}, {"Y", len(j.Y), ny, true}, {"JY", len(j.JY), m.NY() * jacRows(j.Rows, T, B) * D, true}, {"XT", len(j.XT), ns, false},
 		{"JXT", len(j.JXT), ns * D, true}, {"JCost", len(j.JCost), B * D, true}} {
 		if c.got != c.want && !(c.opt && c.got == 0) {
 			return fmt.Errorf("dyn: %s: Jac.%s has %d values, want %d (make it with NewJac for this Sim)", m.spec.Name, c.what, c.got, c.want)
@@ -181,12 +238,29 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 				for i := range ps {
 					ps[i] = i
 				}
-				j.full = newJac(m, B, s.T, ps, j.X0)
+				j.full = newJac(m, B, s.T, ps, j.X0, j.Rows)
 			}
 			out = j.full
 			out.Y = j.Y
+			if len(j.JY) == 0 {
+				out.JY = nil
+			}
 		}
-		out.Cost = tr.RollTangent(B, s.T, j.X0, p, q, x0, u, orNil(out.Y), orNil(out.JY), j.XT, orNil(out.JXT), orNil(out.JCost))
+		jy := orNil(out.JY)
+		switch ta, ok := s.k.(TangentRollerAt); {
+		case ok:
+			out.Cost = ta.RollTangentAt(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost))
+		case jy != nil && j.Rows != nil:
+			// A kernel that stores every row: into a full block, then
+			// the rows of j gathered out of it.
+			if n := m.NY() * s.T * B * out.D; len(out.gather) != n {
+				out.gather = make([]float64, n)
+			}
+			out.Cost = tr.RollTangent(B, s.T, j.X0, p, q, x0, u, orNil(out.Y), out.gather, j.XT, orNil(out.JXT), orNil(out.JCost))
+			out.gatherRows(m.NY(), s.T*B)
+		default:
+			out.Cost = tr.RollTangent(B, s.T, j.X0, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost))
+		}
 		if out != j {
 			j.Cost = out.Cost
 			j.selectColumns(out, m.NP(), S)
@@ -195,7 +269,7 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 		if s.tin == nil || !s.tin.same(j.Params, j.X0) {
 			s.tin = newFwdInterp(m.prog, m.NP(), j.Params, j.X0)
 		}
-		j.Cost = s.tin.roll(B, s.T, p, q, x0, u, orNil(j.Y), orNil(j.JY), j.XT, orNil(j.JXT), orNil(j.JCost))
+		j.Cost = s.tin.roll(B, s.T, j.at, p, q, x0, u, orNil(j.Y), orNil(j.JY), j.XT, orNil(j.JXT), orNil(j.JCost))
 	}
 	copy(s.X[:S*B], x0)
 	copy(s.X[s.T*S*B:], j.XT)
@@ -212,6 +286,17 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 	}
 	s.ran = true
 	return nil
+}
+
+// gatherRows copies the stored rows out of gather (all tb = T·B rows of
+// each of the ny outputs) into JY.
+func (j *Jac) gatherRows(ny, tb int) {
+	D, K := j.D, len(j.Rows)
+	for c := range ny {
+		for k, r := range j.Rows {
+			copy(j.JY[(c*K+k)*D:(c*K+k+1)*D], j.gather[(c*tb+r)*D:(c*tb+r+1)*D])
+		}
+	}
 }
 
 // selectColumns copies the columns of j's directions out of full, which
@@ -341,8 +426,8 @@ func (f *fwdInterp) resize(n int) {
 	f.zero = make([]float64, n)
 }
 
-// roll is TangentRoller's RollTangent for the directions of f.
-func (f *fwdInterp) roll(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+// roll is TangentRollerAt's RollTangentAt for the directions of f.
+func (f *fwdInterp) roll(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
 	f.resize(n)
 	pr := f.in.p
 	S, U, D, NP := len(pr.next), len(pr.leafOf[opInput]), f.D, len(f.ps)
@@ -376,9 +461,20 @@ func (f *fwdInterp) roll(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) fl
 				copy(y[(c*T+t)*n:(c*T+t+1)*n], in.val[id])
 			}
 		}
-		if jy != nil {
+		if jy != nil && at == nil {
 			for c, id := range pr.out {
 				f.scatter(jy[(c*T+t)*n*D:(c*T+t+1)*n*D], id, false)
+			}
+		} else if jy != nil {
+			K := len(jy) / (len(pr.out) * D)
+			for j := range n {
+				k := int(at[t*n+j])
+				if k < 0 {
+					continue
+				}
+				for c, id := range pr.out {
+					f.scatterLane(jy[(c*K+k)*D:(c*K+k+1)*D], id, j)
+				}
 			}
 		}
 		if pr.cost >= 0 {
@@ -429,6 +525,17 @@ func (f *fwdInterp) scatter(dst []float64, id int32, add bool) {
 			} else {
 				row[d] = v
 			}
+		}
+	}
+}
+
+// scatterLane writes node id's tangents of lane j into row.
+func (f *fwdInterp) scatterLane(row []float64, id int32, j int) {
+	tv := f.tv[id]
+	for d := range row {
+		row[d] = 0
+		if tv != nil {
+			row[d] = tv[d*f.n+j]
 		}
 	}
 }
@@ -575,14 +682,19 @@ func (f *fwdInterp) dir(t []float64, d int) []float64 {
 
 // Expand writes the Jacobian of the outputs with the initial states'
 // columns spread out, as a least-squares solver over the parameters and
-// every lane's initial state wants it: dst is [NY·T·B][P + S·B] row-major,
-// columns 0…P−1 the parameters (j.Params), then state k of lane b at column
-// P + k·B + b (zero outside the row's own lane). B is the Sim's lane count.
-// Without X0 it copies JY.
+// every lane's initial state wants it: dst is [NY·T·B][P + S·B] row-major
+// (with Rows, [NY·len(Rows)][P + S·B], JY's rows), columns 0…P−1 the
+// parameters (j.Params), then state k of lane b at column P + k·B + b (zero
+// outside the row's own lane). B is the Sim's lane count. Without X0 it
+// copies JY.
 func (j *Jac) Expand(dst []float64, B int) error {
 	P := len(j.Params)
 	S := j.D - P
-	if B < 1 || len(j.JY)%(j.D*max(B, 1)) != 0 {
+	unit := j.D * max(B, 1) // the rows come in whole steps of B lanes
+	if j.Rows != nil {
+		unit = j.D * max(len(j.Rows), 1)
+	}
+	if B < 1 || j.D < 1 || len(j.JY)%unit != 0 {
 		return fmt.Errorf("dyn: Jac.Expand: %d Jacobian values do not hold rows of %d columns over %d lanes", len(j.JY), j.D, B)
 	}
 	m := len(j.JY) / j.D
@@ -595,6 +707,9 @@ func (j *Jac) Expand(dst []float64, B int) error {
 		row, src := dst[i*W:(i+1)*W], j.JY[i*j.D:(i+1)*j.D]
 		copy(row, src[:P])
 		b := i % B
+		if j.Rows != nil {
+			b = j.Rows[i%len(j.Rows)] % B
+		}
 		for k := range S {
 			row[P+k*B+b] = src[P+k]
 		}

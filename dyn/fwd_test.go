@@ -508,3 +508,127 @@ func TestJacExpand(t *testing.T) {
 		t.Error("short destination accepted")
 	}
 }
+
+// TestJacobianRows: a Jacobian stored at chosen rows (Wrt.Rows) equals the
+// full Jacobian's rows there, exactly, with the generated kernel (Lag's is
+// generated with ObservedRows and skips the other rows; the others store
+// every row and gather) and the interpreter, for all parameters, a subset,
+// and the initial states; Y, XT, JXT, JCost and the cost are unchanged,
+// and Expand spreads the rows' lanes.
+func TestJacobianRows(t *testing.T) {
+	for _, c := range fwdCases() {
+		var rows []int
+		for r := 1; r < c.T*c.B; r += 3 {
+			rows = append(rows, r)
+		}
+		if rows[len(rows)-1] != c.T*c.B-1 {
+			rows = append(rows, c.T*c.B-1)
+		}
+		np := c.m.NP()
+		ws := []dyn.Wrt{{}, {X0: true}}
+		if np > 1 {
+			ws = append(ws, dyn.Wrt{Params: []int{np - 1, 0}, X0: true})
+		}
+		for kname, k := range kernels(c.m) {
+			_, at := k.(dyn.TangentRollerAt)
+			for _, w := range ws {
+				sim, err := c.m.NewSimWith(k, c.B, c.T)
+				if err != nil {
+					t.Fatal(err)
+				}
+				full, err := sim.NewJac(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.Rows = rows
+				part, err := sim.NewJac(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.Jacobian(c.p, c.q, c.x0, c.u, full); err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.Jacobian(c.p, c.q, c.x0, c.u, part); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s %s (RollTangentAt %v) %v", c.name, kname, at, w.Params)
+				K, D, TB := len(rows), full.D, c.T*c.B
+				if len(part.JY) != c.m.NY()*K*D {
+					t.Fatalf("%s: %d Jacobian values, want %d", name, len(part.JY), c.m.NY()*K*D)
+				}
+				for o := range c.m.NY() {
+					for kk, r := range rows {
+						for d := range D {
+							if a, b := part.JY[(o*K+kk)*D+d], full.JY[(o*TB+r)*D+d]; a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+								t.Fatalf("%s: output %d row %d column %d: %v, full Jacobian %v", name, o, r, d, a, b)
+							}
+						}
+					}
+				}
+				for b, pair := range [][2][]float64{{part.Y, full.Y}, {part.XT, full.XT}, {part.JXT, full.JXT}, {part.JCost, full.JCost}} {
+					for i := range pair[0] {
+						if pair[0][i] != pair[1][i] && !(math.IsNaN(pair[0][i]) && math.IsNaN(pair[1][i])) {
+							t.Fatalf("%s: block %d [%d]: %v vs %v", name, b, i, pair[0][i], pair[1][i])
+						}
+					}
+				}
+				if part.Cost != full.Cost && !(math.IsNaN(part.Cost) && math.IsNaN(full.Cost)) {
+					t.Errorf("%s: cost %v vs %v", name, part.Cost, full.Cost)
+				}
+				if w.X0 {
+					P, S := len(part.Params), c.m.NS()
+					W := P + S*c.B
+					ef, ep := make([]float64, len(full.JY)/D*W), make([]float64, len(part.JY)/D*W)
+					if err := full.Expand(ef, c.B); err != nil {
+						t.Fatal(err)
+					}
+					if err := part.Expand(ep, c.B); err != nil {
+						t.Fatal(err)
+					}
+					for o := range c.m.NY() {
+						for kk, r := range rows {
+							for d := range W {
+								if a, b := ep[(o*K+kk)*W+d], ef[(o*TB+r)*W+d]; a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+									t.Fatalf("%s: expanded output %d row %d column %d: %v vs %v", name, o, r, d, a, b)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sim := testmodels.Lag.NewSim(2, 5)
+	for _, rows := range [][]int{{3, 3}, {4, 2}, {-1}, {10}} {
+		if _, err := sim.NewJac(dyn.Wrt{Rows: rows}); err == nil {
+			t.Errorf("rows %v accepted", rows)
+		}
+	}
+	if _, ok := testmodels.Lag.NewKernel().(dyn.TangentRollerAt); !ok {
+		t.Error("Lag's kernel, generated with ObservedRows, has no RollTangentAt")
+	}
+}
+
+// TestInlineTrigExact: Lag's tangent kernel (generated with InlineTrig)
+// computes its Sin/Cos pair inline, by math.Sincos's steps: its outputs and
+// final state equal Forward's bit for bit with the heading swept over
+// thousands of octants both ways, near multiples of π/4, at ±0, and beyond
+// 2²⁹ (where it calls math.Sincos), and its Jacobian the interpreter's.
+func TestInlineTrigExact(t *testing.T) {
+	m := testmodels.Lag
+	const B, T = 6, 400
+	x0, u := lagData(B, T, 4)
+	for j, th := range []float64{0, math.Copysign(0, -1), math.Pi / 4, -3 * math.Pi / 4, 1e9, -7e8} {
+		x0[2*B+j] = th
+		x0[3*B+j] = 0.5
+	}
+	for tt := range T {
+		for j := range B {
+			u[(tt*2+1)*B+j] = []float64{0, 0, 1e-3, -2e-3, 40, -3e3}[j] * (1 + 0.1*math.Sin(float64(tt)))
+		}
+	}
+	// with dt = 0.01, lane 5 turns by about −30 rad a step: ~5,000 octants
+	if _, err := m.CheckGeneratedForward([]float64{0.25, 1.3, 0.8}, []float64{0.01, 0}, x0, u, B, T, 1e-10); err != nil {
+		t.Fatal(err)
+	}
+}

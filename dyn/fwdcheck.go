@@ -9,9 +9,11 @@ import (
 // the interpreter on a rollout of B lanes over T steps: RollFinal's outputs,
 // final state and cost must equal Forward's exactly (the same operations),
 // and RollTangent's Jacobians (all parameters and the initial states) the
-// interpreter's forward mode within a relative tol (the interpreter's
+// interpreter's forward mode within a relative tol and its outputs and
+// final state Forward's exactly (the interpreter's
 // tangents are in turn checked against the reverse pass and central
-// differences by dyn's tests). It returns the largest relative difference
+// differences by dyn's tests), and RollTangent stored at every third step
+// (Wrt.Rows) the same rows exactly. It returns the largest relative difference
 // of the Jacobians. Packages that register a generated kernel call it from
 // their tests with realistic data; it allocates.
 func (m *Model) CheckGeneratedForward(p, q, x0, u []float64, B, T int, tol float64) (float64, error) {
@@ -69,6 +71,42 @@ func (m *Model) CheckGeneratedForward(p, q, x0, u []float64, B, T int, tol float
 		}
 		if err := is.Jacobian(p, q, x0, u, ji); err != nil {
 			return 0, err
+		}
+		// The values a tangent kernel computes are Forward's, exactly (the
+		// same operations; with InlineTrig, math.Sincos's own steps).
+		for i := range y1 {
+			if a, c := jg.Y[i], y1[i]; a != c && !(math.IsNaN(a) && math.IsNaN(c)) {
+				return 0, fmt.Errorf("dyn: %s: RollTangent's output %d is %v, Forward's %v", m.spec.Name, i, a, c)
+			}
+		}
+		for i := range xT {
+			if a, c := jg.XT[i], xT[i]; a != c && !(math.IsNaN(a) && math.IsNaN(c)) {
+				return 0, fmt.Errorf("dyn: %s: RollTangent's final state %d is %v, Forward's %v", m.spec.Name, i, a, c)
+			}
+		}
+		// Stored at every third step (Wrt.Rows): the same rows, exactly.
+		var rows []int
+		for r := 0; r < T*B; r += 3 {
+			rows = append(rows, r)
+		}
+		jr, err := gs.NewJac(Wrt{X0: x0dirs, Rows: rows})
+		if err != nil {
+			return 0, err
+		}
+		if err := gs.Jacobian(p, q, x0, u, jr); err != nil {
+			return 0, err
+		}
+		D, K := jg.D, len(rows)
+		for c := range m.NY() {
+			for k, r := range rows {
+				for d := range D {
+					a, b := jr.JY[(c*K+k)*D+d], jg.JY[(c*T*B+r)*D+d]
+					if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+						return worst, fmt.Errorf("dyn: %s: generated forward mode at chosen rows (x0 columns %v), output %d row %d column %d: %v, all rows %v",
+							m.spec.Name, x0dirs, c, r, d, a, b)
+					}
+				}
+			}
 		}
 		for b, pair := range [][2][]float64{{jg.Y, ji.Y}, {jg.JY, ji.JY}, {jg.XT, ji.XT}, {jg.JXT, ji.JXT}, {jg.JCost, ji.JCost}} {
 			for i := range pair[0] {

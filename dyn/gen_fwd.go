@@ -329,10 +329,17 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p := f.p
 	U, NY, D := len(p.leafOf[opInput]), len(p.out), f.D
-	if !f.tangents {
+	at := f.tangents && f.rows && D > 0 && NY > 0 // the stored rows are at's
+	switch {
+	case !f.tangents:
 		w("func (%s) %s(n, T int, p, q, x0, u, y, xT []float64) float64 {\n", recv, name)
-	} else {
+	case f.rows:
+		w("func (%s) %s(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", recv, name)
+	default:
 		w("func (%s) %s(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", recv, name)
+	}
+	if at {
+		w("K := T * n // rows of each output in jy\nif at != nil {\nK = len(jy) / %d\n}\n", NY*D)
 	}
 	f.shared(b)
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
@@ -371,8 +378,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	w("for t := 0; t < T; t++ {\n")
 	w("ub := t * %d * n\n_ = ub\n", U)
 	f.taken = !f.tangents // RollFinal: only the taken branches' values
+	f.trigHere = f.trig && f.tangents
 	f.rollBody(b)
-	f.taken = false
+	f.taken, f.trigHere = false, false
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
 		if !f.inv[i] {
 			f.emitTangent(b, &pre, int32(i))
@@ -383,7 +391,17 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 		w("y[(%d*T+t)*n+j] = %s\n", c, f.val(id))
 	}
 	w("}\n")
-	if D > 0 && NY > 0 {
+	if at {
+		w("if jy != nil {\nk := t*n + j\nif at != nil {\nk = int(at[k])\n}\nif k >= 0 {\n")
+		for c, id := range p.out {
+			w("r%d := (%d*K + k) * %d\n", c, c, D)
+			w("_ = jy[r%d+%d]\n", c, D-1)
+			for d := range D {
+				w("jy[r%d+%d] = %s\n", c, d, orZero(f.tan(id, d)))
+			}
+		}
+		w("}\n}\n")
+	} else if D > 0 && NY > 0 {
 		w("if jy != nil {\n")
 		for c, id := range p.out {
 			w("r%d := ((%d*T+t)*n + j) * %d\n", c, c, D)
@@ -463,8 +481,17 @@ func (g *gen) forwardKernels(b *bytes.Buffer, typeName string) {
 	w("// RollTangent implements dyn.TangentRoller: the forward-mode rollout\n")
 	w("// with respect to all parameters (and, with x0dirs, the initial states).\n")
 	w("func (k %s) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", typeName)
-	w("if x0dirs {\nreturn k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n")
-	w("return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n\n")
+	if g.rows {
+		w("return k.RollTangentAt(n, T, x0dirs, nil, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n\n")
+		w("// RollTangentAt implements dyn.TangentRollerAt: RollTangent storing the\n")
+		w("// Jacobian only at the rows at selects (nil: all).\n")
+		w("func (k %s) RollTangentAt(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {\n", typeName)
+		w("if x0dirs {\nreturn k.rollTangentX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n")
+		w("return k.rollTangentP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n\n")
+	} else {
+		w("if x0dirs {\nreturn k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n")
+		w("return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)\n}\n\n")
+	}
 	newFgen(g, false, true).writeRoll(b, typeName, "rollTangentP")
 	newFgen(g, true, true).writeRoll(b, typeName, "rollTangentX0")
 }

@@ -26,6 +26,9 @@
 //     once per point over the rows' non-zeros, an n×n eigen-decomposition
 //     per iteration, QR again when JᵀJ is ill-conditioned; Ceres'
 //     DENSE_NORMAL_CHOLESKY), the others by QR of J (SciPy's exact solver).
+//     A problem that forms JᵀJ and Jᵀr itself as it computes J's rows
+//     (LSProblem.Normal) hands them over directly on that path: no m×n
+//     matrix, J evaluated only for an iteration that falls back to QR.
 //     LeastSquares.Covariance gives the
 //     Gauss–Newton covariance (JᵀJ)⁻¹·s² without the parameters on bounds,
 //     with the rank and the null directions, for a fit report;

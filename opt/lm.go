@@ -16,6 +16,14 @@ import (
 // written). An error aborts the run and is returned by Solve.
 type Residuals func(x, r []float64, jac *mat.Dense) error
 
+// NormalEquations evaluates the residual vector r(x) into r (len m) and,
+// in place of the Jacobian J, the normal equations' JᵀJ into jtj (n×n
+// row-major, both triangles, every entry written) and Jᵀr into jtr (len n).
+// A problem whose Jacobian has few columns and many rows forms them row by
+// row as it computes J's rows, without storing the m×n matrix. An error
+// aborts the run and is returned by Solve.
+type NormalEquations func(x, r, jtj, jtr []float64) error
+
 // LSProblem is a nonlinear least-squares problem over a box: minimise
 // ½ Σ ρ(r_i(x)²) subject to Lower ≤ x ≤ Upper. M is the number of
 // residuals. Lower and Upper follow Problem's conventions (nil: unbounded;
@@ -25,6 +33,16 @@ type LSProblem struct {
 	M         int
 	Lower     []float64
 	Upper     []float64
+	// Normal, if non-nil, hands the solver JᵀJ and Jᵀr directly (it
+	// must be the normal equations of Residuals' J): when LeastSquares
+	// takes the normal-equations path (NormalSolver, or AutoSolver on a
+	// tall problem) with the Linear loss, every evaluation that would
+	// compute J calls Normal instead and no m×n matrix is allocated.
+	// Residuals is still called for value-only trial points, and with a
+	// Jacobian in an iteration that falls back to QR (an ill-conditioned
+	// JᵀJ) or to name a non-finite entry of JᵀJ: each such call counts as
+	// an evaluation. Other losses and QRSolver use Residuals alone.
+	Normal NormalEquations
 }
 
 // Loss is a robust loss ρ(z) of the squared residual z = (r/C)², as SciPy's
@@ -276,17 +294,23 @@ type lsState struct {
 	lo, hi   []float64 // full
 	flo, fhi []float64 // free
 
-	x    []float64 // full point
-	jac  *mat.Dense
-	r    []float64 // raw residuals at x
-	f    []float64 // residuals at x after the robust scaling
-	jf   []float64 // m×nf row-major Jacobian of the free variables after the robust scaling (jac's own data when nothing is rescaled or selected)
-	jfb  []float64 // jf's storage otherwise
+	x    []float64  // full point
+	jac  *mat.Dense // J at x (nil until needed with useNormal)
+	r    []float64  // raw residuals at x
+	f    []float64  // residuals at x after the robust scaling
+	jf   []float64  // m×nf row-major Jacobian of the free variables after the robust scaling (jac's own data when nothing is rescaled or selected)
+	jfb  []float64  // jf's storage otherwise
 	cost float64
 	g    []float64 // Jᵀf over the free variables
 
 	normal bool      // NormalSolver: gram is kept
 	gram   []float64 // J_fᵀJ_f, nf×nf row-major (both triangles)
+	// useNormal: the problem's NormalEquations replace J (LSProblem.Normal):
+	// ne holds its JᵀJ and Jᵀr at x over all n variables, neNew a trial
+	// point's; jfOK tells whether jf holds J at x (formed on demand).
+	useNormal bool
+	ne, neNew *lsNormal
+	jfOK      bool
 	// iterations whose subproblem the normal equations solved, and those
 	// that fell back to QR (ill-conditioned H)
 	normalIters, qrIters int
@@ -306,7 +330,6 @@ func newLSState(l LeastSquares, p LSProblem, lo, hi, x []float64, set Settings) 
 	st.rec = newRecorder(set, lo, hi)
 	st.r = make([]float64, st.m)
 	st.f = make([]float64, st.m)
-	st.jac = mat.NewDense(st.m, st.n, nil)
 	st.g = make([]float64, st.nf)
 	switch l.Solver {
 	case NormalSolver:
@@ -317,7 +340,77 @@ func newLSState(l LeastSquares, p LSProblem, lo, hi, x []float64, set Settings) 
 	if st.normal {
 		st.gram = make([]float64, st.nf*st.nf)
 	}
+	st.useNormal = st.normal && p.Normal != nil && l.Loss == Linear
+	if st.useNormal {
+		st.ne = newLSNormal(st.n)
+	} else {
+		st.jac = mat.NewDense(st.m, st.n, nil)
+	}
 	return st
+}
+
+// lsNormal is JᵀJ (n×n) and Jᵀr at one point, from LSProblem.Normal.
+type lsNormal struct{ jtj, jtr []float64 }
+
+func newLSNormal(n int) *lsNormal {
+	return &lsNormal{jtj: make([]float64, n*n), jtr: make([]float64, n)}
+}
+
+// normalEquations evaluates r and the normal equations at x into ne by
+// LSProblem.Normal, counting the call as a residual and Jacobian
+// evaluation. A non-finite residual is a nonFiniteError naming it; so is a
+// non-finite JᵀJ or Jᵀr (named by the Jacobian entry where Residuals can).
+func (st *lsState) normalEquations(x, r []float64, ne *lsNormal) error {
+	st.rec.res.FuncEvaluations++
+	st.rec.res.GradEvaluations++
+	if err := st.p.Normal(x, r, ne.jtj, ne.jtr); err != nil {
+		return err
+	}
+	for i, v := range r {
+		if v-v != 0 {
+			return nonFiniteError{fmt.Errorf("opt: residual %d is %g at evaluation %d", i, v, st.rec.res.FuncEvaluations)}
+		}
+	}
+	if allFinite(ne.jtj) && allFinite(ne.jtr) {
+		return nil
+	}
+	k := st.rec.res.FuncEvaluations
+	jac := mat.NewDense(st.m, st.n, nil)
+	rr := make([]float64, st.m)
+	if err := st.residuals(x, rr, jac); err != nil {
+		return err
+	}
+	return nonFiniteError{fmt.Errorf("opt: the normal equations (JᵀJ, Jᵀr) are not finite at evaluation %d, and the Jacobian of Residuals is: they disagree", k)}
+}
+
+// formJacobian evaluates J at the current point by Residuals (useNormal
+// keeps none) and sets jf from it, for an iteration the QR path solves.
+func (st *lsState) formJacobian() error {
+	if st.jac == nil {
+		st.jac = mat.NewDense(st.m, st.n, nil)
+	}
+	if err := st.residuals(st.x, st.r, st.jac); err != nil {
+		return err
+	}
+	raw := st.jac.RawMatrix()
+	nf := st.nf
+	if nf == st.n && raw.Stride == nf {
+		st.jf = raw.Data[:st.m*nf]
+	} else {
+		if st.jfb == nil {
+			st.jfb = make([]float64, st.m*nf)
+		}
+		st.jf = st.jfb
+		for i := range st.m {
+			row := raw.Data[i*raw.Stride:]
+			for k, j := range st.free {
+				st.jf[i*nf+k] = row[j]
+			}
+		}
+	}
+	copy(st.f, st.r)
+	st.jfOK = true
+	return nil
 }
 
 // residuals evaluates r at x (and J when jac is non-nil), counting the call
@@ -384,6 +477,21 @@ func (st *lsState) costOf(r []float64) float64 {
 // scale_for_robust_loss_function). With NormalSolver it returns the
 // nonFiniteError residuals left to it.
 func (st *lsState) linearise() error {
+	if st.useNormal {
+		// The linear loss: f = r; JᵀJ and Jᵀr of the free variables.
+		st.cost = st.costOf(st.r)
+		copy(st.f, st.r)
+		st.jfOK = false
+		n, nf := st.n, st.nf
+		for a, ja := range st.free {
+			st.g[a] = st.ne.jtr[ja]
+			row := st.ne.jtj[ja*n : (ja+1)*n]
+			for b, jb := range st.free {
+				st.gram[a*nf+b] = row[jb]
+			}
+		}
+		return nil
+	}
 	st.scale()
 	if st.normal && (!allFinite(st.gram) || !allFinite(st.g)) {
 		if err := st.checkJacobian(st.jac); err != nil {
@@ -523,7 +631,13 @@ func samePattern(row []float64, nz []int) bool {
 func (st *lsState) run() (*Result, error) {
 	rec, set := st.rec, st.set
 	m, nf := st.m, st.nf
-	if err := st.residuals(st.x, st.r, st.jac); err != nil {
+	var err error
+	if st.useNormal {
+		err = st.normalEquations(st.x, st.r, st.ne)
+	} else {
+		err = st.residuals(st.x, st.r, st.jac)
+	}
+	if err != nil {
 		if isNonFinite(err) {
 			return rec.finish(st.x, math.Inf(1), NonFinite), err
 		}
@@ -611,7 +725,10 @@ func (st *lsState) run() (*Result, error) {
 
 	w := newLSWork(m, nf)
 	var jacNew *mat.Dense
-	if st.l.TrialJacobian {
+	trialJ := st.l.TrialJacobian
+	if trialJ && st.useNormal {
+		st.neNew = newLSNormal(st.n)
+	} else if trialJ {
 		jacNew = mat.NewDense(m, st.n, nil)
 	}
 	xNew := make([]float64, st.n)
@@ -640,7 +757,20 @@ func (st *lsState) run() (*Result, error) {
 		if st.normal {
 			gram = st.gram
 		}
-		if err := w.factor(st.jf, st.f, gram, m, nf); err != nil {
+		var jfFor func() ([]float64, error)
+		if st.useNormal {
+			// QR (an ill-conditioned JᵀJ) needs J, which useNormal keeps
+			// none of.
+			jfFor = func() ([]float64, error) {
+				if !st.jfOK {
+					if err := st.formJacobian(); err != nil {
+						return nil, err
+					}
+				}
+				return st.jf, nil
+			}
+		}
+		if err := w.factor(st.jf, st.f, gram, m, nf, jfFor); err != nil {
 			if isNonFinite(err) {
 				return rec.finish(st.x, st.cost, NonFinite), err
 			}
@@ -676,7 +806,12 @@ func (st *lsState) run() (*Result, error) {
 			for k, j := range st.free {
 				xNew[j] = xfNew[k]
 			}
-			err := st.residuals(xNew, rNew, jacNew)
+			var err error
+			if trialJ && st.useNormal {
+				err = st.normalEquations(xNew, rNew, st.neNew)
+			} else {
+				err = st.residuals(xNew, rNew, jacNew)
+			}
 			stepHNorm := norm2(stepH)
 			if err != nil {
 				if !isNonFinite(err) {
@@ -715,10 +850,19 @@ func (st *lsState) run() (*Result, error) {
 		if accepted {
 			copy(xf, xfNew)
 			copy(st.x, xNew)
-			if jacNew != nil {
+			switch {
+			case trialJ && st.useNormal:
+				copy(st.r, rNew)
+				st.ne, st.neNew = st.neNew, st.ne
+			case jacNew != nil:
 				copy(st.r, rNew)
 				st.jac, jacNew = jacNew, st.jac
-			} else if err := st.residuals(st.x, st.r, st.jac); err != nil {
+			case st.useNormal:
+				err = st.normalEquations(st.x, st.r, st.ne)
+			default:
+				err = st.residuals(st.x, st.r, st.jac)
+			}
+			if err != nil {
 				if isNonFinite(err) {
 					return rec.finish(st.x, costNew, NonFinite), err
 				}
@@ -934,11 +1078,19 @@ func (w *lsWork) gramInner(a, b []float64) float64 {
 //
 // With gram (NormalSolver) the factors come from the normal equations
 // instead (factorNormal), unless they are too ill-conditioned for it.
-func (w *lsWork) factor(jf, f, gram []float64, m, nf int) error {
+//
+// jfFor, if non-nil, supplies jf when the QR path needs it.
+func (w *lsWork) factor(jf, f, gram []float64, m, nf int, jfFor func() ([]float64, error)) error {
 	w.normal, w.gram = false, gram
 	if gram != nil && w.factorNormal(gram, m, nf) {
 		w.normal = true
 		return nil
+	}
+	if jfFor != nil {
+		var err error
+		if jf, err = jfFor(); err != nil {
+			return err
+		}
 	}
 	w.allocQR(m, nf)
 	a := w.qr

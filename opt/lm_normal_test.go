@@ -154,3 +154,159 @@ func TestLeastSquaresNormalNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// normalOf gives lp the normal equations of its own Jacobian (the test's
+// stand-in for a problem that forms them row by row), counting the
+// Residuals calls that asked for J (jacCalls) and those to Normal.
+func normalOf(lp LSProblem, jacCalls, normalCalls *int) LSProblem {
+	res := lp.Residuals
+	var jac *mat.Dense
+	lp.Residuals = func(x, r []float64, j *mat.Dense) error {
+		if j != nil {
+			*jacCalls++
+		}
+		return res(x, r, j)
+	}
+	lp.Normal = func(x, r, jtj, jtr []float64) error {
+		*normalCalls++
+		n := len(x)
+		if jac == nil {
+			jac = mat.NewDense(lp.M, n, nil)
+		}
+		if err := res(x, r, jac); err != nil {
+			return err
+		}
+		// the solver's own sums, so that the steps agree to the bit
+		clear(jtr)
+		gramAndGradient(jac.RawMatrix().Data, r, lp.M, n, jtj, jtr)
+		return nil
+	}
+	return lp
+}
+
+// TestLeastSquaresNormalEquations: a problem that hands the solver JᵀJ
+// and Jᵀr (LSProblem.Normal) takes the steps of the same problem through
+// its Jacobian on the normal path — the same iterations and evaluations,
+// the cost to 1e-9 relative and x to 1e-6 — on the MGH problems, free and
+// bounded, with and without TrialJacobian, and with a fixed variable;
+// Residuals is asked for J only in the iterations that fall back to QR
+// (Freudenstein–Roth, Powell's singular minimum), one more evaluation
+// each. QRSolver ignores Normal.
+func TestLeastSquaresNormalEquations(t *testing.T) {
+	type tc struct {
+		name string
+		lp   LSProblem
+		x0   []float64
+	}
+	var cs []tc
+	for _, b := range mghBounded {
+		p := mghByName(b.name)
+		cs = append(cs, tc{p.name, LSProblem{Residuals: p.res, M: p.m}, p.x0}, tc{p.name + " bounded", LSProblem{Residuals: p.res, M: p.m, Lower: b.lo, Upper: b.hi}, p.x0})
+	}
+	p := expFit(500)
+	cs = append(cs, tc{"expfit, x[1] fixed", LSProblem{Residuals: p.res, M: p.m, Lower: []float64{-10, 1.5, 0}, Upper: []float64{10, 1.5, 5}}, p.x0})
+	for _, c := range cs {
+		for _, trial := range []bool{false, true} {
+			set := Settings{GradientTol: 1e-12}
+			ls := LeastSquares{Solver: NormalSolver, TrialJacobian: trial}
+			ref, rst, err := ls.solve(c.lp, c.x0, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jc, nc int
+			got, st, err := ls.solve(normalOf(c.lp, &jc, &nc), c.x0, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s trial %v: J %v %d it %d ev F %.15g; JᵀJ %v %d it %d ev (%d Normal, %d J calls; %d QR iterations) F %.15g",
+				c.name, trial, ref.Status, ref.Iterations, ref.FuncEvaluations, ref.F, got.Status, got.Iterations, got.FuncEvaluations, nc, jc, st.qrIters, got.F)
+			if got.Status != ref.Status || got.Iterations != ref.Iterations || got.FuncEvaluations != ref.FuncEvaluations+jc || got.GradEvaluations != ref.GradEvaluations+jc {
+				t.Errorf("%s trial %v: %v after %d iterations, %d/%d evaluations; through J %v, %d, %d/%d", c.name, trial,
+					got.Status, got.Iterations, got.FuncEvaluations, got.GradEvaluations, ref.Status, ref.Iterations, ref.FuncEvaluations, ref.GradEvaluations)
+			}
+			if !(ref.F < 1e-16 && got.F < 1e-16) && math.Abs(got.F-ref.F) > 1e-9*ref.F {
+				t.Errorf("%s trial %v: F %.15g, through J %.15g", c.name, trial, got.F, ref.F)
+			}
+			for i := range ref.X {
+				if math.Abs(ref.X[i]-got.X[i]) > 1e-6*(1+math.Abs(ref.X[i])) {
+					t.Errorf("%s trial %v: x %v, through J %v", c.name, trial, got.X, ref.X)
+					break
+				}
+			}
+			if jc > st.qrIters || st.qrIters > 0 && jc == 0 || nc != got.GradEvaluations-jc || rst.qrIters != st.qrIters {
+				t.Errorf("%s trial %v: %d Normal and %d Jacobian calls for %d Jacobians, %d QR iterations (through J %d)", c.name, trial, nc, jc, got.GradEvaluations, st.qrIters, rst.qrIters)
+			}
+		}
+		var jc, nc int
+		if _, err := (LeastSquares{Solver: QRSolver}).Solve(normalOf(c.lp, &jc, &nc), c.x0, Settings{}); err != nil || nc != 0 {
+			t.Errorf("%s: QRSolver called Normal %d times (%v)", c.name, nc, err)
+		}
+	}
+}
+
+// TestLeastSquaresNormalEquationsFallback: with LSProblem.Normal, an
+// ill-conditioned iteration still falls back to QR, evaluating J for it,
+// and reaches the exact solution; a NaN in J is named by its entry.
+func TestLeastSquaresNormalEquationsFallback(t *testing.T) {
+	const m = 200
+	a := mat.NewDense(m, 2, nil)
+	y := mat.NewVecDense(m, nil)
+	for i := range m {
+		ti := float64(i) / m
+		a.Set(i, 0, 1+ti)
+		a.Set(i, 1, 1+ti+1e-7*ti*ti)
+		y.SetVec(i, 3+2*ti+0.01*math.Sin(float64(7*i)))
+	}
+	res := func(x, r []float64, jac *mat.Dense) error {
+		for i := range m {
+			r[i] = a.At(i, 0)*x[0] + a.At(i, 1)*x[1] - y.AtVec(i)
+		}
+		if jac != nil {
+			jac.Copy(a)
+		}
+		return nil
+	}
+	var exact mat.VecDense
+	if err := exact.SolveVec(a, y); err != nil {
+		t.Fatal(err)
+	}
+	var jc, nc int
+	set := Settings{GradientTol: 1e-14, FunctionTol: 1e-15, StepTol: 1e-15}
+	r, st, err := LeastSquares{Solver: NormalSolver}.solve(normalOf(LSProblem{Residuals: res, M: m}, &jc, &nc), []float64{0, 0}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v after %d iterations (%d normal, %d QR; %d Normal, %d J calls): x %v", r.Status, r.Iterations, st.normalIters, st.qrIters, nc, jc, r.X)
+	if st.qrIters == 0 || jc == 0 {
+		t.Errorf("%d QR iterations, %d Jacobian evaluations: no fallback", st.qrIters, jc)
+	}
+	for i := range 2 {
+		if e := exact.AtVec(i); math.Abs(r.X[i]-e) > 1e-6*math.Abs(e) {
+			t.Errorf("x %v, exact %v", r.X, exact.RawVector().Data)
+			break
+		}
+	}
+	p := expFit(200)
+	for _, at := range []int{1, 3} {
+		calls := 0
+		nan := func(x, r []float64, jac *mat.Dense) error {
+			if err := p.res(x, r, jac); err != nil {
+				return err
+			}
+			if jac != nil {
+				calls++
+				if calls >= at { // from then on: Residuals names it
+					jac.Set(17, 2, math.NaN())
+				}
+			}
+			return nil
+		}
+		var jc, nc int
+		lp := normalOf(LSProblem{Residuals: nan, M: p.m}, &jc, &nc)
+		r, err := LeastSquares{Solver: NormalSolver}.Solve(lp, p.x0, Settings{})
+		t.Logf("NaN at Jacobian %d: %v", at, err)
+		if err == nil || r == nil || r.Status != NonFinite || !strings.Contains(err.Error(), "Jacobian entry (17, 2)") {
+			t.Errorf("NaN in the %d-th Jacobian: result %v, error %v", at, r, err)
+		}
+	}
+}

@@ -55,6 +55,7 @@ func (l LeastSquares) Covariance(p LSProblem, res *Result) (*Covariance, error) 
 	if p.Residuals == nil || p.M <= 0 {
 		return nil, errors.New("opt: Covariance needs residuals and M > 0")
 	}
+	p.Normal = nil // the SVD below wants J itself
 	st := newLSState(l, p, lo, hi, x, Settings{}.withDefaults())
 	if err := st.residuals(x, st.r, st.jac); err != nil {
 		return nil, err

@@ -43,7 +43,8 @@ func paired(b *testing.B, native, op func() error) {
 // least-squares loss by the reverse pass (Forward + Backward natively, and
 // through the gorgonia program the experiment identifies with), and the
 // residuals with their full Jacobian with respect to the three parameters
-// by the forward mode (Sim.Jacobian).
+// by the forward mode (Sim.Jacobian; -pass: the rollout with its Jacobian
+// alone, without forming the residuals from its outputs).
 func BenchmarkOwnModel(b *testing.B) {
 	q := []float64{dt}
 	for i, sz := range []size{{8, 150, cmdNoise}, {4, 20000, cmdNoise}} {
@@ -88,6 +89,9 @@ func BenchmarkOwnModel(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		b.Run(name+"jacobian-forward-pass", func(b *testing.B) {
+			paired(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, j) })
+		})
 		b.Run(name+"jacobian-forward", func(b *testing.B) {
 			paired(b, native, func() error {
 				if err := sim.Jacobian(start, q, d.x0, d.u, j); err != nil {

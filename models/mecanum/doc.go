@@ -59,7 +59,8 @@
 //     chosen on held-out commands and a leave-one-command-out report
 //     against one constant μ; IdentifySquared: one constant μ with that loss,
 //     solved as bounded least squares (opt.LeastSquares) over μ and the
-//     start poses with Model's forward-mode Jacobian (SquaredLS): 6
+//     start poses with Model's forward-mode Jacobian (SquaredLS: stored at
+//     the camera rows only, JᵀJ and Jᵀr formed from it for opt): 6
 //     iterations on three 7-s demo-like logs where L-BFGS-B on NetFit's
 //     gradient took 101, to the same loss.
 //   - EstimateOnset: the offset between a command stream and a camera

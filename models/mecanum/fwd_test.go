@@ -36,7 +36,8 @@ func paired(b *testing.B, native, op func() error) {
 // native rollout (Sim.Forward, x-native = 1): the value-only rollout, value
 // and gradient of a squared pose loss by the reverse pass, and the forward
 // mode's Jacobian of every pose with respect to the 4 friction
-// coefficients, and with the runs' initial poses too (4 + 3 columns).
+// coefficients, and with the runs' initial poses too (4 + 3 columns), stored
+// at every row or only at every fourth (a 60-Hz camera's rows, Wrt.Rows).
 func BenchmarkModelSensitivities(b *testing.B) {
 	p := testParams()
 	const B = 3
@@ -65,10 +66,17 @@ func BenchmarkModelSensitivities(b *testing.B) {
 			return nil
 		})
 	})
+	var cam []int // every fourth row of each lane: the camera rows of a 60-Hz camera
+	for t := 0; t < T; t += 4 {
+		for j := range B {
+			cam = append(cam, t*B+j)
+		}
+	}
 	for _, w := range []struct {
 		name string
 		wrt  dyn.Wrt
-	}{{"jacobian-forward-mu", dyn.Wrt{}}, {"jacobian-forward-mu+x0", dyn.Wrt{X0: true}}} {
+	}{{"jacobian-forward-mu", dyn.Wrt{}}, {"jacobian-forward-mu+x0", dyn.Wrt{X0: true}},
+		{"jacobian-forward-mu+x0-camera-rows", dyn.Wrt{X0: true, Rows: cam}}} {
 		j, err := sim.NewJac(w.wrt)
 		if err != nil {
 			b.Fatal(err)

@@ -3,6 +3,8 @@ package mecanum
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -23,10 +25,12 @@ import (
 // The Jacobian comes from one forward-mode rollout of Model (eqs. 3–5) over
 // the runs as lanes, with respect to μ and each lane's initial pose
 // (Sim.Jacobian with dyn.Wrt{X0: true}): 7 tangents carried beside each
-// pose. The position rows are the pose sensitivities at the sample's row,
-// the marker rows add −ℓ·(cos θ, sin θ)·∂θ. A start-pose column is nonzero
-// only in its own run's rows. A trial point without a Jacobian is a
-// value-only rollout (Sim.Value). Not safe for concurrent use.
+// pose, stored only at the camera samples' rows (dyn.Wrt.Rows). The
+// position rows are the pose sensitivities at the sample's row, the marker
+// rows add −ℓ·(cos θ, sin θ)·∂θ. A start-pose column is nonzero only in its
+// own run's rows. A trial point without a Jacobian is a value-only rollout
+// (Sim.Value). Normal forms JᵀJ and Jᵀr from the same rollout without the
+// M×n matrix (opt's normal-equations path). Not safe for concurrent use.
 type SquaredLS struct {
 	B, T  int
 	M     int // residuals: 4 per camera sample
@@ -36,16 +40,36 @@ type SquaredLS struct {
 	q     []float64
 	x0, u []float64 // [3][B], [T][5][B]
 	y     []float64 // [3][T][B]
-	// per camera sample: its row t·B + b in a [T][B] output, its lane, and
-	// the measured position and marker point
-	at, lane       []int
+	// per camera sample: its row t·B + b in a [T][B] output, its row in
+	// the Jacobian's stored rows, its lane, and the measured position and
+	// marker point
+	at, row, lane  []int
 	gx, gy, qx, qy []float64
 	w, ell         float64
+	gl             []laneNormal // Normal's per-lane sums
 }
+
+// laneNormal is one lane's share of the normal equations over its 7
+// columns (upper triangle of JᵀJ/w², and Jᵀr).
+type laneNormal struct {
+	g [nd][nd]float64
+	v [nd]float64
+}
+
+// nd is the number of Jacobian columns of one lane: μ_1..μ_4, x0, y0, θ0.
+const nd = 7
 
 // SquaredLS prepares f's loss as least squares (see the type). f must have
 // neither delays nor a network beyond its output biases: only those enter.
-func (f *NetFit) SquaredLS() (*SquaredLS, error) {
+func (f *NetFit) SquaredLS() (*SquaredLS, error) { return f.squaredLS(nil) }
+
+// squaredPool keeps SquaredLS's buffers (the rollout, its inputs and
+// outputs, the Jacobian's rows) across fits: a fit of logs of the same
+// shape (runs, steps; camera rows for the Jacobian) allocates none again.
+var squaredPool sync.Pool
+
+// squaredLS is SquaredLS, reusing old's buffers where the shapes match.
+func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 	if f.Delays {
 		return nil, fmt.Errorf("mecanum: SquaredLS has no time offsets (NetFit.Delays)")
 	}
@@ -54,8 +78,20 @@ func (f *NetFit) SquaredLS() (*SquaredLS, error) {
 	for _, s := range f.runs {
 		T = max(T, len(s.dt))
 	}
-	s := &SquaredLS{B: B, T: T, MuMax: f.MuMax, q: SettingsOf(f.P), x0: make([]float64, 3*B), u: make([]float64, T*5*B),
-		y: make([]float64, 3*T*B), ell: f.ell, w: math.Sqrt(2 / (NetUnit * NetUnit * float64(f.ncam)))}
+	s := &SquaredLS{B: B, T: T, MuMax: f.MuMax, q: SettingsOf(f.P), ell: f.ell, w: math.Sqrt(2 / (NetUnit * NetUnit * float64(f.ncam)))}
+	same := old != nil && old.B == B && old.T == T
+	if same {
+		s.x0, s.u, s.y, s.sim = old.x0, old.u, old.y, old.sim
+		clear(s.u) // a shorter run's lane stays still (dt = 0) past its end
+		s.at, s.row, s.lane = old.at[:0], old.row[:0], old.lane[:0]
+		s.gx, s.gy, s.qx, s.qy = old.gx[:0], old.gy[:0], old.qx[:0], old.qy[:0]
+	} else {
+		s.x0, s.u, s.y = make([]float64, 3*B), make([]float64, T*5*B), make([]float64, 3*T*B)
+		s.sim = Model.NewSim(B, T)
+		nc := f.ncam
+		s.at, s.row, s.lane = make([]int, 0, nc), make([]int, 0, nc), make([]int, 0, nc)
+		s.gx, s.gy, s.qx, s.qy = make([]float64, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
+	}
 	for b, r := range f.runs {
 		for i := range r.dt {
 			for k := range 4 {
@@ -70,10 +106,23 @@ func (f *NetFit) SquaredLS() (*SquaredLS, error) {
 		}
 	}
 	s.M = 4 * len(s.at)
-	s.sim = Model.NewSim(B, T)
-	j, err := s.sim.NewJac(dyn.Wrt{X0: true})
+	// the rows of the samples, ascending, and each sample's place in them
+	rows := slices.Clone(s.at)
+	slices.Sort(rows)
+	for _, m := range s.at {
+		i, _ := slices.BinarySearch(rows, m)
+		s.row = append(s.row, i)
+	}
+	if same && slices.Equal(old.j.Rows, rows) {
+		s.j, s.gl = old.j, old.gl
+		return s, nil
+	}
+	j, err := s.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
 	if err != nil {
 		return nil, err
+	}
+	if j.D != nd {
+		return nil, fmt.Errorf("mecanum: SquaredLS: %d Jacobian columns per lane, want %d", j.D, nd)
 	}
 	j.Y, j.JXT, j.JCost = s.y, nil, nil
 	s.j = j
@@ -99,7 +148,7 @@ func (s *SquaredLS) Problem() opt.LSProblem {
 			lo[i], hi[i] = 0, s.MuMax
 		}
 	}
-	return opt.LSProblem{Residuals: s.Residuals, M: s.M, Lower: lo, Upper: hi}
+	return opt.LSProblem{Residuals: s.Residuals, Normal: s.Normal, M: s.M, Lower: lo, Upper: hi}
 }
 
 // Residuals has the signature of opt.Residuals.
@@ -129,7 +178,7 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 	TB := T * B
 	n := s.Dim()
 	w, ell := s.w, s.ell
-	D := s.j.D // 4 + 3
+	D, K := nd, len(s.j.Rows)
 	for k, m := range s.at {
 		px, py, th := s.y[m], s.y[TB+m], s.y[2*TB+m]
 		sn, cs := math.Sincos(th)
@@ -140,7 +189,8 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 		if raw == nil {
 			continue
 		}
-		jx, jy, jt := s.j.JY[m*D:(m+1)*D], s.j.JY[(TB+m)*D:(TB+m+1)*D], s.j.JY[(2*TB+m)*D:(2*TB+m+1)*D]
+		i := s.row[k]
+		jx, jy, jt := s.j.JY[i*D:(i+1)*D], s.j.JY[(K+i)*D:(K+i+1)*D], s.j.JY[(2*K+i)*D:(2*K+i+1)*D]
 		b := s.lane[k]
 		for c := range 4 {
 			row := raw[(4*k+c)*stride : (4*k+c)*stride+n]
@@ -170,6 +220,93 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 	return nil
 }
 
+// Normal has the signature of opt.NormalEquations: the residuals of
+// Residuals and the normal equations of its Jacobian, from the same
+// forward-mode rollout, without the M×n matrix. A sample's four rows,
+// w·(J_x, J_y, J_x + a·J_θ, J_y + b·J_θ) with a = −ℓ cos θ, b = −ℓ sin θ
+// over its lane's 7 columns, add to JᵀJ
+//
+//	w²·(J_x (2J_x + a J_θ)ᵀ + J_y (2J_y + b J_θ)ᵀ + J_θ (a J_x + b J_y + (a²+b²) J_θ)ᵀ)
+//
+// (3 products per entry instead of 4) and to Jᵀr
+// w·(J_x (r₀+r₂) + J_y (r₁+r₃) + J_θ (a r₂ + b r₃)); each lane's 7×7 block
+// is then placed at μ and the lane's start-pose columns.
+func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
+	n := s.Dim()
+	if len(x) != n || len(r) != s.M || len(jtj) != n*n || len(jtr) != n {
+		return fmt.Errorf("mecanum: SquaredLS: %d variables, %d residuals, %d and %d normal-equation values, want %d, %d, %d, %d",
+			len(x), len(r), len(jtj), len(jtr), n, s.M, n*n, n)
+	}
+	B, T := s.B, s.T
+	copy(s.x0, x[4:])
+	if err := s.sim.Jacobian(x[:4], s.q, s.x0, s.u, s.j); err != nil {
+		return err
+	}
+	if len(s.gl) != B {
+		s.gl = make([]laneNormal, B)
+	}
+	clear(s.gl)
+	TB, K := T*B, len(s.j.Rows)
+	w, ell := s.w, s.ell
+	for k, m := range s.at {
+		px, py, th := s.y[m], s.y[TB+m], s.y[2*TB+m]
+		sn, cs := math.Sincos(th)
+		r0 := w * (px - s.gx[k])
+		r1 := w * (py - s.gy[k])
+		r2 := w * (px - ell*sn - s.qx[k])
+		r3 := w * (py + ell*cs - s.qy[k])
+		r[4*k], r[4*k+1], r[4*k+2], r[4*k+3] = r0, r1, r2, r3
+		i := s.row[k]
+		jx := (*[nd]float64)(s.j.JY[i*nd : (i+1)*nd])
+		jy := (*[nd]float64)(s.j.JY[(K+i)*nd : (K+i+1)*nd])
+		jt := (*[nd]float64)(s.j.JY[(2*K+i)*nd : (2*K+i+1)*nd])
+		a, b := -ell*cs, -ell*sn
+		l2 := a*a + b*b
+		var ux, uy, ut [nd]float64
+		for d := range nd {
+			ux[d] = 2*jx[d] + a*jt[d]
+			uy[d] = 2*jy[d] + b*jt[d]
+			ut[d] = a*jx[d] + b*jy[d] + l2*jt[d]
+		}
+		ln := &s.gl[s.lane[k]]
+		cx, cy, ct := w*(r0+r2), w*(r1+r3), w*(a*r2+b*r3)
+		for c := range nd {
+			vx, vy, vt := jx[c], jy[c], jt[c]
+			ln.v[c] += vx*cx + vy*cy + vt*ct
+			row := &ln.g[c]
+			for e := c; e < nd; e++ {
+				row[e] += vx*ux[e] + vy*uy[e] + vt*ut[e]
+			}
+		}
+	}
+	// Each lane's block into the n×n matrix: μ (columns 0..3) shared by
+	// all lanes, pose column d of lane b at 4 + (d−4)·B + b.
+	clear(jtj)
+	clear(jtr)
+	w2 := w * w
+	col := func(d, b int) int {
+		if d < 4 {
+			return d
+		}
+		return 4 + (d-4)*B + b
+	}
+	for b := range B {
+		ln := &s.gl[b]
+		for c := range nd {
+			jtr[col(c, b)] += ln.v[c]
+			for e := c; e < nd; e++ {
+				v := w2 * ln.g[c][e]
+				i, j := col(c, b), col(e, b)
+				jtj[i*n+j] += v
+				if i != j {
+					jtj[j*n+i] += v
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // squaredSolver is identifySquaredLS's linear algebra: opt's choice (the
 // normal equations for these tall problems); benchmarks compare QR.
 var squaredSolver = opt.AutoSolver
@@ -178,10 +315,12 @@ var squaredSolver = opt.AutoSolver
 // squares over μ and the start poses with the forward-mode Jacobian,
 // returned in NetFit's terms (μ through the output biases b2 = logit(μ/MuMax)).
 func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
-	s, err := f.SquaredLS()
+	old, _ := squaredPool.Get().(*SquaredLS)
+	s, err := f.squaredLS(old)
 	if err != nil {
 		return nil, err
 	}
+	defer squaredPool.Put(s)
 	nw := f.NetWeights()
 	var mu0 [4]float64
 	for j := range 4 {

@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +44,8 @@ func netX(f *NetFit, xs []float64) []float64 {
 // rollout, give ½‖r‖² equal to NetFit's native loss, with and without the
 // Jacobian; the Jacobian (forward mode) equals central differences of the
 // residuals of NetFit's own native rollout, on runs of different lengths
-// (padded lanes).
+// (padded lanes); Normal's residuals are Residuals' and its JᵀJ and Jᵀr
+// those of that Jacobian (to 1e-12 of the largest entry).
 func TestSquaredLSResidualsAndJacobian(t *testing.T) {
 	runs := testRuns(3, 0.003, 5)
 	f, err := NewNetFit(testParams(), runs, 1, 0)
@@ -91,6 +93,38 @@ func TestSquaredLSResidualsAndJacobian(t *testing.T) {
 				t.Fatalf("μ %v: residual %d: %v (value-only %v), NetFit %v", mu, i, r[i], rv[i], ref[i])
 			}
 			half += r[i] * r[i] / 2
+		}
+		jtj, jtr, rn := make([]float64, n*n), make([]float64, n), make([]float64, s.M)
+		if err := s.Normal(xs, rn, jtj, jtr); err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		want.Mul(jac.T(), jac)
+		wantG := make([]float64, n)
+		var big, bigG float64
+		for a := range n {
+			for i := range s.M {
+				wantG[a] += jac.At(i, a) * r[i]
+			}
+			bigG = math.Max(bigG, math.Abs(wantG[a]))
+			for b := range n {
+				big = math.Max(big, math.Abs(want.At(a, b)))
+			}
+		}
+		for i := range rn {
+			if rn[i] != r[i] {
+				t.Fatalf("μ %v: Normal's residual %d %v, Residuals' %v", mu, i, rn[i], r[i])
+			}
+		}
+		for a := range n {
+			if math.Abs(jtr[a]-wantG[a]) > 1e-12*bigG {
+				t.Errorf("μ %v: Jᵀr[%d] = %v, from J %v", mu, a, jtr[a], wantG[a])
+			}
+			for b := range n {
+				if math.Abs(jtj[a*n+b]-want.At(a, b)) > 1e-12*big {
+					t.Errorf("μ %v: JᵀJ[%d,%d] = %v, from J %v", mu, a, b, jtj[a*n+b], want.At(a, b))
+				}
+			}
 		}
 		L, _ := f.Eval(netX(f, xs), nil)
 		if relErr(half, L) > 1e-12 {
@@ -166,7 +200,9 @@ func TestIdentifySquaredLeastSquares(t *testing.T) {
 // runs to μ: IdentifySquared (bounded least squares with the forward-mode
 // Jacobian) and, for comparison, L-BFGS-B on NetFit's gradient with
 // IdentifySquared's tolerances (what it ran before), and least squares
-// with opt's QR path instead of the normal equations. Reported: iterations,
+// with opt's QR path instead of the normal equations; -cold: each fit
+// without the buffers a previous fit left (squaredPool emptied), as the
+// first fit of a process. Reported: iterations,
 // residual/loss evaluations, and the final loss relative to the lower of
 // the two, and min-ns, the fastest identification (on a shared machine the
 // time of the code; ns/op includes the neighbours' load).
@@ -224,10 +260,14 @@ func BenchmarkIdentifySquared(b *testing.B) {
 		b.ReportMetric(float64(fast[1].Nanoseconds()), "min-ns-qr")
 		b.ReportMetric(float64(fast[0])/float64(fast[1]), "normal/qr")
 	})
+	lsqCold := func() (*NetResult, error) {
+		squaredPool = sync.Pool{} // no buffers kept from an earlier fit
+		return lsq()
+	}
 	for _, c := range []struct {
 		name string
 		f    func() (*NetResult, error)
-	}{{"least-squares", lsq}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
+	}{{"least-squares", lsq}, {"least-squares-cold", lsqCold}, {"least-squares-qr", lsqQR}, {"lbfgsb", lbfgsb}} {
 		b.Run(c.name, func(b *testing.B) {
 			var r *NetResult
 			fastest := time.Duration(1 << 62)
@@ -292,5 +332,43 @@ func TestSquaredLSIdent(t *testing.T) {
 	t.Logf("errors / plain σ: RMS %.2f over %d estimates", zr, n)
 	if !(zr > 0.5 && zr < 2) {
 		t.Errorf("errors are %.2f plain σ RMS: σ is not of the errors' scale", zr)
+	}
+}
+
+// TestSquaredLSNormalSameFit: the fit through Normal (JᵀJ and Jᵀr formed
+// during the rollout) takes the steps of the fit through Residuals' M×n
+// Jacobian on opt's normal path: the same iterations and evaluations, the
+// loss to 1e-9 relative and x to 1e-6.
+func TestSquaredLSNormalSameFit(t *testing.T) {
+	f, err := NewNetFit(DefaultParams(), demoLikeRuns(), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.SquaredLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5}, 1)
+	start := s.X0([4]float64{0.5, 0.5, 0.5, 0.5}, x0[f.NetWeights():])
+	set := opt.Settings{FunctionTol: DefaultFunctionTol, GradientTol: DefaultGradientTol}
+	var res [2]*opt.Result
+	for i := range 2 {
+		p := s.Problem()
+		if i == 1 {
+			p.Normal = nil
+		}
+		if res[i], err = (opt.LeastSquares{TrialJacobian: true}).Solve(p, start, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := res[0], res[1]
+	t.Logf("Normal: %v %d iterations %d evaluations F %.15g; Jacobian: %v %d, %d, F %.15g", a.Status, a.Iterations, a.FuncEvaluations, a.F, b.Status, b.Iterations, b.FuncEvaluations, b.F)
+	if a.Status != b.Status || a.Iterations != b.Iterations || a.FuncEvaluations != b.FuncEvaluations || relErr(a.F, b.F) > 1e-9 {
+		t.Errorf("Normal: %v after %d iterations, %d evaluations, F %.15g; through the Jacobian %v, %d, %d, %.15g", a.Status, a.Iterations, a.FuncEvaluations, a.F, b.Status, b.Iterations, b.FuncEvaluations, b.F)
+	}
+	for i := range a.X {
+		if math.Abs(a.X[i]-b.X[i]) > 1e-6 {
+			t.Errorf("x[%d] %v through Normal, %v through the Jacobian", i, a.X[i], b.X[i])
+		}
 	}
 }

@@ -68,7 +68,8 @@ type netRun struct {
 	gx, gy []float64
 	qx, qy []float64
 	pose0  [3]float64
-	// scratch of the hand-written reference adjoint (tests)
+	// scratch of the hand-written reference adjoint (tests: allocated
+	// there, at its first use)
 	mu, mub    [][4]float64
 	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
@@ -114,6 +115,9 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 				f.Scale = max(f.Scale, math.Abs(v))
 			}
 		}
+		nc := len(cam)
+		s.cam, s.gx, s.gy = make([]int, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
+		s.qx, s.qy = make([]float64, 0, nc), make([]float64, 0, nc)
 		for _, k := range cam {
 			s.cam = append(s.cam, k-k0)
 			s.gx, s.gy = append(s.gx, r.X[k]), append(s.gy, r.Y[k])
@@ -121,14 +125,6 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			s.qx, s.qy = append(s.qx, r.X[k]-f.ell*sn), append(s.qy, r.Y[k]+f.ell*cs)
 		}
 		f.ncam += len(cam)
-		s.px, s.py, s.pt = make([]float64, n), make([]float64, n), make([]float64, n)
-		s.sn, s.cs = make([]float64, n), make([]float64, n)
-		s.vel, s.velb = make([][3]float64, len(s.cmds)), make([][3]float64, len(s.cmds))
-		s.mu, s.mub = make([][4]float64, len(s.cmds)), make([][4]float64, len(s.cmds))
-		s.hid = make([][]float64, len(s.cmds))
-		for c := range s.hid {
-			s.hid[c] = make([]float64, h)
-		}
 		f.runs = append(f.runs, s)
 	}
 	if f.Scale == 0 {

@@ -28,6 +28,17 @@ func (f *NetFit) evalAdjoint(x, grad []float64) (float64, error) {
 	var in [4]float64
 	for ri := range f.runs {
 		s := &f.runs[ri]
+		if s.px == nil { // the reference's scratch, at its first use
+			n := len(s.dt)
+			s.px, s.py, s.pt = make([]float64, n), make([]float64, n), make([]float64, n)
+			s.sn, s.cs = make([]float64, n), make([]float64, n)
+			s.vel, s.velb = make([][3]float64, len(s.cmds)), make([][3]float64, len(s.cmds))
+			s.mu, s.mub = make([][4]float64, len(s.cmds)), make([][4]float64, len(s.cmds))
+			s.hid = make([][]float64, len(s.cmds))
+			for c := range s.hid {
+				s.hid[c] = make([]float64, H)
+			}
+		}
 		// the network at each distinct command
 		for c, w := range s.cmds {
 			for j := range 4 {

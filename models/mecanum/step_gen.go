@@ -880,13 +880,23 @@ func (modelKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 // RollTangent implements dyn.TangentRoller: the forward-mode rollout
 // with respect to all parameters (and, with x0dirs, the initial states).
 func (k modelKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
-	if x0dirs {
-		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
-	}
-	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	return k.RollTangentAt(n, T, x0dirs, nil, p, q, x0, u, y, jy, xT, jxT, jc)
 }
 
-func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+// RollTangentAt implements dyn.TangentRollerAt: RollTangent storing the
+// Jacobian only at the rows at selects (nil: all).
+func (k modelKernel) RollTangentAt(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (modelKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 12
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -1103,24 +1113,30 @@ func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 				y[(2*T+t)*n+j] = s2
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 4
-				_ = jy[r0+3]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				r1 := ((1*T+t)*n + j) * 4
-				_ = jy[r1+3]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = ds1_3
-				r2 := ((2*T+t)*n + j) * 4
-				_ = jy[r2+3]
-				jy[r2+0] = ds2_0
-				jy[r2+1] = ds2_1
-				jy[r2+2] = ds2_2
-				jy[r2+3] = ds2_3
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 4
+					_ = jy[r0+3]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					jy[r0+3] = ds0_3
+					r1 := (1*K + k) * 4
+					_ = jy[r1+3]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+					jy[r1+3] = ds1_3
+					r2 := (2*K + k) * 4
+					_ = jy[r2+3]
+					jy[r2+0] = ds2_0
+					jy[r2+1] = ds2_1
+					jy[r2+2] = ds2_2
+					jy[r2+3] = ds2_3
+				}
 			}
 			ns0 := v68
 			nd0_0 := dv68_0
@@ -1183,7 +1199,11 @@ func (modelKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	return cost
 }
 
-func (modelKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+func (modelKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 21
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -1420,33 +1440,39 @@ func (modelKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 				y[(2*T+t)*n+j] = s2
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 7
-				_ = jy[r0+6]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				jy[r0+4] = ds0_4
-				jy[r0+5] = 0
-				jy[r0+6] = ds0_6
-				r1 := ((1*T+t)*n + j) * 7
-				_ = jy[r1+6]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = ds1_3
-				jy[r1+4] = 0
-				jy[r1+5] = ds1_5
-				jy[r1+6] = ds1_6
-				r2 := ((2*T+t)*n + j) * 7
-				_ = jy[r2+6]
-				jy[r2+0] = ds2_0
-				jy[r2+1] = ds2_1
-				jy[r2+2] = ds2_2
-				jy[r2+3] = ds2_3
-				jy[r2+4] = 0
-				jy[r2+5] = 0
-				jy[r2+6] = ds2_6
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 7
+					_ = jy[r0+6]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					jy[r0+3] = ds0_3
+					jy[r0+4] = ds0_4
+					jy[r0+5] = 0
+					jy[r0+6] = ds0_6
+					r1 := (1*K + k) * 7
+					_ = jy[r1+6]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+					jy[r1+3] = ds1_3
+					jy[r1+4] = 0
+					jy[r1+5] = ds1_5
+					jy[r1+6] = ds1_6
+					r2 := (2*K + k) * 7
+					_ = jy[r2+6]
+					jy[r2+0] = ds2_0
+					jy[r2+1] = ds2_1
+					jy[r2+2] = ds2_2
+					jy[r2+3] = ds2_3
+					jy[r2+4] = 0
+					jy[r2+5] = 0
+					jy[r2+6] = ds2_6
+				}
 			}
 			ns0 := v68
 			nd0_0 := dv68_0

@@ -8,16 +8,19 @@ import (
 )
 
 // TestGenerated keeps kernels_gen.go equal to what dyn.Generate writes for
-// the current definitions (DYN_UPDATE=1 rewrites it).
+// the current definitions (DYN_UPDATE=1 rewrites it); Lag's with
+// ObservedRows and InlineTrig (its tangent kernel stores chosen rows only
+// and computes its Sin/Cos pair inline).
 func TestGenerated(t *testing.T) {
 	update := os.Getenv("DYN_UPDATE") == "1"
 	for _, c := range []struct {
 		m            *dyn.Model
 		varName, typ string
 		path         string
-	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go"}, {Lag, "Lag", "lagKernel", "lag_gen.go"}, {Gain, "Gain", "gainKernel", "gain_gen.go"},
-		{Untaken, "Untaken", "untakenKernel", "untaken_gen.go"}, {Tables, "Tables", "tablesKernel", "tables_gen.go"}} {
-		if err := dyn.GenerateFile(c.m, "testmodels", c.varName, c.typ, c.path, update); err != nil {
+		opts         []dyn.GenOption
+	}{{Kitchen, "Kitchen", "kitchenKernel", "kitchen_gen.go", nil}, {Lag, "Lag", "lagKernel", "lag_gen.go", []dyn.GenOption{dyn.ObservedRows(), dyn.InlineTrig()}},
+		{Gain, "Gain", "gainKernel", "gain_gen.go", nil}, {Untaken, "Untaken", "untakenKernel", "untaken_gen.go", nil}, {Tables, "Tables", "tablesKernel", "tables_gen.go", nil}} {
+		if err := dyn.GenerateFile(c.m, "testmodels", c.varName, c.typ, c.path, update, c.opts...); err != nil {
 			t.Error(err)
 		}
 		if !update && !c.m.Generated() {

@@ -678,13 +678,23 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 // RollTangent implements dyn.TangentRoller: the forward-mode rollout
 // with respect to all parameters (and, with x0dirs, the initial states).
 func (k lagKernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
-	if x0dirs {
-		return k.rollTangentX0(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
-	}
-	return k.rollTangentP(n, T, p, q, x0, u, y, jy, xT, jxT, jc)
+	return k.RollTangentAt(n, T, x0dirs, nil, p, q, x0, u, y, jy, xT, jxT, jc)
 }
 
-func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+// RollTangentAt implements dyn.TangentRollerAt: RollTangent storing the
+// Jacobian only at the rows at selects (nil: all).
+func (k lagKernel) RollTangentAt(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	if x0dirs {
+		return k.rollTangentX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+	}
+	return k.rollTangentP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc)
+}
+
+func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 6
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -759,7 +769,44 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			v39 := u1 * q0
 			v40 := s2 + v39
 			v41 := s3 * q0
-			v45, v42 := math.Sincos(s2)
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
 			v43 := v41 * v42
 			v44 := s0 + v43
 			v46 := v41 * v45
@@ -866,16 +913,22 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 				y[(1*T+t)*n+j] = s1
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				r1 := ((1*T+t)*n + j) * 3
-				_ = jy[r1+2]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 3
+					_ = jy[r0+2]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					r1 := (1*K + k) * 3
+					_ = jy[r1+2]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+				}
 			}
 			ns0 := v44
 			nd0_0 := dv44_0
@@ -935,7 +988,11 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 	return cost
 }
 
-func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+	K := T * n // rows of each output in jy
+	if at != nil {
+		K = len(jy) / 14
+	}
 	p0 := p[0]
 	p1 := p[1]
 	p2 := p[2]
@@ -1018,7 +1075,44 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			v39 := u1 * q0
 			v40 := s2 + v39
 			v41 := s3 * q0
-			v45, v42 := math.Sincos(s2)
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
 			v43 := v41 * v42
 			v44 := s0 + v43
 			v46 := v41 * v45
@@ -1160,24 +1254,30 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				y[(1*T+t)*n+j] = s1
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 7
-				_ = jy[r0+6]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				jy[r0+4] = 0
-				jy[r0+5] = ds0_5
-				jy[r0+6] = ds0_6
-				r1 := ((1*T+t)*n + j) * 7
-				_ = jy[r1+6]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = 0
-				jy[r1+4] = ds1_4
-				jy[r1+5] = ds1_5
-				jy[r1+6] = ds1_6
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k >= 0 {
+					r0 := (0*K + k) * 7
+					_ = jy[r0+6]
+					jy[r0+0] = ds0_0
+					jy[r0+1] = ds0_1
+					jy[r0+2] = ds0_2
+					jy[r0+3] = ds0_3
+					jy[r0+4] = 0
+					jy[r0+5] = ds0_5
+					jy[r0+6] = ds0_6
+					r1 := (1*K + k) * 7
+					_ = jy[r1+6]
+					jy[r1+0] = ds1_0
+					jy[r1+1] = ds1_1
+					jy[r1+2] = ds1_2
+					jy[r1+3] = 0
+					jy[r1+4] = ds1_4
+					jy[r1+5] = ds1_5
+					jy[r1+6] = ds1_6
+				}
 			}
 			ns0 := v44
 			nd0_0 := dv44_0

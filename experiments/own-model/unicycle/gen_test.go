@@ -8,9 +8,10 @@ import (
 )
 
 // TestGenerated keeps model_gen.go equal to what dyn.Generate writes for
-// Robot (DYN_UPDATE=1 rewrites it).
+// Robot (DYN_UPDATE=1 rewrites it), with InlineTrig: its tangent kernel
+// computes sin and cos of the heading inline.
 func TestGenerated(t *testing.T) {
-	if err := dyn.GenerateFile(Robot, "unicycle", "Robot", "robotKernel", "model_gen.go", os.Getenv("DYN_UPDATE") == "1"); err != nil {
+	if err := dyn.GenerateFile(Robot, "unicycle", "Robot", "robotKernel", "model_gen.go", os.Getenv("DYN_UPDATE") == "1", dyn.InlineTrig()); err != nil {
 		t.Fatal(err)
 	}
 }

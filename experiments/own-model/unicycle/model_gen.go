@@ -518,7 +518,44 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v21 := u1 * q0
 			v22 := s2 + v21
 			v23 := s3 * q0
-			v27, v24 := math.Sincos(s2)
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
 			v25 := v23 * v24
 			v26 := s0 + v25
 			v28 := v23 * v27
@@ -703,7 +740,44 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v21 := u1 * q0
 			v22 := s2 + v21
 			v23 := s3 * q0
-			v27, v24 := math.Sincos(s2)
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
 			v25 := v23 * v24
 			v26 := s0 + v25
 			v28 := v23 * v27
