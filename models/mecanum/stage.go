@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/wheelgrad/wheelgrad/losses"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -37,11 +38,13 @@ type squaredStage struct {
 	eig mat.EigenSym
 	v   mat.Dense
 	ev  []float64
+	// the closest points' memory between the solver's calls
+	warm [][]losses.Warm
 }
 
 func (f *Fit) squaredStage() *squaredStage {
 	n := f.Dim()
-	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1)}
+	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1), warm: f.newWarm()}
 }
 
 // problem is the least-squares problem with the given bounds.
@@ -57,7 +60,7 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	}
 	clear(r)
 	if jac == nil {
-		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true))
+		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
 	s.a.Zero()
@@ -116,7 +119,7 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 			lin(0, 1, sp[0], sp[1], sp[2])
 			add(w1)
 		}
-	}, true)
+	}, true, s.warm)
 	if f.Cfg.Prior > 0 {
 		for j := range 4 {
 			raw.Data[j*raw.Stride+j] += f.Cfg.Prior

@@ -24,7 +24,7 @@ func TestSquaredStageResiduals(t *testing.T) {
 		n := f.Dim()
 		x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
 		x[4] += 0.01
-		F := f.evalAs(x, nil, nil, true)
+		F := f.evalAs(x, nil, nil, true, nil)
 		r := make([]float64, n+1)
 		J := mat.NewDense(n+1, n, nil)
 		if err := st.residuals(x, r, J); err != nil {
@@ -40,7 +40,7 @@ func TestSquaredStageResiduals(t *testing.T) {
 		}
 		g := make([]float64, n)
 		mat.NewVecDense(n, g).MulVec(J.T(), mat.NewVecDense(n+1, r))
-		chk, err := ad.CheckGrad(func(x []float64) (float64, error) { return f.evalAs(x, nil, nil, true), nil }, g, x, 1e-6)
+		chk, err := ad.CheckGrad(func(x []float64) (float64, error) { return f.evalAs(x, nil, nil, true, nil), nil }, g, x, 1e-6)
 		if err != nil {
 			t.Fatal(err)
 		}
