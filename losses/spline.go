@@ -28,9 +28,6 @@ type Spline struct {
 	cx, cy [][4]float64 // per segment: c0 + c1·h + c2·h² + c3·h³, h = u − u_i
 	nodes  []bvhNode
 	boxes  []box // per segment, the box of its leaf
-	// per segment, the Bernstein coefficients of refineFrom's test
-	// (slopeBernstein)
-	bern [][3][5]float64
 }
 
 type box struct{ x0, y0, x1, y1 float64 }
@@ -65,10 +62,6 @@ func NewSpline(u, x, y []float64) (*Spline, error) {
 		return nil, err
 	}
 	s.build(0, n-1)
-	s.bern = make([][3][5]float64, n-1)
-	for i := range n - 1 {
-		s.bern[i] = s.slopeBernstein(i)
-	}
 	return s, nil
 }
 
@@ -133,48 +126,6 @@ func (s *Spline) segBox(i int) box {
 	x0, x1 := bz(s.cx[i])
 	y0, y1 := bz(s.cy[i])
 	return box{x0, y0, x1, y1}
-}
-
-// slopeBernstein returns, for segment i, the Bernstein coefficients on
-// [0, H] (degree 4) of the three parts of g′ = |c′|² + (c − P)·c″, the
-// derivative of half the squared distance's derivative: A of |c′|² + c·c″,
-// X of c″_x and Y of c″_y, so that g′'s coefficients are A − px·X − py·Y.
-func (s *Spline) slopeBernstein(i int) (b [3][5]float64) {
-	H := s.u[i+1] - s.u[i]
-	mul := func(p []float64, q []float64) (r [5]float64) {
-		for a, pa := range p {
-			for c, qc := range q {
-				r[a+c] += pa * qc
-			}
-		}
-		return
-	}
-	var a [3][5]float64 // power-basis coefficients in h
-	for k, c := range [2][4]float64{s.cx[i], s.cy[i]} {
-		d := []float64{c[1], 2 * c[2], 3 * c[3]}
-		dd := []float64{2 * c[2], 6 * c[3]}
-		sq, cc := mul(d, d), mul(c[:], dd)
-		for j := range 5 {
-			a[0][j] += sq[j] + cc[j]
-		}
-		a[1+k][0], a[1+k][1] = dd[0], dd[1]
-	}
-	// to Bernstein: b_k = Σ_{j≤k} C(k,j)/C(4,j)·a_j·H^j
-	binom := [5][5]float64{{1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}}
-	for r := range 3 {
-		hj := 1.0
-		var ah [5]float64
-		for j := range 5 {
-			ah[j] = a[r][j] * hj
-			hj *= H
-		}
-		for k := range 5 {
-			for j := 0; j <= k; j++ {
-				b[r][k] += binom[k][j] / binom[4][j] * ah[j]
-			}
-		}
-	}
-	return b
 }
 
 // dist2 is the squared distance from (px, py) to the box (0 inside). It
@@ -341,7 +292,6 @@ func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
 // empty.
 type Warm struct {
 	near   []int32 // the answer's segment first; empty: no certificate
-	last   float64 // the last answer's parameter U
 	u, w   float64
 	px, py float64
 	clear  float64
@@ -384,19 +334,18 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 		delta := math.Hypot(px-m.px, py-m.py)
 		scale := m.clear + delta + math.Abs(px) + math.Abs(py)
 		if room := m.clear - delta - warmSlack*scale; room > 0 {
-			best := s.refineNear(int(m.near[0]), px, py, m.last)
+			best := s.refine(int(m.near[0]), px, py)
 			bestD2 := best.Dist * best.Dist
 			for _, j := range m.near[1:] {
 				if s.boxes[j].dist2(px, py) >= bestD2 {
 					continue
 				}
-				if c := s.refineNear(int(j), px, py, m.last); c.Dist*c.Dist < bestD2 {
+				if c := s.refine(int(j), px, py); c.Dist*c.Dist < bestD2 {
 					best, bestD2 = c, c.Dist*c.Dist
 				}
 			}
 			if best.Dist < room {
 				m.Warm++
-				m.last = best.U
 				lo, hi := s.Range()
 				best.Interior = best.U > lo && best.U < hi
 				return best
@@ -405,20 +354,11 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 	}
 	c, i := s.closestWithin(px, py, u, w)
 	m.Full++
-	m.u, m.w, m.px, m.py, m.last = u, w, px, py, c.U
+	m.u, m.w, m.px, m.py = u, w, px, py
 	b := s.boxes[i]
 	r := 2*c.Dist + math.Hypot(b.x1-b.x0, b.y1-b.y0)
 	m.near, m.clear = s.nearSegments(px, py, u, w, i, r*r, m.near[:0])
 	return c
-}
-
-// refineNear is refine(i, px, py) started from the parameter u of an
-// earlier answer where refineFrom's test allows.
-func (s *Spline) refineNear(i int, px, py, u float64) Closest {
-	if c, ok := s.refineFrom(i, px, py, u-s.u[i]); ok {
-		return c
-	}
-	return s.refine(i, px, py)
 }
 
 // nearSegments appends to near the candidates of closestWithin (the window's
@@ -531,64 +471,6 @@ func (s *Spline) refine(i int, px, py float64) Closest {
 		h = H * float64(kb) / m
 	}
 	return s.point(i, h, px, py)
-}
-
-// refineFrom is refine's answer on segment i where the squared distance
-// has a single minimum there, found by Newton's method from h0 (an earlier
-// answer's offset): the same point in fewer steps. The test: g = (c − P)·c′,
-// half the derivative, increases on the segment when the polynomial
-// g′ = |c′|² + (c − P)·c″ is positive there, which it is when its Bernstein
-// coefficients are (a polynomial lies in the hull of its Bézier control
-// points); they are asked to exceed their rounding by a wide margin. ok is
-// false when the test fails (refine must search).
-func (s *Spline) refineFrom(i int, px, py, h0 float64) (c Closest, ok bool) {
-	bn := &s.bern[i]
-	for k := range 5 {
-		t := px*bn[1][k] + py*bn[2][k]
-		if !(bn[0][k]-t > 1e-9*(math.Abs(bn[0][k])+math.Abs(px*bn[1][k])+math.Abs(py*bn[2][k]))) {
-			return c, false
-		}
-	}
-	H := s.u[i+1] - s.u[i]
-	cx, cy := s.cx[i], s.cy[i]
-	slope := func(h float64) float64 {
-		x, dx, _ := eval(cx, h)
-		y, dy, _ := eval(cy, h)
-		return (x-px)*dx + (y-py)*dy
-	}
-	// g increasing: a minimum at an end is that end (refine's samples find
-	// it there too)
-	if slope(0) >= 0 {
-		return s.point(i, 0, px, py), true
-	}
-	if slope(H) <= 0 {
-		return s.point(i, H, px, py), true
-	}
-	a, b := 0.0, H
-	h := math.Min(math.Max(h0, 0), H)
-	for range 60 {
-		x, dx, ddx := eval(cx, h)
-		y, dy, ddy := eval(cy, h)
-		g := (x-px)*dx + (y-py)*dy
-		if g > 0 {
-			b = math.Min(b, h)
-		} else if g < 0 {
-			a = math.Max(a, h)
-		} else {
-			break
-		}
-		gp := dx*dx + dy*dy + (x-px)*ddx + (y-py)*ddy
-		hn := h - g/gp
-		if !(gp > 0) || !(hn > a && hn < b) {
-			hn = 0.5 * (a + b)
-		}
-		if math.Abs(hn-h) <= 1e-13*H || b-a <= 1e-13*H {
-			h = hn
-			break
-		}
-		h = hn
-	}
-	return s.point(i, h, px, py), true
 }
 
 func (s *Spline) point(i int, h, px, py float64) Closest {

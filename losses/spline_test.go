@@ -495,31 +495,3 @@ func TestClosestWarmMatchesFullSearch(t *testing.T) {
 		}
 	}
 }
-
-// The Bernstein coefficients of refineFrom's test are those of
-// g′ = |c′|² + (c − P)·c″ on each segment: their Bézier sum equals g′
-// computed from At, at random points of random segments and random P.
-func TestSlopeBernstein(t *testing.T) {
-	u, x, y := warmCurves()["random walk"]()
-	s, err := NewSpline(u, x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(15, 15))
-	binom := [5]float64{1, 4, 6, 4, 1}
-	for range 500 {
-		i := rng.IntN(len(u) - 1)
-		px, py := x[i]+0.1*rng.NormFloat64(), y[i]+0.1*rng.NormFloat64()
-		tt := rng.Float64()
-		cx, cy, dx, dy, ddx, ddy := s.At(u[i] + tt*(u[i+1]-u[i]))
-		want := dx*dx + dy*dy + (cx-px)*ddx + (cy-py)*ddy
-		b := s.slopeBernstein(i)
-		var got float64
-		for k := range 5 {
-			got += binom[k] * math.Pow(tt, float64(k)) * math.Pow(1-tt, float64(4-k)) * (b[0][k] - px*b[1][k] - py*b[2][k])
-		}
-		if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
-			t.Fatalf("segment %d at t = %v: Bernstein %v, g′ %v", i, tt, got, want)
-		}
-	}
-}
