@@ -1,11 +1,9 @@
 package losses
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/interp"
 	G "gorgonia.org/gorgonia"
@@ -403,11 +401,33 @@ func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []in
 		}
 	}
 	if len(near) > warmNear {
-		rest := near[1:]
-		d2 := func(j int32) float64 { return s.boxes[j].dist2(px, py) }
-		slices.SortFunc(rest, func(a, b int32) int { return cmp.Compare(d2(a), d2(b)) })
-		clear2 = math.Min(clear2, d2(near[warmNear]))
-		near = near[:warmNear]
+		// keep i and the warmNear − 1 others whose boxes are nearest: cut is
+		// the warmNear-th smallest box distance of the others (top holds the
+		// smallest ones in increasing order)
+		var top [warmNear]float64
+		k := 0
+		for _, j := range near[1:] {
+			e := s.boxes[j].dist2(px, py)
+			if k == warmNear && e >= top[k-1] {
+				continue
+			}
+			if k < warmNear {
+				k++
+			}
+			p := k - 1
+			for ; p > 0 && top[p-1] > e; p-- {
+				top[p] = top[p-1]
+			}
+			top[p] = e
+		}
+		cut := top[warmNear-1]
+		kept := near[:1]
+		for _, j := range near[1:] {
+			if s.boxes[j].dist2(px, py) < cut {
+				kept = append(kept, j)
+			}
+		}
+		near, clear2 = kept, math.Min(clear2, cut)
 	}
 	return near, math.Sqrt(clear2)
 }
