@@ -22,12 +22,16 @@ import (
 // "eval-grad-exhaustive" the same with every closest point searched from
 // the hierarchy's root, as before ClosestWarm.
 //
-// Measured on the shared 2-core machine, load 11–13 (the other helpers'
-// tests), before this wave's changes: eq8 58 evaluations, squared 7, eq8 /
-// squared 8.5–9× in CPU time (76–81 ms against 8.6–9.6 ms); quiet, the
-// previous stop: one stage 142 ms (0.93 ms per evaluation), squared 7.9 ms.
-// After (ClosestWarm, the first stage's tolerance): see the report of the
-// stop (docs/changes.md).
+// Measured on the shared 2-core machine at load ~2, one run: eq8 49
+// evaluations, 42 ms (41 ms CPU); squared 7 evaluations, 4.9 ms (4.5 ms
+// CPU): 8.6× (9.1× in CPU time; interleaved, where the squared fit runs
+// with the caches the eq. 8 fit left, 6.6× wall, 7.6× CPU); eval-grad
+// 0.65–0.67 ms, eval-grad-exhaustive 0.79–0.82 ms. The tree before
+// ClosestWarm and the first stage's tolerance, same conditions: eq8 58
+// evaluations, 55–57 ms CPU, squared 5.2–5.7 ms (≈ 10×). The target was 3×:
+// missed. What is left (CPU profile of eq8): the closest points ~40 % (one
+// refine per query on the warm path: 5 samples and Newton's method), dyn's
+// reverse pass ~26 % and forward ~11 %, the first stage ~22 % of the whole.
 func BenchmarkEq8VsSquared(b *testing.B) {
 	p := DefaultParams()
 	runs := demoLikeRuns()
