@@ -25,6 +25,7 @@ type Spline struct {
 	u      []float64    // knots (sample times)
 	cx, cy [][4]float64 // per segment: c0 + c1·h + c2·h² + c3·h³, h = u − u_i
 	nodes  []bvhNode
+	boxes  []box // per segment, the box of its leaf
 }
 
 type box struct{ x0, y0, x1, y1 float64 }
@@ -94,6 +95,10 @@ func (s *Spline) build(lo, hi int) int {
 	s.nodes = append(s.nodes, bvhNode{lo: lo, hi: hi, left: -1, right: -1})
 	if hi-lo == 1 {
 		s.nodes[idx].b = s.segBox(lo)
+		if s.boxes == nil {
+			s.boxes = make([]box, len(s.u)-1)
+		}
+		s.boxes[lo] = s.nodes[idx].b
 		return idx
 	}
 	mid := (lo + hi) / 2
@@ -221,17 +226,33 @@ func (s *Spline) ClosestHint(px, py, u float64) Closest {
 // in the curve's length over a whole fit); the window keeps each search to
 // the segments near u. w = +Inf (or a NaN u) is the global search.
 func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
-	best := Closest{Dist: math.Inf(1)}
-	wlo, whi := math.Inf(-1), math.Inf(1)
+	c, _ := s.closestWithin(px, py, u, w)
+	return c
+}
+
+// window returns the parameter interval of ClosestWithin's window.
+func window(u, w float64) (lo, hi float64) {
 	if !math.IsNaN(u) && !math.IsInf(w, 1) {
-		wlo, whi = u-w, u+w
+		return u - w, u + w
 	}
+	return math.Inf(-1), math.Inf(1)
+}
+
+// closestWithin is ClosestWithin, also returning the answer's segment.
+//
+// Its answer is the best over the window's segments of refine's answer on
+// each (ties aside): a segment is skipped only when its box, which contains
+// it, is no nearer than the best point found so far.
+func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
+	best := Closest{Dist: math.Inf(1)}
+	wlo, whi := window(u, w)
 	bestD2 := math.Inf(1)
-	hint := -1
+	hint, bestSeg := -1, -1
 	if !math.IsNaN(u) {
 		hint = s.segment(u)
 		best = s.refine(hint, px, py)
 		bestD2 = best.Dist * best.Dist
+		bestSeg = hint
 	}
 	var visit func(n int)
 	visit = func(n int) {
@@ -245,7 +266,7 @@ func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
 			}
 			c := s.refine(nd.lo, px, py)
 			if d2 := c.Dist * c.Dist; d2 < bestD2 {
-				best, bestD2 = c, d2
+				best, bestD2, bestSeg = c, d2, nd.lo
 			}
 			return
 		}
@@ -259,7 +280,156 @@ func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
 	visit(0)
 	lo, hi := s.Range()
 	best.Interior = best.U > lo && best.U < hi
-	return best
+	return best, bestSeg
+}
+
+// Warm is the memory of one query point's closest-point search between
+// calls of Spline.ClosestWarm: the segments near the point of its last full
+// search (the answer's first) and a certificate, the distance from that
+// point to the nearest box of any other window segment. The zero value is
+// empty.
+type Warm struct {
+	near   []int32 // the answer's segment first; empty: no certificate
+	u, w   float64
+	px, py float64
+	clear  float64
+	// Full and Warm count the full searches and the certified warm ones.
+	Full, Warm int
+}
+
+// warmSlack covers the rounding of the boxes and of the distances in the
+// certificate's test, relative to the coordinates' size (the boxes and the
+// points are exact up to a few ulps of it).
+const warmSlack = 1e-12
+
+// warmNear is the most segments a Warm keeps near its point.
+const warmNear = 16
+
+// ClosestWarm is ClosestWithin(px, py, u, w) for a query that moves little
+// between calls, such as a predicted pose over an optimiser's iterations.
+// With m's certificate from an earlier point P′, no window segment outside
+// m's near set comes nearer to P than clear − |P − P′| (a box contains its
+// segment, and a distance changes by at most |P − P′|), so when the best of
+// refine's answers on the near segments (those whose box is nearer than the
+// best so far) is nearer than that, it is ClosestWithin's answer: a few
+// cubic evaluations instead of a walk down the hierarchy. Otherwise it runs
+// the full search and renews the certificate: the near set is every
+// segment whose box lies within 2·d + ℓ of P (d the distance found, ℓ the
+// diagonal of the answer's segment's box, so that the answer's neighbours
+// are in), at most the 16 nearest, and clear the distance to the nearest
+// box outside it. Several branches of a path that passes the same place
+// twice are all near, so a closed loop keeps its certificate.
+//
+// Same answer as ClosestWithin up to ties (a closest point on a knot shared
+// by two segments: the same point to rounding). m nil is ClosestWithin; u
+// and w must be the same at every call with one m (a change discards the
+// certificate).
+func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
+	if m == nil {
+		return s.ClosestWithin(px, py, u, w)
+	}
+	if len(m.near) > 0 && (m.u == u || math.IsNaN(m.u) && math.IsNaN(u)) && m.w == w {
+		delta := math.Hypot(px-m.px, py-m.py)
+		scale := m.clear + delta + math.Abs(px) + math.Abs(py)
+		if room := m.clear - delta - warmSlack*scale; room > 0 {
+			best := s.refine(int(m.near[0]), px, py)
+			bestD2 := best.Dist * best.Dist
+			for _, j := range m.near[1:] {
+				if s.boxes[j].dist2(px, py) >= bestD2 {
+					continue
+				}
+				if c := s.refine(int(j), px, py); c.Dist*c.Dist < bestD2 {
+					best, bestD2 = c, c.Dist*c.Dist
+				}
+			}
+			if best.Dist < room {
+				m.Warm++
+				lo, hi := s.Range()
+				best.Interior = best.U > lo && best.U < hi
+				return best
+			}
+		}
+	}
+	c, i := s.closestWithin(px, py, u, w)
+	m.Full++
+	m.u, m.w, m.px, m.py = u, w, px, py
+	b := s.boxes[i]
+	r := 2*c.Dist + math.Hypot(b.x1-b.x0, b.y1-b.y0)
+	m.near, m.clear = s.nearSegments(px, py, u, w, i, r*r, m.near[:0])
+	return c
+}
+
+// nearSegments appends to near the candidates of closestWithin (the window's
+// segments and the hint's) whose box lies within √r2 of (px, py), segment i
+// first, at most warmNear of them (the nearest), and returns them with the
+// distance to the nearest box of a candidate left out (+Inf for none).
+func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []int32) ([]int32, float64) {
+	wlo, whi := window(u, w)
+	clear2 := math.Inf(1)
+	near = append(near, int32(i))
+	add := func(j int) {
+		if j == i {
+			return
+		}
+		if e := s.boxes[j].dist2(px, py); e < r2 {
+			near = append(near, int32(j))
+		} else {
+			clear2 = math.Min(clear2, e)
+		}
+	}
+	var visit func(n int)
+	visit = func(n int) {
+		nd := &s.nodes[n]
+		if s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
+			return
+		}
+		if e := nd.b.dist2(px, py); e >= r2 {
+			clear2 = math.Min(clear2, e)
+			return
+		}
+		if nd.left < 0 {
+			add(nd.lo)
+			return
+		}
+		visit(nd.left)
+		visit(nd.right)
+	}
+	visit(0)
+	if !math.IsNaN(u) {
+		if h := s.segment(u); s.u[h+1] < wlo || s.u[h] > whi {
+			add(h) // outside the window: a candidate all the same
+		}
+	}
+	if len(near) > warmNear {
+		// keep i and the warmNear − 1 others whose boxes are nearest: cut is
+		// the warmNear-th smallest box distance of the others (top holds the
+		// smallest ones in increasing order)
+		var top [warmNear]float64
+		k := 0
+		for _, j := range near[1:] {
+			e := s.boxes[j].dist2(px, py)
+			if k == warmNear && e >= top[k-1] {
+				continue
+			}
+			if k < warmNear {
+				k++
+			}
+			p := k - 1
+			for ; p > 0 && top[p-1] > e; p-- {
+				top[p] = top[p-1]
+			}
+			top[p] = e
+		}
+		cut := top[warmNear-1]
+		kept := near[:1]
+		for _, j := range near[1:] {
+			if s.boxes[j].dist2(px, py) < cut {
+				kept = append(kept, j)
+			}
+		}
+		near, clear2 = kept, math.Min(clear2, cut)
+	}
+	return near, math.Sqrt(clear2)
 }
 
 // refine minimises the squared distance on segment i: the best of five

@@ -300,6 +300,31 @@ func BenchmarkClosest(b *testing.B) {
 			}
 		}
 	})
+	// the window search as Mecanum's fit calls it, and the same warm-started
+	// with queries that move by 0.1 mm between passes (an optimiser's late
+	// iterations); full and warm are the searches of each kind per pass
+	b.Run("window", func(b *testing.B) {
+		for range b.N {
+			for i := range qx {
+				s.ClosestWithin(qx[i], qy[i], u[i], 10)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		warm := make([]Warm, len(qx))
+		for n := range b.N {
+			d := 1e-4 * float64(n%2*2-1)
+			for i := range qx {
+				s.ClosestWarm(qx[i]+d, qy[i]-d, u[i], 10, &warm[i])
+			}
+		}
+		var full, hits int
+		for _, m := range warm {
+			full, hits = full+m.Full, hits+m.Warm
+		}
+		b.ReportMetric(float64(full)/float64(b.N), "full/op")
+		b.ReportMetric(float64(hits)/float64(b.N), "warm/op")
+	})
 }
 
 // Smoothing recovers a quadratic path exactly (no bias on curves or at the
@@ -374,5 +399,99 @@ func TestClosestWithinWindow(t *testing.T) {
 	}
 	if otherLap < 10 {
 		t.Errorf("only %d queries whose global closest point lies outside the window: the test does not exercise it", otherLap)
+	}
+}
+
+// warmCurves are the curves ClosestWarm is checked on: a noisy arc like a
+// camera trace, a random walk, a figure 8 driven three times (its laps
+// cross), a cusp (x = t², y = t³ through t = 0) and a stationary robot (one
+// point plus 0.1-mm noise, so that every segment is near every query).
+func warmCurves() map[string]func() (u, x, y []float64) {
+	return map[string]func() (u, x, y []float64){
+		"noisy arc": func() ([]float64, []float64, []float64) { return noisyArc(300, 11) },
+		"random walk": func() (u, x, y []float64) {
+			rng := rand.New(rand.NewPCG(12, 12))
+			var px, py float64
+			for i := range 150 {
+				px, py = px+0.05*rng.NormFloat64(), py+0.05*rng.NormFloat64()
+				u, x, y = append(u, float64(i)/10), append(x, px), append(y, py)
+			}
+			return
+		},
+		"figure 8": func() (u, x, y []float64) {
+			for i := range 241 {
+				s := 2 * math.Pi * float64(i) / 80
+				u, x, y = append(u, float64(i)), append(x, math.Sin(s)), append(y, math.Sin(s)*math.Cos(s)+0.001*float64(i))
+			}
+			return
+		},
+		"cusp": func() (u, x, y []float64) {
+			for i := range 81 {
+				t := float64(i-40) / 40
+				u, x, y = append(u, float64(i)), append(x, t*t), append(y, t*t*t)
+			}
+			return
+		},
+		"stationary": func() (u, x, y []float64) {
+			rng := rand.New(rand.NewPCG(13, 13))
+			for i := range 120 {
+				u, x, y = append(u, float64(i)/60), append(x, 1+1e-4*rng.NormFloat64()), append(y, 2+1e-4*rng.NormFloat64())
+			}
+			return
+		},
+	}
+}
+
+// ClosestWarm gives ClosestWithin's answer (the same closest point to
+// 1e-12, or the same distance where two segments tie) over queries that
+// move like an optimiser's predicted points: mostly small steps, some large
+// jumps, in a window and globally; and both its paths are taken (the warm
+// one mostly on the arc and the cusp; on the crossing laps of the random
+// walk and the figure 8 and on the stationary robot, other segments are
+// near every query and the fallback runs often).
+func TestClosestWarmMatchesFullSearch(t *testing.T) {
+	for name, mk := range warmCurves() {
+		u, x, y := mk()
+		s, err := NewSpline(u, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(14, 14))
+		for _, w := range []float64{math.Inf(1), 0.1 * (u[len(u)-1] - u[0])} {
+			n := len(u)
+			qx, qy := make([]float64, n), make([]float64, n)
+			for k := range n {
+				qx[k], qy[k] = x[k]+0.01*rng.NormFloat64(), y[k]+0.01*rng.NormFloat64()
+			}
+			warm := make([]Warm, n)
+			var full, hits int
+			for it := range 40 {
+				step := []float64{1e-6, 1e-5, 1e-4, 1e-3}[rng.IntN(4)]
+				if it%10 == 9 {
+					step = 0.1 // a jump: most certificates fail
+				}
+				for k := range n {
+					// a step, and a pull back toward the curve
+					qx[k] += step*rng.NormFloat64() - 0.1*(qx[k]-x[k])
+					qy[k] += step*rng.NormFloat64() - 0.1*(qy[k]-y[k])
+					c := s.ClosestWarm(qx[k], qy[k], u[k], w, &warm[k])
+					r := s.ClosestWithin(qx[k], qy[k], u[k], w)
+					same := math.Abs(c.X-r.X) <= 1e-12 && math.Abs(c.Y-r.Y) <= 1e-12 && math.Abs(c.U-r.U) <= 1e-12*(1+math.Abs(r.U)) && c.Interior == r.Interior
+					if !same && math.Abs(c.Dist-r.Dist) > 1e-13*(1+r.Dist) {
+						t.Fatalf("%s, w %v, iteration %d, query %d (%v, %v): warm %+v, full %+v", name, w, it, k, qx[k], qy[k], c, r)
+					}
+				}
+			}
+			for _, m := range warm {
+				full, hits = full+m.Full, hits+m.Warm
+			}
+			t.Logf("%s, w %v: %d warm, %d full searches", name, w, hits, full)
+			if hits == 0 || ((name == "noisy arc" || name == "cusp") && hits < 2*full) {
+				t.Errorf("%s, w %v: %d warm searches, %d full: the warm path is rarely taken", name, w, hits, full)
+			}
+			if full <= n {
+				t.Errorf("%s, w %v: %d full searches for %d queries: the fallback is not exercised", name, w, full, n)
+			}
+		}
 	}
 }

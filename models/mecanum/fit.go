@@ -310,12 +310,15 @@ func (f *Fit) WithEngine(e Engine) *Fit {
 // or at distance zero).
 type jacRow func(run, k int, r [4]float64, sp [3]float64, dmu [4][4]float64, dpose [4][3]float64)
 
-func (f *Fit) eval(x, grad []float64, jac jacRow) float64 { return f.evalAs(x, grad, jac, false) }
+func (f *Fit) eval(x, grad []float64, jac jacRow) float64 { return f.evalAs(x, grad, jac, false, nil) }
 
 // evalAs is eval; with squared (grad must be nil) the loss sums ½·w·d²
 // over the terms instead of w·d, and ½·Prior·(μ_j − PriorMu_j)²: the
-// objective of the first stage of Identify (squaredStage).
-func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool) float64 {
+// objective of the first stage of Identify (squaredStage). warm, when not
+// nil, holds a closest-point memory per run and camera sample
+// (newWarm): the same answers, found faster when the predicted points
+// moved little since the last call (losses.Spline.ClosestWarm).
+func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool, warm [][]losses.Warm) float64 {
 	B := f.P.BMatrix()
 	K := f.P.K()
 	mu := [4]float64(x[:4])
@@ -349,7 +352,11 @@ func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool) float64 {
 					gpy += w2 * dy / dgt
 				}
 				if w1 != 0 {
-					c := s.spline.ClosestWithin(px, py, s.tcam[k], f.Cfg.window())
+					var m *losses.Warm
+					if warm != nil {
+						m = &warm[si][k]
+					}
+					c := s.spline.ClosestWarm(px, py, s.tcam[k], f.Cfg.window(), m)
 					L += term(w1, c.Dist)
 					if c.Dist > 0 {
 						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
@@ -446,6 +453,16 @@ func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool) float64 {
 		}
 	}
 	return L
+}
+
+// newWarm allocates a closest-point memory per run and camera sample, for
+// evalAs.
+func (f *Fit) newWarm() [][]losses.Warm {
+	w := make([][]losses.Warm, len(f.segs))
+	for i, s := range f.segs {
+		w[i] = make([]losses.Warm, len(s.cam))
+	}
+	return w
 }
 
 // Predict returns, for run i, the poses at every row of the run (as

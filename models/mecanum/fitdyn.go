@@ -76,6 +76,7 @@ type dynFit struct {
 	lq, lx, lu   []float64
 	lxbar        []float64
 	pbar, x0bar  []float64
+	warm         []losses.Warm // per camera lane: the closest point's memory (nil: none)
 	implicitMode bool
 }
 
@@ -110,6 +111,7 @@ func (f *Fit) newDynFit() *dynFit {
 	d.lq = []float64{f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading, f.ell}
 	d.lx, d.lxbar = make([]float64, 3*K), make([]float64, 3*K)
 	d.lu = make([]float64, 12*K)
+	d.warm = make([]losses.Warm, K)
 	for k := range K {
 		s := &f.segs[d.seg[k]]
 		j := d.sample[k]
@@ -155,7 +157,11 @@ func (d *dynFit) Eval(x, grad []float64) (float64, error) {
 			}
 			s := &f.segs[d.seg[k]]
 			j := d.sample[k]
-			c := s.spline.ClosestWithin(px, py, s.tcam[j], f.Cfg.window())
+			var m *losses.Warm
+			if d.warm != nil {
+				m = &d.warm[k]
+			}
+			c := s.spline.ClosestWarm(px, py, s.tcam[j], f.Cfg.window(), m)
 			d.lu[4*K+k], d.lu[5*K+k] = c.X, c.Y
 			if d.implicitMode {
 				d.lu[6*K+k], d.lu[7*K+k] = px, py
