@@ -34,7 +34,7 @@ func pairedTable(b *testing.B, native, op func() error) {
 
 // BenchmarkTablePioneer is the Pioneer's rows of docs/performance.md, on
 // the sample log (testdata/p3dx.csv: two runs, 1,063 measured rows; the
-// physical form's 5-ms internal step makes it 21,240 steps per lane),
+// physical form's 5-ms internal step makes it 11,980 steps per lane),
 // each form with its default free parameters:
 //
 //   - native: the exact rollout (Sim.Forward at T = 0), x-native = 1;
