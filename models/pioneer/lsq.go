@@ -132,9 +132,10 @@ const (
 // the sample's first internal step, φ = 1e-14 one step h later; a zero
 // threshold releases at s = 0 where a positive one holds. So, as L-BFGS-B's
 // projection would have them, parameters within snapTol of a bound at the
-// end are put on it when that does not raise the stage's loss (all
-// together, else one by one), and at T = 0 (the exact stage) parameters
-// that start on a bound are held there.
+// end are put on it when that does not raise the stage's loss beyond
+// rounding (all together, else one by one; held parameters too, which the
+// solver's strictly feasible start moved off a bound), and at T = 0 (the
+// exact stage) parameters that start on a bound are held there.
 func stageLSQ(b *batch, T float64, idx []int, sc, x []float64, norm float64, z, lo, hi []float64, set opt.Settings) (*opt.Result, error) {
 	l, err := newLSQ(b, idx, sc, x, norm)
 	if err != nil {
@@ -195,7 +196,7 @@ func stageLSQ(b *batch, T float64, idx []int, sc, x []float64, norm float64, z, 
 	r.GradEvaluations++
 	var near []int
 	for i := range n {
-		if !held[i] && (r.X[i]-lo[i] <= snapTol || hi[i]-r.X[i] <= snapTol) {
+		if r.X[i] != lo[i] && r.X[i] != hi[i] && (r.X[i]-lo[i] <= snapTol || hi[i]-r.X[i] <= snapTol) {
 			near = append(near, i)
 		}
 	}
@@ -217,7 +218,8 @@ func stageLSQ(b *batch, T float64, idx []int, sc, x []float64, norm float64, z, 
 		for _, v := range res {
 			c += v * v
 		}
-		if !(c/2 <= r.F) {
+		// (at T > 0 a move of 1e-10 changes the loss by rounding only)
+		if !(c/2 <= r.F*(1+1e-12)) {
 			return false, nil
 		}
 		copy(r.X, zz)
