@@ -82,7 +82,7 @@ func init() {
 			data := fs.String("data", "", "log CSV file(s), comma-separated")
 			var a IdentifyArgs
 			fs.StringVar(&a.Init, "init", "", "parameter JSON: known constants and the optimiser's starting point")
-			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb, neldermead or cmaes (default lbfgsb; skidsteer: ipem, alias ekf, the default, and batch, least squares on lbfgsb's objective; tire: lbfgsb only)")
+			fs.StringVar(&a.Method, "method", "", "optimiser: lbfgsb, neldermead or cmaes (default lbfgsb; skidsteer: ipem, alias ekf, the default, and batch, least squares on lbfgsb's objective; tire: lbfgsb only; pioneer: lsq, least squares, the default, or lbfgsb)")
 			fs.StringVar(&a.Gaps, "gaps", gapsError, "time gaps in a log (a step over 5× the median): error (name the row), split (start a new run after it) or bridge (hold the last command across it)")
 			fs.StringVar(&a.Fix, "fix", "", "comma-separated parameters held at their -init (or default) values, e.g. mu1,mu3")
 			fs.StringVar(&a.Free, "free", "", "comma-separated parameters to identify; the others are held (excludes -fix)")

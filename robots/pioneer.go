@@ -202,8 +202,9 @@ func (Pioneer) Validate(req ValidateRequest) ([]ValidationRun, error) {
 	return out, nil
 }
 
-// Methods: L-BFGS-B only (over annealed surrogates, pioneer.Identify).
-func (Pioneer) Methods() []string { return []string{"lbfgsb"} }
+// Methods: lsq (bounded least squares with the forward-mode Jacobian, the
+// default) or lbfgsb, over annealed surrogates (pioneer.Identify).
+func (Pioneer) Methods() []string { return slices.Clone(pioneer.Methods) }
 
 // Options: -form.
 func (Pioneer) Options() []Option {
@@ -228,8 +229,12 @@ func (m Pioneer) Identify(req IdentifyRequest) (*Identified, error) {
 // the ones the logs barely inform, kept near the start, with a warning)
 // and no unconverged outcome (the fit is a schedule of annealing stages).
 func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified, error) {
-	if req.Method != "" && req.Method != "lbfgsb" {
-		return nil, Usagef("-model pioneer identifies with lbfgsb only (got -method %s)", req.Method)
+	method := req.Method
+	if method == "" {
+		method = pioneer.Methods[0]
+	}
+	if !slices.Contains(pioneer.Methods, method) {
+		return nil, Usagef("-model pioneer identifies with %s (got -method %s)", strings.Join(pioneer.Methods, " or "), req.Method)
 	}
 	form := o.Form
 	if form != "" && form != pioneer.FormPhysical && form != pioneer.FormExperimental {
@@ -289,13 +294,13 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 			runs = append(runs, r)
 		}
 	}
-	res, err := pioneer.Identify(p, runs, pioneer.IdentifyOptions{Free: free, Progress: func(s string) { d.Sink.Progress("%s", s) }})
+	res, err := pioneer.Identify(p, runs, pioneer.IdentifyOptions{Free: free, Method: method, MaxIter: req.Fit.MaxIter, Tol: req.Fit.Tol, Progress: func(s string) { d.Sink.Progress("%s", s) }})
 	d.Sink.Done()
 	if err != nil {
 		return nil, err
 	}
 	d.Add(WorseThanStart(Pioneer{}, req.Sources, p, res.Params, req.Gaps)...)
-	out := &Identified{Report: pioneerReport(d, p, runs, res), Params: res.Params}
+	out := &Identified{Report: pioneerReport(d, p, runs, res, method), Params: res.Params}
 	if req.Plot {
 		out.Figure, err = pioneerFigure(p.Form, res.Params, runs[0])
 		if err != nil {
@@ -310,7 +315,7 @@ func (Pioneer) IdentifyWith(req IdentifyRequest, o PioneerOptions) (*Identified,
 // residuals) and bounds, the whole-sample delays (chosen by search: no σ),
 // and the loss as the residual figure. The warnings (on a bound, barely
 // informed) go to d.
-func pioneerReport(d *Diag, p pioneer.Params, runs []*pioneer.Run, res *pioneer.Result) fit.Report {
+func pioneerReport(d *Diag, p pioneer.Params, runs []*pioneer.Run, res *pioneer.Result, method string) fit.Report {
 	for _, n := range res.OnBound {
 		lo, hi := pioneer.Bounds(n, p.Ts)
 		d.Add(fit.Warnf("", "%s ended on a bound of [%g, %g]", n, lo, hi))
@@ -347,7 +352,11 @@ func pioneerReport(d *Diag, p pioneer.Params, runs []*pioneer.Run, res *pioneer.
 		ps = append(ps, fit.Param{Name: n, Unit: "samples", Value: float64([]int{iv, iw}[i]), Lower: 0, Upper: 5,
 			Std: math.NaN(), StdReason: "a whole number of samples chosen by search over 0…5: no σ"})
 	}
-	rep := fit.Report{Model: "pioneer", Method: "lbfgsb (" + p.Form + " form, annealed surrogates)",
+	how := "annealed surrogates"
+	if method == pioneer.MethodLSQ {
+		how += ", then the exact model"
+	}
+	rep := fit.Report{Model: "pioneer", Method: method + " (" + p.Form + " form, " + how + ")",
 		Data:     fmt.Sprintf("%d run(s)", len(runs)),
 		Params:   ps,
 		Residual: fit.Residual{Name: "v and ω error over the measured sd (RMS)", RMS: math.Sqrt(res.Loss / 2)},
@@ -366,7 +375,7 @@ func pioneerReport(d *Diag, p pioneer.Params, runs []*pioneer.Run, res *pioneer.
 		}
 	}
 	if res.Opt != nil {
-		rep.Status = fit.NewStatus("lbfgsb", res.Opt)
+		rep.Status = fit.NewStatus(method, res.Opt)
 		rep.Status.Iterations = res.Iterations
 		rep.Status.Loss = res.Loss // the exact loss, not the last surrogate's
 	}

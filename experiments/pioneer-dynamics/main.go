@@ -111,7 +111,7 @@ func run(w io.Writer, out string, quick bool) error {
 		p := res.Params
 		dv, dw := p.DelaySeconds()
 		iv, iw := p.Delays()
-		fmt.Fprintf(w, "identified %s on data set 1: %d L-BFGS-B iterations, %d evaluations, %v; loss %.4g (defaults %.4g)\n",
+		fmt.Fprintf(w, "identified %s on data set 1: %d least-squares iterations, %d evaluations, %v; loss %.4g (defaults %.4g)\n",
 			f, res.Iterations, res.Evaluations, res.Runtime.Round(time.Millisecond), res.Loss, res.Start)
 		fmt.Fprintf(w, "  delay v: %d samples, %.0f ms in all (true command delay %.0f ms: %+.0f ms); ω: %d samples, %.0f ms (%+.0f ms)\n",
 			iv, 1e3*dv, 1e3*rb.Delay, 1e3*(dv-rb.Delay), iw, 1e3*dw, 1e3*(dw-rb.Delay))

@@ -23,11 +23,31 @@ type IdentifyOptions struct {
 	// m/s (rad/s for ω; seconds per m/s for the arrival of the reference),
 	// default 0.02, 0.005, 0.001. The final loss is evaluated exact (T = 0).
 	Temps []float64
-	// MaxIter bounds the L-BFGS-B iterations of each stage (default 200).
+	// MaxIter bounds the iterations of each stage (default 200).
 	MaxIter int
+	// Tol is the FunctionTol (opt.Settings) of every stage; 0 selects
+	// 1e-10 for L-BFGS-B, and for least squares 1e-5 in the smoothed
+	// stages and 1e-6 in the final exact one.
+	Tol float64
+	// Method is MethodLSQ (the default) or MethodLBFGSB: the optimiser of
+	// every annealing stage.
+	Method string
 	// Progress, if set, is called after each stage.
 	Progress func(msg string)
 }
+
+// The optimisers of Identify's annealing stages.
+const (
+	// MethodLSQ is bounded least squares (opt.LeastSquares) over the
+	// residuals of the measured rows with the forward-mode Jacobian.
+	MethodLSQ = "lsq"
+	// MethodLBFGSB is L-BFGS-B on the summed loss with the generated
+	// reverse-mode gradient.
+	MethodLBFGSB = "lbfgsb"
+)
+
+// Methods are Identify's methods, the default first.
+var Methods = []string{MethodLSQ, MethodLBFGSB}
 
 // DefaultFree are the parameters Identify fits by default: the reference
 // limits and the delay's fraction of both forms; the PI gains of the
@@ -116,12 +136,22 @@ func scale(name string, v, Ts float64) float64 {
 }
 
 // Identify fits p's free parameters and whole-sample delays to the runs'
-// measurements by L-BFGS-B through the generated gradient of p's form: at
-// every candidate delay a first stage at the highest temperature, the best
-// delay per channel (experimental: v and ω are independent) or the best
-// shared one (physical), then the remaining stages of the annealing
-// schedule at that delay. The loss is the mean over measured rows of the
-// squared errors normalised by the variance of each measured channel.
+// measurements: at every candidate delay a first stage at the highest
+// temperature, the best delay per channel (experimental: v and ω are
+// independent) or the best shared one (physical), then the remaining
+// stages of the annealing schedule at that delay. The loss is the mean over
+// measured rows of the squared errors normalised by the variance of each
+// measured channel: a sum of squares.
+//
+// MethodLSQ (the default) minimises each stage by bounded least squares
+// (opt.LeastSquares) over the residuals of the measured rows with their
+// forward-mode Jacobian (dyn.Sim.Jacobian), holding parameters the stage's
+// loss barely depends on and putting parameters that end next to a bound
+// on it (stageLSQ); it then adds a stage on the exact model (T = 0: the
+// Jacobian's subgradients, steps accepted only where the exact loss falls),
+// and gives back its start value to every parameter the exact loss does not
+// depend on (a saturation above every reference). MethodLBFGSB minimises
+// each stage by L-BFGS-B through the generated reverse-mode gradient.
 func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	start := time.Now()
 	if err := p.Validate(); err != nil {
@@ -159,6 +189,13 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	}
 	if o.Temps == nil {
 		o.Temps = []float64{0.02, 0.005, 0.001}
+	}
+	switch o.Method {
+	case "":
+		o.Method = MethodLSQ
+	case MethodLSQ, MethodLBFGSB:
+	default:
+		return nil, fmt.Errorf("pioneer: unknown method %q (one of %v)", o.Method, Methods)
 	}
 	if o.MaxIter == 0 {
 		o.MaxIter = 200
@@ -213,8 +250,23 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 				}
 				return c * norm, nil
 			}
-			r, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, z,
-				opt.Settings{MaxIterations: o.MaxIter, FunctionTol: 1e-10, GradientTol: 1e-9})
+			var r *opt.Result
+			var err error
+			set := opt.Settings{MaxIterations: o.MaxIter, FunctionTol: o.Tol, GradientTol: 1e-9}
+			if o.Method == MethodLBFGSB {
+				if set.FunctionTol == 0 {
+					set.FunctionTol = 1e-10
+				}
+				r, err = opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj, Lower: lo, Upper: hi}, z, set)
+			} else {
+				if set.FunctionTol == 0 {
+					set.FunctionTol = lsqStageTol
+					if T == 0 {
+						set.FunctionTol = lsqExactTol
+					}
+				}
+				r, err = stageLSQ(b, T, idx, sc, x, norm, z, lo, hi, set)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -309,9 +361,38 @@ func Identify(p Params, runs []*Run, o IdentifyOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Method == MethodLSQ {
+		// least squares ends on the exact model (T = 0): its residuals
+		// are piecewise smooth, their Jacobian the subgradients, and the
+		// trust region accepts only steps that lower the exact loss
+		if x, err = fit(b, x, []float64{0}); err != nil {
+			return nil, err
+		}
+	}
 	lv, lw, err := exact(b, x)
 	if err != nil {
 		return nil, err
+	}
+	if o.Method == MethodLSQ {
+		// A parameter the exact loss does not depend on (a saturation
+		// above every reference) keeps its start value: least squares
+		// steps far along such a direction of the smoothed loss, where
+		// L-BFGS-B's gradient steps barely move it.
+		for _, k := range idx {
+			if x[k] == x0[k] {
+				continue
+			}
+			y := slices.Clone(x)
+			y[k] = x0[k]
+			yv, yw, err := exact(b, y)
+			if err != nil {
+				return nil, err
+			}
+			res.Evaluations++
+			if yv+yw <= lv+lw {
+				x, lv, lw = y, yv, yw
+			}
+		}
 	}
 	res.Loss = lv + lw
 	for i, k := range idx {

@@ -216,10 +216,7 @@ func (b *batch) initial(j int, r *Run) {
 // arrival of the physical form's reference) with parameter vector x; with
 // grad it adds the gradient of the summed cost. It returns the summed cost.
 func (b *batch) run(x []float64, T float64, grad []float64) (float64, error) {
-	b.q[b.tIdx] = T
-	if b.p.Form == FormPhysical {
-		b.q[3] = T * timePerSpeed
-	}
+	b.setT(T)
 	c, err := b.sim.Forward(x, b.q, b.x0, b.u, b.y)
 	if err != nil {
 		return c, err

@@ -31,8 +31,9 @@ type Sigma struct {
 // — by central differences of the exact Simulate (the delays held at p's),
 // then fit.Identifiability(JᵀJ) scaled by the residual variance
 // s² = Σr²/(n − len(free)) and by the correlation inflation. The model's
-// saturations and thresholds make it piecewise smooth: σ is that of the
-// linearisation at p.
+// saturations and slope limits make it piecewise smooth: σ is that of the
+// linearisation at p. In the thresholds and φ it is piecewise constant:
+// their columns are zero (σ = +Inf), never a difference across a jump.
 func GaussNewton(p Params, runs []*Run, free []string) (Sigma, error) {
 	names := ExperimentalParamNames
 	if p.Form == FormPhysical {
@@ -90,6 +91,12 @@ func GaussNewton(p Params, runs []*Run, free []string) (Sigma, error) {
 	lo, hi := make([]float64, m), make([]float64, m)
 	for j, k := range idx {
 		lo[j], hi[j] = bounds(names[k], p.Ts)
+		if piecewiseConstant(names[k]) {
+			// a difference across one of its jumps is no derivative
+			// (at φ = 0, or a threshold on a bound, every one-sided
+			// difference is): its column stays zero, a null direction
+			continue
+		}
 		h := 1e-4 * scale(names[k], x[k], p.Ts)
 		// stay inside the bounds (a one-sided difference at a bound)
 		a, b := math.Max(x[k]-h, lo[j]), math.Min(x[k]+h, hi[j])
@@ -132,4 +139,16 @@ func GaussNewton(p Params, runs []*Run, free []string) (Sigma, error) {
 		out.Std = append(out.Std, sd*s*infl)
 	}
 	return out, nil
+}
+
+// piecewiseConstant reports whether the exact model is piecewise constant
+// in a parameter: the thresholds at zero velocity (a Heaviside step in
+// thr0 + thr1·|slope|) and φ (the reference arrives at the first internal
+// step h at or after φ).
+func piecewiseConstant(name string) bool {
+	switch name {
+	case "thr0_v", "thr1_v", "thr0_w", "thr1_w", "phi":
+		return true
+	}
+	return false
 }

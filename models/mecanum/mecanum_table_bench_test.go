@@ -1,0 +1,110 @@
+package mecanum
+
+import (
+	"testing"
+	"time"
+
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+// BenchmarkTableMecanum is the Mecanum convergence rows of
+// docs/performance.md (the evaluation rows are BenchmarkModelSensitivities):
+// the identification of the three 7-s logs like the demo's
+// (demoLikeRuns), in-process from the runs to μ, each paired with the
+// native rollout of the same three runs (Model's Sim.Forward, 3 lanes):
+// -loss squared (IdentifySquared: least squares) and the default eq. 8
+// loss (Identify on DefaultConfig). Reported: iterations, evaluations, the
+// time as x-native, and for eq. 8 its fastest time over the squared loss's
+// (x-squared: the target is ≤ 3).
+func BenchmarkTableMecanum(b *testing.B) {
+	p := DefaultParams()
+	runs := demoLikeRuns()
+	init := [4]float64{0.5, 0.5, 0.5, 0.5}
+	const B = 3
+	T := runs[0].Len()
+	for _, r := range runs {
+		T = min(T, r.Len())
+	}
+	u, x0 := make([]float64, T*5*B), make([]float64, 3*B)
+	for j := range B {
+		uj := ModelInputs(&runs[j])
+		for t := range T {
+			for k := range 5 {
+				u[(t*5+k)*B+j] = uj[t*5+k]
+			}
+		}
+		x0[j], x0[B+j], x0[2*B+j] = runs[j].X[0], runs[j].Y[0], runs[j].Theta[0]
+	}
+	q := SettingsOf(p)
+	ref := Model.NewSim(B, T)
+	mu := []float64{0.5, 0.5, 0.5, 0.5}
+	native := func() error { _, err := ref.Forward(mu, q, x0, u, nil); return err }
+	var squared time.Duration
+	for _, c := range []struct {
+		name string
+		f    func() (int, int, error)
+	}{
+		{"identify-squared", func() (int, int, error) {
+			_, r, _, err := IdentifySquared(p, runs, init, false, opt.Settings{})
+			if err != nil {
+				return 0, 0, err
+			}
+			return r.Opt.Iterations, r.Opt.FuncEvaluations, nil
+		}},
+		{"identify-eq8", func() (int, int, error) {
+			f, err := NewFit(p, runs, DefaultConfig())
+			if err != nil {
+				return 0, 0, err
+			}
+			r, err := Identify(f, IdentifyOptions{Init: init})
+			if err != nil {
+				return 0, 0, err
+			}
+			return r.Opt.Iterations, r.Opt.FuncEvaluations, nil
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var it, ev int
+			fastest := time.Duration(1 << 62)
+			pairedTable(b, native, func() error {
+				t0 := time.Now()
+				var err error
+				it, ev, err = c.f()
+				fastest = min(fastest, time.Since(t0))
+				return err
+			})
+			b.ReportMetric(float64(it), "iterations")
+			b.ReportMetric(float64(ev), "evaluations")
+			if c.name == "identify-squared" {
+				squared = fastest
+			} else {
+				b.ReportMetric(float64(fastest)/float64(squared), "x-squared")
+			}
+		})
+	}
+}
+
+// pairedTable runs op b.N times, each followed by the native rollout, and
+// reports op's mean time (ns/op), its fastest (min-ns) and, as x-native,
+// the ratio of the fastest op to the fastest native rollout over the same
+// iterations (on a shared machine the minimum of paired runs is the time
+// of the code).
+func pairedTable(b *testing.B, native, op func() error) {
+	var tOp time.Duration
+	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
+	for range b.N {
+		t0 := time.Now()
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := native(); err != nil {
+			b.Fatal(err)
+		}
+		dOp, dNat := t1.Sub(t0), time.Since(t1)
+		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
+	}
+	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
+	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
+}
