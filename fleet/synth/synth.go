@@ -27,6 +27,7 @@ var DefaultModels = []string{"mecanum", "skidsteer"}
 type Config struct {
 	Robots int    // number of robots (default 40)
 	Days   int    // days of logs per robot (default 5)
+	Logs   int    // logs per robot-day (default 1), each its own manifest row
 	Seed   uint64 // every random draw derives from it
 	// Models are the robots' models, assigned in turn (default
 	// DefaultModels); each needs an entry in the generator's model table.
@@ -68,6 +69,9 @@ func (c Config) withDefaults() Config {
 	if c.Days == 0 {
 		c.Days = 5
 	}
+	if c.Logs == 0 {
+		c.Logs = 1
+	}
 	if len(c.Models) == 0 {
 		c.Models = slices.Clone(DefaultModels)
 	}
@@ -102,12 +106,16 @@ type Robot struct {
 	Drift *Drift
 }
 
-// Day is one robot-day: its log and the parameters that made it (identify's
-// names → values).
+// Day is one robot-day: its logs and the parameters that made them
+// (identify's names → values).
 type Day struct {
-	Day    int
-	Data   string // the log (relative to the fleet's dir)
+	Day  int
+	Data string // its first log (relative to the fleet's dir)
+	// Logs are all its logs (Config.Logs; Logs[0] is Data), each a
+	// manifest row.
+	Logs   []string
 	Params map[string]float64
+	// Broken: its first log is broken (Truth.Broken says how).
 	Broken bool
 }
 
@@ -147,8 +155,8 @@ type nominal struct {
 // Config writes the same bytes.
 func Write(dir string, cfg Config) (*Truth, error) {
 	cfg = cfg.withDefaults()
-	if cfg.Robots < 0 || cfg.Days < 0 {
-		return nil, fmt.Errorf("synth: %d robots over %d days", cfg.Robots, cfg.Days)
+	if cfg.Robots < 0 || cfg.Days < 0 || cfg.Logs < 0 {
+		return nil, fmt.Errorf("synth: %d robots over %d days, %d logs a day", cfg.Robots, cfg.Days, cfg.Logs)
 	}
 	tmp, err := os.MkdirTemp("", "fleet-synth")
 	if err != nil {
@@ -198,7 +206,12 @@ func Write(dir string, cfg Config) (*Truth, error) {
 		wg.Go(func() {
 			for i := range next {
 				j := jobs[i]
-				errs[i] = writeDay(dir, tmp, cfg, noms[j.r.Model], j.r, &j.r.Days[j.d], broken[j.r.Days[j.d].Data])
+				d := &j.r.Days[j.d]
+				for l := range d.Logs {
+					if errs[i] = writeLog(dir, tmp, cfg, noms[j.r.Model], j.r, d, l, broken[d.Logs[l]]); errs[i] != nil {
+						break
+					}
+				}
 			}
 		})
 	}
@@ -215,8 +228,10 @@ func Write(dir string, cfg Config) (*Truth, error) {
 	w.WriteHeader("robot", "model", "day", "data", "poses", "map", "offset", "init")
 	for _, r := range tr.Robots {
 		for _, d := range r.Days {
-			w.WriteRow(dataset.Text(r.ID), dataset.Text(r.Model), dataset.Num(float64(d.Day)), dataset.Text(d.Data),
-				dataset.Text(""), dataset.Text(""), dataset.Text(""), dataset.Text(r.Init))
+			for _, l := range d.Logs {
+				w.WriteRow(dataset.Text(r.ID), dataset.Text(r.Model), dataset.Num(float64(d.Day)), dataset.Text(l),
+					dataset.Text(""), dataset.Text(""), dataset.Text(""), dataset.Text(r.Init))
+			}
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -276,7 +291,9 @@ func keys[V any](m map[string]V) []string {
 // the purpose's words (a robot, a day, what is drawn).
 func rngFor(seed uint64, words ...any) *rand.Rand {
 	h := fnv.New64a()
-	fmt.Fprint(h, words...)
+	for _, w := range words {
+		fmt.Fprintf(h, "%v|", w)
+	}
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
@@ -349,7 +366,16 @@ func plan(cfg Config, noms map[string]*nominal) *Truth {
 					}
 				}
 			}
-			r.Days = append(r.Days, Day{Day: day, Data: filepath.Join(r.ID, strconv.Itoa(day), "log.csv"), Params: ps})
+			dd := Day{Day: day, Params: ps}
+			for i := range cfg.Logs {
+				name := "log.csv"
+				if cfg.Logs > 1 {
+					name = fmt.Sprintf("log-%d.csv", i+1)
+				}
+				dd.Logs = append(dd.Logs, filepath.Join(r.ID, strconv.Itoa(day), name))
+			}
+			dd.Data = dd.Logs[0]
+			r.Days = append(r.Days, dd)
 		}
 	}
 	// broken robot-days, on steady robots only, the kinds in turn
@@ -429,13 +455,13 @@ func clone(v any) any {
 // round6 keeps a value to 1e-6 (µm, µrad, µs): the logs' resolution.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
-// writeDay simulates one robot-day through the registry and writes its
-// log: clean commands, the simulation (driven by the commands plus the
+// writeLog simulates one log of a robot-day through the registry and
+// writes it: clean commands, the simulation (driven by the commands plus the
 // actuator mismatch) with sensor noise on the outputs' rows, and a jittered
 // clock; broken as b says when b is not nil.
-func writeDay(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, b *Broken) error {
+func writeLog(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, l int, b *Broken) error {
 	sp := n.spec
-	rng := rngFor(cfg.Seed, r.ID, d.Day, "log")
+	rng := rngFor(cfg.Seed, r.ID, d.Day, l, "log")
 	rows := int(math.Round(sp.seconds / sp.dt))
 	t := make([]float64, rows)
 	for k := range t {
@@ -453,7 +479,7 @@ func writeDay(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, b *Brok
 		}
 	}
 	// the simulation's input and parameters, through the registry
-	base := filepath.Join(tmp, r.ID+"-"+strconv.Itoa(d.Day))
+	base := filepath.Join(tmp, fmt.Sprintf("%s-%d-%d", r.ID, d.Day, l))
 	var in bytes.Buffer
 	w := dataset.NewWriter(&in)
 	head := []string{"t"}
@@ -546,7 +572,7 @@ func writeDay(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, b *Brok
 			return err
 		}
 	}
-	path := filepath.Join(dir, d.Data)
+	path := filepath.Join(dir, d.Logs[l])
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

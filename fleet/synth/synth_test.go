@@ -2,10 +2,14 @@ package synth
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // readTree returns every file under dir by its relative path.
@@ -67,5 +71,65 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("%s and %s are the same log", p, q)
 		}
 		seen[string(x)] = p
+	}
+}
+
+// The manifest names every log once, relative to the fleet's folder, with
+// the robot's model and init file; the truth's robot-days are its rows.
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	tr, err := Write(dir, Config{Robots: 5, Days: 2, Logs: 2, Seed: 3, Models: []string{"mecanum", "skidsteer", "pioneer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := dataset.ReadFile(tr.Manifest, dataset.Spec{Columns: []dataset.Column{
+		{Name: "robot", Text: true}, {Name: "model", Text: true}, {Name: "day"}, {Name: "data", Text: true},
+		{Name: "poses", Text: true, Sparse: true}, {Name: "map", Text: true, Sparse: true},
+		{Name: "offset", Text: true, Sparse: true}, {Name: "init", Text: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // log → robot/model/day/init
+	for _, r := range tr.Robots {
+		for _, d := range r.Days {
+			for _, l := range d.Logs {
+				want[l] = fmt.Sprintf("%s/%s/%d/%s", r.ID, r.Model, d.Day, r.Init)
+			}
+		}
+	}
+	if tab.Len() != 5*2*2 || len(want) != tab.Len() {
+		t.Fatalf("%d manifest rows, %d logs in the truth; want 20", tab.Len(), len(want))
+	}
+	for i := range tab.Len() {
+		l := tab.TextCol("data")[i]
+		got := fmt.Sprintf("%s/%s/%g/%s", tab.TextCol("robot")[i], tab.TextCol("model")[i], tab.Col("day")[i], tab.TextCol("init")[i])
+		if want[l] != got {
+			t.Errorf("row %d: %s is %s, truth says %s", i+1, l, got, want[l])
+		}
+		delete(want, l)
+		for _, f := range []string{l, tab.TextCol("init")[i]} {
+			if filepath.IsAbs(f) {
+				t.Errorf("row %d: %s is not relative", i+1, f)
+			}
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("row %d: %v", i+1, err)
+			}
+		}
+	}
+}
+
+func TestUnknownModel(t *testing.T) {
+	_, err := Write(t.TempDir(), Config{Robots: 2, Models: []string{"hovercraft"}})
+	if err == nil || !strings.Contains(err.Error(), `"hovercraft"`) {
+		t.Errorf("Write with an unknown model: %v", err)
+	}
+}
+
+// BenchmarkWrite is the default fleet, 40 robots × 5 days.
+func BenchmarkWrite(b *testing.B) {
+	for b.Loop() {
+		if _, err := Write(b.TempDir(), Config{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
