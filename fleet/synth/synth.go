@@ -403,11 +403,17 @@ func plan(cfg Config, noms map[string]*nominal) *Truth {
 			}
 		}
 		n := min(len(cand), max(len(brokenKinds), int(math.Round(cfg.BrokenFraction*float64(len(cand))))))
-		for k, j := range prng.Perm(len(cand))[:n] {
+		k := 0
+		for _, j := range prng.Perm(len(cand))[:n] {
 			r := &tr.Robots[cand[j][0]]
 			d := &r.Days[cand[j][1]]
 			d.Broken = true
 			kind := brokenKinds[k%len(brokenKinds)]
+			if kind.name == "still" && !noms[r.Model].spec.stillRefused {
+				kind = brokenKinds[(k+1)%len(brokenKinds)]
+			} else {
+				k++
+			}
 			tr.Broken = append(tr.Broken, Broken{Robot: r.ID, Day: d.Day, Data: d.Data, Kind: kind.name})
 		}
 		slices.SortFunc(tr.Broken, func(a, b Broken) int {
@@ -484,12 +490,19 @@ func writeLog(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, l int, 
 	cmd := make([][]float64, len(sp.commands))
 	act := make([][]float64, len(sp.commands))
 	as := sp.actuator * scale(cfg.Noise.Actuator)
+	still := b != nil && b.Kind == "still"
 	for j, c := range sp.commands {
 		cmd[j] = c.pieces(rng, rows, sp.dt)
+		if still {
+			clear(cmd[j])
+		}
 		act[j] = make([]float64, rows)
 		for k, v := range cmd[j] {
 			cmd[j][k] = round6(v)
 			act[j][k] = round6(v + as*(c.hi-c.lo)*rng.NormFloat64())
+			if still {
+				act[j][k] = 0
+			}
 		}
 	}
 	// the simulation's input and parameters, through the registry
