@@ -221,8 +221,9 @@ func Write(dir string, cfg Config) (*Truth, error) {
 			for i := range next {
 				j := jobs[i]
 				d := &j.r.Days[j.d]
+				b := broken[d.Data] // the day's first log
 				for l := range d.Logs {
-					if errs[i] = writeLog(dir, tmp, cfg, noms[j.r.Model], j.r, d, l, broken[d.Logs[l]]); errs[i] != nil {
+					if errs[i] = writeLog(dir, tmp, cfg, noms[j.r.Model], j.r, d, l, b); errs[i] != nil {
 						break
 					}
 				}
@@ -478,7 +479,9 @@ func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 // writeLog simulates one log of a robot-day through the registry and
 // writes it: clean commands, the simulation (driven by the commands plus the
 // actuator mismatch) with sensor noise on the outputs' rows, and a jittered
-// clock; broken as b says when b is not nil.
+// clock. b is the robot-day's broken log (nil: none): its first log is
+// broken as b says, and every log of a day of kind "still" is still (a
+// robot that stood still all day).
 func writeLog(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, l int, b *Broken) error {
 	sp := n.spec
 	rng := rngFor(cfg.Seed, r.ID, d.Day, l, "log")
@@ -594,7 +597,7 @@ func writeLog(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, l int, 
 		return err
 	}
 	data := lg.Bytes()
-	if b != nil {
+	if b != nil && l == 0 {
 		if data, err = breakLog(b, data, sp); err != nil {
 			return err
 		}
