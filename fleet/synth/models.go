@@ -114,7 +114,7 @@ var specs = map[string]*spec{
 			{kind: "payload on the front axle (wheels 1 and 2)", params: []string{"mu1", "mu2"}, rel: 0.25},
 		},
 		// identify's own summary: "over repeated noise the errors
-		// measured 1.4–2× this σ"; here RMS z 2.48 (max 8.5 of 380)
+		// measured 1.4–2× this σ"; here RMS z 2.38 (max 7.4 of 376)
 		sigmaScale: 2.5,
 	},
 	// Park, Lee and Kuipers: the wheelchair's six motor and friction

@@ -486,9 +486,12 @@ func writeLog(dir, tmp string, cfg Config, n *nominal, r *Robot, d *Day, l int, 
 	sp := n.spec
 	rng := rngFor(cfg.Seed, r.ID, d.Day, l, "log")
 	rows := int(math.Round(sp.seconds / sp.dt))
+	// the log's clock: seconds since midnight, started between 8 h and
+	// 18 h, as a robot's clock stamps a working day's runs
+	t0 := math.Round(8*3600 + 10*3600*rng.Float64())
 	t := make([]float64, rows)
 	for k := range t {
-		t[k] = round6(float64(k) * sp.dt)
+		t[k] = round6(t0 + float64(k)*sp.dt)
 	}
 	cmd := make([][]float64, len(sp.commands))
 	act := make([][]float64, len(sp.commands))
