@@ -23,15 +23,16 @@ import (
 // the built-in models whose identify fits a generated log in well under a
 // second with a σ that a k σ drift test can use. The model table also has
 // the other three, for Config.Models, each left out of the default for a
-// reason measured on these logs (identify per robot-day on one core):
+// reason measured on these logs (identify per robot-day, wall time on the
+// shared 2-core machine, lightly to heavily loaded):
 //
-//   - diffdrive (0.6–1.9 s): identify reports no σ (Park's eq. 22 is a sum
+//   - diffdrive (0.6–3.5 s): identify reports no σ (Park's eq. 22 is a sum
 //     of absolute errors: Gauss–Newton gives it no covariance), so a drift
 //     in σ is undefined;
-//   - pioneer (0.9–2.1 s): the zero-velocity thresholds thr0_v, thr1_v,
+//   - pioneer (0.9–2.6 s): the zero-velocity thresholds thr0_v, thr1_v,
 //     thr0_w, thr1_w come with σ = 0 and move freely from day to day (the
 //     logs barely inform them), so a k σ test flags every robot;
-//   - tire (0.2–0.7 s): its σ understates its error 20–60× here (Kx, Ky
+//   - tire (0.2–1.7 s): its σ understates its error 20–60× here (Kx, Ky
 //     10–30 % off at σ ≈ 0.3 %, with sensor noise alone as with the
 //     actuator mismatch alone), so a k σ test flags every steady robot.
 var DefaultModels = []string{"mecanum", "skidsteer"}
