@@ -49,8 +49,8 @@ type Config struct {
 	Models []string
 	// DriftFraction of the robots drift by design (default 0.2; negative:
 	// none); BrokenFraction of the steady robots' robot-days get a broken
-	// log (default 0.03, at least one of each kind the fleet has room for;
-	// negative: none).
+	// log (default 0.03, but at least one of each kind where that breaks
+	// no more than half of them; negative: none).
 	DriftFraction, BrokenFraction float64
 	// Noise scales the model table's noise (each factor: 0 the table's
 	// value, i.e. 1; negative: none).
@@ -106,53 +106,54 @@ func (c Config) withDefaults() Config {
 // the drifts and the broken logs, for a test to hold a pipeline's results
 // against.
 type Truth struct {
-	Manifest string // the manifest's path
-	Robots   []Robot
-	Broken   []Broken
+	Manifest string   `json:"manifest"` // the manifest's path
+	Robots   []Robot  `json:"robots"`
+	Broken   []Broken `json:"broken"`
 }
 
 // Robot is one robot's truth.
 type Robot struct {
-	ID, Model string
-	Init      string // its init parameter file (relative to the fleet's dir)
+	ID    string `json:"robot"`
+	Model string `json:"model"`
+	Init  string `json:"init"` // its init parameter file (relative to the fleet's dir)
 	// Days are its robot-days in order (day 1 first).
-	Days []Day
+	Days []Day `json:"days"`
 	// Drift is nil for a steady robot.
-	Drift *Drift
+	Drift *Drift `json:"drift"`
 }
 
 // Day is one robot-day: its logs and the parameters that made them
 // (identify's names → values).
 type Day struct {
-	Day  int
-	Data string // its first log (relative to the fleet's dir)
+	Day  int    `json:"day"`
+	Data string `json:"data"` // its first log (relative to the fleet's dir)
 	// Logs are all its logs (Config.Logs; Logs[0] is Data), each a
 	// manifest row.
-	Logs   []string
-	Params map[string]float64
+	Logs   []string           `json:"logs"`
+	Params map[string]float64 `json:"params"`
 	// Broken: its first log is broken (Truth.Broken says how).
-	Broken bool
+	Broken bool `json:"broken"`
 }
 
 // Drift is a change by design from a day on.
 type Drift struct {
-	Kind   string
-	Day    int      // the first day with the changed parameters
-	Params []string // identify's names of the parameters that move
+	Kind   string   `json:"kind"`
+	Day    int      `json:"day"`    // the first day with the changed parameters
+	Params []string `json:"params"` // identify's names of the parameters that move
 	// Change is each parameter's relative change (or absolute, for a
 	// coefficient near zero; Relative says which).
-	Change   []float64
-	Relative bool
+	Change   []float64 `json:"change"`
+	Relative bool      `json:"relative"`
 }
 
 // Broken is a log broken on purpose, with the substring of the error the
 // toolkit gives for it.
 type Broken struct {
-	Robot string
-	Day   int
-	Data  string
-	Kind  string
-	Error string
+	Robot string `json:"robot"`
+	Day   int    `json:"day"`
+	Data  string `json:"data"`
+	Kind  string `json:"kind"`
+	Error string `json:"error"`
 }
 
 // Steady says whether the robot keeps its parameters on every day.
@@ -404,7 +405,8 @@ func plan(cfg Config, noms map[string]*nominal) *Truth {
 				}
 			}
 		}
-		n := min(len(cand), max(len(brokenKinds), int(math.Round(cfg.BrokenFraction*float64(len(cand))))))
+		n := max(min(len(brokenKinds), len(cand)/2), int(math.Round(cfg.BrokenFraction*float64(len(cand)))))
+		n = min(n, len(cand))
 		k := 0
 		for _, j := range prng.Perm(len(cand))[:n] {
 			r := &tr.Robots[cand[j][0]]

@@ -2,14 +2,17 @@ package synth
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // readTree returns every file under dir by its relative path.
@@ -130,6 +133,83 @@ func BenchmarkWrite(b *testing.B) {
 	for b.Loop() {
 		if _, err := Write(b.TempDir(), Config{Seed: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A log is not the exact model's output: its outputs differ from the
+// registry's simulation of its logged commands with the true parameters
+// by at least the sensor noise, and its clock jitters.
+func TestLogsDepartFromTheModel(t *testing.T) {
+	for _, model := range DefaultModels {
+		dir, tmp := t.TempDir(), t.TempDir()
+		tr, err := Write(dir, Config{Robots: 1, Days: 1, Seed: 11, Models: []string{model}, BrokenFraction: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := loadNominal(robots.Default(), model, tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := tr.Robots[0].Days[0]
+		pv := clone(n.value).(map[string]any)
+		for _, p := range n.spec.params {
+			setParam(pv, p, d.Params[p.name])
+		}
+		pb, _ := json.Marshal(pv)
+		pf := filepath.Join(tmp, "true.json")
+		if err := os.WriteFile(pf, pb, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := n.model.(robots.ParamReader).ReadParams(pf, robots.ForPrediction)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := filepath.Join(dir, d.Data)
+		sim, err := n.model.(robots.Simulator).Simulate(robots.SimulateRequest{Params: p, Source: robots.Source{Path: log}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := sim.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		cols := []dataset.Column{{Name: "t"}}
+		for _, o := range n.spec.outputs {
+			cols = append(cols, dataset.Column{Name: o.name, Sparse: true})
+		}
+		spec := dataset.Spec{Columns: cols, Time: "t"}
+		lt, err := dataset.ReadFile(log, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := dataset.Read(&buf, "simulation", spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range n.spec.outputs {
+			var ss float64
+			m := 0
+			for k, v := range lt.Col(o.name) {
+				if !math.IsNaN(v) {
+					e := v - st.Col(o.name)[k]
+					ss += e * e
+					m++
+				}
+			}
+			rms := math.Sqrt(ss / float64(m))
+			t.Logf("%s %s: log − model RMS %.3g over %d samples (sensor σ %.3g)", model, o.name, rms, m, o.noise)
+			if !(rms > 0.8*o.noise) {
+				t.Errorf("%s %s: the log departs from the model by %.3g RMS, less than its sensor noise %.3g", model, o.name, rms, o.noise)
+			}
+		}
+		tc := lt.Col("t")
+		steps := map[float64]bool{}
+		for k := 1; k < len(tc); k++ {
+			steps[math.Round((tc[k]-tc[k-1])*1e6)] = true
+		}
+		if len(steps) < 10 {
+			t.Errorf("%s: %d distinct time steps: no clock jitter", model, len(steps))
 		}
 	}
 }
