@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -322,7 +323,7 @@ func plan(cfg Config, noms map[string]*nominal) *Truth {
 	for i := range cfg.Robots {
 		id := fmt.Sprintf("r%0*d", max(3, width), i+1)
 		name := cfg.Models[i%len(cfg.Models)]
-		r := Robot{ID: id, Model: name, Init: filepath.Join(id, "init.json")}
+		r := Robot{ID: id, Model: name, Init: path.Join(id, "init.json")}
 		tr.Robots = append(tr.Robots, r)
 	}
 	prng := rngFor(cfg.Seed, "plan")
@@ -389,7 +390,7 @@ func plan(cfg Config, noms map[string]*nominal) *Truth {
 				if cfg.Logs > 1 {
 					name = fmt.Sprintf("log-%d.csv", i+1)
 				}
-				dd.Logs = append(dd.Logs, filepath.Join(r.ID, strconv.Itoa(day), name))
+				dd.Logs = append(dd.Logs, path.Join(r.ID, strconv.Itoa(day), name)) // slash-separated in the manifest
 			}
 			dd.Data = dd.Logs[0]
 			r.Days = append(r.Days, dd)
