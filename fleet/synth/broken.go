@@ -45,6 +45,11 @@ var brokenKinds = []brokenKind{
 	{"empty", func(ls []string, sp *spec) ([]string, string) {
 		return nil, "empty file"
 	}},
+	{"still", func(ls []string, sp *spec) ([]string, string) {
+		// a log that reads but cannot be fitted: the robot stood still,
+		// every command zero (writeLog draws it so)
+		return ls, "nothing in the log excites the model"
+	}},
 	{"truncated", func(ls []string, sp *spec) ([]string, string) {
 		// the last row cut after its second field, as a copy interrupted
 		k := len(ls) - 1

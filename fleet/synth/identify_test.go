@@ -21,9 +21,13 @@ type identified struct {
 
 // identify runs `wheelgrad identify -json` through cli.Run on one log with
 // the robot's init file, as the pipeline does per robot-day.
-func identify(dir, model, data, init string) (ps []identified, stderr string, rc int) {
+func identify(dir, model string, logs []string, init string) (ps []identified, stderr string, rc int) {
 	var out, errb bytes.Buffer
-	rc = cli.Run([]string{"identify", "-model", model, "-data", filepath.Join(dir, data),
+	var data []string
+	for _, l := range logs {
+		data = append(data, filepath.Join(dir, l))
+	}
+	rc = cli.Run([]string{"identify", "-model", model, "-data", strings.Join(data, ","),
 		"-init", filepath.Join(dir, init), "-json", "-quiet"}, robots.Default(), &out, &errb)
 	var rep struct{ Params []identified }
 	if rc == 0 {
@@ -41,7 +45,7 @@ func identify(dir, model, data, init string) (ps []identified, stderr string, rc
 // steady robot's by less.
 func TestFleetThroughIdentify(t *testing.T) {
 	dir := t.TempDir()
-	tr, err := Write(dir, Config{Robots: 8, Days: 3, Seed: 1, DriftFraction: 0.25})
+	tr, err := Write(dir, Config{Robots: 8, Days: 3, Logs: 2, Seed: 1, DriftFraction: 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +62,7 @@ func TestFleetThroughIdentify(t *testing.T) {
 	for _, r := range tr.Robots {
 		s := SigmaScale(r.Model)
 		for _, d := range r.Days {
-			ps, msg, rc := identify(dir, r.Model, d.Data, r.Init)
+			ps, msg, rc := identify(dir, r.Model, d.Logs, r.Init)
 			if d.Broken {
 				var want string
 				for _, b := range tr.Broken {

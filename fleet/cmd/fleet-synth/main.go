@@ -29,6 +29,7 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("fleet-synth", flag.ContinueOnError)
 	robots := fs.Int("robots", 40, "number of robots")
 	days := fs.Int("days", 5, "days of logs per robot")
+	logs := fs.Int("logs", 1, "logs per robot-day (each a manifest row)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	models := fs.String("models", strings.Join(synth.DefaultModels, ","), "comma-separated models, assigned to the robots in turn")
 	drift := fs.Float64("drift", 0.2, "fraction of the robots that drift by design (0: none)")
@@ -39,13 +40,13 @@ func run(args []string) int {
 		return 2
 	}
 	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: fleet-synth -out DIR [-robots N] [-days N] [-seed S] [-models m1,m2] [-drift F] [-broken F] [-noise F]")
+		fmt.Fprintln(os.Stderr, "usage: fleet-synth -out DIR [-robots N] [-days N] [-logs N] [-seed S] [-models m1,m2] [-drift F] [-broken F] [-noise F]")
 		return 2
 	}
-	cfg := synth.Config{Robots: *robots, Days: *days, Seed: *seed, Models: strings.Split(*models, ","),
+	cfg := synth.Config{Robots: *robots, Days: *days, Logs: *logs, Seed: *seed, Models: strings.Split(*models, ","),
 		DriftFraction: orNone(*drift), BrokenFraction: orNone(*broken), Noise: synth.Noise{Sensor: orNone(*noise)}}
-	if *robots <= 0 || *days <= 0 {
-		fmt.Fprintln(os.Stderr, "fleet-synth: -robots and -days must be positive")
+	if *robots <= 0 || *days <= 0 || *logs <= 0 {
+		fmt.Fprintln(os.Stderr, "fleet-synth: -robots, -days and -logs must be positive")
 		return 2
 	}
 	t0 := time.Now()
