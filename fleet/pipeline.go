@@ -43,8 +43,9 @@ func keyByRobot(e Entry, emit func(string, Entry)) { emit(e.Robot, e) }
 
 func keyAll(o Encoded, emit func(int, Encoded)) { emit(0, o) }
 
-// Build adds the fleet pipeline over es to s.
-func Build(s beam.Scope, es []Entry, cfg Config) {
+// Build adds the fleet pipeline over es to s and returns its outcomes
+// (Encoded, one per robot-day), which it also writes (WriteOutputs).
+func Build(s beam.Scope, es []Entry, cfg Config) beam.PCollection {
 	s = s.Scope("fleet")
 	cfg = cfg.withDefaults()
 	rows := beam.CreateList(s, es)
@@ -52,6 +53,7 @@ func Build(s beam.Scope, es []Entry, cfg Config) {
 	outs := beam.ParDo(s, &calibrateFn{Cfg: cfg}, byRobot)
 	all := beam.GroupByKey(s, beam.ParDo(s, keyAll, outs))
 	beam.ParDo0(s, &writeFn{Cfg: cfg, Total: len(es)}, all)
+	return outs
 }
 
 // calibrateFn calibrates the robots of a bundle, Cfg.Parallelism at once,
