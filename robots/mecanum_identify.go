@@ -210,6 +210,10 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 			q.Tau = o.Lag
 			id.Params = q
 		}
+		if err == nil {
+			d.Add(WorseThanStart(Mecanum{}, req.Sources, p0, id.Params, req.Gaps)...)
+			id.Report.Warnings = d.Warnings
+		}
 		return id, err
 	}
 	init := [4]float64(p.Mu)

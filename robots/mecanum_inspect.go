@@ -3,9 +3,7 @@ package robots
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
@@ -74,32 +72,6 @@ type InspectedMap struct {
 
 var _ Inspector = Mecanum{}
 
-// mecanumMap is a candidate wiring: wheel j gets Sign[j]·scale·channel
-// Perm[j].
-type mecanumMap struct {
-	Perm [4]int
-	Sign [4]float64
-	RMS  float64
-	Mu   [4]float64
-	Iter int
-}
-
-func mecanumPermutations() [][4]int {
-	var out [][4]int
-	for a := range 4 {
-		for b := range 4 {
-			for c := range 4 {
-				for d := range 4 {
-					if a != b && a != c && a != d && b != c && b != d && c != d {
-						out = append(out, [4]int{a, b, c, d})
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // Inspect tries every signed permutation of the four channels (4!·2⁴ = 384
 // maps): for each it fits one constant μ and the start poses (squared-error
 // loss, mecanum.IdentifySquared), first briefly, then fully for the best,
@@ -116,38 +88,14 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 			return nil, err
 		}
 	}
-	if req.Top < 1 {
-		return nil, Usagef("-top must be at least 1")
-	}
 	declared := p.CommandMap
-	var chans []string
-	switch {
-	case req.Channels != nil:
-		for _, c := range req.Channels {
-			chans = append(chans, strings.TrimSpace(c))
-		}
-		if len(chans) != 4 {
-			return nil, Usagef("-channels names %d columns, want 4", len(chans))
-		}
-	case declared != nil:
-		chans = append(chans, declared.Columns...)
-	default:
-		chans = append(chans, mecanum.Commands...)
+	chans, err := inspectChannels(req, declared, mecanum.Commands, "")
+	if err != nil {
+		return nil, err
 	}
 	d := NewDiag(req.Sink)
-	// Channels absent from a log would be ranked as all-zero commands.
-	for _, src := range req.Sources {
-		hdr, err := dataset.ReadHeaderMapped(src.Path, src.Columns)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range chans {
-			if !slices.Contains(hdr, strings.ToLower(c)) {
-				shown := hdr[:min(len(hdr), 20)]
-				return nil, &dataset.ParseError{File: src.Path, Line: 1, Column: c,
-					Err: fmt.Errorf("%w: no channel %q to inspect (header has %s)", dataset.ErrMissingColumn, c, strings.Join(shown, ", "))}
-			}
-		}
+	if err := checkChannels(req.Sources, chans, true); err != nil {
+		return nil, err
 	}
 	// the raw channels, in chans order, as w1..w4
 	raw := &dataset.CommandMap{Columns: chans}
@@ -162,7 +110,6 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 	}
 	// scale per channel: the declared map's, else one that makes the largest
 	// command 30 rad/s (large enough: μ takes up the rest)
-	var scale [4]float64
 	maxRaw := 0.0
 	for _, r := range runs {
 		for _, w := range r.W {
@@ -181,17 +128,8 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 	if maxRaw == 0 {
 		return nil, fmt.Errorf("%s: every command is zero: nothing to inspect", req.Sources[0].Path)
 	}
-	for c := range 4 {
-		scale[c] = 30 / maxRaw
-		if declared != nil && declared.Scale != nil {
-			for j, name := range declared.Columns {
-				if strings.EqualFold(name, chans[c]) {
-					scale[c] = math.Abs(declared.Scale[j])
-				}
-			}
-		}
-	}
-	fitMap := func(m *mecanumMap, maxIt int) error {
+	scale := declaredScales(declared, chans, 30/maxRaw)
+	fitMap := func(m *signedMap, maxIt int) error {
 		rs := make([]mecanum.Run, len(runs))
 		for i, r := range runs {
 			rs[i] = r
@@ -216,22 +154,11 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 			ss += e * e * float64(k)
 			n += k
 		}
-		m.RMS, m.Mu, m.Iter = math.Sqrt(ss/float64(n)), mu, res.Opt.Iterations
+		m.RMS, m.Iter = math.Sqrt(ss/float64(n)), res.Opt.Iterations
+		m.Fit = fmt.Sprintf("μ = %.3f %.3f %.3f %.3f", mu[0], mu[1], mu[2], mu[3])
 		return nil
 	}
-	var cands []*mecanumMap
-	for _, perm := range mecanumPermutations() {
-		for s := range 16 {
-			m := &mecanumMap{Perm: perm}
-			for j := range 4 {
-				m.Sign[j] = 1
-				if s>>j&1 == 1 {
-					m.Sign[j] = -1
-				}
-			}
-			cands = append(cands, m)
-		}
-	}
+	cands := signedMaps(4)
 	// a short fit of every map, then full fits of the best
 	for i, m := range cands {
 		if err := fitMap(m, 15); err != nil {
@@ -242,22 +169,15 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 		}
 	}
 	d.Sink.Done()
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].RMS < cands[j].RMS })
-	best := cands[:min(len(cands), max(req.Top, 8))]
+	best := ranked(cands)[:min(len(cands), max(req.Top, 8))]
 	for _, m := range best {
 		if err := fitMap(m, 0); err != nil {
 			return nil, err
 		}
 	}
 	sort.SliceStable(best, func(i, j int) bool { return best[i].RMS < best[j].RMS })
-	inspected := func(m *mecanumMap) InspectedMap {
-		cm := dataset.CommandMap{}
-		for j := range 4 {
-			c := m.Perm[j]
-			cm.Columns = append(cm.Columns, chans[c])
-			cm.Scale = append(cm.Scale, m.Sign[j]*scale[c])
-		}
-		return InspectedMap{Map: cm, RMS: m.RMS, Fit: fmt.Sprintf("μ = %.3f %.3f %.3f %.3f", m.Mu[0], m.Mu[1], m.Mu[2], m.Mu[3])}
+	inspected := func(m *signedMap) InspectedMap {
+		return InspectedMap{Map: m.commandMap(chans, scale), RMS: m.RMS, Fit: m.Fit}
 	}
 	out := &Inspection{Runs: len(runs), Channels: chans, Tried: len(cands), Offsets: offsets,
 		Method: "the position RMS of a constant-μ fit with free start poses"}
@@ -267,46 +187,15 @@ func (Mecanum) Inspect(req InspectRequest) (*Inspection, error) {
 	if declared == nil {
 		return out, nil
 	}
-	// the declared map among the candidates
-	var dm *mecanumMap
-	for _, m := range cands {
-		ok := true
-		for j := range 4 {
-			c := m.Perm[j]
-			if !strings.EqualFold(declared.Columns[j], chans[c]) {
-				ok = false
-				break
-			}
-			sg := 1.0
-			if declared.Scale != nil && declared.Scale[j] < 0 {
-				sg = -1
-			}
-			if m.Sign[j] != sg {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			dm = m
-			break
-		}
-	}
-	if dm == nil {
-		return nil, fmt.Errorf("%s: the declared command_map is not a signed permutation of the channels %s", req.ParamsPath, strings.Join(chans, ", "))
+	dm, err := declaredAmong(cands, declared, chans, req.ParamsPath)
+	if err != nil {
+		return nil, err
 	}
 	if dm.Iter < 16 {
 		if err := fitMap(dm, 0); err != nil {
 			return nil, err
 		}
 	}
-	rank := 1
-	for _, m := range cands {
-		if m != dm && m.RMS < dm.RMS {
-			rank++
-		}
-	}
-	dec := inspected(dm)
-	out.Declared, out.DeclaredRank = &dec, rank
-	out.Contradicts = best[0] != dm && dm.RMS > 1.5*best[0].RMS
+	rankDeclared(out, cands, dm, best[0], inspected)
 	return out, nil
 }

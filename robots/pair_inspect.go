@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -25,26 +24,18 @@ import (
 // whose motion fits another map clearly better (RMS over 1.5× the best's)
 // contradicts its wiring.
 func pairInspect(model string, v Validator, p Params, targets [2]string, req InspectRequest) (*Inspection, error) {
-	if req.Top < 1 {
-		return nil, Usagef("-top must be at least 1")
+	chans, err := inspectChannels(req, nil, targets[:], fmt.Sprintf(" (%s, %s)", targets[0], targets[1]))
+	if err != nil {
+		return nil, err
 	}
 	if len(req.Sources) == 0 {
 		return nil, Usagef("inspect needs a log (-data)")
 	}
-	// the channels and their scales: -channels, else what the column map
-	// reads the targets from (a rename or a scale), else the targets
-	var chans [2]string
-	scale := [2]float64{1, 1}
-	if req.Channels != nil {
-		if len(req.Channels) != 2 {
-			return nil, Usagef("-channels names %d columns, want 2 (%s, %s)", len(req.Channels), targets[0], targets[1])
-		}
-		for j, c := range req.Channels {
-			chans[j] = strings.TrimSpace(c)
-		}
-	} else {
+	// the scales (and, without -channels, the channels): what the column
+	// map reads the targets from (a rename or a scale), else the targets
+	scale := []float64{1, 1}
+	if req.Channels == nil {
 		for j, tg := range targets {
-			chans[j] = tg
 			if m := req.Sources[0].Columns; m != nil {
 				for _, e := range m.Entries {
 					if strings.EqualFold(e.Target, tg) && len(e.Sources) == 1 && e.Unit == "" && e.Offset == 0 {
@@ -58,46 +49,13 @@ func pairInspect(model string, v Validator, p Params, targets [2]string, req Ins
 		if src.AutoOffset {
 			return nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for %s)", model)
 		}
-		hdr, err := dataset.ReadHeader(src.Path)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range chans {
-			if !slices.Contains(hdr, strings.ToLower(c)) {
-				shown := hdr[:min(len(hdr), 20)]
-				return nil, &dataset.ParseError{File: src.Path, Line: 1, Column: c,
-					Err: fmt.Errorf("%w: no channel %q to inspect (header has %s)", dataset.ErrMissingColumn, c, strings.Join(shown, ", "))}
-			}
-		}
 	}
-	type cand struct {
-		perm [2]int
-		sign [2]float64
-		rms  float64
-		n    int
+	if err := checkChannels(req.Sources, chans, false); err != nil {
+		return nil, err
 	}
-	var cands []*cand
-	for _, perm := range [][2]int{{0, 1}, {1, 0}} {
-		for s := range 4 {
-			c := &cand{perm: perm, sign: [2]float64{1, 1}}
-			for j := range 2 {
-				if s>>j&1 == 1 {
-					c.sign[j] = -1
-				}
-			}
-			cands = append(cands, c)
-		}
-	}
-	cmap := func(c *cand) dataset.CommandMap {
-		var m dataset.CommandMap
-		for j := range 2 {
-			m.Columns = append(m.Columns, chans[c.perm[j]])
-			m.Scale = append(m.Scale, c.sign[j]*scale[c.perm[j]])
-		}
-		return m
-	}
-	sources := func(c *cand) ([]Source, error) {
-		cm := cmap(c)
+	cands := signedMaps(2)
+	sources := func(c *signedMap) ([]Source, error) {
+		cm := c.commandMap(chans, scale)
 		var entries []string
 		for j, tg := range targets {
 			e := tg + "=" + cm.Columns[j]
@@ -108,7 +66,7 @@ func pairInspect(model string, v Validator, p Params, targets [2]string, req Ins
 		}
 		add, err := dataset.ParseColumnMap(strings.Join(entries, ","))
 		if err != nil {
-			return nil, Usagef("-channels %s: %v", strings.Join(chans[:], ","), err)
+			return nil, Usagef("-channels %s: %v", strings.Join(chans, ","), err)
 		}
 		out := slices.Clone(req.Sources)
 		for i, s := range out {
@@ -140,17 +98,17 @@ func pairInspect(model string, v Validator, p Params, targets [2]string, req Ins
 			return nil, err
 		}
 		val, err := fit.NewValidation(model, X0First, vr, 2)
-		c.rms = math.Inf(1)
+		c.RMS = math.Inf(1)
 		if err == nil { // a map that drives the model out of its range ranks last
 			var ss float64
 			for _, m := range val.Runs {
 				if m.KStepN > 0 {
 					ss += m.KStep * m.KStep * float64(m.KStepN)
-					c.n += m.KStepN
+					c.N += m.KStepN
 				}
 			}
-			if c.n > 0 {
-				c.rms = math.Sqrt(ss / float64(c.n))
+			if c.N > 0 {
+				c.RMS = math.Sqrt(ss / float64(c.N))
 			}
 			horizon = val.Horizon
 		}
@@ -162,29 +120,20 @@ func pairInspect(model string, v Validator, p Params, targets [2]string, req Ins
 	if req.Sink != nil {
 		req.Sink.Done()
 	}
-	if math.IsInf(cands[0].rms, 1) {
+	if math.IsInf(cands[0].RMS, 1) {
 		return nil, fmt.Errorf("%s: no run has two measured states: nothing to rank the maps by", req.Sources[0].Path)
 	}
-	order := slices.Clone(cands)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].rms < order[j].rms })
-	inspected := func(c *cand) InspectedMap {
-		return InspectedMap{Map: cmap(c), RMS: c.rms, Fit: fmt.Sprintf("%d predictions", c.n)}
+	order := ranked(cands)
+	inspected := func(c *signedMap) InspectedMap {
+		return InspectedMap{Map: c.commandMap(chans, scale), RMS: c.RMS, Fit: fmt.Sprintf("%d predictions", c.N)}
 	}
-	out := &Inspection{Runs: runs, Channels: chans[:], Tried: len(cands), Targets: targets[:],
+	out := &Inspection{Runs: runs, Channels: chans, Tried: len(cands), Targets: targets[:],
 		Method:       fmt.Sprintf("the RMS of the start model's %.3g-s k-step position errors (validate -x0 first)", horizon),
 		DeclaredName: "the log's columns as read"}
 	for _, c := range order[:min(req.Top, len(order))] {
 		out.Best = append(out.Best, inspected(c))
 	}
-	dm := cands[0] // the identity: channel j drives target j, unsigned
-	rank := 1
-	for _, c := range cands {
-		if c != dm && c.rms < dm.rms {
-			rank++
-		}
-	}
-	dec := inspected(dm)
-	out.Declared, out.DeclaredRank = &dec, rank
-	out.Contradicts = order[0] != dm && dm.rms > 1.5*order[0].rms
+	// the declared map is the identity: channel j drives target j, unsigned
+	rankDeclared(out, cands, cands[0], order[0], inspected)
 	return out, nil
 }

@@ -334,7 +334,11 @@ func (SkidSteer) Identify(req IdentifyRequest) (*Identified, error) {
 			return nil, FailureHint(err)
 		}
 		cal, evals = c, res.FuncEvaluations
-		note = fmt.Sprintf("batch %s over %d intervals", method, len(iv.Z))
+		how := method // lbfgsb, neldermead, cmaes
+		if method == SkidSteerBatch {
+			how = "least squares"
+		}
+		note = fmt.Sprintf("batch %s over %d intervals", how, len(iv.Z))
 		status, settled = fit.NewStatus(method, res), req.Fit.Settled(res)
 		check = func() { outcome = d.Keep(req.Fit.Check("skidsteer identify ("+method+")", res)) }
 	}

@@ -3,9 +3,6 @@ package robots
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
-	"strings"
 
 	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
@@ -29,75 +26,24 @@ func (SkidSteer) Inspect(req InspectRequest) (*Inspection, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Top < 1 {
-		return nil, Usagef("-top must be at least 1")
-	}
 	declared := p.CommandMap
-	var chans []string
-	switch {
-	case req.Channels != nil:
-		for _, c := range req.Channels {
-			chans = append(chans, strings.TrimSpace(c))
-		}
-		if len(chans) != 2 {
-			return nil, Usagef("-channels names %d columns, want 2 (vc, wc)", len(chans))
-		}
-	case declared != nil:
-		chans = append(chans, declared.Columns...)
-	default:
-		chans = append(chans, skidsteer.Commands...)
+	chans, err := inspectChannels(req, declared, skidsteer.Commands, " (vc, wc)")
+	if err != nil {
+		return nil, err
 	}
 	for _, src := range req.Sources {
 		if src.AutoOffset {
 			return nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for skidsteer)")
 		}
-		hdr, err := dataset.ReadHeaderMapped(src.Path, src.Columns)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range chans {
-			if !slices.Contains(hdr, strings.ToLower(c)) {
-				shown := hdr[:min(len(hdr), 20)]
-				return nil, &dataset.ParseError{File: src.Path, Line: 1, Column: c,
-					Err: fmt.Errorf("%w: no channel %q to inspect (header has %s)", dataset.ErrMissingColumn, c, strings.Join(shown, ", "))}
-			}
-		}
 	}
-	scale := [2]float64{1, 1}
-	if declared != nil && declared.Scale != nil {
-		for j, name := range declared.Columns {
-			for c := range 2 {
-				if strings.EqualFold(name, chans[c]) {
-					scale[c] = math.Abs(declared.Scale[j])
-				}
-			}
-		}
+	if err := checkChannels(req.Sources, chans, true); err != nil {
+		return nil, err
 	}
-	type cand struct {
-		perm [2]int
-		sign [2]float64
-		rms  float64
-		n    int
-	}
-	var cands []*cand
-	for _, perm := range [][2]int{{0, 1}, {1, 0}} {
-		for s := range 4 {
-			c := &cand{perm: perm, sign: [2]float64{1, 1}}
-			for j := range 2 {
-				if s>>j&1 == 1 {
-					c.sign[j] = -1
-				}
-			}
-			cands = append(cands, c)
-		}
-	}
-	cmap := func(c *cand) *dataset.CommandMap {
-		m := &dataset.CommandMap{}
-		for j := range 2 {
-			m.Columns = append(m.Columns, chans[c.perm[j]])
-			m.Scale = append(m.Scale, c.sign[j]*scale[c.perm[j]])
-		}
-		return m
+	scale := declaredScales(declared, chans, 1)
+	cands := signedMaps(2)
+	cmap := func(c *signedMap) *dataset.CommandMap {
+		m := c.commandMap(chans, scale)
+		return &m
 	}
 	d := NewDiag(req.Sink)
 	quiet := NewDiag(nil) // the readers' notes, once per map: kept from the first only
@@ -144,18 +90,17 @@ func (SkidSteer) Inspect(req InspectRequest) (*Inspection, error) {
 		for _, l := range logs {
 			errs = append(errs, skidsteer.PredictionErrors(l, make([]float64, skidsteer.NumCoeffs), h, 1)...)
 		}
-		c.rms, c.n = skidsteer.RMS(errs), len(errs)
-		if c.n == 0 || math.IsNaN(c.rms) {
-			c.rms = math.Inf(1)
+		c.RMS, c.N = skidsteer.RMS(errs), len(errs)
+		if c.N == 0 || math.IsNaN(c.RMS) {
+			c.RMS = math.Inf(1)
 		}
 		d.Sink.Progress("inspect: map %d of %d", i+1, len(cands))
 	}
 	d.Sink.Done()
-	order := slices.Clone(cands)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].rms < order[j].rms })
-	inspected := func(c *cand) InspectedMap {
-		return InspectedMap{Map: *cmap(c), RMS: c.rms,
-			Fit: fmt.Sprintf("%d predictions", c.n)}
+	order := ranked(cands)
+	inspected := func(c *signedMap) InspectedMap {
+		return InspectedMap{Map: *cmap(c), RMS: c.RMS,
+			Fit: fmt.Sprintf("%d predictions", c.N)}
 	}
 	out := &Inspection{Runs: runs, Channels: chans, Tried: len(cands),
 		Method: "the RMS position error of the nominal model's open-loop predictions over min(2 s, the runs' length)"}
@@ -165,33 +110,10 @@ func (SkidSteer) Inspect(req InspectRequest) (*Inspection, error) {
 	if declared == nil {
 		return out, nil
 	}
-	var dm *cand
-	for _, c := range cands {
-		ok := true
-		for j := range 2 {
-			sg := 1.0
-			if declared.Scale != nil && declared.Scale[j] < 0 {
-				sg = -1
-			}
-			if !strings.EqualFold(declared.Columns[j], chans[c.perm[j]]) || c.sign[j] != sg {
-				ok = false
-			}
-		}
-		if ok {
-			dm = c
-		}
+	dm, err := declaredAmong(cands, declared, chans, req.ParamsPath)
+	if err != nil {
+		return nil, err
 	}
-	if dm == nil {
-		return nil, fmt.Errorf("%s: the declared command_map is not a signed permutation of the channels %s", req.ParamsPath, strings.Join(chans, ", "))
-	}
-	rank := 1
-	for _, c := range cands {
-		if c != dm && c.rms < dm.rms {
-			rank++
-		}
-	}
-	dec := inspected(dm)
-	out.Declared, out.DeclaredRank = &dec, rank
-	out.Contradicts = order[0] != dm && dm.rms > 1.5*order[0].rms
+	rankDeclared(out, cands, dm, order[0], inspected)
 	return out, nil
 }
