@@ -308,7 +308,7 @@ func TestParamsEqualIdentify(t *testing.T) {
 	}
 	checked := 0
 	for robot, res := range byRobot {
-		CalibrateRobot(reg, res, Config{Out: out})
+		outs := CalibrateRobot(reg, res, Config{Out: out})
 		sortEntries(res)
 		for i := 0; i < len(res); {
 			j := i
@@ -325,6 +325,12 @@ func TestParamsEqualIdentify(t *testing.T) {
 			if code != 0 {
 				if gerr == nil {
 					t.Errorf("%s/%s: identify exits %d (%s) but the fleet wrote parameters", robot, day[0].Day, code, stderr.String())
+				}
+				// the dead letter's error is identify's
+				for _, o := range outs {
+					if o.Report.Day == day[0].Day && (o.Dead == nil || !strings.Contains(stderr.String(), o.Dead.Error)) {
+						t.Errorf("%s/%s: dead letter %+v, identify says %q", robot, day[0].Day, o.Dead, stderr.String())
+					}
 				}
 				continue
 			}

@@ -21,6 +21,7 @@ import (
 //	dead_letters.jsonl one DeadLetter per failed robot-day, same order
 //	history/ROBOT.csv  the robot's parameters (value and σ) day by day
 //	params.png         the fleet's parameters over days (Figure)
+//	drift.json         how drift was judged: k, σ scales (FlagDrift)
 //
 // Each file is written whole under a temporary name and renamed onto its
 // own, so a reader never sees a part of one.
@@ -41,9 +42,11 @@ func (r DayReport) Entries() ([]ParamEntry, error) {
 	return ps, err
 }
 
-// WriteOutputs writes the fleet's report files, histories and figure from
-// the outcomes of every robot-day (any order).
+// WriteOutputs flags the fleet's drift (FlagDrift) and writes its report
+// files, histories and figure from the outcomes of every robot-day (any
+// order).
 func WriteOutputs(cfg Config, outs []Outcome) error {
+	test := FlagDrift(outs, cfg)
 	sort.SliceStable(outs, func(i, j int) bool {
 		a, b := outs[i].Report, outs[j].Report
 		return less(a.Robot, a.Day, b.Robot, b.Day)
@@ -53,6 +56,7 @@ func WriteOutputs(cfg Config, outs []Outcome) error {
 		"report.csv":         func(w io.Writer) error { return writeReportCSV(w, outs) },
 		"dead_letters.jsonl": func(w io.Writer) error { return writeDeadLetters(w, outs) },
 		"params.png":         func(w io.Writer) error { return WriteFigure(w, outs) },
+		"drift.json":         func(w io.Writer) error { return writeDriftTest(w, test) },
 	}
 	byRobot := map[string][]Outcome{}
 	for _, o := range outs {

@@ -23,9 +23,18 @@ type Config struct {
 	// Out is the output folder (params/, history/, report.jsonl, ...).
 	Out string
 	// K: a parameter drifts when it moves by more than K·σ between two
-	// calibrations, σ = √(σ_prev² + σ_today²) from the two fits' reports
-	// (default 3).
+	// calibrations of a robot, σ = √(σ_prev² + σ_today²) from the two fits'
+	// reports, scaled as Sigma says (default 3; KAuto chooses it).
 	K float64
+	// KAuto sets K for the fleet (BonferroniK): the two-sided normal
+	// quantile at which the fleet's comparisons together flag a steady
+	// fleet with probability 5 %.
+	KAuto bool
+	// Sigma is how σ is taken: SigmaFleet (the default) scales the
+	// reports' σ of each model's parameter by the fleet's own spread of
+	// day-to-day changes, when that is wider (FlagDrift); SigmaReport takes
+	// them as reported.
+	Sigma string
 	// FitDrop: a robot drifts when the previous calibration's fit % on a
 	// day's logs is more than FitDrop points below the fit % of the day's
 	// own calibration on them (default 10).
@@ -44,6 +53,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.K == 0 {
 		c.K = 3
+	}
+	if c.Sigma == "" {
+		c.Sigma = SigmaFleet
 	}
 	if c.FitDrop == 0 {
 		c.FitDrop = 10
@@ -119,11 +131,20 @@ type DeadLetter struct {
 	Error string `json:"error"`
 }
 
-// Outcome is one robot-day's result: its report line and, when it failed,
-// its dead letter.
+// Outcome is one robot-day's result: its report line, when it failed its
+// dead letter, and its parameters' changes since the previous calibration
+// (which FlagDrift judges with the whole fleet's).
 type Outcome struct {
-	Report DayReport
-	Dead   *DeadLetter
+	Report  DayReport
+	Dead    *DeadLetter
+	Changes []Change
+}
+
+// Change is a parameter's move between a robot's two calibrations: Delta
+// (today − previous) and Sigma = √(σ_prev² + σ_today²) from the reports.
+type Change struct {
+	Name         string
+	Delta, Sigma float64
 }
 
 // done counts the robot-days calibrated in this process (Progress).
@@ -192,7 +213,7 @@ func calibrateDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Conf
 			o, cal = deadDay(o, err, final, partial), nil
 		}
 	}()
-	rep, c, err := runDay(reg, day, prev, cfg, partial)
+	rep, ch, c, err := runDay(reg, day, prev, cfg, partial)
 	if err != nil {
 		return deadDay(o, err, final, partial), nil
 	}
@@ -200,7 +221,7 @@ func calibrateDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Conf
 		return deadDay(o, fail("write", err), final, partial), nil
 	}
 	c.path = final
-	return Outcome{Report: rep}, c
+	return Outcome{Report: rep, Changes: ch}, c
 }
 
 // deadDay turns a failed robot-day into its dead letter, leaving no
@@ -250,20 +271,20 @@ func sources(day []Entry) ([]robots.Source, error) {
 // partial: what `wheelgrad identify -model M -data ... [-poses ...]
 // [-offset ...] [-columns ...] [-init ...] -out` does, with every other
 // flag at its default, then validate with the previous calibration.
-func runDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Config, partial string) (DayReport, *calibration, error) {
+func runDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Config, partial string) (DayReport, []Change, *calibration, error) {
 	e := day[0]
 	rep := DayReport{Robot: e.Robot, Day: e.Day, Model: e.Model, DriftParams: []string{}}
 	m, ok := reg.Get(e.Model)
 	if !ok {
-		return rep, nil, fail("read", fmt.Errorf("%s: unknown model %q", e.Where, e.Model))
+		return rep, nil, nil, fail("read", fmt.Errorf("%s: unknown model %q", e.Where, e.Model))
 	}
 	id, ok := m.(robots.Identifier)
 	if !ok {
-		return rep, nil, fail("read", fmt.Errorf("%s: model %q cannot identify", e.Where, e.Model))
+		return rep, nil, nil, fail("read", fmt.Errorf("%s: model %q cannot identify", e.Where, e.Model))
 	}
 	srcs, err := sources(day)
 	if err != nil {
-		return rep, nil, fail("read", err)
+		return rep, nil, nil, fail("read", err)
 	}
 	var files []string
 	for _, s := range srcs {
@@ -273,45 +294,45 @@ func runDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Config, pa
 		}
 	}
 	if err := dataset.CheckInputSize(files...); err != nil {
-		return rep, nil, fail("read", err)
+		return rep, nil, nil, fail("read", err)
 	}
 	req := robots.IdentifyRequest{Sources: srcs, InitPath: e.Init, Options: robots.DefaultOptions(id),
 		Gaps: fit.GapsError, Sink: robots.Discard}
 	if e.Init != "" {
 		pr, ok := m.(robots.ParamReader)
 		if !ok {
-			return rep, nil, fail("init", fmt.Errorf("model %q reads no parameter file", e.Model))
+			return rep, nil, nil, fail("init", fmt.Errorf("model %q reads no parameter file", e.Model))
 		}
 		p, _, err := pr.ReadParams(e.Init, robots.ForStart)
 		if err != nil {
-			return rep, nil, fail("init", err)
+			return rep, nil, nil, fail("init", err)
 		}
 		req.Init = p
 	}
 	cols, err := robots.ParamColumns(e.Init, req.Sources)
 	if err != nil {
-		return rep, nil, fail("init", err)
+		return rep, nil, nil, fail("init", err)
 	}
 	out, err := id.Identify(req)
 	if err != nil {
-		return rep, nil, fail("identify", robots.FailureHint(err))
+		return rep, nil, nil, fail("identify", err)
 	}
 	if err := out.Failure(); err != nil {
-		return rep, nil, fail("identify", err)
+		return rep, nil, nil, fail("identify", err)
 	}
 	b, err := robots.ParamsFile(robots.WithColumns(out.Params, cols), out.Report.Status)
 	if err != nil {
-		return rep, nil, fail("params", err)
+		return rep, nil, nil, fail("params", err)
 	}
 	rj, err := out.Report.JSON()
 	if err != nil {
-		return rep, nil, fail("params", err)
+		return rep, nil, nil, fail("params", err)
 	}
 	var entries struct {
 		Params json.RawMessage `json:"params"`
 	}
 	if err := json.Unmarshal(rj, &entries); err != nil {
-		return rep, nil, fail("params", err)
+		return rep, nil, nil, fail("params", err)
 	}
 	rep.Params = entries.Params
 	rep.Status = "identified"
@@ -319,33 +340,28 @@ func runDay(reg *robots.Registry, day []Entry, prev *calibration, cfg Config, pa
 		rep.Status = st.Status
 	}
 	if err := os.MkdirAll(filepath.Dir(partial), 0o755); err != nil {
-		return rep, nil, fail("write", err)
+		return rep, nil, nil, fail("write", err)
 	}
 	if err := os.WriteFile(partial, b, 0o644); err != nil {
-		return rep, nil, fail("write", err)
+		return rep, nil, nil, fail("write", err)
 	}
 	cal := &calibration{params: out.Report.Params}
 	if prev == nil {
-		return rep, cal, nil
+		return rep, nil, cal, nil
 	}
-	rep.DriftParams = driftParams(prev.params, out.Report.Params, cfg.K)
+	changes := paramChanges(prev.params, out.Report.Params)
 	if _, ok := m.(robots.Validator); ok {
 		fp, nrmse, err := validate(m, prev.path, day, cfg)
 		if err != nil {
-			return rep, nil, fail("validate", err)
+			return rep, nil, nil, fail("validate", err)
 		}
 		own, _, err := validate(m, partial, day, cfg)
 		if err != nil {
-			return rep, nil, fail("validate", err)
+			return rep, nil, nil, fail("validate", err)
 		}
-		drop := own - fp
-		rep.FitPercent, rep.NRMSE, rep.FitDrop = finite(fp), finite(nrmse), finite(drop)
-		if drop > cfg.FitDrop {
-			rep.Drift = true
-		}
+		rep.FitPercent, rep.NRMSE, rep.FitDrop = finite(fp), finite(nrmse), finite(own-fp)
 	}
-	rep.Drift = rep.Drift || len(rep.DriftParams) > 0
-	return rep, cal, nil
+	return rep, changes, cal, nil
 }
 
 func finite(v float64) *float64 {
@@ -398,10 +414,10 @@ func validate(m robots.Model, params string, day []Entry, cfg Config) (fitPct, n
 	return sf / float64(n), sn / float64(n), nil
 }
 
-// driftParams names the parameters identified in both fits (neither held,
-// both σ finite) whose values differ by more than k·√(σa² + σb²).
-func driftParams(a, b []fit.Param, k float64) []string {
-	out := []string{}
+// paramChanges are the moves of the parameters identified in both fits
+// (neither held, σ of both finite and not both zero).
+func paramChanges(a, b []fit.Param) []Change {
+	var out []Change
 	for _, q := range b {
 		for _, p := range a {
 			if p.Name != q.Name || p.Held || q.Held {
@@ -411,9 +427,7 @@ func driftParams(a, b []fit.Param, k float64) []string {
 			if math.IsNaN(s) || math.IsInf(s, 0) || s == 0 {
 				continue
 			}
-			if math.Abs(q.Value-p.Value) > k*s {
-				out = append(out, q.Name)
-			}
+			out = append(out, Change{Name: q.Name, Delta: q.Value - p.Value, Sigma: s})
 		}
 	}
 	return out

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,8 @@ func run() int {
 	model := flag.String("model", "", "-layout: the model of every robot")
 	init := flag.String("init", "", "-layout: parameter template of the robots without ROBOT/init.json")
 	out := flag.String("out", "", "output folder (params/, history/, report.jsonl, report.csv, dead_letters.jsonl, params.png)")
-	k := flag.Float64("k", 3, "drift: a parameter moving by more than k σ between two calibrations")
+	kFlag := flag.String("k", "3", "drift: a parameter moving by more than k σ between two calibrations, or auto (Bonferroni: a steady fleet flagged with probability 5 %)")
+	sigma := flag.String("sigma", fleet.SigmaFleet, "σ of the drift test: fleet (the reports' σ scaled up to the fleet's own spread of day-to-day changes) or report (as the fits report it)")
 	drop := flag.Float64("fit-drop", 10, "drift: the previous calibration's fit % on a day's logs more than this many points below the day's own")
 	quiet := flag.Bool("quiet", false, "no progress on stderr")
 	verbose := flag.Bool("v", false, "the runner's own log lines (Beam's INFO level) on stderr too")
@@ -65,16 +67,20 @@ func run() int {
 		return usage("-model and -init are for -layout (the manifest names each robot's)")
 	case *out == "":
 		return usage("-out is required")
-	case !(*k > 0) || math.IsInf(*k, 0):
-		return usage("-k %g: want a positive number of σ", *k)
+	case *sigma != fleet.SigmaFleet && *sigma != fleet.SigmaReport:
+		return usage("-sigma %q: want fleet or report", *sigma)
 	case !(*drop > 0) || math.IsInf(*drop, 0):
 		return usage("-fit-drop %g: want a positive number of fit %% points", *drop)
+	}
+	k, err := strconv.ParseFloat(*kFlag, 64)
+	if *kFlag != "auto" && (err != nil || !(k > 0) || math.IsInf(k, 0)) {
+		return usage("-k %s: want a positive number of σ or auto", *kFlag)
 	}
 	runner := strings.ToLower(*runners.Runner)
 	if runner == "" {
 		runner = "prism"
 	}
-	cfg := fleet.Config{Out: *out, K: *k, FitDrop: *drop, Parallelism: 1}
+	cfg := fleet.Config{Out: *out, K: k, KAuto: *kFlag == "auto", Sigma: *sigma, FitDrop: *drop, Parallelism: 1}
 	// -parallelism is Beam's (Flink's degree of parallelism); on Prism,
 	// which runs a stage's bundle on one goroutine, it is the number of
 	// robots calibrated at once (default: the machine's cores).
@@ -90,7 +96,6 @@ func run() int {
 	beam.Init()
 
 	var es []fleet.Entry
-	var err error
 	if *manifest != "" {
 		es, err = fleet.ReadManifest(*manifest, nil)
 	} else {
