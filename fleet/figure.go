@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/wheelgrad/wheelgrad/figure"
@@ -12,8 +13,9 @@ import (
 // WriteFigure draws the fleet's parameters over days as a PNG: one panel
 // per parameter (per model when the fleet mixes models), one line per
 // robot against the day's rank among the fleet's days (1 = the first),
-// the robots that drifted in colour and named, the steady ones grey, each
-// drifting robot-day ringed. Failed robot-days break a robot's line.
+// the robots that drifted in colour and named, the steady ones grey, a
+// ring where a robot-day's parameter drifted (every parameter of a day
+// flagged by its fit drop alone). Failed robot-days break a robot's line.
 func WriteFigure(w io.Writer, outs []Outcome) error {
 	var days []string
 	seenDay := map[string]bool{}
@@ -79,7 +81,7 @@ func WriteFigure(w io.Writer, outs []Outcome) error {
 				for _, p := range entries[i] {
 					if p.Name == k.name {
 						x, y, found = append(x, rank[r.Day]), append(y, p.Value), true
-						if r.Drift {
+						if r.Drift && (len(r.DriftParams) == 0 || slices.Contains(r.DriftParams, p.Name)) {
 							fx, fy = append(fx, rank[r.Day]), append(fy, p.Value)
 						}
 					}
