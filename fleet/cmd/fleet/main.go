@@ -137,22 +137,24 @@ func run() int {
 }
 
 // progress prints the robot-days done (fleet.Done: the workers of an
-// in-process runner) once a second when it changes.
+// in-process runner) once a second when it changes, and at the end.
 func progress(w io.Writer, total int, start time.Time, stop chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	last := int64(-1)
+	show := func() {
+		if n := fleet.Done(); n != last {
+			last = n
+			fmt.Fprintf(w, "fleet: %d/%d robot-days, %.1f per minute\n", n, total, float64(n)/time.Since(start).Minutes())
+		}
+	}
 	for {
 		select {
 		case <-stop:
+			show()
 			return
 		case <-t.C:
-			n := fleet.Done()
-			if n == last {
-				continue
-			}
-			last = n
-			fmt.Fprintf(w, "fleet: %d/%d robot-days, %.1f per minute\n", n, total, float64(n)/time.Since(start).Minutes())
+			show()
 		}
 	}
 }
