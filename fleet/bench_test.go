@@ -94,7 +94,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	out := filepath.Join(dir, "overhead")
 	os.MkdirAll(out, 0o755)
-	var alone, calib, pipe time.Duration
+	var alone, calib, pipe, first time.Duration
 	n := float64(len(order) * b.N)
 	for range b.N {
 		c0 := cpuTime()
@@ -112,8 +112,13 @@ func BenchmarkOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		c3 := cpuTime()
-		alone, calib, pipe = alone+c1-c0, calib+c2-c1, pipe+c3-c2
+		for _, r := range robotsOrder {
+			CalibrateRobot(reg, by[r], Config{Out: filepath.Join(out, "first"), X0: robots.X0First})
+		}
+		c4 := cpuTime()
+		alone, calib, pipe, first = alone+c1-c0, calib+c2-c1, pipe+c3-c2, first+c4-c3
 	}
+	b.ReportMetric(first.Seconds()*1e3/n, "calibrate-x0-first-cpu-ms/robot-day")
 	b.ReportMetric(alone.Seconds()*1e3/n, "identify-cpu-ms/robot-day")
 	b.ReportMetric(calib.Seconds()*1e3/n, "calibrate-cpu-ms/robot-day")
 	b.ReportMetric(pipe.Seconds()*1e3/n, "pipeline-cpu-ms/robot-day")

@@ -144,3 +144,30 @@ func TestFlagDrift(t *testing.T) {
 		t.Error("with the reports' σ no steady robot-day flagged: the test does not tell the two apart")
 	}
 }
+
+// Config.X0: the validation starts each run from its first measured state
+// instead of compare's estimate: another fit %, for the same robot-days.
+func TestX0First(t *testing.T) {
+	dir := t.TempDir()
+	es, err := ReadManifest(fixture(t, dir), testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ssb []Entry
+	for _, e := range es {
+		if e.Robot == "ss-b" {
+			ssb = append(ssb, e)
+		}
+	}
+	est := CalibrateRobot(testRegistry(), ssb, Config{Out: filepath.Join(dir, "est")})
+	first := CalibrateRobot(testRegistry(), ssb, Config{Out: filepath.Join(dir, "first"), X0: "first"})
+	for i := 1; i < 3; i++ {
+		a, b := est[i].Report.FitPercent, first[i].Report.FitPercent
+		if a == nil || b == nil || *a == *b {
+			t.Errorf("day %s: fit %% %v (estimate) and %v (first): want two different values", est[i].Report.Day, a, b)
+		}
+		if string(est[i].Report.Params) != string(first[i].Report.Params) {
+			t.Errorf("day %s: the parameters depend on the validation's start", est[i].Report.Day)
+		}
+	}
+}

@@ -45,6 +45,11 @@ type Config struct {
 	// Registry names the registry of models (RegisterRegistry); "" is
 	// robots.Default().
 	Registry string
+	// X0 is the start state of each validated run: robots.X0Estimate (the
+	// default, as validate's -x0: MATLAB compare's least-squares start) or
+	// robots.X0First (the run's first measured state: cheaper, about half
+	// of the validations' CPU on the synthetic fleet).
+	X0 string
 	// Horizon (s) of the validation's k-step errors (default 2, as
 	// validate's -horizon); it does not enter fit %.
 	Horizon float64
@@ -62,6 +67,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Parallelism < 1 {
 		c.Parallelism = 1
+	}
+	if c.X0 == "" {
+		c.X0 = robots.X0Estimate
 	}
 	if c.Horizon == 0 {
 		c.Horizon = 2
@@ -391,11 +399,11 @@ func validate(m robots.Model, params string, day []Entry, cfg Config) (fitPct, n
 		return 0, 0, err
 	}
 	runs, err := m.(robots.Validator).Validate(robots.ValidateRequest{Params: p, ParamsPath: params, Sources: srcs,
-		X0: robots.X0Estimate, Gaps: fit.GapsError, Sink: robots.Discard})
+		X0: cfg.X0, Gaps: fit.GapsError, Sink: robots.Discard})
 	if err != nil {
 		return 0, 0, err
 	}
-	v, err := fit.NewValidation(m.Name(), robots.X0Estimate, runs, cfg.Horizon)
+	v, err := fit.NewValidation(m.Name(), cfg.X0, runs, cfg.Horizon)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -45,6 +45,7 @@ func run() int {
 	kFlag := flag.String("k", "3", "drift: a parameter moving by more than k σ between two calibrations, or auto (Bonferroni: a steady fleet flagged with probability 5 %)")
 	sigma := flag.String("sigma", fleet.SigmaFleet, "σ of the drift test: fleet (the reports' σ scaled up to the fleet's own spread of day-to-day changes) or report (as the fits report it)")
 	drop := flag.Float64("fit-drop", 10, "drift: the previous calibration's fit % on a day's logs more than this many points below the day's own")
+	x0 := flag.String("x0", "estimate", "start state of each validated run: estimate (least squares, as validate's default and MATLAB compare) or first (the first measured state: cheaper)")
 	quiet := flag.Bool("quiet", false, "no progress on stderr")
 	verbose := flag.Bool("v", false, "the runner's own log lines (Beam's INFO level) on stderr too")
 	flag.Usage = func() {
@@ -67,6 +68,8 @@ func run() int {
 		return usage("-model and -init are for -layout (the manifest names each robot's)")
 	case *out == "":
 		return usage("-out is required")
+	case *x0 != "estimate" && *x0 != "first":
+		return usage("-x0 %q: want estimate or first", *x0)
 	case *sigma != fleet.SigmaFleet && *sigma != fleet.SigmaReport:
 		return usage("-sigma %q: want fleet or report", *sigma)
 	case !(*drop > 0) || math.IsInf(*drop, 0):
@@ -80,7 +83,7 @@ func run() int {
 	if runner == "" {
 		runner = "prism"
 	}
-	cfg := fleet.Config{Out: *out, K: k, KAuto: *kFlag == "auto", Sigma: *sigma, FitDrop: *drop, Parallelism: 1}
+	cfg := fleet.Config{Out: *out, K: k, KAuto: *kFlag == "auto", Sigma: *sigma, FitDrop: *drop, X0: *x0, Parallelism: 1}
 	// -parallelism is Beam's (Flink's degree of parallelism); on Prism,
 	// which runs a stage's bundle on one goroutine, it is the number of
 	// robots calibrated at once (default: the machine's cores).
