@@ -75,6 +75,11 @@ func run() int {
 	case !(*drop > 0) || math.IsInf(*drop, 0):
 		return usage("-fit-drop %g: want a positive number of fit %% points", *drop)
 	}
+	if *layout != "" {
+		if rel, err := filepath.Rel(*layout, *out); err == nil && !strings.HasPrefix(rel, "..") {
+			return usage("-out %s is inside -layout %s: its files would be read as logs", *out, *layout)
+		}
+	}
 	k, err := strconv.ParseFloat(*kFlag, 64)
 	if *kFlag != "auto" && (err != nil || !(k > 0) || math.IsInf(k, 0)) {
 		return usage("-k %s: want a positive number of σ or auto", *kFlag)

@@ -53,6 +53,9 @@ func TestExitStatuses(t *testing.T) {
 	if code, msg := fleetCmd(t, "-manifest", manifest, "-out", out, "-k", "-1"); code != 2 || !strings.Contains(msg, "-k -1") {
 		t.Errorf("-k -1: exit %d, %q", code, msg)
 	}
+	if code, msg := fleetCmd(t, "-layout", dir, "-model", "skidsteer", "-out", out); code != 2 || !strings.Contains(msg, "inside -layout") {
+		t.Errorf("-out inside -layout: exit %d, %q", code, msg)
+	}
 	if code, msg := fleetCmd(t, "-manifest", bad, "-out", out); code != 1 || !strings.Contains(msg, "bad.csv: line 1: missing columns") {
 		t.Errorf("not a manifest: exit %d, %q", code, msg)
 	}
