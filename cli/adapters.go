@@ -120,12 +120,8 @@ func identifyWith(m robots.Model) func(env, IdentifyArgs) error {
 		if err := emitReport(e, a, out.Report); err != nil {
 			return err
 		}
-		if out.Refused != nil {
-			return out.Refused
-		}
-		var uc unconvergedError
-		if out.Outcome != nil && !errors.As(out.Outcome, &uc) {
-			return out.Outcome
+		if err := out.Failure(); err != nil {
+			return err
 		}
 		if err := e.writeParams(a.Out, robots.WithColumns(out.Params, cols), out.Report.Status); err != nil {
 			return err

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/wheelgrad/wheelgrad/cli/stage"
-	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/fit"
+	"github.com/wheelgrad/wheelgrad/robots"
 )
 
 // Output files of a command, all or nothing (issue 17; package cli/stage):
@@ -64,28 +63,13 @@ func (e env) stagePath(path string) (string, error) {
 // report).
 const discardParams = "\x00none"
 
-// writeParams writes a parameter file (path "-": stdout;
-// dataset.ParamsJSON) with the record of the fit that produced it under
-// dataset.FitKey when st is non-nil. A value JSON cannot hold (NaN, ±Inf)
-// is a failure of the computation, reported as such, not as a problem of
-// the file.
-//
-// Parameters with a Validate method are validated first: a fit that its own
-// simulate would refuse (out of the model's range) is a failure, never a
-// file.
+// writeParams writes a parameter file (path "-": stdout), the bytes of
+// robots.ParamsFile: validated, with the record of the fit that produced it
+// when st is non-nil.
 func (e env) writeParams(path string, params any, st *fit.Status) error {
-	if v, ok := params.(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return fmt.Errorf("the fit gives parameters out of the model's range, %v (the log's units or scale?); no parameters written", err)
-		}
-	}
-	var rec any
-	if st != nil {
-		rec = st
-	}
-	b, err := dataset.ParamsJSON(params, rec)
+	b, err := robots.ParamsFile(params, st)
 	if err != nil {
-		return fmt.Errorf("%w: the fit failed", err)
+		return err
 	}
 	if path == discardParams {
 		return nil
