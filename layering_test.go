@@ -58,6 +58,7 @@ var table = []room{
 	{"cli/stage", nil}, // the command line's all-or-nothing output files
 	{"cmd/wheelgrad", []string{"cli", "robots"}},
 	{"experiments/*", []string{"everything"}},
+	{"internal/benchpair", nil}, // the speed tables' paired timing, for benchmarks only
 }
 
 // externals are the table's names for modules outside this one: each

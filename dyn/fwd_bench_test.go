@@ -4,35 +4,11 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/dyn/internal/testmodels"
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 )
-
-// paired runs op b.N times, each followed by native, and reports op's
-// mean time as ns/op and, as x-native, the ratio of the fastest op to the
-// fastest native run over the same iterations (on a shared machine the
-// minimum of many paired runs is the time of the code).
-func paired(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkCrossover measures where the forward mode stops paying: for
 // models with P = 1 … 32 parameters (testmodels.Wide: each parameter in
@@ -58,7 +34,7 @@ func BenchmarkCrossover(b *testing.B) {
 			y, r, g := make([]float64, T*B), make([]float64, T*B), make([]float64, P)
 			name := fmt.Sprintf("P=%d/%dx%d/", P, B, T)
 			b.Run(name+"reverse", func(b *testing.B) {
-				paired(b, native, func() error {
+				benchpair.Run(b, native, func() error {
 					if _, err := sim.Forward(p, q, x0, u, y); err != nil {
 						return err
 					}
@@ -74,7 +50,7 @@ func BenchmarkCrossover(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run(name+"forward", func(b *testing.B) {
-				paired(b, native, func() error {
+				benchpair.Run(b, native, func() error {
 					if err := sim.Jacobian(p, q, x0, u, j); err != nil {
 						return err
 					}

@@ -4,37 +4,12 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 	"github.com/wheelgrad/wheelgrad/opt"
 	"gonum.org/v1/gonum/mat"
 )
-
-// paired runs op b.N times, each followed by the native rollout, and
-// reports op's mean time as ns/op and, as x-native, the ratio of the
-// fastest op to the fastest native rollout over the same iterations: on a
-// shared machine whose load comes and goes, the minimum of many paired
-// runs is the time of the code, the mean that of the neighbours too.
-func paired(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkOwnModel measures, in one run, at 8 × 150 and 4 × 20,000 steps
 // with the generated kernel, each paired with the native rollout
@@ -60,14 +35,14 @@ func BenchmarkOwnModel(b *testing.B) {
 		native := func() error { _, err := ref.Forward(start, q, d.x0, d.u, nil); return err }
 		name := fmt.Sprintf("%dx%d/", d.B, d.T)
 		b.Run(name+"native", func(b *testing.B) {
-			paired(b, native, func() error { _, err := sim.Forward(start, q, d.x0, d.u, nil); return err })
+			benchpair.Run(b, native, func() error { _, err := sim.Forward(start, q, d.x0, d.u, nil); return err })
 		})
 		b.Run(name+"value", func(b *testing.B) {
-			paired(b, native, func() error { _, err := sim.Value(start, q, d.x0, d.u, y); return err })
+			benchpair.Run(b, native, func() error { _, err := sim.Value(start, q, d.x0, d.u, y); return err })
 		})
 		g := make([]float64, 3)
 		b.Run(name+"value+grad-reverse", func(b *testing.B) {
-			paired(b, native, func() error {
+			benchpair.Run(b, native, func() error {
 				if _, err := sim.Forward(start, q, d.x0, d.u, y); err != nil {
 					return err
 				}
@@ -83,17 +58,17 @@ func BenchmarkOwnModel(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(name+"value+grad-graph", func(b *testing.B) {
-			paired(b, native, func() error { _, err := prog.ValueAndGradInto(start, g); return err })
+			benchpair.Run(b, native, func() error { _, err := prog.ValueAndGradInto(start, g); return err })
 		})
 		j, err := sim.NewJac(dyn.Wrt{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(name+"jacobian-forward-pass", func(b *testing.B) {
-			paired(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, j) })
+			benchpair.Run(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, j) })
 		})
 		b.Run(name+"jacobian-forward", func(b *testing.B) {
-			paired(b, native, func() error {
+			benchpair.Run(b, native, func() error {
 				if err := sim.Jacobian(start, q, d.x0, d.u, j); err != nil {
 					return err
 				}
@@ -109,7 +84,7 @@ func BenchmarkOwnModel(b *testing.B) {
 		}
 		jac := mat.NewDense(lp.M, 3, nil)
 		b.Run(name+"residuals+jacobian-ls", func(b *testing.B) {
-			paired(b, native, func() error { return lp.Residuals(start, r, jac) })
+			benchpair.Run(b, native, func() error { return lp.Residuals(start, r, jac) })
 		})
 	}
 }

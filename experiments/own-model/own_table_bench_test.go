@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkTableOwnModel(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var res *opt.Result
 			fastest := time.Duration(1 << 62)
-			tablePaired(b, native, func() error {
+			benchpair.Run(b, native, func() error {
 				t0 := time.Now()
 				var err error
 				res, err = c.solve()
@@ -67,29 +68,4 @@ func BenchmarkTableOwnModel(b *testing.B) {
 			b.ReportMetric(float64(fastest)/float64(lbMin), "time-x-lbfgsb")
 		})
 	}
-}
-
-// tablePaired runs op b.N times, each followed by the native rollout, and
-// reports op's mean time (ns/op), its fastest (min-ns) and, as x-native,
-// the ratio of the fastest op to the fastest native rollout over the same
-// iterations (on a shared machine the minimum of paired runs is the time
-// of the code).
-func tablePaired(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
 }

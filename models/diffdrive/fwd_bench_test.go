@@ -2,34 +2,10 @@ package diffdrive
 
 import (
 	"testing"
-	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 )
-
-// paired runs op b.N times, each followed by the native rollout, and
-// reports op's mean time as ns/op and, as x-native, the ratio of the
-// fastest op to the fastest native rollout over the same iterations (on a
-// shared machine the minimum of many paired runs is the time of the code).
-func paired(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkCalibrationSensitivities: the calibration step (eq. 22's L1
 // loss as the step cost) over the paper's 3,800 segments × 50 steps, each
@@ -48,13 +24,13 @@ func BenchmarkCalibrationSensitivities(b *testing.B) {
 	native := func() error { _, err := ref.Forward(z[:], q, x0, u, nil); return err }
 	g := make([]float64, 6)
 	b.Run("native", func(b *testing.B) {
-		paired(b, native, func() error { _, err := sim.Forward(z[:], q, x0, u, nil); return err })
+		benchpair.Run(b, native, func() error { _, err := sim.Forward(z[:], q, x0, u, nil); return err })
 	})
 	b.Run("value", func(b *testing.B) {
-		paired(b, native, func() error { _, err := sim.Value(z[:], q, x0, u, nil); return err })
+		benchpair.Run(b, native, func() error { _, err := sim.Value(z[:], q, x0, u, nil); return err })
 	})
 	b.Run("value+grad-reverse", func(b *testing.B) {
-		paired(b, native, func() error {
+		benchpair.Run(b, native, func() error {
 			if _, err := sim.Forward(z[:], q, x0, u, nil); err != nil {
 				return err
 			}
@@ -68,7 +44,7 @@ func BenchmarkCalibrationSensitivities(b *testing.B) {
 	}
 	jc.Y, jc.JY, jc.JXT = nil, nil, nil
 	b.Run("value+grad-forward", func(b *testing.B) {
-		paired(b, native, func() error {
+		benchpair.Run(b, native, func() error {
 			if err := sim.Jacobian(z[:], q, x0, u, jc); err != nil {
 				return err
 			}
@@ -86,6 +62,6 @@ func BenchmarkCalibrationSensitivities(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("jacobian-forward", func(b *testing.B) {
-		paired(b, native, func() error { return sim.Jacobian(z[:], q, x0, u, j) })
+		benchpair.Run(b, native, func() error { return sim.Jacobian(z[:], q, x0, u, j) })
 	})
 }

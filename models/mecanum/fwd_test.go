@@ -2,34 +2,10 @@ package mecanum
 
 import (
 	"testing"
-	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 )
-
-// paired runs op b.N times, each followed by the native rollout, and
-// reports op's mean time as ns/op and, as x-native, the ratio of the
-// fastest op to the fastest native rollout over the same iterations (on a
-// shared machine the minimum of many paired runs is the time of the code).
-func paired(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkModelSensitivities: the Mecanum step over 3 runs of 7 s (the
 // demo's logs: 1,680 rows at 240 Hz, three lanes), each paired with the
@@ -49,13 +25,13 @@ func BenchmarkModelSensitivities(b *testing.B) {
 	y, ybar := make([]float64, 3*T*B), make([]float64, 3*T*B)
 	g := make([]float64, 4)
 	b.Run("native", func(b *testing.B) {
-		paired(b, native, func() error { _, err := sim.Forward(mu, q, x0, u, nil); return err })
+		benchpair.Run(b, native, func() error { _, err := sim.Forward(mu, q, x0, u, nil); return err })
 	})
 	b.Run("value", func(b *testing.B) {
-		paired(b, native, func() error { _, err := sim.Value(mu, q, x0, u, y); return err })
+		benchpair.Run(b, native, func() error { _, err := sim.Value(mu, q, x0, u, y); return err })
 	})
 	b.Run("value+grad-reverse", func(b *testing.B) {
-		paired(b, native, func() error {
+		benchpair.Run(b, native, func() error {
 			if _, err := sim.Forward(mu, q, x0, u, y); err != nil {
 				return err
 			}
@@ -82,7 +58,7 @@ func BenchmarkModelSensitivities(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(w.name, func(b *testing.B) {
-			paired(b, native, func() error { return sim.Jacobian(mu, q, x0, u, j) })
+			benchpair.Run(b, native, func() error { return sim.Jacobian(mu, q, x0, u, j) })
 		})
 	}
 }

@@ -4,33 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 	"gonum.org/v1/gonum/mat"
 )
-
-// pairedTable runs op b.N times, each followed by the native rollout, and
-// reports op's mean time (ns/op), its fastest (min-ns) and, as x-native,
-// the ratio of the fastest op to the fastest native rollout over the same
-// iterations: on a shared machine the minimum of paired runs is the time
-// of the code, the mean that of the neighbours too.
-func pairedTable(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkTablePioneer is the Pioneer's rows of docs/performance.md, on
 // the sample log (testdata/p3dx.csv: two runs, 1,063 measured rows; the
@@ -81,10 +57,10 @@ func BenchmarkTablePioneer(b *testing.B) {
 		native := func() error { _, err := ref.run(x, 0, nil); return err }
 		g := make([]float64, len(x))
 		b.Run(form+"/native", func(b *testing.B) {
-			pairedTable(b, native, func() error { _, err := bt.run(x, 0, nil); return err })
+			benchpair.Run(b, native, func() error { _, err := bt.run(x, 0, nil); return err })
 		})
 		b.Run(form+"/value+grad", func(b *testing.B) {
-			pairedTable(b, native, func() error { _, err := bt.run(x, 0.005, g); return err })
+			benchpair.Run(b, native, func() error { _, err := bt.run(x, 0.005, g); return err })
 		})
 		l, err := newLSQ(bt, idx, sc, x, 1)
 		if err != nil {
@@ -94,7 +70,7 @@ func BenchmarkTablePioneer(b *testing.B) {
 		jac := mat.NewDense(len(l.rows), len(idx), nil)
 		b.Run(form+"/residuals+jacobian", func(b *testing.B) {
 			bt.setT(0.005)
-			pairedTable(b, native, func() error { return l.residuals(z, r, jac) })
+			benchpair.Run(b, native, func() error { return l.residuals(z, r, jac) })
 		})
 		// L-BFGS-B first: least squares reports its ratios to it
 		var lb *Result
@@ -103,7 +79,7 @@ func BenchmarkTablePioneer(b *testing.B) {
 			b.Run(form+"/identify-"+m, func(b *testing.B) {
 				var res *Result
 				fastest := time.Duration(1 << 62)
-				pairedTable(b, native, func() error {
+				benchpair.Run(b, native, func() error {
 					t0 := time.Now()
 					var err error
 					res, err = Identify(p, runs, IdentifyOptions{Method: m})

@@ -2,35 +2,10 @@ package calibrate
 
 import (
 	"testing"
-	"time"
 
+	"github.com/wheelgrad/wheelgrad/internal/benchpair"
 	"github.com/wheelgrad/wheelgrad/models/diffdrive"
 )
-
-// pairedTable runs op b.N times, each followed by the native rollout, and
-// reports op's mean time (ns/op), its fastest (min-ns) and, as x-native,
-// the ratio of the fastest op to the fastest native rollout over the same
-// iterations: on a shared machine the minimum of paired runs is the time
-// of the code, the mean that of the neighbours too.
-func pairedTable(b *testing.B, native, op func() error) {
-	var tOp time.Duration
-	minOp, minNat := time.Duration(1<<62), time.Duration(1<<62)
-	for range b.N {
-		t0 := time.Now()
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := native(); err != nil {
-			b.Fatal(err)
-		}
-		dOp, dNat := t1.Sub(t0), time.Since(t1)
-		tOp, minOp, minNat = tOp+dOp, min(minOp, dOp), min(minNat, dNat)
-	}
-	b.ReportMetric(float64(tOp.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(minOp.Nanoseconds()), "min-ns")
-	b.ReportMetric(float64(minOp)/float64(minNat), "x-native")
-}
 
 // BenchmarkTableDiffdrive is the diffdrive rows of docs/performance.md: the
 // calibration of BenchmarkCalibrate (the 2,250-s synthetic wheelchair log,
@@ -71,10 +46,10 @@ func BenchmarkTableDiffdrive(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("native", func(b *testing.B) {
-		pairedTable(b, native, func() error { _, err := sl.Loss(z, exact); return err })
+		benchpair.Run(b, native, func() error { _, err := sl.Loss(z, exact); return err })
 	})
 	b.Run("value+grad", func(b *testing.B) {
-		pairedTable(b, native, func() error { _, _, err := sl.LossGrad(z, exact); return err })
+		benchpair.Run(b, native, func() error { _, _, err := sl.LossGrad(z, exact); return err })
 	})
 	ob, err := newStepObjective(bt, p, o)
 	if err != nil {
@@ -85,11 +60,11 @@ func BenchmarkTableDiffdrive(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("value+grad-sharded", func(b *testing.B) {
-		pairedTable(b, native, func() error { _, err := ob.eval(z, g); return err })
+		benchpair.Run(b, native, func() error { _, err := ob.eval(z, g); return err })
 	})
 	b.Run("calibrate", func(b *testing.B) {
 		var r *Result
-		pairedTable(b, native, func() error {
+		benchpair.Run(b, native, func() error {
 			var err error
 			r, err = Calibrate(lg, start, Options{})
 			return err
