@@ -265,7 +265,7 @@ func TestFixtureFleet(t *testing.T) {
 	}
 	// no staged file left behind
 	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if strings.HasSuffix(p, ".partial") {
+		if base := filepath.Base(p); strings.HasSuffix(p, ".partial") || strings.HasPrefix(base, ".") {
 			t.Errorf("staged file left: %s", p)
 		}
 		return nil

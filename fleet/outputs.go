@@ -1,16 +1,16 @@
 package fleet
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wheelgrad/wheelgrad/cli/stage"
 )
 
 // The fleet's outputs under Config.Out, beside the per-robot-day parameter
@@ -78,22 +78,14 @@ func WriteOutputs(cfg Config, outs []Outcome) error {
 	return nil
 }
 
-// writeAtomic renders a file in memory, writes it under a temporary name
-// beside path and renames it onto path.
+// writeAtomic writes path all or nothing through the toolkit's staging
+// (stage.WriteFileAtomic: a hidden temporary file beside it, synced and
+// renamed), creating its folder first.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".partial")
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return stage.WriteFileAtomic(path, write)
 }
 
 func writeReportJSONL(w io.Writer, outs []Outcome) error {
