@@ -33,9 +33,12 @@
 //     corrected, see there), and gorgonia's autodiff over the fused graph of
 //     the batch (EngineGraph) or its primitive reference (EnginePrimitive).
 //   - Identify: L-BFGS-B with μ ∈ [0, 2] (with free start poses, after a
-//     first stage that solves the squared terms by least squares and
-//     preconditions eq. 8 with its Gauss–Newton matrix, Fit.staged: 2.6–8×
-//     fewer evaluations to the same loss, to 1e-6, or a lower one),
+//     first stage that solves the squared position and marker terms by
+//     least squares and preconditions eq. 8 with its Gauss–Newton matrix,
+//     Fit.staged; the second stage searches eq. 8 with the rollout
+//     linearised and the spline distances exact, Fit.linearStage, and
+//     linearises again at its answer: 8–9 rollouts where one stage takes
+//     152–348, to the same loss, to 1e-6, or a lower one),
 //     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
 //     identifiability analysis (singular values of the Jacobian of the
 //     predicted camera poses): B has the null vector n = (1, 1, −1, −1), so

@@ -147,6 +147,10 @@ type Fit struct {
 	// building it failed)
 	obj    func(x, grad []float64) (float64, error)
 	objErr error
+	// fullSecondStage makes staged search eq. 8 itself (L-BFGS-B on
+	// Eval) instead of the linearised model (linearStage): the second
+	// stage before it, for the tests and benchmarks that compare them.
+	fullSecondStage bool
 }
 
 // NewFit prepares the runs (each needs at least three camera poses, for the

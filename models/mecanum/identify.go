@@ -55,6 +55,10 @@ type Result struct {
 	// FirstStage is the least-squares first stage (Fit.staged) when it ran;
 	// Opt's iterations and evaluations include its own.
 	FirstStage *opt.Result
+	// Rollouts counts the model's rollouts: Opt's evaluations, except that
+	// the linearised second stage (Fit.linearStage) evaluates eq. 8 many
+	// times per rollout.
+	Rollouts int
 }
 
 // Identify's default tolerances are SciPy's for L-BFGS-B (factr = 1e7,
@@ -166,9 +170,10 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		set.StepTol = 1e-7
 	}
 	var res, first *opt.Result
+	rollouts := 0
 	if !o.OneStage && (o.Method == "" || o.Method == LBFGSB) && o.Start == nil && o.Held == [4]bool{} && f.Cfg.Pose == PoseFree {
 		var err error
-		if res, first, err = f.staged(x0, lower, upper, set); err != nil {
+		if res, first, rollouts, err = f.staged(x0, lower, upper, set); err != nil {
 			return nil, err
 		}
 		if res != nil { // to the search variables (poses as offsets from x0)
@@ -182,13 +187,15 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		if res, err = m.Minimize(prob, z0, set); err != nil {
 			return nil, err
 		}
+		rollouts = res.FuncEvaluations
 	}
 	if first != nil { // both stages' work, also when the second fell back
+		rollouts += first.FuncEvaluations
 		res.Iterations += first.Iterations
 		res.FuncEvaluations += first.FuncEvaluations
 		res.GradEvaluations += first.GradEvaluations
 	}
-	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first}
+	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first, Rollouts: rollouts}
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
 	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)

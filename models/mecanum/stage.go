@@ -13,10 +13,12 @@ import (
 // squaredStage is the first stage of Identify with L-BFGS-B: eq. 8's terms
 // squared, Σ ½·w·d² (and ½·Prior·(μ_j − PriorMu_j)²), solved as bounded
 // least squares (opt.LeastSquares, a handful of Gauss–Newton iterations).
-// Its optimum lies within the noise of eq. 8's, which L-BFGS-B then
-// reaches from there in a fraction of the iterations it needs from -init:
-// far from the optimum, a sum of distances is nearly a cone, on which
-// L-BFGS-B crawls, while Gauss–Newton on the squares takes the long steps.
+// Identify squares the position and marker terms only (the spline term's
+// weight set to 0 for this stage, see stagedTol): its optimum lies within
+// the noise of eq. 8's, which the second stage then reaches from there in
+// a fraction of the evaluations it needs from -init: far from the optimum,
+// a sum of distances is nearly a cone, on which L-BFGS-B crawls, while
+// Gauss–Newton on the squares takes the long steps.
 //
 // The residuals are, per counted camera sample, √w·(position error), √w·
 // (marker error) and √w·(distance to the spline) along its normal (the
@@ -40,6 +42,9 @@ type squaredStage struct {
 	ev  []float64
 	// the closest points' memory between the solver's calls
 	warm [][]losses.Warm
+	// per run, the upper triangle of its block of A over μ, its start
+	// pose and the residual (residuals)
+	blocks [][8][8]float64
 }
 
 func (f *Fit) squaredStage() *squaredStage {
@@ -63,38 +68,25 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
-	s.a.Zero()
-	raw := s.a.RawSymmetric()
+	// Each run's rows touch μ and its own start pose only: m+1 ≤ 8 local
+	// columns (the residual last), accumulated per run in an 8×8 block
+	// (upper triangle) and placed once at the end.
 	n, nb := s.n, len(f.segs)
 	m := 4 // columns a row touches: μ, then the run's start pose
 	if f.Cfg.Pose == PoseFree {
 		m = 7
 	}
-	var idx [8]int
-	var row [8]float64
-	add := func(w float64) {
-		for p := 0; p <= m; p++ {
-			rp := w * row[p]
-			for q := p; q <= m; q++ {
-				i, j := idx[p], idx[q]
-				if i > j {
-					i, j = j, i
-				}
-				raw.Data[i*raw.Stride+j] += rp * row[q]
-			}
-		}
+	if len(s.blocks) != nb {
+		s.blocks = make([][8][8]float64, nb)
 	}
-	for j := range 4 {
-		idx[j] = j
-	}
-	idx[m] = n
+	clear(s.blocks)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
 	f.evalAs(x, nil, func(run, _ int, e [4]float64, sp [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
-		if m == 7 {
-			idx[4], idx[5], idx[6] = 4+run, 4+nb+run, 4+2*nb+run
-		}
-		// the row of a·(coordinate c) + b·(coordinate c′), residual res
-		lin := func(c, c2 int, a, b, res float64) {
+		blk := &s.blocks[run]
+		// add w·rowᵀrow for the row a·(coordinate c) + b·(coordinate c2)
+		// with residual res
+		add := func(w float64, c, c2 int, a, b, res float64) {
+			var row [8]float64
 			for j := range 4 {
 				row[j] = a*dmu[c][j] + b*dmu[c2][j]
 			}
@@ -102,24 +94,48 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 				row[j] = a*dpose[c][j-4] + b*dpose[c2][j-4]
 			}
 			row[m] = res
+			for p := 0; p <= m; p++ {
+				rp := w * row[p]
+				bp := &blk[p]
+				for q := p; q <= m; q++ {
+					bp[q] += rp * row[q]
+				}
+			}
 		}
 		if w2 != 0 {
-			lin(0, 1, 1, 0, e[0])
-			add(w2)
-			lin(0, 1, 0, 1, e[1])
-			add(w2)
+			add(w2, 0, 1, 1, 0, e[0])
+			add(w2, 0, 1, 0, 1, e[1])
 		}
 		if w3 != 0 {
-			lin(2, 3, 1, 0, e[2])
-			add(w3)
-			lin(2, 3, 0, 1, e[3])
-			add(w3)
+			add(w3, 2, 3, 1, 0, e[2])
+			add(w3, 2, 3, 0, 1, e[3])
 		}
 		if w1 != 0 && sp[2] > 0 {
-			lin(0, 1, sp[0], sp[1], sp[2])
-			add(w1)
+			add(w1, 0, 1, sp[0], sp[1], sp[2])
 		}
 	}, true, s.warm)
+	s.a.Zero()
+	raw := s.a.RawSymmetric()
+	var idx [8]int
+	for j := range 4 {
+		idx[j] = j
+	}
+	idx[m] = n
+	for run := range s.blocks {
+		if m == 7 {
+			idx[4], idx[5], idx[6] = 4+run, 4+nb+run, 4+2*nb+run
+		}
+		blk := &s.blocks[run]
+		for p := 0; p <= m; p++ {
+			for q := p; q <= m; q++ {
+				i, j := idx[p], idx[q]
+				if i > j {
+					i, j = j, i
+				}
+				raw.Data[i*raw.Stride+j] += blk[p][q]
+			}
+		}
+	}
 	if f.Cfg.Prior > 0 {
 		for j := range 4 {
 			raw.Data[j*raw.Stride+j] += f.Cfg.Prior
@@ -144,13 +160,17 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 }
 
 // staged runs Identify's two stages from x0 (see squaredStage): bounded
-// least squares on the squared terms, then L-BFGS-B on eq. 8 (f.Eval) from
+// least squares on the squared position and marker terms, then eq. 8 from
 // its answer x1 in the variables z of x = x1 + √ē·U⁻¹·z, where UᵀU is the
 // first stage's Gauss–Newton matrix at x1 and ē the RMS of its residuals
 // (eq. 8's curvature is about the squares' over the residual size): a
 // preconditioner under which L-BFGS-B starts with the problem's shape
-// instead of learning it. It returns the second stage's result with x in
-// f's layout, and the first stage's (whose work the caller adds).
+// instead of learning it. The second stage is linearStage (L-BFGS-B on
+// eq. 8 with the rollout linearised, linearised again at its answer); if
+// its first answer does not lower eq. 8, L-BFGS-B on eq. 8 itself (f.Eval,
+// as fullSecondStage makes it always). It returns the second stage's
+// result with x in f's layout, the first stage's (whose work the caller
+// adds), and the second stage's rollouts.
 //
 // The second stage is unbounded (the box is not a box in z), so res is nil
 // — the caller solves the problem in one stage — when the first stage's μ
@@ -161,58 +181,83 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 // crosses the spline of its samples, and L-BFGS-B from -init spends most of
 // its iterations on the way in, where the sum of distances is nearly a
 // cone. Measured on five synthetic sets (3 × 7 s runs with three seeds, the
-// demo-like logs, 4 short runs; σ = 3 mm, DefaultConfig), before the stall
+// demo-like logs, 4 short runs; σ = 3 mm, DefaultConfig), with the first
+// stage on all three terms and L-BFGS-B on eq. 8 itself, before the stall
 // rule below: 1.5–4.3× fewer evaluations, at a loss equal or lower (−2e-4 …
 // −2.5e-7 relative) and μ within 0.03–0.8 σ of the one-stage answer, which
-// itself moves by ~0.4 σ with its start on this kinked loss. With the stall
-// rule (TestIdentifyStaged): 58, 43 and 35 evaluations where one stage
-// takes 152, 348 and 185, at losses +6e-7, −2e-4 and −4e-5 relative; with
-// the first stage's tolerance (firstStageFunctionTol) 49, 42 and 34, at
-// +5e-7, −1.9e-4 and −4.4e-5. With the start poses held
-// (PaperConfig) the squares' optimum is no better a start (the first
-// sample's noise bends each run, which the squares weigh differently), and
-// the two stages were as often slower: Identify uses them with PoseFree only.
-func (f *Fit) staged(x0, lower, upper []float64, set opt.Settings) (res, first *opt.Result, err error) {
+// itself moves by ~0.4 σ with its start on this kinked loss. Now
+// (TestIdentifyStaged, TestLinearStage): 9, 8 and 8 rollouts (74, 103 and
+// 92 evaluations of eq. 8, all but 6, 5 and 5 on the linearised rollout)
+// where one stage takes 152, 348 and 185, at losses +7e-7, −2e-4 and
+// −4.5e-5 relative to it. The first stage without the spline term needs
+// no closest-point search (the second stage's searches find eq. 8's
+// optimum from its answer all the same: in TestLinearStage's three sets,
+// the stages with it took 11, 8 and 8 rollouts and 108, 109 and 63
+// evaluations, and one eq. 8 identification of the demo-like logs 37 ms
+// against 23 ms without, fastest of 25 alternating runs under load). With
+// the start poses held (PaperConfig) the squares' optimum is no better a
+// start (the first sample's noise bends each run, which the squares weigh
+// differently), and the two stages were as often slower: Identify uses
+// them with PoseFree only.
+func (f *Fit) staged(x0, lower, upper []float64, set opt.Settings) (res, first *opt.Result, rollouts int, err error) {
 	return f.stagedTol(x0, lower, upper, set, firstStageFunctionTol)
 }
 
 // stagedTol is staged with the first stage stopping at a relative decrease
 // of tol1 (or the settings' FunctionTol, if larger).
-func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float64) (res, first *opt.Result, err error) {
+func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float64) (res, first *opt.Result, rollouts int, err error) {
 	n := f.Dim()
 	st := f.squaredStage()
+	if c := f.Cfg; c.Weights.GroundTruth > 0 || c.Heading > 0 {
+		// the position and marker terms only (see squaredStage)
+		g := *f
+		g.Cfg.Weights.Spline = 0
+		st = g.squaredStage()
+	}
 	s1 := set
 	s1.Callback = nil
 	s1.FunctionTol = math.Max(s1.FunctionTol, tol1)
 	first, err = opt.LeastSquares{TrialJacobian: true}.Solve(st.problem(lower, upper), x0, s1)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	x1 := first.X
 	for j := range 4 {
 		if w := upper[j] - lower[j]; x1[j] < lower[j]+0.05*w || x1[j] > upper[j]-0.05*w {
-			return nil, first, nil
+			return nil, first, 0, nil
 		}
 	}
 	r := make([]float64, n+1)
 	J := mat.NewDense(n+1, n, nil)
 	if err := st.residuals(x1, r, J); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	var H mat.SymDense
 	H.SymOuterK(1, J.T())
 	var ch mat.Cholesky
 	if !ch.Factorize(&H) {
-		return nil, first, nil
+		return nil, first, 0, nil
 	}
 	var U, Ui mat.TriDense
 	ch.UTo(&U)
 	if err := Ui.InverseTri(&U); err != nil {
-		return nil, first, nil
+		return nil, first, 0, nil
 	}
 	ebar := math.Sqrt(2 * first.F / math.Max(float64(f.rows()), 1))
 	S := mat.DenseCopyOf(&Ui)
 	S.Scale(math.Sqrt(ebar), S)
+	if set.StallIterations == 0 {
+		set.StallIterations, set.StallTol = stallIterations, stallTol
+	}
+	if !f.fullSecondStage {
+		if res, rollouts, err = f.linearStage(x1, S, set); err != nil {
+			return nil, nil, 0, err
+		}
+		if res != nil {
+			return f.inBounds(res, lower, upper), first, rollouts, nil
+		}
+		// the model's answer did not lower eq. 8: search eq. 8 itself
+	}
 	x, gx := make([]float64, n), make([]float64, n)
 	toX := func(z []float64) {
 		xv := mat.NewVecDense(n, x)
@@ -231,28 +276,32 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 		gv.MulVec(S.T(), mat.NewVecDense(n, gx))
 		return v, err
 	}
-	if set.StallIterations == 0 {
-		set.StallIterations, set.StallTol = stallIterations, stallTol
-	}
 	res, err = opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj}, make([]float64, n), set)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	rollouts += res.FuncEvaluations
 	if res.Status == opt.Stalled {
 		// no step of the preconditioned problem lowered the loss (a kink
 		// of eq. 8 at the squares' optimum): one stage from the start
 		// instead, which is what Identify did before the two stages (a
 		// lagged Mecanum log, TestMecanumLag in robots, stalled here)
-		return nil, first, nil
+		return nil, first, 0, nil
 	}
 	toX(res.X)
+	res.X = append([]float64(nil), x...)
+	return f.inBounds(res, lower, upper), first, rollouts, nil
+}
+
+// inBounds is res, or nil when its μ left the bounds (the second stage is
+// unbounded: the caller then solves the problem in one stage).
+func (f *Fit) inBounds(res *opt.Result, lower, upper []float64) *opt.Result {
 	for j := range 4 {
-		if x[j] < lower[j] || x[j] > upper[j] {
-			return nil, first, nil
+		if res.X[j] < lower[j] || res.X[j] > upper[j] {
+			return nil
 		}
 	}
-	res.X = append([]float64(nil), x...)
-	return res, first, nil
+	return res
 }
 
 // firstStageFunctionTol is the first stage's relative decrease at which it

@@ -120,9 +120,11 @@ func TestIdentifyStaged(t *testing.T) {
 // answer of the two stages by less than the fit can tell: the loss within
 // 1e-6 relative (or lower) and μ within 0.1 σ of the two stages with the
 // first stage run to the default tolerance (the answer before the
-// tolerance), with fewer evaluations in all. Measured: 49, 42, 34
-// evaluations against 58, 43, 35; losses −8e-8, +8e-8, −3e-8 relative; μ
-// within 0.04 σ.
+// tolerance), in fewer rollouts in all (the first stage's evaluations and
+// the linearisations of the second; its evaluations of the linearised
+// model cost no rollout, and their number moves either way with its
+// start). Measured: 18, 13, 13 rollouts against 21, 15, 14; losses
+// +5.8e-7, +3.9e-8, −2.7e-8 relative; μ within 0.04 σ.
 func TestFirstStageTolerance(t *testing.T) {
 	sets := map[string][]Run{"demo-like": demoLikeRuns(), "four short": testRuns(4, 0.003, 9)}
 	var runs []Run
@@ -148,11 +150,11 @@ func TestFirstStageTolerance(t *testing.T) {
 				lower[i], upper[i] = lo, hi
 			}
 		}
-		ref, ref1, err := f.stagedTol(x0, lower, upper, set, 0)
+		ref, ref1, refRo, err := f.stagedTol(x0, lower, upper, set, 0)
 		if err != nil || ref == nil {
 			t.Fatalf("%s: default tolerance: %v (%v)", name, err, ref)
 		}
-		got, got1, err := f.staged(x0, lower, upper, set)
+		got, got1, gotRo, err := f.staged(x0, lower, upper, set)
 		if err != nil || got == nil {
 			t.Fatalf("%s: %v (%v)", name, err, got)
 		}
@@ -161,11 +163,11 @@ func TestFirstStageTolerance(t *testing.T) {
 		for j := range 4 {
 			d = math.Max(d, math.Abs(got.X[j]-ref.X[j])/std[j])
 		}
-		ev, refEv := got.FuncEvaluations+got1.FuncEvaluations, ref.FuncEvaluations+ref1.FuncEvaluations
-		t.Logf("%s: %d evaluations (first stage %d), default tolerance %d (%d); loss %+.2e relative; μ %.3f σ apart",
-			name, ev, got1.FuncEvaluations, refEv, ref1.FuncEvaluations, got.F/ref.F-1, d)
-		if got.F > ref.F*(1+1e-6) || d > 0.1 || ev > refEv {
-			t.Errorf("%s: loss %.12g against %.12g, μ %.3f σ apart, %d evaluations against %d", name, got.F, ref.F, d, ev, refEv)
+		ro, refRo := gotRo+got1.FuncEvaluations, refRo+ref1.FuncEvaluations
+		t.Logf("%s: %d rollouts (first stage %d), default tolerance %d (%d); %d and %d evaluations; loss %+.2e relative; μ %.3f σ apart",
+			name, ro, got1.FuncEvaluations, refRo, ref1.FuncEvaluations, got.FuncEvaluations+got1.FuncEvaluations, ref.FuncEvaluations+ref1.FuncEvaluations, got.F/ref.F-1, d)
+		if got.F > ref.F*(1+1e-6) || d > 0.1 || ro > refRo {
+			t.Errorf("%s: loss %.12g against %.12g, μ %.3f σ apart, %d rollouts against %d", name, got.F, ref.F, d, ro, refRo)
 		}
 	}
 }

@@ -1,0 +1,264 @@
+package mecanum
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/wheelgrad/wheelgrad/losses"
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+// linEq8 is eq. 8 with the rollout linearised at a point x̄ and everything
+// else exact: each counted camera sample's predicted position p and marker
+// point q are p̄ + G_p·δ and q̄ + G_q·δ (their forward sensitivities at x̄,
+// over μ and the run's own start pose: Algorithm 2's), and the loss of
+// those points is eq. 8's own — the distances to the measured position
+// and marker, and the distance to the spline from the closest-point
+// search, not a linearisation of it.
+//
+// Why: on a spline through noisy samples the spline term is far from
+// linear along the path (the predicted points slide along the curve,
+// which the term does not resist, so those moves are the long ones, and
+// the curve bends and wiggles under them: measured on the demo-like logs,
+// the distance's tangent-plane model misses the loss change from the
+// squares' optimum to eq. 8's by 7e-3, more than the whole change of
+// 8e-3), while the rollout is nearly linear over the same step (the
+// position and marker terms' linear model missed by 3e-6). So the search
+// that needs many evaluations of a kinked, curved loss runs on this model,
+// whose evaluation costs the closest-point searches and 28 multiply-adds
+// per sample instead of a rollout and its gradient; the rollout is
+// linearised again at the answer (Fit.linearStage).
+type linEq8 struct {
+	f     *Fit
+	x     []float64 // x̄
+	terms []linTerm
+	warm  []losses.Warm
+	d     []float64 // δ of the current evaluation
+}
+
+// linTerm is one counted camera sample of linEq8.
+type linTerm struct {
+	run    int
+	g      [2]float64    // the measured position
+	tcam   float64       // its time (the closest-point search's hint)
+	e, q   [2]float64    // position and marker errors at x̄ (p̄ − p_gt, q̄ − q_gt)
+	gp, gq [2][7]float64 // their rows over μ_1..μ_4 and the run's x0, y0, θ0
+}
+
+// linearize returns linEq8 at x (PoseFree): one rollout with the forward
+// sensitivities, without the closest-point searches.
+func (f *Fit) linearize(x []float64, old *linEq8) *linEq8 {
+	m := old
+	if m == nil {
+		m = &linEq8{f: f, warm: make([]losses.Warm, 0, f.rows()), d: make([]float64, f.Dim())}
+	}
+	m.x = append(m.x[:0], x...)
+	m.terms = m.terms[:0]
+	g := *f // the spline term's searches are the model's own
+	g.Cfg.Weights.Spline = 0
+	g.evalAs(x, nil, func(run, k int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
+		s := &f.segs[run]
+		t := linTerm{run: run, g: [2]float64{s.gx[k], s.gy[k]}, tcam: s.tcam[k], e: [2]float64{r[0], r[1]}, q: [2]float64{r[2], r[3]}}
+		for c := range 2 {
+			copy(t.gp[c][:4], dmu[c][:])
+			copy(t.gq[c][:4], dmu[2+c][:])
+			copy(t.gp[c][4:], dpose[c][:])
+			copy(t.gq[c][4:], dpose[2+c][:])
+		}
+		m.terms = append(m.terms, t)
+	}, false, nil)
+	if len(m.warm) != len(m.terms) {
+		m.warm = make([]losses.Warm, len(m.terms))
+	}
+	return m
+}
+
+// eval is the model's loss at x̄ + δ and, when grad is not nil, its
+// gradient (the closest point held, which is the exact gradient of the
+// distance wherever the closest point is a stationary point; with
+// ImplicitClosest the same correction as Fit.eval's).
+func (m *linEq8) eval(d, grad []float64) float64 {
+	f := m.f
+	nb := len(f.segs)
+	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
+	win := f.Cfg.window()
+	implicit := f.Cfg.Mode == losses.ImplicitClosest
+	if grad != nil {
+		clear(grad)
+	}
+	var L float64
+	// the terms come run by run (linearize): δ's 7 entries of a run are
+	// gathered, and its gradient scattered, once per run
+	for lo := 0; lo < len(m.terms); {
+		run := m.terms[lo].run
+		hi := lo + 1
+		for hi < len(m.terms) && m.terms[hi].run == run {
+			hi++
+		}
+		sp := f.segs[run].spline
+		idx := [7]int{0, 1, 2, 3, 4 + run, 4 + nb + run, 4 + 2*nb + run}
+		var dv, g7 [7]float64
+		for j, k := range idx {
+			dv[j] = d[k]
+		}
+		for i := lo; i < hi; i++ {
+			t := &m.terms[i]
+			e, q := t.e, t.q
+			for j := range 7 {
+				e[0] += t.gp[0][j] * dv[j]
+				e[1] += t.gp[1][j] * dv[j]
+				q[0] += t.gq[0][j] * dv[j]
+				q[1] += t.gq[1][j] * dv[j]
+			}
+			var gx, gy, hx, hy float64 // ∂L/∂p, ∂L/∂q
+			if dgt := math.Sqrt(e[0]*e[0] + e[1]*e[1]); dgt > 0 {
+				L += w2 * dgt
+				gx, gy = w2*e[0]/dgt, w2*e[1]/dgt
+			}
+			if w1 != 0 {
+				px, py := e[0]+t.g[0], e[1]+t.g[1]
+				c := sp.ClosestWarm(px, py, t.tcam, win, &m.warm[i])
+				L += w1 * c.Dist
+				if c.Dist > 0 {
+					ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+					if implicit {
+						ux, uy := c.DParam(px, py)
+						tt := ex*c.DX + ey*c.DY
+						ex, ey = ex-tt*ux, ey-tt*uy
+					}
+					gx += w1 * ex
+					gy += w1 * ey
+				}
+			}
+			if w3 != 0 {
+				if dq := math.Sqrt(q[0]*q[0] + q[1]*q[1]); dq > 0 {
+					L += w3 * dq
+					hx, hy = w3*q[0]/dq, w3*q[1]/dq
+				}
+			}
+			if grad != nil {
+				for j := range 7 {
+					g7[j] += gx*t.gp[0][j] + gy*t.gp[1][j] + hx*t.gq[0][j] + hy*t.gq[1][j]
+				}
+			}
+		}
+		if grad != nil {
+			for j, k := range idx {
+				grad[k] += g7[j]
+			}
+		}
+		lo = hi
+	}
+	if f.Cfg.Prior > 0 {
+		for j := range 4 {
+			e := m.x[j] + d[j] - f.Cfg.PriorMu[j]
+			L += f.Cfg.Prior * e * e
+			if grad != nil {
+				grad[j] += 2 * f.Cfg.Prior * e
+			}
+		}
+	}
+	return L
+}
+
+// linearOuterTol: the linearised stage stops when, at its answer, the
+// exact loss agrees with the model's and lies below the previous
+// linearisation's by at most this (relative): the model was right over the
+// step, and a fresh L-BFGS-B from there (the next linearisation) no longer
+// gains. Relative to eq. 8 near its optimum, 1e-7 is about 0.01 σ of μ
+// (the first stage's answer, ~0.7 σ from eq. 8's, is 6e-4 above it).
+const linearOuterTol = 1e-7
+
+// linearStallTol is the stall tolerance of the L-BFGS-B on the model
+// (Settings.StallTol; the iterations are stallIterations): the kinked
+// model's minimum is reached by restarts at the next linearisation, and a
+// model evaluation costs no rollout. Measured on the three sets of
+// TestLinearStage: at 1e-6 the demo-like set crept over five
+// linearisations to 1.1e-6 above the loss of eq. 8 searched itself; at
+// 1e-7 all three ended at or below it.
+const linearStallTol = 1e-7
+
+// linearOuterMax caps the linearisations after the first.
+const linearOuterMax = 4
+
+// linearStage minimises eq. 8 from x1 by linEq8 (see the type): L-BFGS-B
+// on the model in the preconditioned variables z (x = x̄ + S·z, S the first
+// stage's, see staged), then the rollout linearised again at the answer,
+// until the model's loss and the exact one agree there and the exact one
+// stops falling (linearOuterTol; status IterationLimit if after
+// linearOuterMax more linearisations it still fell by more than stallTol).
+// An answer whose exact loss is not below x̄'s ends it at x̄. It returns
+// the result (F the exact loss at X; iterations and evaluations the
+// model's, plus one per linearisation), the rollouts it made, or nil if
+// the first model's answer does not lower the exact loss (the caller
+// then searches eq. 8 itself).
+func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings) (*opt.Result, int, error) {
+	n := f.Dim()
+	m := f.linearize(x1, nil)
+	rollouts := 1
+	F := m.eval(make([]float64, n), nil)
+	total := &opt.Result{Status: opt.FunctionConverged}
+	gd := make([]float64, n)
+	obj := func(z, gz []float64) (float64, error) {
+		mat.NewVecDense(n, m.d).MulVec(S, mat.NewVecDense(n, z))
+		if gz == nil {
+			return m.eval(m.d, nil), nil
+		}
+		v := m.eval(m.d, gd)
+		mat.NewVecDense(n, gz).MulVec(S.T(), mat.NewVecDense(n, gd))
+		return v, nil
+	}
+	xn := make([]float64, n)
+	var xbar []float64
+	set.StallTol = linearStallTol
+	for outer := 0; outer <= linearOuterMax; outer++ {
+		res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj}, make([]float64, n), set)
+		if err != nil {
+			return nil, rollouts, err
+		}
+		total.Iterations += res.Iterations
+		total.FuncEvaluations += res.FuncEvaluations + 1
+		total.GradEvaluations += res.GradEvaluations
+		for _, p := range res.Trace {
+			p.Iter += len(total.Trace)
+			total.Trace = append(total.Trace, p)
+		}
+		if res.Status == opt.Stalled || !(res.F < F) {
+			if outer == 0 {
+				return nil, rollouts, nil
+			}
+			break
+		}
+		mat.NewVecDense(n, m.d).MulVec(S, mat.NewVecDense(n, res.X))
+		for i := range xn {
+			xn[i] = m.x[i] + m.d[i]
+		}
+		xbar = append(xbar[:0], m.x...)
+		m = f.linearize(xn, m)
+		rollouts++
+		Fn := m.eval(make([]float64, n), nil)
+		if !(Fn < F) {
+			// the model was wrong over the step: keep x̄
+			if outer == 0 {
+				return nil, rollouts, nil
+			}
+			total.X = xbar
+			break
+		}
+		gain := F - Fn
+		F = Fn
+		if math.Abs(Fn-res.F) <= linearOuterTol*Fn && gain <= linearOuterTol*Fn {
+			break
+		}
+		if outer == linearOuterMax && gain > stallTol*Fn {
+			// still gaining after the last linearisation allowed
+			total.Status = opt.IterationLimit
+		}
+	}
+	if total.X == nil {
+		total.X = append([]float64(nil), m.x...)
+	}
+	total.F = F
+	return total, rollouts, nil
+}
