@@ -1,10 +1,13 @@
 package mecanum
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/losses"
 	"github.com/wheelgrad/wheelgrad/opt"
 )
@@ -35,6 +38,12 @@ type linEq8 struct {
 	terms []linTerm
 	warm  []losses.Warm
 	d     []float64 // δ of the current evaluation
+	// the forward-mode rollout: Model over the runs (dynFit's inputs and
+	// camera lanes, which are the terms), its Jacobian at the camera rows,
+	// and each term's row in it
+	dyn *dynFit
+	jac *dyn.Jac
+	row []int
 }
 
 // linTerm is one counted camera sample of linEq8.
@@ -46,32 +55,65 @@ type linTerm struct {
 	gp, gq [2][7]float64 // their rows over μ_1..μ_4 and the run's x0, y0, θ0
 }
 
-// linearize returns linEq8 at x (PoseFree): one rollout with the forward
-// sensitivities, without the closest-point searches.
-func (f *Fit) linearize(x []float64, old *linEq8) *linEq8 {
+// linearize returns linEq8 at x (PoseFree): one forward-mode rollout of
+// Model (the generated tangent kernel over the runs as lanes, with respect
+// to μ and each lane's start pose, stored at the camera rows only), without
+// the closest-point searches. The marker point's rows add
+// −ℓ·(cos θ, sin θ)·∂θ to the position's.
+func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 	m := old
 	if m == nil {
-		m = &linEq8{f: f, warm: make([]losses.Warm, 0, f.rows()), d: make([]float64, f.Dim())}
-	}
-	m.x = append(m.x[:0], x...)
-	m.terms = m.terms[:0]
-	g := *f // the spline term's searches are the model's own
-	g.Cfg.Weights.Spline = 0
-	g.evalAs(x, nil, func(run, k int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
-		s := &f.segs[run]
-		t := linTerm{run: run, g: [2]float64{s.gx[k], s.gy[k]}, tcam: s.tcam[k], e: [2]float64{r[0], r[1]}, q: [2]float64{r[2], r[3]}}
-		for c := range 2 {
-			copy(t.gp[c][:4], dmu[c][:])
-			copy(t.gq[c][:4], dmu[2+c][:])
-			copy(t.gp[c][4:], dpose[c][:])
-			copy(t.gq[c][4:], dpose[2+c][:])
+		m = &linEq8{f: f, d: make([]float64, f.Dim()), dyn: f.newDynFit()}
+		d := m.dyn
+		rows := slices.Clone(d.at)
+		slices.Sort(rows)
+		m.row = make([]int, len(d.at))
+		for k, r := range d.at {
+			m.row[k], _ = slices.BinarySearch(rows, r)
 		}
-		m.terms = append(m.terms, t)
-	}, false, nil)
-	if len(m.warm) != len(m.terms) {
-		m.warm = make([]losses.Warm, len(m.terms))
+		j, err := d.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
+		if err != nil {
+			return nil, err
+		}
+		if j.D != 7 {
+			return nil, fmt.Errorf("mecanum: %d Jacobian columns per run, want 7", j.D)
+		}
+		j.JXT, j.JCost = nil, nil
+		m.jac = j
+		m.terms = make([]linTerm, len(d.at))
+		m.warm = make([]losses.Warm, len(d.at))
 	}
-	return m
+	d, j := m.dyn, m.jac
+	m.f = f // old may be another Fit's over the same runs (other weights)
+	m.x = append(m.x[:0], x...)
+	B := d.B
+	for si := range f.segs {
+		p0 := f.pose(x, si)
+		for c := range 3 {
+			d.x0[c*B+si] = p0[c]
+		}
+	}
+	if err := d.sim.Jacobian(x[:4], d.q, d.x0, d.u, j); err != nil {
+		return nil, err
+	}
+	TB, K, ell := d.T*B, len(j.Rows), f.ell
+	for k, at := range d.at {
+		s := &f.segs[d.seg[k]]
+		i := d.sample[k]
+		px, py, th := j.Y[at], j.Y[TB+at], j.Y[2*TB+at]
+		sn, cs := math.Sincos(th)
+		r := m.row[k]
+		jx, jy, jt := j.JY[r*7:(r+1)*7], j.JY[(K+r)*7:(K+r+1)*7], j.JY[(2*K+r)*7:(2*K+r+1)*7]
+		t := &m.terms[k]
+		*t = linTerm{run: d.seg[k], g: [2]float64{s.gx[i], s.gy[i]}, tcam: s.tcam[i],
+			e: [2]float64{px - s.gx[i], py - s.gy[i]},
+			q: [2]float64{px - ell*sn - s.qx[i], py + ell*cs - s.qy[i]}}
+		for c := range 7 {
+			t.gp[0][c], t.gp[1][c] = jx[c], jy[c]
+			t.gq[0][c], t.gq[1][c] = jx[c]-ell*cs*jt[c], jy[c]-ell*sn*jt[c]
+		}
+	}
+	return m, nil
 }
 
 // eval is the model's loss at x̄ + δ and, when grad is not nil, its
@@ -192,10 +234,14 @@ const linearOuterMax = 4
 // the result (F the exact loss at X; iterations and evaluations the
 // model's, plus one per linearisation), the rollouts it made, or nil if
 // the first model's answer does not lower the exact loss (the caller
-// then searches eq. 8 itself).
-func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings) (*opt.Result, int, error) {
+// then searches eq. 8 itself). old, if not nil, lends its buffers (a
+// linEq8 of a Fit over the same runs).
+func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *linEq8) (*opt.Result, int, error) {
 	n := f.Dim()
-	m := f.linearize(x1, nil)
+	m, err := f.linearize(x1, old)
+	if err != nil {
+		return nil, 0, err
+	}
 	rollouts := 1
 	F := m.eval(make([]float64, n), nil)
 	total := &opt.Result{Status: opt.FunctionConverged}
@@ -235,7 +281,9 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings) (*opt.Re
 			xn[i] = m.x[i] + m.d[i]
 		}
 		xbar = append(xbar[:0], m.x...)
-		m = f.linearize(xn, m)
+		if m, err = f.linearize(xn, m); err != nil {
+			return nil, rollouts, err
+		}
 		rollouts++
 		Fn := m.eval(make([]float64, n), nil)
 		if !(Fn < F) {

@@ -22,7 +22,10 @@ func TestLinEq8(t *testing.T) {
 		n := f.Dim()
 		x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
 		x[4] += 0.01
-		m := f.linearize(x, nil)
+		m, err := f.linearize(x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		zero := make([]float64, n)
 		if got, want := m.eval(zero, nil), f.Loss(x); relErr(got, want) > 1e-12 {
 			t.Errorf("prior %g: model at x̄ %.15g, eq. 8 %.15g", prior, got, want)

@@ -23,7 +23,7 @@ import (
 // The residuals are, per counted camera sample, √w·(position error), √w·
 // (marker error) and √w·(distance to the spline) along its normal (the
 // closest point held, as eq. 7's gradient holds it); their Jacobian rows
-// come from the forward sensitivities of Fit.eval (Algorithm 2's). They are
+// come from the forward-mode rollout of Model (linEq8's rows). They are
 // not handed to the solver one by one: the augmented normal matrix
 // A = [J r]ᵀ[J r] is accumulated, (n+1)×(n+1) whatever the number of
 // samples, and any factor R̃ with R̃ᵀR̃ = A (here from its
@@ -45,6 +45,7 @@ type squaredStage struct {
 	// per run, the upper triangle of its block of A over μ, its start
 	// pose and the residual (residuals)
 	blocks [][8][8]float64
+	lin    *linEq8 // the rows at the last point
 }
 
 func (f *Fit) squaredStage() *squaredStage {
@@ -68,30 +69,34 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
-	// Each run's rows touch μ and its own start pose only: m+1 ≤ 8 local
+	// Each run's rows touch μ and its own start pose only: m+1 = 8 local
 	// columns (the residual last), accumulated per run in an 8×8 block
-	// (upper triangle) and placed once at the end.
+	// (upper triangle) and placed once at the end. The rows are those of
+	// linEq8 at x (the forward-mode rollout of Model).
 	n, nb := s.n, len(f.segs)
-	m := 4 // columns a row touches: μ, then the run's start pose
-	if f.Cfg.Pose == PoseFree {
-		m = 7
+	const m = 7
+	if f.Cfg.Pose != PoseFree {
+		return fmt.Errorf("mecanum: the first stage needs the start poses free (PoseFree)")
 	}
+	lin, err := f.linearize(x, s.lin)
+	if err != nil {
+		return err
+	}
+	s.lin = lin
 	if len(s.blocks) != nb {
 		s.blocks = make([][8][8]float64, nb)
 	}
 	clear(s.blocks)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
-	f.evalAs(x, nil, func(run, _ int, e [4]float64, sp [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
-		blk := &s.blocks[run]
-		// add w·rowᵀrow for the row a·(coordinate c) + b·(coordinate c2)
-		// with residual res
-		add := func(w float64, c, c2 int, a, b, res float64) {
+	win := f.Cfg.window()
+	for i := range lin.terms {
+		t := &lin.terms[i]
+		blk := &s.blocks[t.run]
+		// add w·rowᵀrow for the row a·g0 + b·g1 with residual res
+		add := func(w float64, g *[2][7]float64, a, b, res float64) {
 			var row [8]float64
-			for j := range 4 {
-				row[j] = a*dmu[c][j] + b*dmu[c2][j]
-			}
-			for j := 4; j < m; j++ {
-				row[j] = a*dpose[c][j-4] + b*dpose[c2][j-4]
+			for j := range m {
+				row[j] = a*g[0][j] + b*g[1][j]
 			}
 			row[m] = res
 			for p := 0; p <= m; p++ {
@@ -103,17 +108,21 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 			}
 		}
 		if w2 != 0 {
-			add(w2, 0, 1, 1, 0, e[0])
-			add(w2, 0, 1, 0, 1, e[1])
+			add(w2, &t.gp, 1, 0, t.e[0])
+			add(w2, &t.gp, 0, 1, t.e[1])
 		}
 		if w3 != 0 {
-			add(w3, 2, 3, 1, 0, e[2])
-			add(w3, 2, 3, 0, 1, e[3])
+			add(w3, &t.gq, 1, 0, t.q[0])
+			add(w3, &t.gq, 0, 1, t.q[1])
 		}
-		if w1 != 0 && sp[2] > 0 {
-			add(w1, 0, 1, sp[0], sp[1], sp[2])
+		if w1 != 0 {
+			px, py := t.e[0]+t.g[0], t.e[1]+t.g[1]
+			c := f.segs[t.run].spline.ClosestWarm(px, py, t.tcam, win, &lin.warm[i])
+			if c.Dist > 0 {
+				add(w1, &t.gp, (px-c.X)/c.Dist, (py-c.Y)/c.Dist, c.Dist)
+			}
 		}
-	}, true, s.warm)
+	}
 	s.a.Zero()
 	raw := s.a.RawSymmetric()
 	var idx [8]int
@@ -122,9 +131,7 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	}
 	idx[m] = n
 	for run := range s.blocks {
-		if m == 7 {
-			idx[4], idx[5], idx[6] = 4+run, 4+nb+run, 4+2*nb+run
-		}
+		idx[4], idx[5], idx[6] = 4+run, 4+nb+run, 4+2*nb+run
 		blk := &s.blocks[run]
 		for p := 0; p <= m; p++ {
 			for q := p; q <= m; q++ {
@@ -250,7 +257,7 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 		set.StallIterations, set.StallTol = stallIterations, stallTol
 	}
 	if !f.fullSecondStage {
-		if res, rollouts, err = f.linearStage(x1, S, set); err != nil {
+		if res, rollouts, err = f.linearStage(x1, S, set, st.lin); err != nil {
 			return nil, nil, 0, err
 		}
 		if res != nil {
