@@ -44,6 +44,7 @@ type SquaredLS struct {
 	// the Jacobian's stored rows, its lane, and the measured position and
 	// marker point
 	at, row, lane  []int
+	rank, rows     []int // scratch: the samples' rows marked and numbered ([T][B]), the rows ascending
 	gx, gy, qx, qy []float64
 	w, ell         float64
 	gl             []laneNormal // Normal's per-lane sums
@@ -106,17 +107,38 @@ func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 		}
 	}
 	s.M = 4 * len(s.at)
-	// the rows of the samples, ascending, and each sample's place in them
-	rows := slices.Clone(s.at)
-	slices.Sort(rows)
+	// the rows of the samples, ascending, and each sample's place in them:
+	// marked in a [T][B] table (a run's camera rows are distinct), then
+	// numbered in order
+	if same {
+		s.rank = old.rank
+	} else {
+		s.rank = make([]int, T*B)
+	}
+	rank := s.rank
+	clear(rank)
 	for _, m := range s.at {
-		i, _ := slices.BinarySearch(rows, m)
-		s.row = append(s.row, i)
+		rank[m] = 1
+	}
+	rows := make([]int, 0, len(s.at))
+	if same {
+		rows = old.rows[:0]
+	}
+	for m, v := range rank {
+		if v != 0 {
+			rank[m] = len(rows)
+			rows = append(rows, m)
+		}
+	}
+	s.rows = rows
+	for _, m := range s.at {
+		s.row = append(s.row, rank[m])
 	}
 	if same && slices.Equal(old.j.Rows, rows) {
 		s.j, s.gl = old.j, old.gl
 		return s, nil
 	}
+	rows = slices.Clone(rows) // the Jacobian's own (s.rows is reused)
 	j, err := s.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
 	if err != nil {
 		return nil, err
@@ -326,7 +348,7 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	for j := range 4 {
 		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
 	}
-	res, err := opt.LeastSquares{TrialJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
 	if err != nil {
 		return nil, err
 	}

@@ -109,11 +109,13 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			}
 			if i == 0 || s.w[i] != s.w[i-1] {
 				s.cmds = append(s.cmds, s.w[i])
+				// the largest |ω_s| over the distinct commands is that
+				// over the rows (a NaN is distinct from itself: kept)
+				for _, v := range s.w[i] {
+					f.Scale = max(f.Scale, math.Abs(v))
+				}
 			}
 			s.cmd[i] = len(s.cmds) - 1
-			for _, v := range s.w[i] {
-				f.Scale = max(f.Scale, math.Abs(v))
-			}
 		}
 		nc := len(cam)
 		s.cam, s.gx, s.gy = make([]int, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
