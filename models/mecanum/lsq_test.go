@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -369,6 +370,49 @@ func TestSquaredLSNormalSameFit(t *testing.T) {
 	for i := range a.X {
 		if math.Abs(a.X[i]-b.X[i]) > 1e-6 {
 			t.Errorf("x[%d] %v through Normal, %v through the Jacobian", i, a.X[i], b.X[i])
+		}
+	}
+}
+
+// TestSquaredLSNormalPoseColumns: every camera sample's rows have the
+// start-pose columns of eq. 5 (poseColumns), and Normal's sums through
+// addPose equal those through addGeneral (every product taken), on three
+// logs like the demo's and on runs with time-varying commands, at two
+// points each.
+func TestSquaredLSNormalPoseColumns(t *testing.T) {
+	for _, runs := range [][]Run{demoLikeRuns(), testRuns(3, 0.003, 5)} {
+		f, err := NewNetFit(DefaultParams(), runs, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.SquaredLS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x0 := f.X0([4]float64{}, 1)
+		n := s.Dim()
+		for _, mu := range [][4]float64{{0.5, 0.5, 0.5, 0.5}, {0.3, 0.9, 0.2, 1.4}} {
+			xs := s.X0(mu, x0[f.NetWeights():])
+			xs[4+2*s.B] += 0.3
+			var jtj, jtr [2][]float64
+			for i, general := range []bool{false, true} {
+				normalGeneral = general
+				jtj[i], jtr[i] = make([]float64, n*n), make([]float64, n)
+				err := s.Normal(xs, make([]float64, s.M), jtj[i], jtr[i])
+				normalGeneral = false
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			K := len(s.j.Rows)
+			for i := range K {
+				if !poseColumns((*[nd]float64)(s.j.JY[i*nd:]), (*[nd]float64)(s.j.JY[(K+i)*nd:]), (*[nd]float64)(s.j.JY[(2*K+i)*nd:])) {
+					t.Fatalf("μ %v: row %d: start-pose columns %v %v %v", mu, i, s.j.JY[i*nd:(i+1)*nd], s.j.JY[(K+i)*nd:(K+i+1)*nd], s.j.JY[(2*K+i)*nd:(2*K+i+1)*nd])
+				}
+			}
+			if !slices.Equal(jtj[0], jtj[1]) || !slices.Equal(jtr[0], jtr[1]) {
+				t.Errorf("μ %v: JᵀJ, Jᵀr through addPose\n%v\n%v\nthrough addGeneral\n%v\n%v", mu, jtj[0], jtr[0], jtj[1], jtr[1])
+			}
 		}
 	}
 }
