@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -414,5 +415,110 @@ func TestSquaredLSNormalPoseColumns(t *testing.T) {
 				t.Errorf("μ %v: JᵀJ, Jᵀr through addPose\n%v\n%v\nthrough addGeneral\n%v\n%v", mu, jtj[0], jtr[0], jtj[1], jtr[1])
 			}
 		}
+	}
+}
+
+// TestSquaredLSReusedBuffers: a SquaredLS built over the buffers of an
+// earlier one of the same shape (runs, steps), for other runs — one
+// shorter, with other camera rows, other commands — gives the residuals and
+// normal equations of one built afresh, bit for bit, from the same inputs.
+func TestSquaredLSReusedBuffers(t *testing.T) {
+	a := demoLikeRuns()
+	b := demoLikeRuns()
+	r := &b[1]
+	n := len(r.T) * 4 / 5
+	r.T, r.W = r.T[:n], slices.Clone(r.W[:n])
+	r.X, r.Y, r.Theta = slices.Clone(r.X[:n]), r.Y[:n], r.Theta[:n]
+	for i := range n {
+		r.W[i][2] *= 0.9
+		if i%7 == 3 {
+			r.X[i] = math.NaN()
+		}
+	}
+	fa, err := NewNetFit(DefaultParams(), a, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := NewNetFit(DefaultParams(), b, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := fa.squaredLS(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, err := fb.squaredLS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &reused.u[0] != &old.u[0] {
+		t.Fatal("the buffers were not reused")
+	}
+	fresh, err := fb.squaredLS(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := fresh.X0([4]float64{0.6, 0.7, 0.8, 0.9}, fb.X0([4]float64{}, 1)[fb.NetWeights():])
+	var out [2][3][]float64
+	for i, s := range []*SquaredLS{reused, fresh} {
+		if s.M != fresh.M || s.Dim() != fresh.Dim() {
+			t.Fatalf("%d residuals, %d variables; fresh %d, %d", s.M, s.Dim(), fresh.M, fresh.Dim())
+		}
+		nv := s.Dim()
+		out[i] = [3][]float64{make([]float64, s.M), make([]float64, nv*nv), make([]float64, nv)}
+		if err := s.Normal(x, out[i][0], out[i][1], out[i][2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, name := range []string{"r", "JᵀJ", "Jᵀr"} {
+		if !slices.Equal(out[0][k], out[1][k]) {
+			t.Errorf("%s over reused buffers differs from a fresh SquaredLS's", name)
+		}
+	}
+	// the rollout's inputs too: the shorter run's lane still past its end
+	if !slices.Equal(reused.u, fresh.u) {
+		t.Error("the inputs over reused buffers differ from a fresh SquaredLS's")
+	}
+}
+
+// TestSquaredLSSincos: SquaredLS.sincos is math.Sincos within 2 ulps (of
+// the larger of |sin|, |cos|; math.Sincos's own anchor values err by up to
+// one) over 200,000 headings θm in [−10, 10] and θ up to sincosNear from
+// them (summing angles), and equal to it beyond (no series); a NaN heading
+// gives NaN.
+func TestSquaredLSSincos(t *testing.T) {
+	s := &SquaredLS{th: make([]float64, 1), sth: make([]float64, 1), cth: make([]float64, 1)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var worst float64
+	for range 200000 {
+		tm := 20 * (rng.Float64() - 0.5)
+		s.th[0] = tm
+		s.sth[0], s.cth[0] = math.Sincos(tm)
+		d := sincosNear * (2*rng.Float64() - 1)
+		if rng.IntN(10) == 0 {
+			d = sincosNear * (1 + rng.Float64())
+			if rng.IntN(2) == 0 {
+				d = -d
+			}
+		}
+		th := tm + d
+		sn, cs := s.sincos(0, th)
+		ws, wc := math.Sincos(th)
+		if math.Abs(th-tm) > sincosNear {
+			if sn != ws || cs != wc {
+				t.Fatalf("θ %v, %v from θm: %v %v, math.Sincos %v %v", th, th-tm, sn, cs, ws, wc)
+			}
+			continue
+		}
+		ulp := math.Nextafter(math.Max(math.Abs(ws), math.Abs(wc)), 2) - math.Max(math.Abs(ws), math.Abs(wc))
+		e := math.Max(math.Abs(sn-ws), math.Abs(cs-wc)) / ulp
+		worst = math.Max(worst, e)
+		if e > 2 {
+			t.Fatalf("θ %v, %v from θm: %v %v, math.Sincos %v %v: %.2g ulps", th, th-tm, sn, cs, ws, wc, e)
+		}
+	}
+	t.Logf("largest error %.3g ulps", worst)
+	if sn, cs := s.sincos(0, math.NaN()); !math.IsNaN(sn) || !math.IsNaN(cs) {
+		t.Errorf("NaN heading: %v %v", sn, cs)
 	}
 }
