@@ -452,6 +452,11 @@ var squaredSolver = opt.AutoSolver
 // identifySquaredLS is IdentifySquared without delays: bounded least
 // squares over μ and the start poses with the forward-mode Jacobian,
 // returned in NetFit's terms (μ through the output biases b2 = logit(μ/MuMax)).
+// Each trial point is evaluated with its normal equations (most steps are
+// accepted), but the last: a step the Gauss–Newton model says gains less
+// than FunctionTol·F is evaluated value-only, and ends the fit on the
+// function test where it falls as predicted (opt's LazyFinalJacobian: on
+// the demo-like runs 7 evaluations, 6 with the Jacobian).
 func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
 	old, _ := squaredPool.Get().(*SquaredLS)
 	s, err := f.squaredLS(old)
