@@ -169,6 +169,19 @@ type LeastSquares struct {
 	// the optimum, computing it at once saves one residual pass per
 	// iteration, and costs a wasted Jacobian per rejected step.
 	TrialJacobian bool
+	// LazyFinalJacobian, with TrialJacobian, evaluates a trial point
+	// without its Jacobian when the model predicts a reduction below
+	// FunctionTol·F there (the step that ends the run if the cost falls
+	// as predicted), as Ceres' trust-region minimizer evaluates each
+	// candidate's cost and checks its function tolerance before the
+	// Jacobian (trust_region_minimizer.cc). If that step ends the run
+	// (FunctionConverged or StepConverged) no Jacobian is computed there,
+	// saving the last, confirming one; otherwise the accepted point is
+	// evaluated again with it, as without TrialJacobian. The iterates and
+	// the result's X and F are those without it; the status may be
+	// FunctionConverged where the gradient at the last point, which is no
+	// longer computed, would have said GradientConverged.
+	LazyFinalJacobian bool
 	// InitialRadius multiplies the first trust radius, SciPy's ‖x₀‖ in the
 	// scaled variables (1 when that is 0); 0 selects 1. MINPACK's lmder
 	// uses 100. Larger lets a good Gauss–Newton model take its full step at
@@ -787,6 +800,7 @@ func (st *lsState) run() (*Result, error) {
 		term := NotTerminated
 		var costNew, stepNorm float64
 		predFirst := math.NaN() // the model's reduction for the first trial step
+		trialHasJ := false      // the last trial was evaluated with its Jacobian
 		trials := 0
 		for actualRed <= 0 && rec.res.FuncEvaluations < set.MaxEvaluations {
 			trials++
@@ -807,10 +821,14 @@ func (st *lsState) run() (*Result, error) {
 				xNew[j] = xfNew[k]
 			}
 			var err error
-			if trialJ && st.useNormal {
+			trialHasJ = trialJ && !(st.l.LazyFinalJacobian && predRed < set.FunctionTol*st.cost)
+			switch {
+			case trialHasJ && st.useNormal:
 				err = st.normalEquations(xNew, rNew, st.neNew)
-			} else {
+			case trialHasJ:
 				err = st.residuals(xNew, rNew, jacNew)
+			default:
+				err = st.residuals(xNew, rNew, nil)
 			}
 			stepHNorm := norm2(stepH)
 			if err != nil {
@@ -847,14 +865,33 @@ func (st *lsState) run() (*Result, error) {
 			delta = deltaNew
 		}
 		accepted := actualRed > 0
+		if accepted && !trialHasJ && trialJ && (term == FunctionConverged || term == StepConverged) {
+			// LazyFinalJacobian: the run ends at this point, where the
+			// iterations with the Jacobian would have ended too.
+			copy(st.x, xNew)
+			copy(st.r, rNew)
+			st.cost = costNew
+			conv := term
+			if costNew == 0 {
+				conv = GradientConverged
+			}
+			iter++
+			if trials > 2 {
+				rec.detail = fmt.Sprintf("the last iteration needed %d trial steps before the model held (a kink, or an inexact Jacobian: a restart from here may still gain)", trials)
+			}
+			if status := rec.iterate(iter, st.cost, st.x); status == Stopped {
+				return rec.finish(st.x, st.cost, status), nil
+			}
+			return rec.finish(st.x, st.cost, conv), nil
+		}
 		if accepted {
 			copy(xf, xfNew)
 			copy(st.x, xNew)
 			switch {
-			case trialJ && st.useNormal:
+			case trialHasJ && st.useNormal:
 				copy(st.r, rNew)
 				st.ne, st.neNew = st.neNew, st.ne
-			case jacNew != nil:
+			case trialHasJ:
 				copy(st.r, rNew)
 				st.jac, jacNew = jacNew, st.jac
 			case st.useNormal:

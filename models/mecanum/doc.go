@@ -63,9 +63,11 @@
 //     against one constant μ; IdentifySquared: one constant μ with that loss,
 //     solved as bounded least squares (opt.LeastSquares) over μ and the
 //     start poses with Model's forward-mode Jacobian (SquaredLS: stored at
-//     the camera rows only, JᵀJ and Jᵀr formed from it for opt): 6
-//     iterations on three 7-s demo-like logs where L-BFGS-B on NetFit's
-//     gradient took 101, to the same loss.
+//     the camera rows only, JᵀJ and Jᵀr formed from it for opt, skipping
+//     the start-pose columns' exact 0s and 1s; the last step evaluated
+//     value-only): 6 iterations, 7 evaluations (6 with the Jacobian) on
+//     three 7-s demo-like logs where L-BFGS-B on NetFit's gradient took
+//     101, to the same loss.
 //   - EstimateOnset: the offset between a command stream and a camera
 //     stream from the motion onset of a run that starts at rest.
 //   - SynthesizeRealLike: recordings like a real low-cost robot's (raw PWM

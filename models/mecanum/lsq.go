@@ -44,6 +44,7 @@ type SquaredLS struct {
 	// the Jacobian's stored rows, its lane, and the measured position and
 	// marker point
 	at, row, lane  []int
+	rank, rows     []int // scratch: the samples' rows marked and numbered ([T][B]), the rows ascending
 	gx, gy, qx, qy []float64
 	w, ell         float64
 	gl             []laneNormal // Normal's per-lane sums
@@ -82,7 +83,6 @@ func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 	same := old != nil && old.B == B && old.T == T
 	if same {
 		s.x0, s.u, s.y, s.sim = old.x0, old.u, old.y, old.sim
-		clear(s.u) // a shorter run's lane stays still (dt = 0) past its end
 		s.at, s.row, s.lane = old.at[:0], old.row[:0], old.lane[:0]
 		s.gx, s.gy, s.qx, s.qy = old.gx[:0], old.gy[:0], old.qx[:0], old.qy[:0]
 	} else {
@@ -99,24 +99,56 @@ func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 			}
 			s.u[(i*5+4)*B+b] = r.dt[i]
 		}
-		for k, i := range r.cam {
-			s.at, s.lane = append(s.at, i*B+b), append(s.lane, b)
-			s.gx, s.gy = append(s.gx, r.gx[k]), append(s.gy, r.gy[k])
-			s.qx, s.qy = append(s.qx, r.qx[k]), append(s.qy, r.qy[k])
+		if same {
+			// a shorter run's lane stays still (dt = 0) past its end
+			// (fresh buffers are zero)
+			for i := len(r.dt); i < T; i++ {
+				for k := range 5 {
+					s.u[(i*5+k)*B+b] = 0
+				}
+			}
 		}
+		for _, i := range r.cam {
+			s.at, s.lane = append(s.at, i*B+b), append(s.lane, b)
+		}
+		s.gx, s.gy = append(s.gx, r.gx...), append(s.gy, r.gy...)
+		s.qx, s.qy = append(s.qx, r.qx...), append(s.qy, r.qy...)
 	}
 	s.M = 4 * len(s.at)
-	// the rows of the samples, ascending, and each sample's place in them
-	rows := slices.Clone(s.at)
-	slices.Sort(rows)
+	// the rows of the samples, ascending, and each sample's place in them:
+	// marked in a [T][B] table (a run's camera rows are distinct), then
+	// numbered in order
+	if same {
+		s.rank = old.rank
+	} else {
+		s.rank = make([]int, T*B)
+	}
+	rank := s.rank
+	clear(rank)
 	for _, m := range s.at {
-		i, _ := slices.BinarySearch(rows, m)
-		s.row = append(s.row, i)
+		rank[m] = 1
+	}
+	var rows []int
+	if same {
+		rows = old.rows[:0]
+	} else {
+		rows = make([]int, 0, len(s.at))
+	}
+	for m, v := range rank {
+		if v != 0 {
+			rank[m] = len(rows)
+			rows = append(rows, m)
+		}
+	}
+	s.rows = rows
+	for _, m := range s.at {
+		s.row = append(s.row, rank[m])
 	}
 	if same && slices.Equal(old.j.Rows, rows) {
 		s.j, s.gl = old.j, old.gl
 		return s, nil
 	}
+	rows = slices.Clone(rows) // the Jacobian's own (s.rows is reused)
 	j, err := s.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
 	if err != nil {
 		return nil, err
@@ -261,22 +293,12 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 		jy := (*[nd]float64)(s.j.JY[(K+i)*nd : (K+i+1)*nd])
 		jt := (*[nd]float64)(s.j.JY[(2*K+i)*nd : (2*K+i+1)*nd])
 		a, b := -ell*cs, -ell*sn
-		l2 := a*a + b*b
-		var ux, uy, ut [nd]float64
-		for d := range nd {
-			ux[d] = 2*jx[d] + a*jt[d]
-			uy[d] = 2*jy[d] + b*jt[d]
-			ut[d] = a*jx[d] + b*jy[d] + l2*jt[d]
-		}
 		ln := &s.gl[s.lane[k]]
 		cx, cy, ct := w*(r0+r2), w*(r1+r3), w*(a*r2+b*r3)
-		for c := range nd {
-			vx, vy, vt := jx[c], jy[c], jt[c]
-			ln.v[c] += vx*cx + vy*cy + vt*ct
-			row := &ln.g[c]
-			for e := c; e < nd; e++ {
-				row[e] += vx*ux[e] + vy*uy[e] + vt*ut[e]
-			}
+		if normalGeneral || !poseColumns(jx, jy, jt) {
+			ln.addGeneral(jx, jy, jt, a, b, cx, cy, ct)
+		} else {
+			ln.addPose(jx, jy, jt, a, b, cx, cy, ct)
 		}
 	}
 	// Each lane's block into the n×n matrix: μ (columns 0..3) shared by
@@ -307,6 +329,94 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 	return nil
 }
 
+// normalGeneral makes Normal take every sample through addGeneral (tests:
+// addPose's sums against it).
+var normalGeneral = false
+
+// poseColumns reports whether a sample's rows have the start-pose columns
+// that eq. 5 gives them: x0 and y0 move x and y one for one and nothing
+// else (x and y enter no update but their own, by the same amount), and θ
+// moves by θ0 one for one (its update depends on neither x, y nor θ):
+// ∂(x, y, θ)/∂x0 = (1, 0, 0), ∂/∂y0 = (0, 1, 0), ∂θ/∂θ0 = 1.
+func poseColumns(jx, jy, jt *[nd]float64) bool {
+	return jx[4] == 1 && jx[5] == 0 && jy[4] == 0 && jy[5] == 1 && jt[4] == 0 && jt[5] == 0 && jt[6] == 1
+}
+
+// addGeneral adds one sample to its lane's sums (see Normal): with
+// u_x = 2J_x + a J_θ, u_y = 2J_y + b J_θ, u_θ = a J_x + b J_y + (a²+b²) J_θ,
+// g[c][e] += J_x[c] u_x[e] + J_y[c] u_y[e] + J_θ[c] u_θ[e] over the upper
+// triangle, and v[c] += J_x[c] c_x + J_y[c] c_y + J_θ[c] c_θ.
+func (ln *laneNormal) addGeneral(jx, jy, jt *[nd]float64, a, b, cx, cy, ct float64) {
+	l2 := a*a + b*b
+	var ux, uy, ut [nd]float64
+	for d := range nd {
+		ux[d] = 2*jx[d] + a*jt[d]
+		uy[d] = 2*jy[d] + b*jt[d]
+		ut[d] = a*jx[d] + b*jy[d] + l2*jt[d]
+	}
+	for c := range nd {
+		vx, vy, vt := jx[c], jy[c], jt[c]
+		ln.v[c] += vx*cx + vy*cy + vt*ct
+		row := &ln.g[c]
+		for e := c; e < nd; e++ {
+			row[e] += vx*ux[e] + vy*uy[e] + vt*ut[e]
+		}
+	}
+}
+
+// addPose is addGeneral for rows with poseColumns: the products with
+// their 0 and 1 entries are left out, the rest written out (no loops).
+// The sums are addGeneral's (x·1 = x, x + 0·y = x): u's μ entries and the
+// θ0 entry as there, u_x[4] = 2, u_y[4] = 0, u_θ[4] = a, u_x[5] = 0,
+// u_y[5] = 2, u_θ[5] = b, so that g[c][4] = u_x[c], g[c][5] = u_y[c],
+// g[4][4] = g[5][5] = 2, g[4][5] = 0, g[4][6] = u_x[6], g[5][6] = u_y[6],
+// v[4] = c_x, v[5] = c_y.
+func (ln *laneNormal) addPose(jx, jy, jt *[nd]float64, a, b, cx, cy, ct float64) {
+	l2 := a*a + b*b
+	x0, x1, x2, x3, x6 := jx[0], jx[1], jx[2], jx[3], jx[6]
+	y0, y1, y2, y3, y6 := jy[0], jy[1], jy[2], jy[3], jy[6]
+	t0, t1, t2, t3 := jt[0], jt[1], jt[2], jt[3]
+	ux0, ux1, ux2, ux3 := 2*x0+a*t0, 2*x1+a*t1, 2*x2+a*t2, 2*x3+a*t3
+	uy0, uy1, uy2, uy3 := 2*y0+b*t0, 2*y1+b*t1, 2*y2+b*t2, 2*y3+b*t3
+	ut0, ut1, ut2, ut3 := a*x0+b*y0+l2*t0, a*x1+b*y1+l2*t1, a*x2+b*y2+l2*t2, a*x3+b*y3+l2*t3
+	ux6, uy6, ut6 := 2*x6+a, 2*y6+b, a*x6+b*y6+l2
+	g, v := &ln.g, &ln.v
+	v[0] += x0*cx + y0*cy + t0*ct
+	v[1] += x1*cx + y1*cy + t1*ct
+	v[2] += x2*cx + y2*cy + t2*ct
+	v[3] += x3*cx + y3*cy + t3*ct
+	v[4] += cx
+	v[5] += cy
+	v[6] += x6*cx + y6*cy + ct
+	g[0][0] += x0*ux0 + y0*uy0 + t0*ut0
+	g[0][1] += x0*ux1 + y0*uy1 + t0*ut1
+	g[0][2] += x0*ux2 + y0*uy2 + t0*ut2
+	g[0][3] += x0*ux3 + y0*uy3 + t0*ut3
+	g[0][4] += ux0
+	g[0][5] += uy0
+	g[0][6] += x0*ux6 + y0*uy6 + t0*ut6
+	g[1][1] += x1*ux1 + y1*uy1 + t1*ut1
+	g[1][2] += x1*ux2 + y1*uy2 + t1*ut2
+	g[1][3] += x1*ux3 + y1*uy3 + t1*ut3
+	g[1][4] += ux1
+	g[1][5] += uy1
+	g[1][6] += x1*ux6 + y1*uy6 + t1*ut6
+	g[2][2] += x2*ux2 + y2*uy2 + t2*ut2
+	g[2][3] += x2*ux3 + y2*uy3 + t2*ut3
+	g[2][4] += ux2
+	g[2][5] += uy2
+	g[2][6] += x2*ux6 + y2*uy6 + t2*ut6
+	g[3][3] += x3*ux3 + y3*uy3 + t3*ut3
+	g[3][4] += ux3
+	g[3][5] += uy3
+	g[3][6] += x3*ux6 + y3*uy6 + t3*ut6
+	g[4][4] += 2
+	g[4][6] += ux6
+	g[5][5] += 2
+	g[5][6] += uy6
+	g[6][6] += x6*ux6 + y6*uy6 + ut6
+}
+
 // squaredSolver is identifySquaredLS's linear algebra: opt's choice (the
 // normal equations for these tall problems); benchmarks compare QR.
 var squaredSolver = opt.AutoSolver
@@ -314,6 +424,11 @@ var squaredSolver = opt.AutoSolver
 // identifySquaredLS is IdentifySquared without delays: bounded least
 // squares over μ and the start poses with the forward-mode Jacobian,
 // returned in NetFit's terms (μ through the output biases b2 = logit(μ/MuMax)).
+// Each trial point is evaluated with its normal equations (most steps are
+// accepted), but the last: a step the Gauss–Newton model says gains less
+// than FunctionTol·F is evaluated value-only, and ends the fit on the
+// function test where it falls as predicted (opt's LazyFinalJacobian: on
+// the demo-like runs 7 evaluations, 6 with the Jacobian).
 func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
 	old, _ := squaredPool.Get().(*SquaredLS)
 	s, err := f.squaredLS(old)
@@ -326,7 +441,7 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	for j := range 4 {
 		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
 	}
-	res, err := opt.LeastSquares{TrialJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -370,5 +371,111 @@ func TestSquaredLSNormalSameFit(t *testing.T) {
 		if math.Abs(a.X[i]-b.X[i]) > 1e-6 {
 			t.Errorf("x[%d] %v through Normal, %v through the Jacobian", i, a.X[i], b.X[i])
 		}
+	}
+}
+
+// TestSquaredLSNormalPoseColumns: every camera sample's rows have the
+// start-pose columns of eq. 5 (poseColumns), and Normal's sums through
+// addPose equal those through addGeneral (every product taken), on three
+// logs like the demo's and on runs with time-varying commands, at two
+// points each.
+func TestSquaredLSNormalPoseColumns(t *testing.T) {
+	for _, runs := range [][]Run{demoLikeRuns(), testRuns(3, 0.003, 5)} {
+		f, err := NewNetFit(DefaultParams(), runs, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.SquaredLS()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x0 := f.X0([4]float64{}, 1)
+		n := s.Dim()
+		for _, mu := range [][4]float64{{0.5, 0.5, 0.5, 0.5}, {0.3, 0.9, 0.2, 1.4}} {
+			xs := s.X0(mu, x0[f.NetWeights():])
+			xs[4+2*s.B] += 0.3
+			var jtj, jtr [2][]float64
+			for i, general := range []bool{false, true} {
+				normalGeneral = general
+				jtj[i], jtr[i] = make([]float64, n*n), make([]float64, n)
+				err := s.Normal(xs, make([]float64, s.M), jtj[i], jtr[i])
+				normalGeneral = false
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			K := len(s.j.Rows)
+			for i := range K {
+				if !poseColumns((*[nd]float64)(s.j.JY[i*nd:]), (*[nd]float64)(s.j.JY[(K+i)*nd:]), (*[nd]float64)(s.j.JY[(2*K+i)*nd:])) {
+					t.Fatalf("μ %v: row %d: start-pose columns %v %v %v", mu, i, s.j.JY[i*nd:(i+1)*nd], s.j.JY[(K+i)*nd:(K+i+1)*nd], s.j.JY[(2*K+i)*nd:(2*K+i+1)*nd])
+				}
+			}
+			if !slices.Equal(jtj[0], jtj[1]) || !slices.Equal(jtr[0], jtr[1]) {
+				t.Errorf("μ %v: JᵀJ, Jᵀr through addPose\n%v\n%v\nthrough addGeneral\n%v\n%v", mu, jtj[0], jtr[0], jtj[1], jtr[1])
+			}
+		}
+	}
+}
+
+// TestSquaredLSReusedBuffers: a SquaredLS built over the buffers of an
+// earlier one of the same shape (runs, steps), for other runs — one
+// shorter, with other camera rows, other commands — gives the residuals and
+// normal equations of one built afresh, bit for bit, from the same inputs.
+func TestSquaredLSReusedBuffers(t *testing.T) {
+	a := demoLikeRuns()
+	b := demoLikeRuns()
+	r := &b[1]
+	n := len(r.T) * 4 / 5
+	r.T, r.W = r.T[:n], slices.Clone(r.W[:n])
+	r.X, r.Y, r.Theta = slices.Clone(r.X[:n]), r.Y[:n], r.Theta[:n]
+	for i := range n {
+		r.W[i][2] *= 0.9
+		if i%7 == 3 {
+			r.X[i] = math.NaN()
+		}
+	}
+	fa, err := NewNetFit(DefaultParams(), a, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := NewNetFit(DefaultParams(), b, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := fa.squaredLS(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, err := fb.squaredLS(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &reused.u[0] != &old.u[0] {
+		t.Fatal("the buffers were not reused")
+	}
+	fresh, err := fb.squaredLS(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := fresh.X0([4]float64{0.6, 0.7, 0.8, 0.9}, fb.X0([4]float64{}, 1)[fb.NetWeights():])
+	var out [2][3][]float64
+	for i, s := range []*SquaredLS{reused, fresh} {
+		if s.M != fresh.M || s.Dim() != fresh.Dim() {
+			t.Fatalf("%d residuals, %d variables; fresh %d, %d", s.M, s.Dim(), fresh.M, fresh.Dim())
+		}
+		nv := s.Dim()
+		out[i] = [3][]float64{make([]float64, s.M), make([]float64, nv*nv), make([]float64, nv)}
+		if err := s.Normal(x, out[i][0], out[i][1], out[i][2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, name := range []string{"r", "JᵀJ", "Jᵀr"} {
+		if !slices.Equal(out[0][k], out[1][k]) {
+			t.Errorf("%s over reused buffers differs from a fresh SquaredLS's", name)
+		}
+	}
+	// the rollout's inputs too: the shorter run's lane still past its end
+	if !slices.Equal(reused.u, fresh.u) {
+		t.Error("the inputs over reused buffers differ from a fresh SquaredLS's")
 	}
 }

@@ -14,8 +14,9 @@ import (
 // (demoLikeRuns), in-process from the runs to μ, each paired with the
 // native rollout of the same three runs (Model's Sim.Forward, 3 lanes):
 // -loss squared (IdentifySquared: least squares) and the default eq. 8
-// loss (Identify on DefaultConfig). Reported: iterations, evaluations, the
-// time as x-native, and for eq. 8 its fastest time over the squared loss's
+// loss (Identify on DefaultConfig). Reported: iterations, evaluations
+// (jacobians: those that also computed the Jacobian or gradient), the time
+// as x-native, and for eq. 8 its fastest time over the squared loss's
 // (x-squared: the target is ≤ 3).
 func BenchmarkTableMecanum(b *testing.B) {
 	p := DefaultParams()
@@ -43,39 +44,40 @@ func BenchmarkTableMecanum(b *testing.B) {
 	var squared time.Duration
 	for _, c := range []struct {
 		name string
-		f    func() (int, int, error)
+		f    func() (*opt.Result, error)
 	}{
-		{"identify-squared", func() (int, int, error) {
+		{"identify-squared", func() (*opt.Result, error) {
 			_, r, _, err := IdentifySquared(p, runs, init, false, opt.Settings{})
 			if err != nil {
-				return 0, 0, err
+				return nil, err
 			}
-			return r.Opt.Iterations, r.Opt.FuncEvaluations, nil
+			return r.Opt, nil
 		}},
-		{"identify-eq8", func() (int, int, error) {
+		{"identify-eq8", func() (*opt.Result, error) {
 			f, err := NewFit(p, runs, DefaultConfig())
 			if err != nil {
-				return 0, 0, err
+				return nil, err
 			}
 			r, err := Identify(f, IdentifyOptions{Init: init})
 			if err != nil {
-				return 0, 0, err
+				return nil, err
 			}
-			return r.Opt.Iterations, r.Opt.FuncEvaluations, nil
+			return r.Opt, nil
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var it, ev int
+			var res *opt.Result
 			fastest := time.Duration(1 << 62)
 			benchpair.Run(b, native, func() error {
 				t0 := time.Now()
 				var err error
-				it, ev, err = c.f()
+				res, err = c.f()
 				fastest = min(fastest, time.Since(t0))
 				return err
 			})
-			b.ReportMetric(float64(it), "iterations")
-			b.ReportMetric(float64(ev), "evaluations")
+			b.ReportMetric(float64(res.Iterations), "iterations")
+			b.ReportMetric(float64(res.FuncEvaluations), "evaluations")
+			b.ReportMetric(float64(res.GradEvaluations), "jacobians")
 			if c.name == "identify-squared" {
 				squared = fastest
 			} else {

@@ -87,13 +87,25 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 	if h < 1 {
 		return nil, fmt.Errorf("mecanum: %d hidden units", h)
 	}
-	f := &NetFit{P: p, H: h, MuMax: 2, Decay: decay, ell: p.Lab}
+	f := &NetFit{P: p, H: h, MuMax: 2, Decay: decay, ell: p.Lab, runs: make([]netRun, 0, len(runs))}
 	for ri := range runs {
 		r := &runs[ri]
 		if err := r.Check(); err != nil {
 			return nil, err
 		}
-		cam := r.Camera()
+		// r.Camera(), counted first: one allocation
+		nc := 0
+		for _, v := range r.X {
+			if !math.IsNaN(v) {
+				nc++
+			}
+		}
+		cam := make([]int, 0, nc)
+		for i, v := range r.X {
+			if !math.IsNaN(v) {
+				cam = append(cam, i)
+			}
+		}
 		if len(cam) < 3 {
 			return nil, r.Errorf(0, "x", "run has %d camera poses, identification needs at least 3", len(cam))
 		}
@@ -109,20 +121,25 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			}
 			if i == 0 || s.w[i] != s.w[i-1] {
 				s.cmds = append(s.cmds, s.w[i])
+				// the largest |ω_s| over the distinct commands is that
+				// over the rows (a NaN is distinct from itself: kept)
+				for _, v := range s.w[i] {
+					f.Scale = max(f.Scale, math.Abs(v))
+				}
 			}
 			s.cmd[i] = len(s.cmds) - 1
-			for _, v := range s.w[i] {
-				f.Scale = max(f.Scale, math.Abs(v))
-			}
 		}
-		nc := len(cam)
-		s.cam, s.gx, s.gy = make([]int, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
-		s.qx, s.qy = make([]float64, 0, nc), make([]float64, 0, nc)
-		for _, k := range cam {
-			s.cam = append(s.cam, k-k0)
-			s.gx, s.gy = append(s.gx, r.X[k]), append(s.gy, r.Y[k])
+		// the camera rows from k0 on (cam, reused) and the measured points
+		// (one block, four full slices)
+		buf := make([]float64, 4*nc)
+		part := func(i int) []float64 { return buf[i*nc : (i+1)*nc : (i+1)*nc] }
+		s.cam = cam
+		s.gx, s.gy, s.qx, s.qy = part(0), part(1), part(2), part(3)
+		for c, k := range cam {
+			s.cam[c] = k - k0
+			s.gx[c], s.gy[c] = r.X[k], r.Y[k]
 			sn, cs := math.Sincos(r.Theta[k])
-			s.qx, s.qy = append(s.qx, r.X[k]-f.ell*sn), append(s.qy, r.Y[k]+f.ell*cs)
+			s.qx[c], s.qy[c] = r.X[k]-f.ell*sn, r.Y[k]+f.ell*cs
 		}
 		f.ncam += len(cam)
 		f.runs = append(f.runs, s)
