@@ -37,7 +37,7 @@
 //     least squares and preconditions eq. 8 with its Gauss–Newton matrix,
 //     Fit.staged; the second stage searches eq. 8 with the rollout
 //     linearised and the spline distances exact, Fit.linearStage, and
-//     linearises again at its answer: 8–9 rollouts where one stage takes
+//     linearises again at its answer: 7–8 rollouts where one stage takes
 //     152–348, to the same loss, to 1e-6, or a lower one),
 //     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
 //     identifiability analysis (singular values of the Jacobian of the

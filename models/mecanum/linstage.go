@@ -44,6 +44,10 @@ type linEq8 struct {
 	dyn *dynFit
 	jac *dyn.Jac
 	row []int
+	// rolled: the terms are the rollout's at x (linearize at the same x
+	// again makes none); rollouts counts the rollouts made
+	rolled   bool
+	rollouts int
 }
 
 // linTerm is one counted camera sample of linEq8.
@@ -85,6 +89,10 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 	}
 	d, j := m.dyn, m.jac
 	m.f = f // old may be another Fit's over the same runs (other weights)
+	if m.rolled && slices.Equal(m.x, x) {
+		return m, nil // the rows at x already: the rollout is the same
+	}
+	m.rolled = false
 	m.x = append(m.x[:0], x...)
 	B := d.B
 	for si := range f.segs {
@@ -113,6 +121,8 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 			t.gq[0][c], t.gq[1][c] = jx[c]-ell*cs*jt[c], jy[c]-ell*sn*jt[c]
 		}
 	}
+	m.rolled = true
+	m.rollouts++
 	return m, nil
 }
 
@@ -238,11 +248,14 @@ const linearOuterMax = 4
 // linEq8 of a Fit over the same runs).
 func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *linEq8) (*opt.Result, int, error) {
 	n := f.Dim()
+	r0 := 0
+	if old != nil {
+		r0 = old.rollouts
+	}
 	m, err := f.linearize(x1, old)
 	if err != nil {
 		return nil, 0, err
 	}
-	rollouts := 1
 	F := m.eval(make([]float64, n), nil)
 	total := &opt.Result{Status: opt.FunctionConverged}
 	gd := make([]float64, n)
@@ -261,7 +274,7 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 	for outer := 0; outer <= linearOuterMax; outer++ {
 		res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj}, make([]float64, n), set)
 		if err != nil {
-			return nil, rollouts, err
+			return nil, m.rollouts - r0, err
 		}
 		total.Iterations += res.Iterations
 		total.FuncEvaluations += res.FuncEvaluations + 1
@@ -272,7 +285,7 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 		}
 		if res.Status == opt.Stalled || !(res.F < F) {
 			if outer == 0 {
-				return nil, rollouts, nil
+				return nil, m.rollouts - r0, nil
 			}
 			break
 		}
@@ -281,15 +294,14 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 			xn[i] = m.x[i] + m.d[i]
 		}
 		xbar = append(xbar[:0], m.x...)
-		if m, err = f.linearize(xn, m); err != nil {
-			return nil, rollouts, err
+		if _, err = f.linearize(xn, m); err != nil { // m's own buffers
+			return nil, m.rollouts - r0, err
 		}
-		rollouts++
 		Fn := m.eval(make([]float64, n), nil)
 		if !(Fn < F) {
 			// the model was wrong over the step: keep x̄
 			if outer == 0 {
-				return nil, rollouts, nil
+				return nil, m.rollouts - r0, nil
 			}
 			total.X = xbar
 			break
@@ -308,5 +320,5 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 		total.X = append([]float64(nil), m.x...)
 	}
 	total.F = F
-	return total, rollouts, nil
+	return total, m.rollouts - r0, nil
 }

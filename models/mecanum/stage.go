@@ -193,7 +193,7 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 // rule below: 1.5–4.3× fewer evaluations, at a loss equal or lower (−2e-4 …
 // −2.5e-7 relative) and μ within 0.03–0.8 σ of the one-stage answer, which
 // itself moves by ~0.4 σ with its start on this kinked loss. Now
-// (TestIdentifyStaged, TestLinearStage): 9, 8 and 8 rollouts (74, 103 and
+// (TestIdentifyStaged, TestLinearStage): 8, 7 and 7 rollouts (74, 103 and
 // 92 evaluations of eq. 8, all but 6, 5 and 5 on the linearised rollout)
 // where one stage takes 152, 348 and 185, at losses +7e-7, −2e-4 and
 // −4.5e-5 relative to it. The first stage without the spline term needs
