@@ -226,7 +226,7 @@ func (s *Spline) ClosestHint(px, py, u float64) Closest {
 // in the curve's length over a whole fit); the window keeps each search to
 // the segments near u. w = +Inf (or a NaN u) is the global search.
 func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
-	c, _ := s.closestWithin(px, py, u, w)
+	c, _ := s.closestWithin(px, py, u, w, nil)
 	return c
 }
 
@@ -243,7 +243,7 @@ func window(u, w float64) (lo, hi float64) {
 // Its answer is the best over the window's segments of refine's answer on
 // each (ties aside): a segment is skipped only when its box, which contains
 // it, is no nearer than the best point found so far.
-func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
+func (s *Spline) closestWithin(px, py, u, w float64, nref *int) (Closest, int) {
 	best := Closest{Dist: math.Inf(1)}
 	wlo, whi := window(u, w)
 	bestD2 := math.Inf(1)
@@ -251,6 +251,7 @@ func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
 	if !math.IsNaN(u) {
 		hint = s.segment(u)
 		best = s.refine(hint, px, py)
+		count(nref)
 		bestD2 = best.Dist * best.Dist
 		bestSeg = hint
 	}
@@ -265,6 +266,7 @@ func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
 				return
 			}
 			c := s.refine(nd.lo, px, py)
+			count(nref)
 			if d2 := c.Dist * c.Dist; d2 < bestD2 {
 				best, bestD2, bestSeg = c, d2, nd.lo
 			}
@@ -293,8 +295,15 @@ type Warm struct {
 	u, w   float64
 	px, py float64
 	clear  float64
-	// Full and Warm count the full searches and the certified warm ones.
-	Full, Warm int
+	// Full and Warm count the full searches and the certified warm ones,
+	// Refines the segments minimised by iteration in both.
+	Full, Warm, Refines int
+}
+
+func count(n *int) {
+	if n != nil {
+		*n++
+	}
 }
 
 // warmSlack covers the rounding of the boxes and of the distances in the
@@ -333,11 +342,13 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 		scale := m.clear + delta + math.Abs(px) + math.Abs(py)
 		if room := m.clear - delta - warmSlack*scale; room > 0 {
 			best := s.refine(int(m.near[0]), px, py)
+			m.Refines++
 			bestD2 := best.Dist * best.Dist
 			for _, j := range m.near[1:] {
 				if s.boxes[j].dist2(px, py) >= bestD2 {
 					continue
 				}
+				m.Refines++
 				if c := s.refine(int(j), px, py); c.Dist*c.Dist < bestD2 {
 					best, bestD2 = c, c.Dist*c.Dist
 				}
@@ -350,7 +361,7 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 			}
 		}
 	}
-	c, i := s.closestWithin(px, py, u, w)
+	c, i := s.closestWithin(px, py, u, w, &m.Refines)
 	m.Full++
 	m.u, m.w, m.px, m.py = u, w, px, py
 	b := s.boxes[i]

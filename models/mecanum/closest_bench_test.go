@@ -1,0 +1,68 @@
+package mecanum
+
+import (
+	"testing"
+
+	"github.com/wheelgrad/wheelgrad/losses"
+)
+
+// BenchmarkEq8Closest is the share of the spline term's closest-point
+// searches in one eq. 8 evaluation with its gradient (Fit.evalAs, the native
+// loss, DefaultConfig) on demoLikeRuns (3 × 7 s, 1,260 camera samples), at
+// the identified μ moved by ±0.1 µm between evaluations (the late
+// iterations): "warm" with a closest-point memory per sample (as Identify
+// runs it), "cold" with every closest point searched from the hierarchy's
+// root, "no-spline" the same loss without the spline term (Weights.Spline =
+// 0: the rollout, its gradient and the other terms). warm − no-spline is
+// the searches' cost per evaluation; searches/op is the camera samples.
+func BenchmarkEq8Closest(b *testing.B) {
+	p := DefaultParams()
+	runs := demoLikeRuns()
+	f, err := NewFit(p, runs, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Weights.Spline = 0
+	fNo, err := NewFit(p, runs, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	searches := 0
+	for _, s := range f.segs {
+		searches += len(s.cam)
+	}
+	for _, c := range []struct {
+		name string
+		f    *Fit
+		warm bool
+	}{{"warm", f, true}, {"cold", f, false}, {"no-spline", fNo, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			var w [][]losses.Warm
+			if c.warm {
+				w = c.f.newWarm()
+			}
+			x := append([]float64(nil), r.X...)
+			g := make([]float64, len(x))
+			for n := range b.N {
+				x[0] = r.X[0] + 1e-7*float64(n%2)
+				clear(g)
+				c.f.evalAs(x, g, nil, false, w)
+			}
+			refines := 0
+			for _, row := range w {
+				for _, m := range row {
+					refines += m.Refines
+				}
+			}
+			b.ReportMetric(float64(searches), "searches/op")
+			if c.warm {
+				b.ReportMetric(float64(refines)/float64(b.N*searches), "refines/search")
+			}
+		})
+	}
+}
