@@ -116,10 +116,11 @@ func BenchmarkClosestSearch(b *testing.B) {
 		}
 		b.Run(c.name+"/window", func(b *testing.B) {
 			refines := 0
+			var out Closest
 			for n := range b.N {
 				a := 1e-7 * float64(n%2*2-1)
 				for k := range c.qx {
-					c.s.closestWithin(c.qx[k]+a*c.dx[k], c.qy[k]+a*c.dy[k], c.u[k], window, &refines)
+					c.s.closestWithin(c.qx[k]+a*c.dx[k], c.qy[k]+a*c.dy[k], c.u[k], window, &refines, &out)
 				}
 			}
 			report(b, refines, -1)
