@@ -51,7 +51,7 @@ func (s *Spline) ClosestHint(px, py, u float64) Closest {
 // the segments near u. w = +Inf (or a NaN u) is the global search.
 func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
 	var c Closest
-	s.closestWithin(px, py, u, w, nil, &c)
+	s.closestWithin(px, py, u, w, -1, nil, &c)
 	return c
 }
 
@@ -64,14 +64,16 @@ func window(u, w float64) (lo, hi float64) {
 }
 
 // closestWithin is ClosestWithin into best, also returning the answer's
-// segment and its offset h = U − u_i on it; nref, when not nil, counts the
-// segments minimised by iteration.
+// segment and its offset h = U − u_i on it; seed, when not −1, is a
+// candidate segment (of the window, or the hint's) minimised first, such as
+// the last answer's, whose distance prunes the walk; nref, when not nil,
+// counts the segments minimised by iteration.
 //
 // Its answer is the best over the window's segments of refine's answer on
-// each (ties aside): a segment is skipped only when its box, which contains
-// it, is no nearer than the best point found so far. The hierarchy is
+// each (ties aside): a segment is skipped only when its box or its capsule,
+// which contain it, is no nearer than the best point found so far. The hierarchy is
 // walked depth first, the nearer child first, from an explicit stack.
-func (s *Spline) closestWithin(px, py, u, w float64, nref *int, best *Closest) (seg int, h float64) {
+func (s *Spline) closestWithin(px, py, u, w float64, seed int, nref *int, best *Closest) (seg int, h float64) {
 	*best = Closest{Dist: math.Inf(1)}
 	wlo, whi := window(u, w)
 	bestD2 := math.Inf(1)
@@ -84,6 +86,13 @@ func (s *Spline) closestWithin(px, py, u, w float64, nref *int, best *Closest) (
 		countIf(nref, iter)
 		bestD2 = best.Dist * best.Dist
 		seg = hint
+	}
+	if seed >= 0 && seed != hint {
+		hj, _, iter := s.segMin(seed, px, py, math.NaN(), &c)
+		countIf(nref, iter)
+		if d2 := c.Dist * c.Dist; d2 < bestD2 {
+			*best, bestD2, seg, h = c, d2, seed, hj
+		}
 	}
 	type entry struct {
 		n  int32
@@ -99,7 +108,7 @@ func (s *Spline) closestWithin(px, py, u, w float64, nref *int, best *Closest) (
 			continue
 		}
 		if nd.left < 0 {
-			if nd.lo == hint {
+			if nd.lo == hint || nd.lo == seed || s.caps[nd.lo].beyond(px, py, best.Dist) {
 				continue
 			}
 			hj, _, iter := s.segMin(nd.lo, px, py, math.NaN(), &c)
@@ -131,12 +140,12 @@ func (s *Spline) closestWithin(px, py, u, w float64, nref *int, best *Closest) (
 // from P′ it holds, and the last answer with its derivative ∂U/∂P (where
 // Newton's method starts next time). The zero value is empty.
 type Warm struct {
-	near  []int32   // the answer's segment first; empty: no certificate
-	lb    []float64 // per near segment, a lower bound of its distance from P′
-	lbMin float64   // the least of lb[1:] (+Inf for none)
+	near  []nearSeg // the answer's segment first; empty: no certificate
+	lbMin float64   // a lower bound of near[1:]'s distances from P′
 	clear float64
-	sh0   shape   // near[0]'s shape, certain while P is within rho of P′
-	rho   float64 //
+	// near[0]'s shape, certain while P is within rho of (sx, sy)
+	sh0         shape
+	rho, sx, sy float64
 	// the last answer: its offset on near[0], its query point and ∂U/∂P
 	h, lx, ly, kx, ky float64
 	u, w              float64
@@ -145,6 +154,14 @@ type Warm struct {
 	// Refines the segments minimised by iteration (Newton's method or the
 	// sampled search) in both.
 	Full, Warm, Refines int
+}
+
+// nearSeg is a segment of a Warm's near set with a lower bound lb of its
+// distance from a point C = (cx, cy), and at = lb − |C − P′| (a bound from
+// P′).
+type nearSeg struct {
+	j              int32
+	lb, cx, cy, at float64
 }
 
 func countIf(n *int, b bool) {
@@ -168,13 +185,15 @@ const warmNear = 16
 //   - no window segment outside m's near set comes nearer to P than
 //     clear − δ (a box contains its segment, and a distance changes by at
 //     most δ);
-//   - a near segment whose lower bound at P′ is lb comes no nearer than
-//     lb − δ, so it is skipped, not minimised, when lb − δ is no less than
-//     the best distance so far (lb is the segment's exact minimum distance
-//     where its shape is known, its box's distance otherwise), and so is
-//     one whose box is no nearer than the best;
-//   - the answer's segment keeps its shape (Spline.shapeRadius) while δ is
-//     below the radius ρ found at P′, so its test is skipped too.
+//   - a near segment with a lower bound lb of its distance from a point C
+//     comes no nearer than lb − |P − C|, so it is skipped, not minimised,
+//     when that is no less than the best distance so far, and so is one
+//     whose box is no nearer than the best (lb is the segment's box's
+//     distance from C = P′ at first; once the segment is minimised at some
+//     P with a known shape, its exact minimum there, with C = P);
+//   - the answer's segment keeps its shape (Spline.shapeRadius) within
+//     the radius ρ of the point where it was last tested, so its test is
+//     skipped there.
 //
 // The answer's segment is minimised first, Newton's method starting from
 // the last answer moved to first order (U + ∂U/∂P·(P − P_last)): one step
@@ -206,7 +225,7 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 		delta := math.Sqrt(ex*ex + ey*ey)
 		slack := warmSlack * (m.clear + delta + math.Abs(px) + math.Abs(py))
 		if room := m.clear - delta - slack; room > 0 {
-			i0 := int(m.near[0])
+			i0 := int(m.near[0].j)
 			h0 := m.h + m.kx*(px-m.lx) + m.ky*(py-m.ly)
 			var bh float64
 			var iter, exact0 bool
@@ -215,12 +234,17 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 				// (every answer is point(i, h, P))
 				bh = m.h
 				s.point(i0, bh, px, py, &best)
-				exact0 = m.sh0 != shapeUnknown && delta < m.rho
-			} else if m.sh0 != shapeUnknown && delta < m.rho {
+				sx, sy := px-m.sx, py-m.sy
+				exact0 = m.sh0 != shapeUnknown && sx*sx+sy*sy < m.rho*m.rho
+			} else if sx, sy := px-m.sx, py-m.sy; m.sh0 != shapeUnknown && sx*sx+sy*sy < m.rho*m.rho {
+				// near[0]'s shape is the one found within rho: no test
 				bh, iter = s.byShape(i0, m.sh0, px, py, h0, &best)
 				exact0 = true
 			} else {
-				bh, exact0, iter = s.segMin(i0, px, py, h0, &best)
+				var t0 float64
+				m.sh0, t0, m.rho = s.shapeRadius(i0, px, py, true)
+				m.sx, m.sy = px, py
+				bh, exact0, iter = s.minByShape(i0, m.sh0, t0, px, py, h0, &best)
 			}
 			countIf(&m.Refines, iter)
 			d0 := best.Dist
@@ -228,19 +252,31 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 			if m.lbMin-delta-slack < d0 {
 				bestD2 := d0 * d0
 				var c Closest
+				relb := false
 				for k := 1; k < len(m.near); k++ {
-					if m.lb[k]-delta-slack >= best.Dist {
+					e := &m.near[k]
+					if r := e.lb - slack - best.Dist; r > 0 {
+						dx, dy := px-e.cx, py-e.cy
+						if r*r >= dx*dx+dy*dy {
+							continue
+						}
+					}
+					j := int(e.j)
+					if s.boxes[j].dist2(px, py) >= bestD2 || s.caps[j].beyond(px, py, best.Dist) {
 						continue
 					}
-					j := int(m.near[k])
-					if s.boxes[j].dist2(px, py) >= bestD2 {
-						continue
-					}
-					h, _, iter := s.segMin(j, px, py, math.NaN(), &c)
+					h, exact, iter := s.segMin(j, px, py, math.NaN(), &c)
 					countIf(&m.Refines, iter)
 					if d2 := c.Dist * c.Dist; d2 < bestD2 {
 						best, bestD2, bi, bh = c, d2, k, h
+					} else if exact {
+						// its exact minimum at P bounds it near P
+						e.lb, e.cx, e.cy, e.at = c.Dist, px, py, c.Dist-delta
+						relb = true
 					}
+				}
+				if relb {
+					m.lbMin = minAt(m.near)
 				}
 			}
 			if best.Dist < room {
@@ -248,15 +284,14 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 				if bi != 0 {
 					// the answer moved to another near segment: it goes first
 					// (its shape is tested next time), the old first keeps a
-					// lower bound at P′: its box's distance, or its exact
-					// minimum at P less δ
-					lb := math.Sqrt(s.boxes[i0].dist2(m.px, m.py))
-					if exact0 {
-						lb = math.Max(lb, d0-delta-slack)
+					// lower bound: its exact minimum at P, or its box's
+					// distance from P
+					lb := d0
+					if !exact0 {
+						lb = math.Sqrt(s.boxes[i0].dist2(px, py))
 					}
-					m.near[0], m.near[bi] = m.near[bi], m.near[0]
-					m.lb[bi] = lb
-					m.lbMin = minRest(m.lb)
+					m.near[0], m.near[bi] = m.near[bi], nearSeg{int32(i0), lb, px, py, lb - delta}
+					m.lbMin = minAt(m.near)
 					m.sh0 = shapeUnknown
 				}
 				lo, hi := s.Range()
@@ -266,30 +301,21 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 			}
 		}
 	}
-	i, h := s.closestWithin(px, py, u, w, &m.Refines, &best)
+	seed := -1
+	if len(m.near) > 0 && (m.u == u || math.IsNaN(m.u) && math.IsNaN(u)) && m.w == w {
+		seed = int(m.near[0].j) // a candidate of the same window
+	}
+	i, h := s.closestWithin(px, py, u, w, seed, &m.Refines, &best)
 	m.Full++
 	m.u, m.w, m.px, m.py = u, w, px, py
 	b := s.boxes[i]
 	r := 2*best.Dist + math.Hypot(b.x1-b.x0, b.y1-b.y0)
+	// lower bounds of the near segments' distances from P′: their boxes'
+	// distances, raised to their exact minima as the warm path finds them
 	m.near, m.clear = s.nearSegments(px, py, u, w, i, r*r, m.near[:0])
-	// lower bounds of the near segments' distances from P′: the exact
-	// minimum where the segment's shape is known, the box's distance
-	// otherwise
-	m.lb = m.lb[:0]
-	var c Closest
-	for k, j := range m.near {
-		lb := math.Sqrt(s.boxes[j].dist2(px, py))
-		if k > 0 {
-			_, exact, iter := s.segMin(int(j), px, py, math.NaN(), &c)
-			countIf(&m.Refines, iter)
-			if exact {
-				lb = math.Max(lb, c.Dist)
-			}
-		}
-		m.lb = append(m.lb, lb)
-	}
-	m.lbMin = minRest(m.lb)
+	m.lbMin = minAt(m.near)
 	m.sh0, _, m.rho = s.shapeRadius(i, px, py, true)
+	m.sx, m.sy = px, py
 	m.remember(&best, h, px, py)
 	return best
 }
@@ -305,86 +331,138 @@ func (m *Warm) remember(c *Closest, h, px, py float64) {
 	}
 }
 
-// minRest is the least of lb[1:] (+Inf for none).
-func minRest(lb []float64) float64 {
+// minAt is the least bound from P′ of near[1:] (+Inf for none).
+func minAt(near []nearSeg) float64 {
 	v := math.Inf(1)
-	for _, x := range lb[1:] {
-		v = math.Min(v, x)
+	for _, e := range near[1:] {
+		v = min(v, e.at)
 	}
 	return v
 }
 
 // nearSegments appends to near the candidates of closestWithin (the window's
-// segments and the hint's) whose box lies within √r2 of (px, py), segment i
-// first, at most warmNear of them (the nearest), and returns them with the
-// distance to the nearest box of a candidate left out (+Inf for none).
-func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []int32) ([]int32, float64) {
+// segments and the hint's) whose box lies within √r2 of P = (px, py),
+// segment i first, at most warmNear of them (those whose boxes are
+// nearest), each with its lower bound from P (the larger of its box's
+// distance and its capsule's, capsule.lower), and
+// returns them with the distance to the nearest box of a candidate left out
+// (+Inf for none).
+func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []nearSeg) ([]nearSeg, float64) {
 	wlo, whi := window(u, w)
 	clear2 := math.Inf(1)
-	near = append(near, int32(i))
-	add := func(j int) {
-		if j == i {
+	base := len(near)
+	near = append(near, nearSeg{int32(i), s.boxes[i].dist2(px, py), px, py, 0}) // squared until the end
+	// add keeps candidate j at squared box distance e among the warmNear − 1
+	// nearest others; a candidate left out lowers clear2
+	add := func(j int, e float64) {
+		if len(near)-base < warmNear {
+			near = append(near, nearSeg{int32(j), e, px, py, 0})
 			return
 		}
-		if e := s.boxes[j].dist2(px, py); e < r2 {
-			near = append(near, int32(j))
+		far := base + 1
+		for k := base + 2; k < len(near); k++ {
+			if near[k].lb > near[far].lb {
+				far = k
+			}
+		}
+		if e < near[far].lb {
+			clear2 = min(clear2, near[far].lb)
+			near[far] = nearSeg{int32(j), e, px, py, 0}
 		} else {
-			clear2 = math.Min(clear2, e)
+			clear2 = min(clear2, e)
 		}
 	}
-	var visit func(n int)
-	visit = func(n int) {
-		nd := &s.nodes[n]
+	var stack [64]int32 // the hierarchy's depth + 1 at most
+	for sp := 1; sp > 0; {
+		sp--
+		nd := &s.nodes[stack[sp]]
 		if s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
-			return
+			continue
 		}
-		if e := nd.b.dist2(px, py); e >= r2 {
-			clear2 = math.Min(clear2, e)
-			return
+		e := nd.b.dist2(px, py)
+		if e >= r2 {
+			clear2 = min(clear2, e)
+			continue
 		}
 		if nd.left < 0 {
-			add(nd.lo)
-			return
+			if nd.lo != i {
+				add(nd.lo, e)
+			}
+			continue
 		}
-		visit(nd.left)
-		visit(nd.right)
+		stack[sp], stack[sp+1] = int32(nd.right), int32(nd.left)
+		sp += 2
 	}
-	visit(0)
 	if !math.IsNaN(u) {
-		if h := s.segment(u); s.u[h+1] < wlo || s.u[h] > whi {
-			add(h) // outside the window: a candidate all the same
+		if h := s.segment(u); h != i && (s.u[h+1] < wlo || s.u[h] > whi) {
+			// outside the window: a candidate all the same
+			if e := s.boxes[h].dist2(px, py); e < r2 {
+				add(h, e)
+			} else {
+				clear2 = min(clear2, e)
+			}
 		}
 	}
-	if len(near) > warmNear {
-		// keep i and the warmNear − 1 others whose boxes are nearest: cut is
-		// the warmNear-th smallest box distance of the others (top holds the
-		// smallest ones in increasing order)
-		var top [warmNear]float64
-		k := 0
-		for _, j := range near[1:] {
-			e := s.boxes[j].dist2(px, py)
-			if k == warmNear && e >= top[k-1] {
-				continue
-			}
-			if k < warmNear {
-				k++
-			}
-			p := k - 1
-			for ; p > 0 && top[p-1] > e; p-- {
-				top[p] = top[p-1]
-			}
-			top[p] = e
-		}
-		cut := top[warmNear-1]
-		kept := near[:1]
-		for _, j := range near[1:] {
-			if s.boxes[j].dist2(px, py) < cut {
-				kept = append(kept, j)
-			}
-		}
-		near, clear2 = kept, math.Min(clear2, cut)
+	for k := base; k < len(near); k++ {
+		e := &near[k]
+		e.lb = max(math.Sqrt(e.lb), s.caps[e.j].lower(px, py))
+		e.at = e.lb
 	}
 	return near, math.Sqrt(clear2)
+}
+
+// capsule is the set of points within r of the chord from (ax, ay) to
+// (ax + bx, ay + by): inv = 1/|b|² (0 for a point).
+type capsule struct{ ax, ay, bx, by, inv, r float64 }
+
+// newCapsule bounds segment i by the capsule around its chord (the knots)
+// through the farthest of its Bézier control points: a capsule is convex,
+// so it holds their convex hull, which holds the segment. r is enlarged by
+// 1e-12 of itself and of the coordinates for rounding.
+func (s *Spline) newCapsule(i int) capsule {
+	H := s.u[i+1] - s.u[i]
+	cx, cy := s.cx[i], s.cy[i]
+	bx, _, _ := eval(cx, H)
+	by, _, _ := eval(cy, H)
+	c := capsule{ax: cx[0], ay: cy[0], bx: bx - cx[0], by: by - cy[0]}
+	if l2 := c.bx*c.bx + c.by*c.by; l2 > 0 {
+		c.inv = 1 / l2
+	}
+	// the inner control points c0 + c′(0)·H/3 and c(H) − c′(H)·H/3
+	_, dx1, _ := eval(cx, H)
+	_, dy1, _ := eval(cy, H)
+	for _, p := range [2][2]float64{{cx[0] + cx[1]*H/3, cy[0] + cy[1]*H/3}, {bx - dx1*H/3, by - dy1*H/3}} {
+		c.r = max(c.r, math.Sqrt(c.dist2(p[0], p[1])))
+	}
+	c.r += 1e-12 * (c.r + math.Abs(c.ax) + math.Abs(c.ay) + math.Abs(bx) + math.Abs(by))
+	return c
+}
+
+// dist2 is the squared distance from (px, py) to the chord.
+func (c *capsule) dist2(px, py float64) float64 {
+	qx, qy := px-c.ax, py-c.ay
+	t := (qx*c.bx + qy*c.by) * c.inv
+	if t < 0 {
+		t = 0
+	} else if t > 1 {
+		t = 1
+	}
+	qx, qy = qx-t*c.bx, qy-t*c.by
+	return qx*qx + qy*qy
+}
+
+// beyond reports whether every point of the segment is at least d from
+// (px, py): the chord's distance less r is no less (√e − r ≥ d ⇔
+// e ≥ (d + r)², d ≥ 0).
+func (c *capsule) beyond(px, py, d float64) bool {
+	t := d + c.r
+	return c.dist2(px, py) >= t*t
+}
+
+// lower is the capsule's lower bound of the segment's distance from
+// (px, py) (0 inside).
+func (c *capsule) lower(px, py float64) float64 {
+	return max(0, math.Sqrt(c.dist2(px, py))-c.r)
 }
 
 // bern is what the shape test of one segment needs. With t = h/H ∈ [0, 1],
@@ -489,7 +567,7 @@ func (s *Spline) shapeRadius(i int, px, py float64, radius bool) (sh shape, t0, 
 			return shapeUnknown, 0, 0
 		}
 		if radius {
-			rho = math.Min(rho, (math.Abs(bk)-tol)*b.invN[k])
+			rho = min(rho, (math.Abs(bk)-tol)*b.invN[k])
 		}
 		if k > 0 && (bk > 0) != (prev > 0) {
 			changes++
@@ -529,6 +607,12 @@ func (s *Spline) refine(i int, px, py float64) Closest {
 // root otherwise; an unknown shape by the sampled search.
 func (s *Spline) segMin(i int, px, py, h0 float64, c *Closest) (h float64, exact, iter bool) {
 	sh, t0 := s.shape(i, px, py)
+	return s.minByShape(i, sh, t0, px, py, h0, c)
+}
+
+// minByShape is segMin for the shape sh of segment i at P (t0 the valley's
+// start without h0).
+func (s *Spline) minByShape(i int, sh shape, t0, px, py, h0 float64, c *Closest) (h float64, exact, iter bool) {
 	if sh == shapeUnknown {
 		h = s.sampled(i, px, py)
 		s.point(i, h, px, py, c)

@@ -120,7 +120,7 @@ func BenchmarkClosestSearch(b *testing.B) {
 			for n := range b.N {
 				a := 1e-7 * float64(n%2*2-1)
 				for k := range c.qx {
-					c.s.closestWithin(c.qx[k]+a*c.dx[k], c.qy[k]+a*c.dy[k], c.u[k], window, &refines, &out)
+					c.s.closestWithin(c.qx[k]+a*c.dx[k], c.qy[k]+a*c.dy[k], c.u[k], window, -1, &refines, &out)
 				}
 			}
 			report(b, refines, -1)

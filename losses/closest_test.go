@@ -3,29 +3,39 @@ package losses
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
 // shapeCurves are warmCurves and the benchmark's driven paths (a spline
-// through every 60-Hz sample and one through smoothed knots).
-func shapeCurves() map[string]*Spline {
-	out := map[string]*Spline{}
+// through every 60-Hz sample and one through smoothed knots), in the order
+// of their names.
+func shapeCurves() []namedSpline {
+	var out []namedSpline
 	for name, mk := range warmCurves() {
 		u, x, y := mk()
 		s, err := NewSpline(u, x, y)
 		if err != nil {
 			panic(err)
 		}
-		out[name] = s
+		out = append(out, namedSpline{name, s})
 	}
 	for _, c := range closestBenchCases() {
-		out[c.name] = c.s
+		out = append(out, namedSpline{c.name, c.s})
 	}
+	slices.SortFunc(out, func(a, b namedSpline) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
+type namedSpline struct {
+	name string
+	s    *Spline
+}
+
 // denseShape samples g(h) = (c(h) − P)·c′(h) on 2001 points of segment i
-// and returns the sign changes (values within eps of zero skipped) with the
+// and returns the sign changes (inner values within eps of zero skipped:
+// the ends, G(0) and G(1), keep their sign whatever their size) with the
 // first and last signs.
 func denseShape(s *Spline, i int, px, py, eps float64) (changes int, first, last float64) {
 	H := s.u[i+1] - s.u[i]
@@ -33,7 +43,7 @@ func denseShape(s *Spline, i int, px, py, eps float64) (changes int, first, last
 		x, dx, _ := eval(s.cx[i], H*float64(k)/2000)
 		y, dy, _ := eval(s.cy[i], H*float64(k)/2000)
 		g := (x-px)*dx + (y-py)*dy
-		if math.Abs(g) <= eps {
+		if math.Abs(g) <= eps && k > 0 && k < 2000 || g == 0 {
 			continue
 		}
 		if first == 0 {
@@ -75,7 +85,8 @@ func shapeQueries(s *Spline, i int, rng *rand.Rand) [][2]float64 {
 func TestShapeIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 31))
 	seen := map[shape]int{}
-	for name, s := range shapeCurves() {
+	for _, ns := range shapeCurves() {
+		name, s := ns.name, ns.s
 		for range 300 {
 			i := rng.IntN(len(s.u) - 1)
 			H := s.u[i+1] - s.u[i]
@@ -150,7 +161,8 @@ var binom5 = [6]float64{1, 5, 10, 10, 5, 1}
 func TestShapeRadiusHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 32))
 	checked := 0
-	for name, s := range shapeCurves() {
+	for _, ns := range shapeCurves() {
+		name, s := ns.name, ns.s
 		for range 200 {
 			i := rng.IntN(len(s.u) - 1)
 			H := s.u[i+1] - s.u[i]
@@ -199,7 +211,7 @@ func TestClosestWarmSliding(t *testing.T) {
 				py := (1-f)*c.qy[k] + f*c.qy[k+1] + 1e-7*rng.NormFloat64()
 				first, full := int32(-1), m.Full
 				if len(m.near) > 0 {
-					first = m.near[0]
+					first = m.near[0].j
 				}
 				got := c.s.ClosestWarm(px, py, c.u[k0], 10, &m)
 				want := c.s.ClosestWithin(px, py, c.u[k0], 10)
@@ -209,7 +221,7 @@ func TestClosestWarmSliding(t *testing.T) {
 				if again := c.s.ClosestWarm(px, py, c.u[k0], 10, &m); again != got {
 					t.Fatalf("%s: the same query twice: %+v, then %+v", c.name, got, again)
 				}
-				if m.Full == full && first >= 0 && m.near[0] != first {
+				if m.Full == full && first >= 0 && m.near[0].j != first {
 					moved++
 				}
 			}
@@ -217,6 +229,33 @@ func TestClosestWarmSliding(t *testing.T) {
 		t.Logf("%s: %d warm, %d full searches; the answer changed segment %d times on the warm path", c.name, m.Warm, m.Full, moved)
 		if moved < 5 || m.Warm < 4*m.Full {
 			t.Errorf("%s: %d segment changes on the warm path, %d warm and %d full searches: not exercised", c.name, moved, m.Warm, m.Full)
+		}
+	}
+}
+
+// Each segment lies in its capsule (every point of a dense sampling within
+// r of the chord), and the capsule is tight for a thin segment: r is below
+// a tenth of the chord's length on the driven paths' smoothed splines.
+func TestCapsuleHoldsSegment(t *testing.T) {
+	for _, ns := range shapeCurves() {
+		s := ns.s
+		thin := 0
+		for i := range s.caps {
+			c := &s.caps[i]
+			H := s.u[i+1] - s.u[i]
+			for k := 0; k <= 400; k++ {
+				x, _, _ := eval(s.cx[i], H*float64(k)/400)
+				y, _, _ := eval(s.cy[i], H*float64(k)/400)
+				if d := math.Sqrt(c.dist2(x, y)); d > c.r {
+					t.Fatalf("%s, segment %d: a point %v from the chord, capsule radius %v", ns.name, i, d, c.r)
+				}
+			}
+			if c.r < 0.1*math.Sqrt(c.bx*c.bx+c.by*c.by) {
+				thin++
+			}
+		}
+		if strings.HasSuffix(ns.name, "smooth6") && thin < len(s.caps)*9/10 {
+			t.Errorf("%s: only %d of %d capsules thin", ns.name, thin, len(s.caps))
 		}
 	}
 }

@@ -25,8 +25,9 @@ type Spline struct {
 	u      []float64    // knots (sample times)
 	cx, cy [][4]float64 // per segment: c0 + c1·h + c2·h² + c3·h³, h = u − u_i
 	nodes  []bvhNode
-	boxes  []box  // per segment, the box of its leaf
-	bern   []bern // per segment, the shape test's coefficients
+	boxes  []box     // per segment, the box of its leaf
+	caps   []capsule // per segment, a capsule around its chord that holds it
+	bern   []bern    // per segment, the shape test's coefficients
 }
 
 type box struct{ x0, y0, x1, y1 float64 }
@@ -62,8 +63,10 @@ func NewSpline(u, x, y []float64) (*Spline, error) {
 	}
 	s.build(0, n-1)
 	s.bern = make([]bern, n-1)
+	s.caps = make([]capsule, n-1)
 	for i := range s.bern {
 		s.bern[i] = s.newBern(i)
+		s.caps[i] = s.newCapsule(i)
 	}
 	return s, nil
 }

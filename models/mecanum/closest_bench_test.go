@@ -1,9 +1,12 @@
 package mecanum
 
 import (
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/wheelgrad/wheelgrad/losses"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // BenchmarkEq8Closest is the share of the spline term's closest-point
@@ -15,6 +18,12 @@ import (
 // root, "no-spline" the same loss without the spline term (Weights.Spline =
 // 0: the rollout, its gradient and the other terms). warm − no-spline is
 // the searches' cost per evaluation; searches/op is the camera samples.
+// The "iterates" ones evaluate, in order, the iterates of a one-stage
+// Identify (recorded by its callback) with one fresh memory per pass, so that
+// the points move as in a whole identification (centimetres early, less
+// than a micrometre late); cpu-ns is the least CPU time of the
+// benchmark's thread for a pass (on Linux: on a shared machine, its own
+// work), cpu-ns/search (warm − no-spline)/searches.
 func BenchmarkEq8Closest(b *testing.B) {
 	p := DefaultParams()
 	runs := demoLikeRuns()
@@ -24,6 +33,15 @@ func BenchmarkEq8Closest(b *testing.B) {
 	}
 	r, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
 	if err != nil {
+		b.Fatal(err)
+	}
+	// the iterates of the one-stage identification (the staged one's
+	// callback sees its preconditioned variables)
+	var iterates [][]float64
+	if _, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}, OneStage: true, Settings: opt.Settings{Callback: func(it opt.Iteration) bool {
+		iterates = append(iterates, append([]float64(nil), it.X...))
+		return true
+	}}}); err != nil {
 		b.Fatal(err)
 	}
 	cfg := DefaultConfig()
@@ -62,6 +80,36 @@ func BenchmarkEq8Closest(b *testing.B) {
 			b.ReportMetric(float64(searches), "searches/op")
 			if c.warm {
 				b.ReportMetric(float64(refines)/float64(b.N*searches), "refines/search")
+			}
+		})
+	}
+	var noSpline time.Duration
+	for _, c := range []struct {
+		name string
+		f    *Fit
+	}{{"iterates-no-spline", fNo}, {"iterates-warm", f}} {
+		b.Run(c.name, func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			g := make([]float64, len(r.X))
+			least := time.Duration(1 << 62)
+			for range b.N {
+				c0, ok0 := threadCPU()
+				w := c.f.newWarm()
+				for _, x := range iterates {
+					clear(g)
+					c.f.evalAs(x, g, nil, false, w)
+				}
+				if c1, ok1 := threadCPU(); ok0 && ok1 {
+					least = min(least, c1-c0)
+				}
+			}
+			b.ReportMetric(float64(len(iterates)), "evals/op")
+			b.ReportMetric(float64(least.Nanoseconds()), "cpu-ns")
+			if c.f == fNo {
+				noSpline = least
+			} else if noSpline > 0 {
+				b.ReportMetric(float64((least-noSpline).Nanoseconds())/float64(len(iterates)*searches), "cpu-ns/search")
 			}
 		})
 	}
