@@ -140,8 +140,7 @@ func (s *Spline) closestWithin(px, py, u, w float64, seed int, nref *int, best *
 // from P′ it holds, and the last answer with its derivative ∂U/∂P (where
 // Newton's method starts next time). The zero value is empty.
 type Warm struct {
-	near  []nearSeg // the answer's segment first; empty: no certificate
-	lbMin float64   // a lower bound of near[1:]'s distances from P′
+	near  []nearSeg // the answer's segment first, then in increasing at
 	clear float64
 	// near[0]'s shape, certain while P is within rho of (sx, sy)
 	sh0         shape
@@ -188,9 +187,12 @@ const warmNear = 16
 //   - a near segment with a lower bound lb of its distance from a point C
 //     comes no nearer than lb − |P − C|, so it is skipped, not minimised,
 //     when that is no less than the best distance so far, and so is one
-//     whose box is no nearer than the best (lb is the segment's box's
-//     distance from C = P′ at first; once the segment is minimised at some
-//     P with a known shape, its exact minimum there, with C = P);
+//     whose box or capsule is no nearer than the best (lb is the larger of
+//     the box's and the capsule's distances from C = P′ at first; once the
+//     segment is minimised at some P with a known shape, its exact minimum
+//     there, with C = P); the near segments are kept in increasing order of
+//     lb − |C − P′| ≤ lb − |P − C| + δ, so the first one that cannot beat the
+//     best by that bound ends the scan;
 //   - the answer's segment keeps its shape (Spline.shapeRadius) within
 //     the radius ρ of the point where it was last tested, so its test is
 //     skipped there.
@@ -249,12 +251,15 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 			countIf(&m.Refines, iter)
 			d0 := best.Dist
 			bi := 0
-			if m.lbMin-delta-slack < d0 {
+			{
 				bestD2 := d0 * d0
 				var c Closest
-				relb := false
+				unsorted := false
 				for k := 1; k < len(m.near); k++ {
 					e := &m.near[k]
+					if e.at-delta-slack >= best.Dist {
+						break // near[1:] is in increasing order of at
+					}
 					if r := e.lb - slack - best.Dist; r > 0 {
 						dx, dy := px-e.cx, py-e.cy
 						if r*r >= dx*dx+dy*dy {
@@ -272,11 +277,13 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 					} else if exact {
 						// its exact minimum at P bounds it near P
 						e.lb, e.cx, e.cy, e.at = c.Dist, px, py, c.Dist-delta
-						relb = true
+						if near := m.near; near[k-1].at > e.at && k > 1 || k+1 < len(near) && near[k+1].at < e.at {
+							unsorted = true
+						}
 					}
 				}
-				if relb {
-					m.lbMin = minAt(m.near)
+				if unsorted {
+					sortAt(m.near)
 				}
 			}
 			if best.Dist < room {
@@ -291,7 +298,7 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 						lb = math.Sqrt(s.boxes[i0].dist2(px, py))
 					}
 					m.near[0], m.near[bi] = m.near[bi], nearSeg{int32(i0), lb, px, py, lb - delta}
-					m.lbMin = minAt(m.near)
+					sortAt(m.near)
 					m.sh0 = shapeUnknown
 				}
 				lo, hi := s.Range()
@@ -313,7 +320,7 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 	// lower bounds of the near segments' distances from P′: their boxes'
 	// distances, raised to their exact minima as the warm path finds them
 	m.near, m.clear = s.nearSegments(px, py, u, w, i, r*r, m.near[:0])
-	m.lbMin = minAt(m.near)
+	sortAt(m.near)
 	m.sh0, _, m.rho = s.shapeRadius(i, px, py, true)
 	m.sx, m.sy = px, py
 	m.remember(&best, h, px, py)
@@ -331,13 +338,17 @@ func (m *Warm) remember(c *Closest, h, px, py float64) {
 	}
 }
 
-// minAt is the least bound from P′ of near[1:] (+Inf for none).
-func minAt(near []nearSeg) float64 {
-	v := math.Inf(1)
-	for _, e := range near[1:] {
-		v = min(v, e.at)
+// sortAt puts near[1:] in increasing order of at (insertion: it is short
+// and nearly sorted).
+func sortAt(near []nearSeg) {
+	for k := 2; k < len(near); k++ {
+		e := near[k]
+		p := k
+		for ; p > 1 && near[p-1].at > e.at; p-- {
+			near[p] = near[p-1]
+		}
+		near[p] = e
 	}
-	return v
 }
 
 // nearSegments appends to near the candidates of closestWithin (the window's
@@ -353,44 +364,65 @@ func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []ne
 	base := len(near)
 	near = append(near, nearSeg{int32(i), s.boxes[i].dist2(px, py), px, py, 0}) // squared until the end
 	// add keeps candidate j at squared box distance e among the warmNear − 1
-	// nearest others; a candidate left out lowers clear2
-	add := func(j int, e float64) {
-		if len(near)-base < warmNear {
-			near = append(near, nearSeg{int32(j), e, px, py, 0})
-			return
-		}
-		far := base + 1
+	// nearest others; a candidate left out lowers clear2. Once the set is
+	// full, far is the kept segment (not i) whose box is farthest, at
+	// squared distance farE: a nearer candidate takes its place.
+	far, farE := -1, math.Inf(1)
+	findFar := func() {
+		far, farE = base+1, near[base+1].lb
 		for k := base + 2; k < len(near); k++ {
-			if near[k].lb > near[far].lb {
-				far = k
+			if near[k].lb > farE {
+				far, farE = k, near[k].lb
 			}
 		}
-		if e < near[far].lb {
-			clear2 = min(clear2, near[far].lb)
-			near[far] = nearSeg{int32(j), e, px, py, 0}
-		} else {
+	}
+	add := func(j int, e float64) {
+		switch {
+		case len(near)-base < warmNear:
+			near = append(near, nearSeg{int32(j), e, px, py, 0})
+			if len(near)-base == warmNear {
+				findFar()
+			}
+		case e >= farE:
 			clear2 = min(clear2, e)
+		default:
+			clear2 = min(clear2, farE)
+			near[far] = nearSeg{int32(j), e, px, py, 0}
+			findFar()
 		}
 	}
-	var stack [64]int32 // the hierarchy's depth + 1 at most
+	type entry struct {
+		n  int32
+		e2 float64
+	}
+	var stack [64]entry // the hierarchy's depth + 1 at most; nearer child on top
+	stack[0] = entry{0, s.nodes[0].b.dist2(px, py)}
 	for sp := 1; sp > 0; {
 		sp--
-		nd := &s.nodes[stack[sp]]
+		en := stack[sp]
+		nd := &s.nodes[en.n]
 		if s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
 			continue
 		}
-		e := nd.b.dist2(px, py)
-		if e >= r2 {
+		if nd.left < 0 && nd.lo == i {
+			continue
+		}
+		e := en.e2
+		if e >= r2 || e >= farE {
+			// nothing below is kept (farE is +Inf until the set is full)
 			clear2 = min(clear2, e)
 			continue
 		}
 		if nd.left < 0 {
-			if nd.lo != i {
-				add(nd.lo, e)
-			}
+			add(nd.lo, e)
 			continue
 		}
-		stack[sp], stack[sp+1] = int32(nd.right), int32(nd.left)
+		l, r := nd.left, nd.right
+		dl, dr := s.nodes[l].b.dist2(px, py), s.nodes[r].b.dist2(px, py)
+		if dr < dl {
+			l, r, dl, dr = r, l, dr, dl
+		}
+		stack[sp], stack[sp+1] = entry{int32(r), dr}, entry{int32(l), dl}
 		sp += 2
 	}
 	if !math.IsNaN(u) {
