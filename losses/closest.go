@@ -71,8 +71,9 @@ func window(u, w float64) (lo, hi float64) {
 //
 // Its answer is the best over the window's segments of refine's answer on
 // each (ties aside): a segment is skipped only when its box or its capsule,
-// which contain it, is no nearer than the best point found so far. The hierarchy is
-// walked depth first, the nearer child first, from an explicit stack.
+// which contain it, is no nearer than the best point found so far. The
+// hierarchy is walked depth first, the nearer child first, from an
+// explicit stack.
 func (s *Spline) closestWithin(px, py, u, w float64, seed int, nref *int, best *Closest) (seg int, h float64) {
 	*best = Closest{Dist: math.Inf(1)}
 	wlo, whi := window(u, w)
@@ -134,11 +135,11 @@ func (s *Spline) closestWithin(px, py, u, w float64, seed int, nref *int, best *
 
 // Warm is the memory of one query point's closest-point search between
 // calls of Spline.ClosestWarm: the segments near the point P′ of its last
-// full search (the answer's first), a lower bound of each one's distance
-// from P′, a certificate (the distance from P′ to the nearest box of any
-// other window segment), the shape of the answer's segment and how far
-// from P′ it holds, and the last answer with its derivative ∂U/∂P (where
-// Newton's method starts next time). The zero value is empty.
+// full search (the answer's first), each with a lower bound of its
+// distance, a certificate (the distance from P′ to the nearest box of any
+// other window segment), the shape of the answer's segment and how far it
+// holds, and the last answer with its derivative ∂U/∂P (where Newton's
+// method starts next time). The zero value is empty.
 type Warm struct {
 	near  []nearSeg // the answer's segment first, then in increasing at
 	clear float64

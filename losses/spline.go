@@ -18,9 +18,14 @@ import (
 //
 // The closest-point search is global and robust: a bounding-volume hierarchy
 // over the segments (each segment's box from its Bézier control points,
-// which contain it) prunes segments that cannot beat the best distance so
-// far; on a remaining segment the squared distance is bracketed on a few
-// samples and minimised by a safeguarded Newton iteration.
+// which contain it) and each segment's capsule (around its chord, through
+// the farthest control point) prune segments that cannot beat the best
+// distance so far. On a remaining segment the signs of the Bernstein
+// coefficients of the squared distance's derivative decide its shape
+// exactly (closest.go: rising or falling, a knot; one peak, the nearer
+// knot; one valley, Newton's method in a certified bracket), and only where
+// they do not is the distance bracketed on a few samples and minimised by a
+// safeguarded Newton iteration.
 type Spline struct {
 	u      []float64    // knots (sample times)
 	cx, cy [][4]float64 // per segment: c0 + c1·h + c2·h² + c3·h³, h = u − u_i
