@@ -18,14 +18,21 @@ import (
 //
 // The closest-point search is global and robust: a bounding-volume hierarchy
 // over the segments (each segment's box from its Bézier control points,
-// which contain it) prunes segments that cannot beat the best distance so
-// far; on a remaining segment the squared distance is bracketed on a few
-// samples and minimised by a safeguarded Newton iteration.
+// which contain it) and each segment's capsule (around its chord, through
+// the farthest control point) prune segments that cannot beat the best
+// distance so far. On a remaining segment the signs of the Bernstein
+// coefficients of the squared distance's derivative decide its shape
+// exactly (closest.go: rising or falling, a knot; one peak, the nearer
+// knot; one valley, Newton's method in a certified bracket), and only where
+// they do not is the distance bracketed on a few samples and minimised by a
+// safeguarded Newton iteration.
 type Spline struct {
 	u      []float64    // knots (sample times)
 	cx, cy [][4]float64 // per segment: c0 + c1·h + c2·h² + c3·h³, h = u − u_i
 	nodes  []bvhNode
-	boxes  []box // per segment, the box of its leaf
+	boxes  []box     // per segment, the box of its leaf
+	caps   []capsule // per segment, a capsule around its chord that holds it
+	bern   []bern    // per segment, the shape test's coefficients
 }
 
 type box struct{ x0, y0, x1, y1 float64 }
@@ -60,6 +67,12 @@ func NewSpline(u, x, y []float64) (*Spline, error) {
 		return nil, err
 	}
 	s.build(0, n-1)
+	s.bern = make([]bern, n-1)
+	s.caps = make([]capsule, n-1)
+	for i := range s.bern {
+		s.bern[i] = s.newBern(i)
+		s.caps[i] = s.newCapsule(i)
+	}
 	return s, nil
 }
 
@@ -176,330 +189,6 @@ func (s *Spline) At(u float64) (x, y, dx, dy, ddx, ddy float64) {
 	x, dx, ddx = eval(s.cx[i], h)
 	y, dy, ddy = eval(s.cy[i], h)
 	return
-}
-
-// Closest is the point of a Spline closest to a query point P.
-type Closest struct {
-	U        float64 // curve parameter of the closest point
-	X, Y     float64 // the closest point c(U)
-	Dist     float64 // |P − c(U)|
-	DX, DY   float64 // c′(U)
-	DDX, DDY float64 // c″(U)
-	// Interior: U lies strictly inside the parameter range, so the
-	// stationarity condition (P − c(U))·c′(U) = 0 holds and U moves with P.
-	Interior bool
-}
-
-// DParam returns ∂U/∂P by the implicit function theorem applied to
-// (P − c(U))·c′(U) = 0:
-//
-//	∂U/∂P = c′ᵀ / (|c′|² − (P − c)·c″),
-//
-// zero at an end of the range (U is pinned there) or where the denominator,
-// the curvature of the squared distance, is not positive.
-func (c Closest) DParam(px, py float64) (dux, duy float64) {
-	if !c.Interior {
-		return 0, 0
-	}
-	den := c.DX*c.DX + c.DY*c.DY - ((px-c.X)*c.DDX + (py-c.Y)*c.DDY)
-	if !(den > 0) {
-		return 0, 0
-	}
-	return c.DX / den, c.DY / den
-}
-
-// Closest finds the point of the curve closest to (px, py), globally.
-func (s *Spline) Closest(px, py float64) Closest { return s.ClosestHint(px, py, math.NaN()) }
-
-// ClosestHint is Closest with a guess u of the answer's parameter (e.g.
-// the time of the predicted point): the segment of u is searched first, so
-// that its distance prunes most of the hierarchy. The result is the global
-// closest point whatever the hint; NaN means no hint.
-func (s *Spline) ClosestHint(px, py, u float64) Closest {
-	return s.ClosestWithin(px, py, u, math.Inf(1))
-}
-
-// ClosestWithin is ClosestHint restricted to the part of the curve whose
-// parameter lies within w of u: the segments that overlap [u − w, u + w].
-// On a long curve that wanders back over itself, the global search of a
-// point far from the curve visits most of the hierarchy (a time quadratic
-// in the curve's length over a whole fit); the window keeps each search to
-// the segments near u. w = +Inf (or a NaN u) is the global search.
-func (s *Spline) ClosestWithin(px, py, u, w float64) Closest {
-	c, _ := s.closestWithin(px, py, u, w)
-	return c
-}
-
-// window returns the parameter interval of ClosestWithin's window.
-func window(u, w float64) (lo, hi float64) {
-	if !math.IsNaN(u) && !math.IsInf(w, 1) {
-		return u - w, u + w
-	}
-	return math.Inf(-1), math.Inf(1)
-}
-
-// closestWithin is ClosestWithin, also returning the answer's segment.
-//
-// Its answer is the best over the window's segments of refine's answer on
-// each (ties aside): a segment is skipped only when its box, which contains
-// it, is no nearer than the best point found so far.
-func (s *Spline) closestWithin(px, py, u, w float64) (Closest, int) {
-	best := Closest{Dist: math.Inf(1)}
-	wlo, whi := window(u, w)
-	bestD2 := math.Inf(1)
-	hint, bestSeg := -1, -1
-	if !math.IsNaN(u) {
-		hint = s.segment(u)
-		best = s.refine(hint, px, py)
-		bestD2 = best.Dist * best.Dist
-		bestSeg = hint
-	}
-	var visit func(n int)
-	visit = func(n int) {
-		nd := &s.nodes[n]
-		if nd.b.dist2(px, py) >= bestD2 || s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
-			return
-		}
-		if nd.left < 0 {
-			if nd.lo == hint {
-				return
-			}
-			c := s.refine(nd.lo, px, py)
-			if d2 := c.Dist * c.Dist; d2 < bestD2 {
-				best, bestD2, bestSeg = c, d2, nd.lo
-			}
-			return
-		}
-		l, r := nd.left, nd.right
-		if s.nodes[r].b.dist2(px, py) < s.nodes[l].b.dist2(px, py) {
-			l, r = r, l
-		}
-		visit(l)
-		visit(r)
-	}
-	visit(0)
-	lo, hi := s.Range()
-	best.Interior = best.U > lo && best.U < hi
-	return best, bestSeg
-}
-
-// Warm is the memory of one query point's closest-point search between
-// calls of Spline.ClosestWarm: the segments near the point of its last full
-// search (the answer's first) and a certificate, the distance from that
-// point to the nearest box of any other window segment. The zero value is
-// empty.
-type Warm struct {
-	near   []int32 // the answer's segment first; empty: no certificate
-	u, w   float64
-	px, py float64
-	clear  float64
-	// Full and Warm count the full searches and the certified warm ones.
-	Full, Warm int
-}
-
-// warmSlack covers the rounding of the boxes and of the distances in the
-// certificate's test, relative to the coordinates' size (the boxes and the
-// points are exact up to a few ulps of it).
-const warmSlack = 1e-12
-
-// warmNear is the most segments a Warm keeps near its point.
-const warmNear = 16
-
-// ClosestWarm is ClosestWithin(px, py, u, w) for a query that moves little
-// between calls, such as a predicted pose over an optimiser's iterations.
-// With m's certificate from an earlier point P′, no window segment outside
-// m's near set comes nearer to P than clear − |P − P′| (a box contains its
-// segment, and a distance changes by at most |P − P′|), so when the best of
-// refine's answers on the near segments (those whose box is nearer than the
-// best so far) is nearer than that, it is ClosestWithin's answer: a few
-// cubic evaluations instead of a walk down the hierarchy. Otherwise it runs
-// the full search and renews the certificate: the near set is every
-// segment whose box lies within 2·d + ℓ of P (d the distance found, ℓ the
-// diagonal of the answer's segment's box, so that the answer's neighbours
-// are in), at most the 16 nearest, and clear the distance to the nearest
-// box outside it. Several branches of a path that passes the same place
-// twice are all near, so a closed loop keeps its certificate.
-//
-// Same answer as ClosestWithin up to ties (a closest point on a knot shared
-// by two segments: the same point to rounding). m nil is ClosestWithin; u
-// and w must be the same at every call with one m (a change discards the
-// certificate).
-func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
-	if m == nil {
-		return s.ClosestWithin(px, py, u, w)
-	}
-	if len(m.near) > 0 && (m.u == u || math.IsNaN(m.u) && math.IsNaN(u)) && m.w == w {
-		delta := math.Hypot(px-m.px, py-m.py)
-		scale := m.clear + delta + math.Abs(px) + math.Abs(py)
-		if room := m.clear - delta - warmSlack*scale; room > 0 {
-			best := s.refine(int(m.near[0]), px, py)
-			bestD2 := best.Dist * best.Dist
-			for _, j := range m.near[1:] {
-				if s.boxes[j].dist2(px, py) >= bestD2 {
-					continue
-				}
-				if c := s.refine(int(j), px, py); c.Dist*c.Dist < bestD2 {
-					best, bestD2 = c, c.Dist*c.Dist
-				}
-			}
-			if best.Dist < room {
-				m.Warm++
-				lo, hi := s.Range()
-				best.Interior = best.U > lo && best.U < hi
-				return best
-			}
-		}
-	}
-	c, i := s.closestWithin(px, py, u, w)
-	m.Full++
-	m.u, m.w, m.px, m.py = u, w, px, py
-	b := s.boxes[i]
-	r := 2*c.Dist + math.Hypot(b.x1-b.x0, b.y1-b.y0)
-	m.near, m.clear = s.nearSegments(px, py, u, w, i, r*r, m.near[:0])
-	return c
-}
-
-// nearSegments appends to near the candidates of closestWithin (the window's
-// segments and the hint's) whose box lies within √r2 of (px, py), segment i
-// first, at most warmNear of them (the nearest), and returns them with the
-// distance to the nearest box of a candidate left out (+Inf for none).
-func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []int32) ([]int32, float64) {
-	wlo, whi := window(u, w)
-	clear2 := math.Inf(1)
-	near = append(near, int32(i))
-	add := func(j int) {
-		if j == i {
-			return
-		}
-		if e := s.boxes[j].dist2(px, py); e < r2 {
-			near = append(near, int32(j))
-		} else {
-			clear2 = math.Min(clear2, e)
-		}
-	}
-	var visit func(n int)
-	visit = func(n int) {
-		nd := &s.nodes[n]
-		if s.u[nd.hi] < wlo || s.u[nd.lo] > whi {
-			return
-		}
-		if e := nd.b.dist2(px, py); e >= r2 {
-			clear2 = math.Min(clear2, e)
-			return
-		}
-		if nd.left < 0 {
-			add(nd.lo)
-			return
-		}
-		visit(nd.left)
-		visit(nd.right)
-	}
-	visit(0)
-	if !math.IsNaN(u) {
-		if h := s.segment(u); s.u[h+1] < wlo || s.u[h] > whi {
-			add(h) // outside the window: a candidate all the same
-		}
-	}
-	if len(near) > warmNear {
-		// keep i and the warmNear − 1 others whose boxes are nearest: cut is
-		// the warmNear-th smallest box distance of the others (top holds the
-		// smallest ones in increasing order)
-		var top [warmNear]float64
-		k := 0
-		for _, j := range near[1:] {
-			e := s.boxes[j].dist2(px, py)
-			if k == warmNear && e >= top[k-1] {
-				continue
-			}
-			if k < warmNear {
-				k++
-			}
-			p := k - 1
-			for ; p > 0 && top[p-1] > e; p-- {
-				top[p] = top[p-1]
-			}
-			top[p] = e
-		}
-		cut := top[warmNear-1]
-		kept := near[:1]
-		for _, j := range near[1:] {
-			if s.boxes[j].dist2(px, py) < cut {
-				kept = append(kept, j)
-			}
-		}
-		near, clear2 = kept, math.Min(clear2, cut)
-	}
-	return near, math.Sqrt(clear2)
-}
-
-// refine minimises the squared distance on segment i: the best of five
-// samples brackets the minimum, then Newton's method on the derivative,
-// falling back to bisection whenever a Newton step leaves the bracket or the
-// curvature is not positive.
-func (s *Spline) refine(i int, px, py float64) Closest {
-	H := s.u[i+1] - s.u[i]
-	cx, cy := s.cx[i], s.cy[i]
-	f := func(h float64) float64 {
-		x, _, _ := eval(cx, h)
-		y, _, _ := eval(cy, h)
-		return (x-px)*(x-px) + (y-py)*(y-py)
-	}
-	const m = 4
-	kb, fb := 0, math.Inf(1)
-	for k := 0; k <= m; k++ {
-		if v := f(H * float64(k) / m); v < fb {
-			kb, fb = k, v
-		}
-	}
-	a := H * float64(max(kb-1, 0)) / m
-	b := H * float64(min(kb+1, m)) / m
-	h := H * float64(kb) / m
-	// A minimum at an end of the segment with the distance growing into it
-	// is that end: no iteration (the common case for the segments next to
-	// the closest one).
-	slope := func(h float64) float64 {
-		x, dx, _ := eval(cx, h)
-		y, dy, _ := eval(cy, h)
-		return (x-px)*dx + (y-py)*dy
-	}
-	if (kb == 0 && slope(0) >= 0) || (kb == m && slope(H) <= 0) {
-		return s.point(i, h, px, py)
-	}
-	for range 60 {
-		x, dx, ddx := eval(cx, h)
-		y, dy, ddy := eval(cy, h)
-		g := (x-px)*dx + (y-py)*dy // half the derivative of the squared distance
-		if g > 0 {
-			b = math.Min(b, h)
-		} else if g < 0 {
-			a = math.Max(a, h)
-		} else {
-			break
-		}
-		gp := dx*dx + dy*dy + (x-px)*ddx + (y-py)*ddy
-		hn := h - g/gp
-		if !(gp > 0) || !(hn > a && hn < b) {
-			hn = 0.5 * (a + b)
-		}
-		if math.Abs(hn-h) <= 1e-13*H || b-a <= 1e-13*H {
-			h = hn
-			break
-		}
-		h = hn
-	}
-	if fh := f(h); !(fh <= fb) {
-		h = H * float64(kb) / m
-	}
-	return s.point(i, h, px, py)
-}
-
-func (s *Spline) point(i int, h, px, py float64) Closest {
-	var c Closest
-	c.U = s.u[i] + h
-	c.X, c.DX, c.DDX = eval(s.cx[i], h)
-	c.Y, c.DY, c.DDY = eval(s.cy[i], h)
-	c.Dist = math.Hypot(px-c.X, py-c.Y)
-	return c
 }
 
 // ClosestMode says how the gradient of the spline loss treats the closest
