@@ -22,6 +22,7 @@ type fgen struct {
 	D, NP, S int
 	x0       bool
 	tangents bool     // RollTangent's signature (D may still be 0: a model without parameters)
+	fitRoll  bool     // RollFit's: the fit's residuals and normal equations in the loop
 	dep      [][]bool // dep[i][d]: the tangent of node i in direction d may be nonzero
 	needT    []bool   // node i's tangent is read (by a result or an op that reads it)
 	depS     [][]bool // per state: its carried tangent may be nonzero
@@ -331,6 +332,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	U, NY, D := len(p.leafOf[opInput]), len(p.out), f.D
 	at := f.tangents && f.rows && D > 0 && NY > 0 // the stored rows are at's
 	switch {
+	case f.fitRoll:
+		w("func (%s) %s(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit) float64 {\n", recv, name)
+		at = false
 	case !f.tangents:
 		w("func (%s) %s(n, T int, p, q, x0, u, y, xT []float64) float64 {\n", recv, name)
 	case f.rows:
@@ -340,6 +344,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	}
 	if at {
 		w("K := T * n // rows of each output in jy\nif at != nil {\nK = len(jy) / %d\n}\n", NY*D)
+	}
+	if f.fitRoll {
+		f.fitHeader(b)
 	}
 	f.shared(b)
 	for i := int(p.firstOp); i < len(p.nodes); i++ {
@@ -366,6 +373,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 			}
 		}
 	}
+	if f.fitRoll {
+		f.fitLaneStart(b)
+	}
 	costDirs := []int{}
 	if p.cost >= 0 {
 		for d := range D {
@@ -391,7 +401,9 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 		w("y[(%d*T+t)*n+j] = %s\n", c, f.val(id))
 	}
 	w("}\n")
-	if at {
+	if f.fitRoll {
+		f.fitStep(b)
+	} else if at {
 		w("if jy != nil {\nk := t*n + j\nif at != nil {\nk = int(at[k])\n}\nif k >= 0 {\n")
 		for c, id := range p.out {
 			w("r%d := (%d*K + k) * %d\n", c, c, D)
@@ -464,7 +476,14 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 		}
 		w("}\n")
 	}
-	w("}\nreturn cost\n}\n\n")
+	if f.fitRoll {
+		f.fitLaneEnd(b)
+	}
+	w("}\n")
+	if f.fitRoll {
+		w("fit.SSR = ssr\n")
+	}
+	w("return cost\n}\n\n")
 	outer.Write(pre.Bytes())
 	outer.Write(body.Bytes())
 }
@@ -494,4 +513,125 @@ func (g *gen) forwardKernels(b *bytes.Buffer, typeName string) {
 	}
 	newFgen(g, false, true).writeRoll(b, typeName, "rollTangentP")
 	newFgen(g, true, true).writeRoll(b, typeName, "rollTangentX0")
+	if !g.fit {
+		return
+	}
+	w("// RollFit implements dyn.FitRoller: the forward-mode rollout forming\n")
+	w("// the fit's residuals and the lanes' normal equations in its loop.\n")
+	w("func (k %s) RollFit(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit) float64 {\n", typeName)
+	w("if x0dirs {\nreturn k.rollFitX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit)\n}\n")
+	w("return k.rollFitP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit)\n}\n\n")
+	for _, x0 := range []bool{false, true} {
+		f := newFgen(g, x0, true)
+		f.fitRoll = true
+		f.writeRoll(b, typeName, map[bool]string{false: "rollFitP", true: "rollFitX0"}[x0])
+	}
+}
+
+// fitHeader declares RollFit's locals: the fit's slices, K and the
+// weight's strides.
+func (f *fgen) fitHeader(b *bytes.Buffer) {
+	NY := len(f.p.out)
+	fmt.Fprintf(b, "fm, fw, fr, fh, fg := fit.Meas, fit.Weight, fit.R, fit.JTJ, fit.JTR\n_, _, _, _, _ = fm, fw, fr, fh, fg\n")
+	if NY > 0 {
+		fmt.Fprintf(b, "K := len(fm) / %d\nwc, wk := K, 1\nif len(fw) <= %d {\nwc, wk = 1, 0\n}\n", NY, NY)
+	}
+	fmt.Fprintf(b, "var ssr float64\n")
+}
+
+// fitLaneStart declares a lane's accumulators: ‖r‖², Jᵀr, the upper
+// triangle of JᵀJ.
+func (f *fgen) fitLaneStart(b *bytes.Buffer) {
+	fmt.Fprintf(b, "var fs float64\n")
+	for d := range f.D {
+		fmt.Fprintf(b, "var fg%d float64\n", d)
+		for e := d; e < f.D; e++ {
+			fmt.Fprintf(b, "var fh%d_%d float64\n", d, e)
+		}
+	}
+}
+
+// fitStep forms a step's residuals and weighted tangents (in the order of
+// fitRun.row) at a stored row.
+func (f *fgen) fitStep(b *bytes.Buffer) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p, D := f.p, f.D
+	if len(p.out) == 0 {
+		return
+	}
+	w("if k := t*n + j; at == nil || at[k] >= 0 {\nif at != nil {\nk = int(at[k])\n}\n")
+	g := func(c, d int) string { // the weighted tangent, "" when zero
+		if f.tan(p.out[c], d) == "" {
+			return ""
+		}
+		return fmt.Sprintf("g%d_%d", c, d)
+	}
+	for c, id := range p.out {
+		w("i%d := %d*K + k\n", c, c)
+		w("w%d := fw[%d*wc+k*wk]\n", c, c)
+		w("r%d := (%s - fm[i%d]) * w%d\n", c, f.val(id), c, c)
+		w("fs += r%d * r%d\n", c, c)
+		for d := range D {
+			if t := f.tan(id, d); t != "" {
+				w("%s := %s * w%d\n", g(c, d), orZero(t), c)
+			}
+		}
+	}
+	w("if fr != nil {\n")
+	for c := range p.out {
+		w("fr[i%d] = r%d\n", c, c)
+	}
+	w("}\n")
+	if D == 0 {
+		w("}\n")
+		return
+	}
+	w("if jy != nil {\n")
+	for c := range p.out {
+		w("_ = jy[i%d*%d+%d]\n", c, D, D-1)
+		for d := range D {
+			w("jy[i%d*%d+%d] = %s\n", c, D, d, orZero(g(c, d)))
+		}
+	}
+	w("}\nif fg != nil {\n")
+	for c := range p.out {
+		for d := range D {
+			if g(c, d) != "" {
+				w("fg%d += %s * r%d\n", d, g(c, d), c)
+			}
+		}
+	}
+	w("}\nif fh != nil {\n")
+	for c := range p.out {
+		for d := range D {
+			for e := d; e < D; e++ {
+				if g(c, d) != "" && g(c, e) != "" {
+					w("fh%d_%d += %s * %s\n", d, e, g(c, d), g(c, e))
+				}
+			}
+		}
+	}
+	w("}\n}\n")
+}
+
+// fitLaneEnd stores a lane's accumulators.
+func (f *fgen) fitLaneEnd(b *bytes.Buffer) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	D := f.D
+	w("ssr += fs\n")
+	if D == 0 {
+		return
+	}
+	w("if fg != nil {\n_ = fg[j*%d+%d]\n", D, D-1)
+	for d := range D {
+		w("fg[j*%d+%d] = fg%d\n", D, d, d)
+	}
+	w("}\nif fh != nil {\n_ = fh[(j+1)*%d-1]\n", D*D)
+	for d := range D {
+		for e := range D {
+			a, c := min(d, e), max(d, e)
+			w("fh[j*%d+%d] = fh%d_%d\n", D*D, d*D+e, a, c)
+		}
+	}
+	w("}\n")
 }
