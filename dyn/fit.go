@@ -43,12 +43,18 @@ type Fit struct {
 // FitRoller is implemented by kernels generated with FitKernel: the
 // forward-mode rollout of RollTangentAt (at nil: every row) that forms
 // fit's residuals, their Jacobian rows (into jy, weighted) and the lanes'
-// normal equations in its loop. fit.Weight has NY or NY·K values (never
-// nil), K = len(fit.Meas)/NY; fit.JTJ, fit.JTR hold n lanes' blocks and
-// are overwritten; fit.SSR is overwritten; D = NP (+ S with x0dirs).
+// normal equations. fit.Weight has NY or NY·K values (never nil), K =
+// len(fit.Meas)/NY; fit.JTJ, fit.JTR hold n lanes' blocks and are
+// overwritten; fit.SSR is overwritten; D = NP (+ S with x0dirs). fb is
+// nil when fit.JTJ and fit.JTR are, else scratch of FitBlock(NY, D)·T
+// values: one lane's outputs and tangents.
 type FitRoller interface {
-	RollFit(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *Fit) float64
+	RollFit(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *Fit, fb []float64) float64
 }
+
+// FitBlock is the number of scratch values per step a FitRoller needs
+// with NY outputs and D directions: each output and its D tangents.
+func FitBlock(ny, D int) int { return ny * (1 + D) }
 
 // FitKernel makes the generated kernel also implement FitRoller: Sim.Jacobian
 // with a Jac.Fit forms the residuals and the normal equations in the

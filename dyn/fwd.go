@@ -65,6 +65,7 @@ type Jac struct {
 	fitK, fullFit Fit
 	frun          fitRun
 	fitY, fitJY   []float64
+	fitBuf        []float64 // a FitRoller's scratch
 	ones          []float64
 
 	// with Rows: at[t·B+j] is the stored row of step t of lane j, or −1;
@@ -292,7 +293,14 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 		ta, okAt := s.k.(TangentRollerAt)
 		switch {
 		case fitK:
-			out.Cost = fr.RollFit(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost), j.fitArgs(m.NY(), B, out.D))
+			var fb []float64 // the normal equations: the kernel's block
+			if j.Fit.JTJ != nil || j.Fit.JTR != nil {
+				if n := s.T * FitBlock(m.NY(), out.D); len(j.fitBuf) != n {
+					j.fitBuf = make([]float64, n)
+				}
+				fb = j.fitBuf
+			}
+			out.Cost = fr.RollFit(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost), j.fitArgs(m.NY(), B, out.D), fb)
 		case okAt:
 			out.Cost = ta.RollTangentAt(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost))
 		case jy != nil && j.Rows != nil:
