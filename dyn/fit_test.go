@@ -60,8 +60,9 @@ func fitData(y []float64, ny, T, B int, rows []int, weights string, seed uint64)
 // the interpreter from the stored rows) gives Y, XT, JXT, JCost and the
 // cost of the same Jacobian without one, bit for bit; residuals w·(y − m)
 // and JY rows w·∂y/∂z bit for bit as formed from them; each lane's Jᵀr,
-// JᵀJ and ‖r‖² to 1e-14 of their sums over the plain Jacobian's rows; and
-// the same blocks again without R and JY stored. For all parameters, a
+// JᵀJ and ‖r‖² to 1e-14 of their sums over the plain Jacobian's rows; the
+// same blocks again without R and JY stored; and the same residuals and
+// rows without the normal equations (a FitRoller's other shape). For all parameters, a
 // subset, the initial states, chosen rows, and each kind of weight.
 func TestFitEqualsJacobian(t *testing.T) {
 	for _, c := range fwdCases() {
@@ -178,6 +179,22 @@ func TestFitEqualsJacobian(t *testing.T) {
 					nj.Fit = &dyn.Fit{Meas: meas, Weight: wt, JTJ: make([]float64, c.B*D*D), JTR: make([]float64, c.B*D)}
 					if err := sim.Jacobian(c.p, c.q, c.x0, c.u, nj); err != nil {
 						t.Fatalf("%s: %v", name, err)
+					}
+					// Residuals and rows only (a FitRoller forms them in its
+					// step loop): the same values.
+					rj, err := sim.NewJac(w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rj.Fit = &dyn.Fit{Meas: meas, Weight: wt, R: make([]float64, len(meas))}
+					if err := sim.Jacobian(c.p, c.q, c.x0, c.u, rj); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					same("R of rows alone", rj.Fit.R, fj.Fit.R)
+					same("JY of rows alone", rj.JY, fj.JY)
+					same("Y of rows alone", rj.Y, plain.Y)
+					if !close(rj.Fit.SSR, fj.Fit.SSR, 1e-14) {
+						t.Fatalf("%s: SSR of rows alone %v, want %v", name, rj.Fit.SSR, fj.Fit.SSR)
 					}
 					same("JTJ alone", nj.Fit.JTJ, fj.Fit.JTJ)
 					same("JTR alone", nj.Fit.JTR, fj.Fit.JTR)

@@ -182,3 +182,41 @@ func TestLSNormal(t *testing.T) {
 		t.Errorf("normal equations: %d iterations, %s, loss %.15g; from J: %d, %s, %.15g", a.Iterations, a.Status, a.F, b.Iterations, b.Status, b.F)
 	}
 }
+
+// TestLSNormalLong: at the benchmark's size (4 × 20,000 steps, command
+// noise), the solver with lsProblem's normal equations (its default path)
+// and from J (Normal unset: the path before them) reach the same loss to
+// 1e-9 relative, each converged in at most 15 iterations.
+func TestLSNormalLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 × 20,000 steps")
+	}
+	d, err := synth(4, 20000, cmdNoise, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := lsProblem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withJ := lp
+	withJ.Normal = nil
+	a, err := opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := opt.LeastSquares{TrialJacobian: true}.Solve(withJ, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("normal equations: %d iterations, %d evaluations, %s, loss %.15g; from J: %d iterations, %d evaluations, %s, loss %.15g (relative difference %.2g)",
+		a.Iterations, a.FuncEvaluations, a.Status, a.F, b.Iterations, b.FuncEvaluations, b.Status, b.F, (a.F-b.F)/b.F)
+	for _, r := range []*opt.Result{a, b} {
+		if !r.Status.Converged() || r.Iterations > 15 {
+			t.Errorf("%s after %d iterations", r.Status, r.Iterations)
+		}
+	}
+	if math.Abs(a.F-b.F) > 1e-9*b.F {
+		t.Errorf("loss %.15g with the normal equations, %.15g from J", a.F, b.F)
+	}
+}
