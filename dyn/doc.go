@@ -122,6 +122,21 @@
 // rollout without the trajectory the reverse pass reads (RollFinal), for
 // line searches, validation and MPC rollouts.
 //
+// Least squares in the pass. A Jac with a Fit (measured outputs m, weights
+// w) makes the forward-mode rollout a weighted least-squares evaluation:
+// it forms the residuals r = w·(y − m) where it forms y, the residuals'
+// Jacobian rows w·∂y/∂z, and each lane's ‖r‖², Jᵀr and JᵀJ, so that a
+// Gauss–Newton or Levenberg–Marquardt step needs no m×D matrix at all
+// (opt.LSProblem.Normal; Jac.Normal assembles the lanes' blocks, the
+// initial-state columns spread as Expand spreads them), and the value and
+// gradient of ½‖r‖² come from one forward pass. A kernel generated with the
+// FitKernel option does it in its own code (FitRoller: residuals and rows
+// in the step loop; with the normal equations, each lane's outputs and
+// tangents into a scratch block and its sums formed after the lane, since
+// sums carried through the step loop spill the state's registers); other
+// kernels and the interpreter form the same numbers by the same operations
+// in the same order from the stored rows.
+//
 // Forward or reverse. The reverse pass gives one gradient for 2–4 native
 // rollouts whatever the number of parameters P (it rolls forward storing
 // the states, then back); the forward mode costs about 1 + c·P rollouts

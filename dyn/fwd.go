@@ -50,7 +50,23 @@ type Jac struct {
 	Cost  float64   // the summed cost
 	JCost []float64 // ∂cost/∂z per lane: [B][D]; the parameters' gradient of the total cost is the sum of the rows
 
+	// Fit, if non-nil, makes the rollout a weighted least-squares
+	// evaluation (see Fit): its residuals and normal equations are formed
+	// in the pass, and JY (if not nil) holds the residuals' Jacobian
+	// w_i·∂Y_i/∂z instead of ∂Y/∂z. Y, XT, JXT, JCost and Cost are
+	// unchanged.
+	Fit *Fit
+
 	full *Jac // all parameters' columns, when a generated kernel computes them and Params is a subset
+
+	// with Fit: the kernel's arguments (fitK), all parameters' blocks
+	// for a subset (fullFit), the Go reduction's state, and Y, JY for a
+	// kernel that has no FitRoller when the caller stores neither
+	fitK, fullFit Fit
+	frun          fitRun
+	fitY, fitJY   []float64
+	fitBuf        []float64 // a FitRoller's scratch
+	ones          []float64
 
 	// with Rows: at[t·B+j] is the stored row of step t of lane j, or −1;
 	// gather is a kernel's JY over all rows when it cannot skip rows
@@ -229,8 +245,33 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 	if err := s.CheckFinite(p, q, x0, nil); err != nil {
 		return err
 	}
+	if j.Fit != nil {
+		if err := j.checkFit(m, s.B, s.T); err != nil {
+			return err
+		}
+	}
 	S, B := m.NS(), s.B
 	if tr, ok := s.k.(TangentRoller); ok {
+		fr, fitK := s.k.(FitRoller)
+		fitK = fitK && j.Fit != nil
+		// Without a FitRoller, the fit is formed from the stored Y and JY.
+		reduce := j.Fit != nil && !fitK
+		userY, userJY := j.Y, j.JY
+		if reduce {
+			ny := m.NY()
+			if len(j.Y) == 0 {
+				if len(j.fitY) != ny*s.T*B {
+					j.fitY = make([]float64, ny*s.T*B)
+				}
+				j.Y = j.fitY
+			}
+			if n := ny * jacRows(j.Rows, s.T, B) * j.D; len(j.JY) == 0 {
+				if len(j.fitJY) != n {
+					j.fitJY = make([]float64, n)
+				}
+				j.JY = j.fitJY
+			}
+		}
 		out := j
 		if !allParams(j.Params, m.NP()) {
 			if j.full == nil {
@@ -244,11 +285,23 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 			out.Y = j.Y
 			if len(j.JY) == 0 {
 				out.JY = nil
+			} else if len(out.JY) == 0 {
+				out.JY = make([]float64, m.NY()*jacRows(j.Rows, s.T, B)*out.D)
 			}
 		}
 		jy := orNil(out.JY)
-		switch ta, ok := s.k.(TangentRollerAt); {
-		case ok:
+		ta, okAt := s.k.(TangentRollerAt)
+		switch {
+		case fitK:
+			var fb []float64 // the normal equations: the kernel's block
+			if j.Fit.JTJ != nil || j.Fit.JTR != nil {
+				if n := s.T * FitBlock(m.NY(), out.D); len(j.fitBuf) != n {
+					j.fitBuf = make([]float64, n)
+				}
+				fb = j.fitBuf
+			}
+			out.Cost = fr.RollFit(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost), j.fitArgs(m.NY(), B, out.D), fb)
+		case okAt:
 			out.Cost = ta.RollTangentAt(B, s.T, j.X0, j.at, p, q, x0, u, orNil(out.Y), jy, j.XT, orNil(out.JXT), orNil(out.JCost))
 		case jy != nil && j.Rows != nil:
 			// A kernel that stores every row: into a full block, then
@@ -265,11 +318,30 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 			j.Cost = out.Cost
 			j.selectColumns(out, m.NP(), S)
 		}
+		if fitK {
+			if out != j {
+				j.selectFit(&j.fitK, m.NP(), S, B)
+			} else {
+				j.Fit.SSR = j.fitK.SSR
+			}
+		}
+		if reduce {
+			j.reduceFit(&j.frun, m.NY(), s.T, B)
+			j.Y, j.JY = userY, userJY
+		}
 	} else {
 		if s.tin == nil || !s.tin.same(j.Params, j.X0) {
 			s.tin = newFwdInterp(m.prog, m.NP(), j.Params, j.X0)
 		}
-		j.Cost = s.tin.roll(B, s.T, j.at, p, q, x0, u, orNil(j.Y), orNil(j.JY), j.XT, orNil(j.JXT), orNil(j.JCost))
+		var run *fitRun
+		if j.Fit != nil {
+			run = &j.frun
+			run.start(j.Fit, m.NY(), jacRows(j.Rows, s.T, B), j.D, B)
+		}
+		j.Cost = s.tin.roll(B, s.T, j.at, p, q, x0, u, orNil(j.Y), orNil(j.JY), j.XT, orNil(j.JXT), orNil(j.JCost), run)
+		if run != nil {
+			run.finish()
+		}
 	}
 	copy(s.X[:S*B], x0)
 	copy(s.X[s.T*S*B:], j.XT)
@@ -284,8 +356,44 @@ func (s *Sim) Jacobian(p, q, x0, u []float64, j *Jac) error {
 		}
 		return err
 	}
+	if j.Fit != nil && !finite(j.Fit.SSR) {
+		return j.fitError(m, s.T, B)
+	}
 	s.ran = true
 	return nil
+}
+
+// fitArgs is the Fit a FitRoller gets: Weight never nil, and the lanes'
+// blocks over all D columns it computes (the caller's, or scratch when j's
+// columns are a subset of them).
+func (j *Jac) fitArgs(ny, B, D int) *Fit {
+	f, a := j.Fit, &j.fitK
+	a.Meas, a.Weight, a.R, a.JTJ, a.JTR = f.Meas, f.Weight, f.R, f.JTJ, f.JTR
+	if a.Weight == nil {
+		if len(j.ones) != ny {
+			j.ones = make([]float64, ny)
+			for i := range j.ones {
+				j.ones[i] = 1
+			}
+		}
+		a.Weight = j.ones
+	}
+	if D != j.D {
+		a.JTJ, a.JTR = nil, nil
+		if f.JTJ != nil {
+			if len(j.fullFit.JTJ) != B*D*D {
+				j.fullFit.JTJ = make([]float64, B*D*D)
+			}
+			a.JTJ = j.fullFit.JTJ
+		}
+		if f.JTR != nil {
+			if len(j.fullFit.JTR) != B*D {
+				j.fullFit.JTR = make([]float64, B*D)
+			}
+			a.JTR = j.fullFit.JTR
+		}
+	}
+	return a
 }
 
 // gatherRows copies the stored rows out of gather (all tb = T·B rows of
@@ -340,6 +448,7 @@ type fwdInterp struct {
 	xs   [2][]float64
 	ts   [2][]float64 // state tangents [S][D][n]
 	zero []float64
+	g    []float64 // one row's tangents (Fit)
 }
 
 func newFwdInterp(p *program, np int, ps []int, x0 bool) *fwdInterp {
@@ -424,10 +533,13 @@ func (f *fwdInterp) resize(n int) {
 		f.ts[b] = make([]float64, S*D*n)
 	}
 	f.zero = make([]float64, n)
+	f.g = make([]float64, D)
 }
 
 // roll is TangentRollerAt's RollTangentAt for the directions of f.
-func (f *fwdInterp) roll(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
+// With fit, the outputs' rows also form the fit's residuals and normal
+// equations, and jy receives the weighted rows.
+func (f *fwdInterp) roll(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *fitRun) float64 {
 	f.resize(n)
 	pr := f.in.p
 	S, U, D, NP := len(pr.next), len(pr.leafOf[opInput]), f.D, len(f.ps)
@@ -461,7 +573,25 @@ func (f *fwdInterp) roll(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc [
 				copy(y[(c*T+t)*n:(c*T+t+1)*n], in.val[id])
 			}
 		}
-		if jy != nil && at == nil {
+		if fit != nil {
+			g := f.g[:D]
+			for j := range n {
+				k := t*n + j
+				if at != nil {
+					k = int(at[k])
+				}
+				if k < 0 {
+					continue
+				}
+				for c, id := range pr.out {
+					f.scatterLane(g, id, j)
+					fit.row(j, c, k, in.val[id][j], g)
+					if jy != nil {
+						copy(jy[(c*fit.K+k)*D:(c*fit.K+k+1)*D], g)
+					}
+				}
+			}
+		} else if jy != nil && at == nil {
 			for c, id := range pr.out {
 				f.scatter(jy[(c*T+t)*n*D:(c*T+t+1)*n*D], id, false)
 			}

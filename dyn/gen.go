@@ -28,7 +28,7 @@ import (
 // pays a dispatch per instruction, which for a few lanes costs more than
 // the arithmetic.
 //
-// Options: ObservedRows.
+// Options: ObservedRows, InlineTrig, FitKernel.
 func Generate(m *Model, pkg, varName, typeName string, opts ...GenOption) ([]byte, error) {
 	g := &gen{m: m, p: m.prog}
 	for _, o := range opts {
@@ -374,6 +374,7 @@ scs = -scs
 type gen struct {
 	rows     bool // ObservedRows
 	trig     bool // InlineTrig
+	fit      bool // FitKernel
 	trigHere bool // emitting a kernel that inlines Sincos (InlineTrig's tangent kernels)
 	m        *Model
 	p        *program

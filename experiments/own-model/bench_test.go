@@ -19,7 +19,13 @@ import (
 // through the gorgonia program the experiment identifies with), and the
 // residuals with their full Jacobian with respect to the three parameters
 // by the forward mode (Sim.Jacobian; -pass: the rollout with its Jacobian
-// alone, without forming the residuals from its outputs).
+// alone, without forming the residuals from its outputs; jacobian-forward:
+// the residuals formed in a second loop). The -fit rows hand the rollout a
+// dyn.Fit, so that the kernel forms the residuals (and the weighted rows,
+// or each lane's JᵀJ and Jᵀr, or only the gradient Jᵀr of ½‖r‖²) in its
+// loop; the -ls rows are what the least-squares solver calls
+// (lsProblem's Residuals into its matrix, and Normal on its
+// normal-equations path, which it takes for this problem).
 func BenchmarkOwnModel(b *testing.B) {
 	q := []float64{dt}
 	for i, sz := range []size{{8, 150, cmdNoise}, {4, 20000, cmdNoise}} {
@@ -78,6 +84,37 @@ func BenchmarkOwnModel(b *testing.B) {
 				return nil
 			})
 		})
+		// The same with a dyn.Fit: the kernel (generated with FitKernel)
+		// forms the residuals and the weighted rows in its loop.
+		fj, err := sim.NewJac(dyn.Wrt{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fj.Y, fj.JXT, fj.JCost = nil, nil, nil
+		fj.Fit = &dyn.Fit{Meas: meas, Weight: []float64{1 / posNoise, 1 / posNoise}, R: r}
+		b.Run(name+"residuals+jacobian-fit", func(b *testing.B) {
+			benchpair.Run(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, fj) })
+		})
+		// No Jacobian stored: the residuals and each lane's JᵀJ, Jᵀr.
+		nj, err := sim.NewJac(dyn.Wrt{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nj.Y, nj.JY, nj.JXT, nj.JCost = nil, nil, nil, nil
+		nj.Fit = &dyn.Fit{Meas: meas, Weight: []float64{1 / posNoise, 1 / posNoise}, R: r, JTJ: make([]float64, d.B*9), JTR: make([]float64, d.B*3)}
+		b.Run(name+"residuals+normal-fit", func(b *testing.B) {
+			benchpair.Run(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, nj) })
+		})
+		// The loss ½‖r‖² and its gradient Jᵀr alone: nothing stored.
+		gj, err := sim.NewJac(dyn.Wrt{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gj.Y, gj.JY, gj.JXT, gj.JCost = nil, nil, nil, nil
+		gj.Fit = &dyn.Fit{Meas: meas, Weight: []float64{1 / posNoise, 1 / posNoise}, JTR: make([]float64, d.B*3)}
+		b.Run(name+"value+grad-fit", func(b *testing.B) {
+			benchpair.Run(b, native, func() error { return sim.Jacobian(start, q, d.x0, d.u, gj) })
+		})
 		lp, err := lsProblem(d)
 		if err != nil {
 			b.Fatal(err)
@@ -86,13 +123,18 @@ func BenchmarkOwnModel(b *testing.B) {
 		b.Run(name+"residuals+jacobian-ls", func(b *testing.B) {
 			benchpair.Run(b, native, func() error { return lp.Residuals(start, r, jac) })
 		})
+		jtj, jtr := make([]float64, 9), make([]float64, 3)
+		b.Run(name+"residuals+normal-ls", func(b *testing.B) {
+			benchpair.Run(b, native, func() error { return lp.Normal(start, r, jtj, jtr) })
+		})
 	}
 }
 
 // BenchmarkOwnModelIdentify times the identification at 4 × 20,000 steps
 // with command noise, from the experiment's start values: bounded least
 // squares over the residuals with the forward-mode Jacobian (opt's choice,
-// the normal equations for this 160,000×3 problem, and its QR path), and L-BFGS-B
+// the normal equations for this 160,000×3 problem, formed in the rollout
+// by lsProblem's Normal; the same from J, Normal unset; and its QR path), and L-BFGS-B
 // on the same loss through the reverse-mode gradient. It reports the
 // iterations, the residual (value) and Jacobian passes, and the final loss
 // relative to the lower of the two (0 for the one that found it).
@@ -113,6 +155,11 @@ func BenchmarkOwnModelIdentify(b *testing.B) {
 		"least-squares": func() (*opt.Result, error) {
 			return opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{})
 		},
+		"least-squares-j": func() (*opt.Result, error) {
+			withJ := lp
+			withJ.Normal = nil
+			return opt.LeastSquares{TrialJacobian: true}.Solve(withJ, start, opt.Settings{})
+		},
 		"least-squares-qr": func() (*opt.Result, error) {
 			return opt.LeastSquares{TrialJacobian: true, Solver: opt.QRSolver}.Solve(lp, start, opt.Settings{})
 		},
@@ -128,7 +175,7 @@ func BenchmarkOwnModelIdentify(b *testing.B) {
 		}
 		best = min(best, res.F)
 	}
-	for _, name := range []string{"least-squares", "least-squares-qr", "lbfgsb"} {
+	for _, name := range []string{"least-squares", "least-squares-j", "least-squares-qr", "lbfgsb"} {
 		b.Run(name, func(b *testing.B) {
 			var res *opt.Result
 			for range b.N {

@@ -121,3 +121,102 @@ func TestLSIdentify(t *testing.T) {
 		t.Errorf("least-squares loss %.15g above L-BFGS-B's %.15g", ls.F, lb.F)
 	}
 }
+
+// TestLSNormal: the normal equations lsProblem hands the solver (formed in
+// the forward-mode rollout's loop, no Jacobian stored) equal JᵀJ and Jᵀr
+// of the Jacobian Residuals writes, to 1e-13 of their largest entry, with
+// the same residuals bit for bit; and the solver reaches the same loss (to
+// 1e-12 relative) in the same iterations with them as from J itself.
+func TestLSNormal(t *testing.T) {
+	d, err := synth(3, 1500, cmdNoise, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := lsProblem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][]float64{start, truth, {0.4, 0.9, 0.1}} {
+		r, rn := make([]float64, lp.M), make([]float64, lp.M)
+		jac := mat.NewDense(lp.M, 3, nil)
+		if err := lp.Residuals(p, r, jac); err != nil {
+			t.Fatal(err)
+		}
+		jtj, jtr := make([]float64, 9), make([]float64, 3)
+		if err := lp.Normal(p, rn, jtj, jtr); err != nil {
+			t.Fatal(err)
+		}
+		for i := range r {
+			if r[i] != rn[i] {
+				t.Fatalf("p %v: residual %d: %v with the normal equations, %v with J", p, i, rn[i], r[i])
+			}
+		}
+		var h mat.Dense
+		h.Mul(jac.T(), jac)
+		g := mat.NewVecDense(3, nil)
+		g.MulVec(jac.T(), mat.NewVecDense(lp.M, r))
+		hmax, gmax := mat.Max(&h), math.Max(mat.Max(g), -mat.Min(g))
+		for a := range 3 {
+			if math.Abs(jtr[a]-g.AtVec(a)) > 1e-13*gmax {
+				t.Errorf("p %v: Jᵀr[%d] = %v, from J %v", p, a, jtr[a], g.AtVec(a))
+			}
+			for b := range 3 {
+				if math.Abs(jtj[a*3+b]-h.At(a, b)) > 1e-13*hmax {
+					t.Errorf("p %v: JᵀJ[%d,%d] = %v, from J %v", p, a, b, jtj[a*3+b], h.At(a, b))
+				}
+			}
+		}
+	}
+	withJ := lp
+	withJ.Normal = nil
+	a, err := opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := opt.LeastSquares{TrialJacobian: true}.Solve(withJ, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("normal equations: %d iterations, %s, loss %.15g; from J: %d iterations, %s, loss %.15g", a.Iterations, a.Status, a.F, b.Iterations, b.Status, b.F)
+	if a.Iterations != b.Iterations || math.Abs(a.F-b.F) > 1e-12*b.F || a.Status != b.Status {
+		t.Errorf("normal equations: %d iterations, %s, loss %.15g; from J: %d, %s, %.15g", a.Iterations, a.Status, a.F, b.Iterations, b.Status, b.F)
+	}
+}
+
+// TestLSNormalLong: at the benchmark's size (4 × 20,000 steps, command
+// noise), the solver with lsProblem's normal equations (its default path)
+// and from J (Normal unset: the path before them) reach the same loss to
+// 1e-9 relative, each converged in at most 15 iterations.
+func TestLSNormalLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("4 × 20,000 steps")
+	}
+	d, err := synth(4, 20000, cmdNoise, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := lsProblem(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withJ := lp
+	withJ.Normal = nil
+	a, err := opt.LeastSquares{TrialJacobian: true}.Solve(lp, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := opt.LeastSquares{TrialJacobian: true}.Solve(withJ, start, opt.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("normal equations: %d iterations, %d evaluations, %s, loss %.15g; from J: %d iterations, %d evaluations, %s, loss %.15g (relative difference %.2g)",
+		a.Iterations, a.FuncEvaluations, a.Status, a.F, b.Iterations, b.FuncEvaluations, b.Status, b.F, (a.F-b.F)/b.F)
+	for _, r := range []*opt.Result{a, b} {
+		if !r.Status.Converged() || r.Iterations > 15 {
+			t.Errorf("%s after %d iterations", r.Status, r.Iterations)
+		}
+	}
+	if math.Abs(a.F-b.F) > 1e-9*b.F {
+		t.Errorf("loss %.15g with the normal equations, %.15g from J", a.F, b.F)
+	}
+}

@@ -188,55 +188,64 @@ func compile(d *data, opts ...dyn.OpOption) (*ad.Program, error) {
 
 // lsProblem is compile's loss as a least-squares problem: the residuals
 // (pred − meas)/σ over x then y, so that ½‖r‖² is the loss, with their
-// Jacobian with respect to (tau, k, c) from one forward-mode rollout written
-// straight into the solver's matrix. A trial point without a Jacobian is a
-// value-only rollout (Sim.Value).
+// Jacobian with respect to (tau, k, c). One forward-mode rollout with a
+// dyn.Fit forms the residuals and the Jacobian's rows in its loop (the
+// kernel is generated with FitKernel), writing the rows straight into the
+// solver's matrix (Residuals) or, on the solver's normal-equations path,
+// only the 3×3 JᵀJ and Jᵀr (Normal: no 160,000×3 matrix at all). A trial
+// point without a Jacobian is a value-only rollout (Sim.Value).
 func lsProblem(d *data) (opt.LSProblem, error) {
 	sim := Robot.NewSim(d.B, d.T)
 	j, err := sim.NewJac(dyn.Wrt{})
 	if err != nil {
 		return opt.LSProblem{}, err
 	}
-	j.JXT, j.JCost = nil, nil
+	j.Y, j.JXT, j.JCost = nil, nil, nil
 	meas := append(append([]float64(nil), d.xm...), d.ym...)
 	m := len(meas)
 	y := make([]float64, m)
-	j.Y = y
 	q := []float64{dt}
 	const w = 1 / posNoise
+	fit := &dyn.Fit{Meas: meas, Weight: []float64{w, w}}
+	j.Fit = fit
+	lanes := struct{ jtj, jtr []float64 }{make([]float64, d.B*j.D*j.D), make([]float64, d.B*j.D)}
 	return opt.LSProblem{M: m, Lower: lower, Upper: upper, Residuals: func(x, r []float64, jac *mat.Dense) error {
 		if jac == nil {
 			if _, err := sim.Value(x, q, d.x0, d.u, y); err != nil {
 				return err
 			}
-		} else {
-			raw := jac.RawMatrix()
-			if raw.Rows != m || raw.Cols != j.D {
-				return fmt.Errorf("own-model: Jacobian matrix %d×%d, want %d×%d", raw.Rows, raw.Cols, m, j.D)
+			for i, v := range y {
+				r[i] = (v - meas[i]) * w
 			}
-			direct := raw.Stride == j.D
-			if direct {
-				j.JY = raw.Data[:m*j.D]
-			} else if len(j.JY) != m*j.D {
-				j.JY = make([]float64, m*j.D)
-			}
-			if err := sim.Jacobian(x, q, d.x0, d.u, j); err != nil {
-				return err
-			}
-			for i := range m {
-				row := j.JY[i*j.D : (i+1)*j.D]
-				for c := range row {
-					row[c] *= w
-				}
-				if !direct {
-					copy(raw.Data[i*raw.Stride:i*raw.Stride+j.D], row)
-				}
-			}
+			return nil
 		}
-		for i, v := range y {
-			r[i] = (v - meas[i]) * w
+		raw := jac.RawMatrix()
+		if raw.Rows != m || raw.Cols != j.D {
+			return fmt.Errorf("own-model: Jacobian matrix %d×%d, want %d×%d", raw.Rows, raw.Cols, m, j.D)
+		}
+		direct := raw.Stride == j.D
+		if direct {
+			j.JY = raw.Data[:m*j.D]
+		} else if len(j.JY) != m*j.D {
+			j.JY = make([]float64, m*j.D)
+		}
+		fit.R, fit.JTJ, fit.JTR = r, nil, nil
+		if err := sim.Jacobian(x, q, d.x0, d.u, j); err != nil {
+			return err
+		}
+		if !direct {
+			for i := range m {
+				copy(raw.Data[i*raw.Stride:i*raw.Stride+j.D], j.JY[i*j.D:(i+1)*j.D])
+			}
 		}
 		return nil
+	}, Normal: func(x, r, jtj, jtr []float64) error {
+		j.JY = nil
+		fit.R, fit.JTJ, fit.JTR = r, lanes.jtj, lanes.jtr
+		if err := sim.Jacobian(x, q, d.x0, d.u, j); err != nil {
+			return err
+		}
+		return j.Normal(jtj, jtr, d.B)
 	}}, nil
 }
 

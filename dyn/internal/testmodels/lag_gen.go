@@ -1372,3 +1372,1847 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 	}
 	return cost
 }
+
+// RollFit implements dyn.FitRoller: the forward-mode rollout forming
+// the fit's residuals and the lanes' normal equations in its loop.
+func (k lagKernel) RollFit(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	switch {
+	case fb == nil && x0dirs:
+		return k.rollFitRowsX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	case fb == nil:
+		return k.rollFitRowsP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	case x0dirs:
+		return k.rollFitNormX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	}
+	return k.rollFitNormP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+}
+
+func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [10]float64
+	fm, fw, fr := fit.Meas, fit.Weight, fit.R
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	dv21_2 := 1.0
+	dv22_2 := dv21_2 * v20
+	dv23_2 := 1.0 - (dv22_2)
+	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		var fs float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			dv12_1 := u0
+			dv13_0 := -(ds3_0)
+			dv13_1 := dv12_1 - (ds3_1)
+			dv13_2 := -(ds3_2)
+			fbv14 := -(v14 * fav14)
+			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv15_0 := -(ds3_0)
+			dv15_1 := -(ds3_1)
+			dv15_2 := -(ds3_2)
+			dv16_0 := dv15_0 * fav16
+			dv16_1 := dv15_1 * fav16
+			dv16_2 := dv15_2 * fav16
+			dv17_0 := dv16_0 - (dv14_0)
+			dv17_1 := dv16_1 - (dv14_1)
+			dv17_2 := dv16_2 - (dv14_2)
+			fav19 := dyn.SignOf(v17)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv17_1 * fav19
+			dv19_2 := dv17_2 * fav19
+			dv24_0 := dv19_0
+			dv24_1 := dv19_1
+			dv24_2 := dv19_2 - (dv22_2)
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1 * fav25
+			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
+			fav26 := 1 - v26*v26
+			dv26_0 := dv25_0 * fav26
+			dv26_1 := dv25_1 * fav26
+			dv26_2 := dv25_2 * fav26
+			dv27_0 := dv26_0 * v23
+			dv27_1 := dv26_1 * v23
+			dv27_2 := dv23_2*v26 + dv26_2*v23
+			dv28_0 := dv27_0
+			dv28_1 := dv27_1
+			dv28_2 := dv22_2 + dv27_2
+			dv31_0 := dv28_0 * v30
+			dv31_1 := dv28_1 * v30
+			dv31_2 := dv28_2 * v30
+			var dv32_0, dv32_1, dv32_2 float64
+			if v19 <= v22 {
+				dv32_0 = dv17_0
+				dv32_1 = dv17_1
+				dv32_2 = dv17_2
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+			}
+			var dv34_0, dv34_1, dv34_2 float64
+			if v17 < v33 {
+				dv34_2 = dv33_2
+			} else {
+				if v17 > p2 {
+					dv34_2 = 1.0
+				} else {
+					dv34_0 = dv17_0
+					dv34_1 = dv17_1
+					dv34_2 = dv17_2
+				}
+			}
+			var dv35_0, dv35_1, dv35_2 float64
+			if q1 > 0.0 {
+				dv35_0 = dv32_0
+				dv35_1 = dv32_1
+				dv35_2 = dv32_2
+			} else {
+				dv35_0 = dv34_0
+				dv35_1 = dv34_1
+				dv35_2 = dv34_2
+			}
+			dv36_0 := dv14_0 + dv35_0
+			dv36_1 := dv14_1 + dv35_1
+			dv36_2 := dv14_2 + dv35_2
+			dv37_0 := dv36_0 * q0
+			dv37_1 := dv36_1 * q0
+			dv37_2 := dv36_2 * q0
+			dv38_0 := ds3_0 + dv37_0
+			dv38_1 := ds3_1 + dv37_1
+			dv38_2 := ds3_2 + dv37_2
+			dv41_0 := ds3_0 * q0
+			dv41_1 := ds3_1 * q0
+			dv41_2 := ds3_2 * q0
+			dv43_0 := dv41_0 * v42
+			dv43_1 := dv41_1 * v42
+			dv43_2 := dv41_2 * v42
+			dv44_0 := ds0_0 + dv43_0
+			dv44_1 := ds0_1 + dv43_1
+			dv44_2 := ds0_2 + dv43_2
+			dv46_0 := dv41_0 * v45
+			dv46_1 := dv41_1 * v45
+			dv46_2 := dv41_2 * v45
+			dv47_0 := ds1_0 + dv46_0
+			dv47_1 := ds1_1 + dv46_1
+			dv47_2 := ds1_2 + dv46_2
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+			}
+			if k := t*n + j; at == nil || at[k] >= 0 {
+				if at != nil {
+					k = int(at[k])
+				}
+				i0 := 0*K + k
+				w0 := fw[0*wc+k*wk]
+				r0 := (s0 - fm[i0]) * w0
+				fs += r0 * r0
+				i1 := 1*K + k
+				w1 := fw[1*wc+k*wk]
+				r1 := (s1 - fm[i1]) * w1
+				fs += r1 * r1
+				if fr != nil {
+					fr[i0] = r0
+					fr[i1] = r1
+				}
+				if jy != nil {
+					_ = jy[i0*3+2]
+					jy[i0*3+0] = ds0_0 * w0
+					jy[i0*3+1] = ds0_1 * w0
+					jy[i0*3+2] = ds0_2 * w0
+					_ = jy[i1*3+2]
+					jy[i1*3+0] = ds1_0 * w1
+					jy[i1*3+1] = ds1_1 * w1
+					jy[i1*3+2] = ds1_2 * w1
+				}
+			}
+			ns0 := v44
+			nd0_0 := dv44_0
+			nd0_1 := dv44_1
+			nd0_2 := dv44_2
+			ns1 := v47
+			nd1_0 := dv47_0
+			nd1_1 := dv47_1
+			nd1_2 := dv47_2
+			ns2 := v40
+			ns3 := v38
+			nd3_0 := dv38_0
+			nd3_1 := dv38_1
+			nd3_2 := dv38_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+		}
+		facc[0] = fs
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = 0
+			_ = jxT[(3*n+j)*3+2]
+			jxT[(3*n+j)*3+0] = ds3_0
+			jxT[(3*n+j)*3+1] = ds3_1
+			jxT[(3*n+j)*3+2] = ds3_2
+		}
+		if jc != nil {
+			jc[j*3+0] = 0
+			jc[j*3+1] = 0
+			jc[j*3+2] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*3+2]
+			fg[j*3+0] = facc[1]
+			fg[j*3+1] = facc[2]
+			fg[j*3+2] = facc[3]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*9-1]
+			fh[j*9+0] = facc[4]
+			fh[j*9+1] = facc[5]
+			fh[j*9+2] = facc[6]
+			fh[j*9+3] = facc[5]
+			fh[j*9+4] = facc[7]
+			fh[j*9+5] = facc[8]
+			fh[j*9+6] = facc[6]
+			fh[j*9+7] = facc[8]
+			fh[j*9+8] = facc[9]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [36]float64
+	fm, fw, fr := fit.Meas, fit.Weight, fit.R
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	dv21_2 := 1.0
+	dv22_2 := dv21_2 * v20
+	dv23_2 := 1.0 - (dv22_2)
+	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_5 := 0.0
+		ds0_6 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		ds1_6 := 0.0
+		s2 := x0[2*n+j]
+		ds2_5 := 1.0
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		ds3_6 := 1.0
+		var fs float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			dv12_1 := u0
+			dv13_0 := -(ds3_0)
+			dv13_1 := dv12_1 - (ds3_1)
+			dv13_2 := -(ds3_2)
+			dv13_6 := -(ds3_6)
+			fbv14 := -(v14 * fav14)
+			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv14_6 := dv13_6 * fav14
+			dv15_0 := -(ds3_0)
+			dv15_1 := -(ds3_1)
+			dv15_2 := -(ds3_2)
+			dv15_6 := -(ds3_6)
+			dv16_0 := dv15_0 * fav16
+			dv16_1 := dv15_1 * fav16
+			dv16_2 := dv15_2 * fav16
+			dv16_6 := dv15_6 * fav16
+			dv17_0 := dv16_0 - (dv14_0)
+			dv17_1 := dv16_1 - (dv14_1)
+			dv17_2 := dv16_2 - (dv14_2)
+			dv17_6 := dv16_6 - (dv14_6)
+			fav19 := dyn.SignOf(v17)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv17_1 * fav19
+			dv19_2 := dv17_2 * fav19
+			dv19_6 := dv17_6 * fav19
+			dv24_0 := dv19_0
+			dv24_1 := dv19_1
+			dv24_2 := dv19_2 - (dv22_2)
+			dv24_6 := dv19_6
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1 * fav25
+			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
+			dv25_6 := dv24_6 * fav25
+			fav26 := 1 - v26*v26
+			dv26_0 := dv25_0 * fav26
+			dv26_1 := dv25_1 * fav26
+			dv26_2 := dv25_2 * fav26
+			dv26_6 := dv25_6 * fav26
+			dv27_0 := dv26_0 * v23
+			dv27_1 := dv26_1 * v23
+			dv27_2 := dv23_2*v26 + dv26_2*v23
+			dv27_6 := dv26_6 * v23
+			dv28_0 := dv27_0
+			dv28_1 := dv27_1
+			dv28_2 := dv22_2 + dv27_2
+			dv28_6 := dv27_6
+			dv31_0 := dv28_0 * v30
+			dv31_1 := dv28_1 * v30
+			dv31_2 := dv28_2 * v30
+			dv31_6 := dv28_6 * v30
+			var dv32_0, dv32_1, dv32_2, dv32_6 float64
+			if v19 <= v22 {
+				dv32_0 = dv17_0
+				dv32_1 = dv17_1
+				dv32_2 = dv17_2
+				dv32_6 = dv17_6
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+				dv32_6 = dv31_6
+			}
+			var dv34_0, dv34_1, dv34_2, dv34_6 float64
+			if v17 < v33 {
+				dv34_2 = dv33_2
+			} else {
+				if v17 > p2 {
+					dv34_2 = 1.0
+				} else {
+					dv34_0 = dv17_0
+					dv34_1 = dv17_1
+					dv34_2 = dv17_2
+					dv34_6 = dv17_6
+				}
+			}
+			var dv35_0, dv35_1, dv35_2, dv35_6 float64
+			if q1 > 0.0 {
+				dv35_0 = dv32_0
+				dv35_1 = dv32_1
+				dv35_2 = dv32_2
+				dv35_6 = dv32_6
+			} else {
+				dv35_0 = dv34_0
+				dv35_1 = dv34_1
+				dv35_2 = dv34_2
+				dv35_6 = dv34_6
+			}
+			dv36_0 := dv14_0 + dv35_0
+			dv36_1 := dv14_1 + dv35_1
+			dv36_2 := dv14_2 + dv35_2
+			dv36_6 := dv14_6 + dv35_6
+			dv37_0 := dv36_0 * q0
+			dv37_1 := dv36_1 * q0
+			dv37_2 := dv36_2 * q0
+			dv37_6 := dv36_6 * q0
+			dv38_0 := ds3_0 + dv37_0
+			dv38_1 := ds3_1 + dv37_1
+			dv38_2 := ds3_2 + dv37_2
+			dv38_6 := ds3_6 + dv37_6
+			dv40_5 := ds2_5
+			dv41_0 := ds3_0 * q0
+			dv41_1 := ds3_1 * q0
+			dv41_2 := ds3_2 * q0
+			dv41_6 := ds3_6 * q0
+			fav42 := -v45
+			dv42_5 := ds2_5 * fav42
+			dv43_0 := dv41_0 * v42
+			dv43_1 := dv41_1 * v42
+			dv43_2 := dv41_2 * v42
+			dv43_5 := dv42_5 * v41
+			dv43_6 := dv41_6 * v42
+			dv44_0 := ds0_0 + dv43_0
+			dv44_1 := ds0_1 + dv43_1
+			dv44_2 := ds0_2 + dv43_2
+			dv44_3 := ds0_3
+			dv44_5 := ds0_5 + dv43_5
+			dv44_6 := ds0_6 + dv43_6
+			dv45_5 := ds2_5 * v42
+			dv46_0 := dv41_0 * v45
+			dv46_1 := dv41_1 * v45
+			dv46_2 := dv41_2 * v45
+			dv46_5 := dv45_5 * v41
+			dv46_6 := dv41_6 * v45
+			dv47_0 := ds1_0 + dv46_0
+			dv47_1 := ds1_1 + dv46_1
+			dv47_2 := ds1_2 + dv46_2
+			dv47_4 := ds1_4
+			dv47_5 := ds1_5 + dv46_5
+			dv47_6 := ds1_6 + dv46_6
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+			}
+			if k := t*n + j; at == nil || at[k] >= 0 {
+				if at != nil {
+					k = int(at[k])
+				}
+				i0 := 0*K + k
+				w0 := fw[0*wc+k*wk]
+				r0 := (s0 - fm[i0]) * w0
+				fs += r0 * r0
+				i1 := 1*K + k
+				w1 := fw[1*wc+k*wk]
+				r1 := (s1 - fm[i1]) * w1
+				fs += r1 * r1
+				if fr != nil {
+					fr[i0] = r0
+					fr[i1] = r1
+				}
+				if jy != nil {
+					_ = jy[i0*7+6]
+					jy[i0*7+0] = ds0_0 * w0
+					jy[i0*7+1] = ds0_1 * w0
+					jy[i0*7+2] = ds0_2 * w0
+					jy[i0*7+3] = ds0_3 * w0
+					jy[i0*7+4] = 0
+					jy[i0*7+5] = ds0_5 * w0
+					jy[i0*7+6] = ds0_6 * w0
+					_ = jy[i1*7+6]
+					jy[i1*7+0] = ds1_0 * w1
+					jy[i1*7+1] = ds1_1 * w1
+					jy[i1*7+2] = ds1_2 * w1
+					jy[i1*7+3] = 0
+					jy[i1*7+4] = ds1_4 * w1
+					jy[i1*7+5] = ds1_5 * w1
+					jy[i1*7+6] = ds1_6 * w1
+				}
+			}
+			ns0 := v44
+			nd0_0 := dv44_0
+			nd0_1 := dv44_1
+			nd0_2 := dv44_2
+			nd0_3 := dv44_3
+			nd0_5 := dv44_5
+			nd0_6 := dv44_6
+			ns1 := v47
+			nd1_0 := dv47_0
+			nd1_1 := dv47_1
+			nd1_2 := dv47_2
+			nd1_4 := dv47_4
+			nd1_5 := dv47_5
+			nd1_6 := dv47_6
+			ns2 := v40
+			nd2_5 := dv40_5
+			ns3 := v38
+			nd3_0 := dv38_0
+			nd3_1 := dv38_1
+			nd3_2 := dv38_2
+			nd3_6 := dv38_6
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_5 = nd0_5
+			ds0_6 = nd0_6
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			ds1_6 = nd1_6
+			s2 = ns2
+			ds2_5 = nd2_5
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+			ds3_6 = nd3_6
+		}
+		facc[0] = fs
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*7+6]
+			jxT[(0*n+j)*7+0] = ds0_0
+			jxT[(0*n+j)*7+1] = ds0_1
+			jxT[(0*n+j)*7+2] = ds0_2
+			jxT[(0*n+j)*7+3] = ds0_3
+			jxT[(0*n+j)*7+4] = 0
+			jxT[(0*n+j)*7+5] = ds0_5
+			jxT[(0*n+j)*7+6] = ds0_6
+			_ = jxT[(1*n+j)*7+6]
+			jxT[(1*n+j)*7+0] = ds1_0
+			jxT[(1*n+j)*7+1] = ds1_1
+			jxT[(1*n+j)*7+2] = ds1_2
+			jxT[(1*n+j)*7+3] = 0
+			jxT[(1*n+j)*7+4] = ds1_4
+			jxT[(1*n+j)*7+5] = ds1_5
+			jxT[(1*n+j)*7+6] = ds1_6
+			_ = jxT[(2*n+j)*7+6]
+			jxT[(2*n+j)*7+0] = 0
+			jxT[(2*n+j)*7+1] = 0
+			jxT[(2*n+j)*7+2] = 0
+			jxT[(2*n+j)*7+3] = 0
+			jxT[(2*n+j)*7+4] = 0
+			jxT[(2*n+j)*7+5] = ds2_5
+			jxT[(2*n+j)*7+6] = 0
+			_ = jxT[(3*n+j)*7+6]
+			jxT[(3*n+j)*7+0] = ds3_0
+			jxT[(3*n+j)*7+1] = ds3_1
+			jxT[(3*n+j)*7+2] = ds3_2
+			jxT[(3*n+j)*7+3] = 0
+			jxT[(3*n+j)*7+4] = 0
+			jxT[(3*n+j)*7+5] = 0
+			jxT[(3*n+j)*7+6] = ds3_6
+		}
+		if jc != nil {
+			jc[j*7+0] = 0
+			jc[j*7+1] = 0
+			jc[j*7+2] = 0
+			jc[j*7+3] = 0
+			jc[j*7+4] = 0
+			jc[j*7+5] = 0
+			jc[j*7+6] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*7+6]
+			fg[j*7+0] = facc[1]
+			fg[j*7+1] = facc[2]
+			fg[j*7+2] = facc[3]
+			fg[j*7+3] = facc[4]
+			fg[j*7+4] = facc[5]
+			fg[j*7+5] = facc[6]
+			fg[j*7+6] = facc[7]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*49-1]
+			fh[j*49+0] = facc[8]
+			fh[j*49+1] = facc[9]
+			fh[j*49+2] = facc[10]
+			fh[j*49+3] = facc[11]
+			fh[j*49+4] = facc[12]
+			fh[j*49+5] = facc[13]
+			fh[j*49+6] = facc[14]
+			fh[j*49+7] = facc[9]
+			fh[j*49+8] = facc[15]
+			fh[j*49+9] = facc[16]
+			fh[j*49+10] = facc[17]
+			fh[j*49+11] = facc[18]
+			fh[j*49+12] = facc[19]
+			fh[j*49+13] = facc[20]
+			fh[j*49+14] = facc[10]
+			fh[j*49+15] = facc[16]
+			fh[j*49+16] = facc[21]
+			fh[j*49+17] = facc[22]
+			fh[j*49+18] = facc[23]
+			fh[j*49+19] = facc[24]
+			fh[j*49+20] = facc[25]
+			fh[j*49+21] = facc[11]
+			fh[j*49+22] = facc[17]
+			fh[j*49+23] = facc[22]
+			fh[j*49+24] = facc[26]
+			fh[j*49+25] = facc[27]
+			fh[j*49+26] = facc[28]
+			fh[j*49+27] = facc[29]
+			fh[j*49+28] = facc[12]
+			fh[j*49+29] = facc[18]
+			fh[j*49+30] = facc[23]
+			fh[j*49+31] = facc[27]
+			fh[j*49+32] = facc[30]
+			fh[j*49+33] = facc[31]
+			fh[j*49+34] = facc[32]
+			fh[j*49+35] = facc[13]
+			fh[j*49+36] = facc[19]
+			fh[j*49+37] = facc[24]
+			fh[j*49+38] = facc[28]
+			fh[j*49+39] = facc[31]
+			fh[j*49+40] = facc[33]
+			fh[j*49+41] = facc[34]
+			fh[j*49+42] = facc[14]
+			fh[j*49+43] = facc[20]
+			fh[j*49+44] = facc[25]
+			fh[j*49+45] = facc[29]
+			fh[j*49+46] = facc[32]
+			fh[j*49+47] = facc[34]
+			fh[j*49+48] = facc[35]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [10]float64
+	_ = fb[T*8-1]
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	dv21_2 := 1.0
+	dv22_2 := dv21_2 * v20
+	dv23_2 := 1.0 - (dv22_2)
+	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		facc = [10]float64{}
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			dv12_1 := u0
+			dv13_0 := -(ds3_0)
+			dv13_1 := dv12_1 - (ds3_1)
+			dv13_2 := -(ds3_2)
+			fbv14 := -(v14 * fav14)
+			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv15_0 := -(ds3_0)
+			dv15_1 := -(ds3_1)
+			dv15_2 := -(ds3_2)
+			dv16_0 := dv15_0 * fav16
+			dv16_1 := dv15_1 * fav16
+			dv16_2 := dv15_2 * fav16
+			dv17_0 := dv16_0 - (dv14_0)
+			dv17_1 := dv16_1 - (dv14_1)
+			dv17_2 := dv16_2 - (dv14_2)
+			fav19 := dyn.SignOf(v17)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv17_1 * fav19
+			dv19_2 := dv17_2 * fav19
+			dv24_0 := dv19_0
+			dv24_1 := dv19_1
+			dv24_2 := dv19_2 - (dv22_2)
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1 * fav25
+			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
+			fav26 := 1 - v26*v26
+			dv26_0 := dv25_0 * fav26
+			dv26_1 := dv25_1 * fav26
+			dv26_2 := dv25_2 * fav26
+			dv27_0 := dv26_0 * v23
+			dv27_1 := dv26_1 * v23
+			dv27_2 := dv23_2*v26 + dv26_2*v23
+			dv28_0 := dv27_0
+			dv28_1 := dv27_1
+			dv28_2 := dv22_2 + dv27_2
+			dv31_0 := dv28_0 * v30
+			dv31_1 := dv28_1 * v30
+			dv31_2 := dv28_2 * v30
+			var dv32_0, dv32_1, dv32_2 float64
+			if v19 <= v22 {
+				dv32_0 = dv17_0
+				dv32_1 = dv17_1
+				dv32_2 = dv17_2
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+			}
+			var dv34_0, dv34_1, dv34_2 float64
+			if v17 < v33 {
+				dv34_2 = dv33_2
+			} else {
+				if v17 > p2 {
+					dv34_2 = 1.0
+				} else {
+					dv34_0 = dv17_0
+					dv34_1 = dv17_1
+					dv34_2 = dv17_2
+				}
+			}
+			var dv35_0, dv35_1, dv35_2 float64
+			if q1 > 0.0 {
+				dv35_0 = dv32_0
+				dv35_1 = dv32_1
+				dv35_2 = dv32_2
+			} else {
+				dv35_0 = dv34_0
+				dv35_1 = dv34_1
+				dv35_2 = dv34_2
+			}
+			dv36_0 := dv14_0 + dv35_0
+			dv36_1 := dv14_1 + dv35_1
+			dv36_2 := dv14_2 + dv35_2
+			dv37_0 := dv36_0 * q0
+			dv37_1 := dv36_1 * q0
+			dv37_2 := dv36_2 * q0
+			dv38_0 := ds3_0 + dv37_0
+			dv38_1 := ds3_1 + dv37_1
+			dv38_2 := ds3_2 + dv37_2
+			dv41_0 := ds3_0 * q0
+			dv41_1 := ds3_1 * q0
+			dv41_2 := ds3_2 * q0
+			dv43_0 := dv41_0 * v42
+			dv43_1 := dv41_1 * v42
+			dv43_2 := dv41_2 * v42
+			dv44_0 := ds0_0 + dv43_0
+			dv44_1 := ds0_1 + dv43_1
+			dv44_2 := ds0_2 + dv43_2
+			dv46_0 := dv41_0 * v45
+			dv46_1 := dv41_1 * v45
+			dv46_2 := dv41_2 * v45
+			dv47_0 := ds1_0 + dv46_0
+			dv47_1 := ds1_1 + dv46_1
+			dv47_2 := ds1_2 + dv46_2
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+			}
+			fo := t * 8
+			_ = fb[fo+7]
+			fb[fo+0] = s0
+			fb[fo+1] = ds0_0
+			fb[fo+2] = ds0_1
+			fb[fo+3] = ds0_2
+			fb[fo+4] = s1
+			fb[fo+5] = ds1_0
+			fb[fo+6] = ds1_1
+			fb[fo+7] = ds1_2
+			ns0 := v44
+			nd0_0 := dv44_0
+			nd0_1 := dv44_1
+			nd0_2 := dv44_2
+			ns1 := v47
+			nd1_0 := dv47_0
+			nd1_1 := dv47_1
+			nd1_2 := dv47_2
+			ns2 := v40
+			ns3 := v38
+			nd3_0 := dv38_0
+			nd3_1 := dv38_1
+			nd3_2 := dv38_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+		}
+		lagKernel{}.fitFlushP(fb, T, j, n, at, fit, jy, &facc)
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = 0
+			_ = jxT[(3*n+j)*3+2]
+			jxT[(3*n+j)*3+0] = ds3_0
+			jxT[(3*n+j)*3+1] = ds3_1
+			jxT[(3*n+j)*3+2] = ds3_2
+		}
+		if jc != nil {
+			jc[j*3+0] = 0
+			jc[j*3+1] = 0
+			jc[j*3+2] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*3+2]
+			fg[j*3+0] = facc[1]
+			fg[j*3+1] = facc[2]
+			fg[j*3+2] = facc[3]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*9-1]
+			fh[j*9+0] = facc[4]
+			fh[j*9+1] = facc[5]
+			fh[j*9+2] = facc[6]
+			fh[j*9+3] = facc[5]
+			fh[j*9+4] = facc[7]
+			fh[j*9+5] = facc[8]
+			fh[j*9+6] = facc[6]
+			fh[j*9+7] = facc[8]
+			fh[j*9+8] = facc[9]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+// fitFlushP forms the residuals of lane j's nt steps (their values and
+// tangents in fb) and their sums into acc.
+func (lagKernel) fitFlushP(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit, jy []float64, acc *[10]float64) {
+	fm, fw, fr, fh, fg := fit.Meas, fit.Weight, fit.R, fit.JTJ, fit.JTR
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	fs := acc[0]
+	fg0 := acc[1]
+	fh0_0 := acc[4]
+	fh0_1 := acc[5]
+	fh0_2 := acc[6]
+	fg1 := acc[2]
+	fh1_1 := acc[7]
+	fh1_2 := acc[8]
+	fg2 := acc[3]
+	fh2_2 := acc[9]
+	for tt := 0; tt < nt; tt++ {
+		k := tt*n + j
+		if at != nil {
+			if k = int(at[k]); k < 0 {
+				continue
+			}
+		}
+		v := fb[tt*8 : tt*8+8]
+		i0 := 0*K + k
+		w0 := fw[0*wc+k*wk]
+		r0 := (v[0] - fm[i0]) * w0
+		fs += r0 * r0
+		g0_0 := v[1] * w0
+		g0_1 := v[2] * w0
+		g0_2 := v[3] * w0
+		i1 := 1*K + k
+		w1 := fw[1*wc+k*wk]
+		r1 := (v[4] - fm[i1]) * w1
+		fs += r1 * r1
+		g1_0 := v[5] * w1
+		g1_1 := v[6] * w1
+		g1_2 := v[7] * w1
+		if fr != nil {
+			fr[i0] = r0
+			fr[i1] = r1
+		}
+		if jy != nil {
+			_ = jy[i0*3+2]
+			jy[i0*3+0] = g0_0
+			jy[i0*3+1] = g0_1
+			jy[i0*3+2] = g0_2
+			_ = jy[i1*3+2]
+			jy[i1*3+0] = g1_0
+			jy[i1*3+1] = g1_1
+			jy[i1*3+2] = g1_2
+		}
+		if fg != nil {
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+		}
+		if fh != nil {
+			fh0_0 += g0_0 * g0_0
+			fh0_1 += g0_0 * g0_1
+			fh0_2 += g0_0 * g0_2
+			fh1_1 += g0_1 * g0_1
+			fh1_2 += g0_1 * g0_2
+			fh2_2 += g0_2 * g0_2
+			fh0_0 += g1_0 * g1_0
+			fh0_1 += g1_0 * g1_1
+			fh0_2 += g1_0 * g1_2
+			fh1_1 += g1_1 * g1_1
+			fh1_2 += g1_1 * g1_2
+			fh2_2 += g1_2 * g1_2
+		}
+	}
+	acc[0] = fs
+	acc[1] = fg0
+	acc[4] = fh0_0
+	acc[5] = fh0_1
+	acc[6] = fh0_2
+	acc[2] = fg1
+	acc[7] = fh1_1
+	acc[8] = fh1_2
+	acc[3] = fg2
+	acc[9] = fh2_2
+}
+
+func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [36]float64
+	_ = fb[T*16-1]
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	q1 := q[1]
+	v20 := dyn.B2F(p2 > q1)
+	v21 := p2 - q1
+	v22 := v20 * v21
+	v23 := p2 - v22
+	v33 := -p2
+	_ = v20
+	_ = v21
+	_ = v22
+	_ = v23
+	_ = v33
+	dv21_2 := 1.0
+	dv22_2 := dv21_2 * v20
+	dv23_2 := 1.0 - (dv22_2)
+	dv33_2 := -(1.0)
+	fav14 := 1 / p0
+	_ = fav14
+	fav16 := 1 / q0
+	_ = fav16
+	fav25 := 1 / v23
+	_ = fav25
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_5 := 0.0
+		ds0_6 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		ds1_6 := 0.0
+		s2 := x0[2*n+j]
+		ds2_5 := 1.0
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		ds3_6 := 1.0
+		facc = [36]float64{}
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v12 := u0 * p1
+			v13 := v12 - s3
+			v14 := v13 / p0
+			v15 := -s3
+			v16 := v15 / q0
+			v17 := v16 - v14
+			v19 := math.Abs(v17)
+			v24 := v19 - v22
+			v25 := v24 / v23
+			v26 := math.Tanh(v25)
+			v27 := v23 * v26
+			v28 := v22 + v27
+			v30 := dyn.SignOf(v17)
+			v31 := v28 * v30
+			v32 := v17
+			if !(v19 <= v22) {
+				v32 = v31
+			}
+			v34 := dyn.ClampOf(v17, v33, p2)
+			v35 := v32
+			if !(q1 > 0.0) {
+				v35 = v34
+			}
+			v36 := v14 + v35
+			v37 := q0 * v36
+			v38 := s3 + v37
+			v39 := u1 * q0
+			v40 := s2 + v39
+			v41 := s3 * q0
+			var v45, v42 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v45, v42 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v45, v42 = scs, scc
+			}
+			v43 := v41 * v42
+			v44 := s0 + v43
+			v46 := v41 * v45
+			v47 := s1 + v46
+			dv12_1 := u0
+			dv13_0 := -(ds3_0)
+			dv13_1 := dv12_1 - (ds3_1)
+			dv13_2 := -(ds3_2)
+			dv13_6 := -(ds3_6)
+			fbv14 := -(v14 * fav14)
+			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv14_6 := dv13_6 * fav14
+			dv15_0 := -(ds3_0)
+			dv15_1 := -(ds3_1)
+			dv15_2 := -(ds3_2)
+			dv15_6 := -(ds3_6)
+			dv16_0 := dv15_0 * fav16
+			dv16_1 := dv15_1 * fav16
+			dv16_2 := dv15_2 * fav16
+			dv16_6 := dv15_6 * fav16
+			dv17_0 := dv16_0 - (dv14_0)
+			dv17_1 := dv16_1 - (dv14_1)
+			dv17_2 := dv16_2 - (dv14_2)
+			dv17_6 := dv16_6 - (dv14_6)
+			fav19 := dyn.SignOf(v17)
+			dv19_0 := dv17_0 * fav19
+			dv19_1 := dv17_1 * fav19
+			dv19_2 := dv17_2 * fav19
+			dv19_6 := dv17_6 * fav19
+			dv24_0 := dv19_0
+			dv24_1 := dv19_1
+			dv24_2 := dv19_2 - (dv22_2)
+			dv24_6 := dv19_6
+			fbv25 := -(v25 * fav25)
+			dv25_0 := dv24_0 * fav25
+			dv25_1 := dv24_1 * fav25
+			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
+			dv25_6 := dv24_6 * fav25
+			fav26 := 1 - v26*v26
+			dv26_0 := dv25_0 * fav26
+			dv26_1 := dv25_1 * fav26
+			dv26_2 := dv25_2 * fav26
+			dv26_6 := dv25_6 * fav26
+			dv27_0 := dv26_0 * v23
+			dv27_1 := dv26_1 * v23
+			dv27_2 := dv23_2*v26 + dv26_2*v23
+			dv27_6 := dv26_6 * v23
+			dv28_0 := dv27_0
+			dv28_1 := dv27_1
+			dv28_2 := dv22_2 + dv27_2
+			dv28_6 := dv27_6
+			dv31_0 := dv28_0 * v30
+			dv31_1 := dv28_1 * v30
+			dv31_2 := dv28_2 * v30
+			dv31_6 := dv28_6 * v30
+			var dv32_0, dv32_1, dv32_2, dv32_6 float64
+			if v19 <= v22 {
+				dv32_0 = dv17_0
+				dv32_1 = dv17_1
+				dv32_2 = dv17_2
+				dv32_6 = dv17_6
+			} else {
+				dv32_0 = dv31_0
+				dv32_1 = dv31_1
+				dv32_2 = dv31_2
+				dv32_6 = dv31_6
+			}
+			var dv34_0, dv34_1, dv34_2, dv34_6 float64
+			if v17 < v33 {
+				dv34_2 = dv33_2
+			} else {
+				if v17 > p2 {
+					dv34_2 = 1.0
+				} else {
+					dv34_0 = dv17_0
+					dv34_1 = dv17_1
+					dv34_2 = dv17_2
+					dv34_6 = dv17_6
+				}
+			}
+			var dv35_0, dv35_1, dv35_2, dv35_6 float64
+			if q1 > 0.0 {
+				dv35_0 = dv32_0
+				dv35_1 = dv32_1
+				dv35_2 = dv32_2
+				dv35_6 = dv32_6
+			} else {
+				dv35_0 = dv34_0
+				dv35_1 = dv34_1
+				dv35_2 = dv34_2
+				dv35_6 = dv34_6
+			}
+			dv36_0 := dv14_0 + dv35_0
+			dv36_1 := dv14_1 + dv35_1
+			dv36_2 := dv14_2 + dv35_2
+			dv36_6 := dv14_6 + dv35_6
+			dv37_0 := dv36_0 * q0
+			dv37_1 := dv36_1 * q0
+			dv37_2 := dv36_2 * q0
+			dv37_6 := dv36_6 * q0
+			dv38_0 := ds3_0 + dv37_0
+			dv38_1 := ds3_1 + dv37_1
+			dv38_2 := ds3_2 + dv37_2
+			dv38_6 := ds3_6 + dv37_6
+			dv40_5 := ds2_5
+			dv41_0 := ds3_0 * q0
+			dv41_1 := ds3_1 * q0
+			dv41_2 := ds3_2 * q0
+			dv41_6 := ds3_6 * q0
+			fav42 := -v45
+			dv42_5 := ds2_5 * fav42
+			dv43_0 := dv41_0 * v42
+			dv43_1 := dv41_1 * v42
+			dv43_2 := dv41_2 * v42
+			dv43_5 := dv42_5 * v41
+			dv43_6 := dv41_6 * v42
+			dv44_0 := ds0_0 + dv43_0
+			dv44_1 := ds0_1 + dv43_1
+			dv44_2 := ds0_2 + dv43_2
+			dv44_3 := ds0_3
+			dv44_5 := ds0_5 + dv43_5
+			dv44_6 := ds0_6 + dv43_6
+			dv45_5 := ds2_5 * v42
+			dv46_0 := dv41_0 * v45
+			dv46_1 := dv41_1 * v45
+			dv46_2 := dv41_2 * v45
+			dv46_5 := dv45_5 * v41
+			dv46_6 := dv41_6 * v45
+			dv47_0 := ds1_0 + dv46_0
+			dv47_1 := ds1_1 + dv46_1
+			dv47_2 := ds1_2 + dv46_2
+			dv47_4 := ds1_4
+			dv47_5 := ds1_5 + dv46_5
+			dv47_6 := ds1_6 + dv46_6
+			if y != nil {
+				y[(0*T+t)*n+j] = s0
+				y[(1*T+t)*n+j] = s1
+			}
+			fo := t * 16
+			_ = fb[fo+15]
+			fb[fo+0] = s0
+			fb[fo+1] = ds0_0
+			fb[fo+2] = ds0_1
+			fb[fo+3] = ds0_2
+			fb[fo+4] = ds0_3
+			fb[fo+6] = ds0_5
+			fb[fo+7] = ds0_6
+			fb[fo+8] = s1
+			fb[fo+9] = ds1_0
+			fb[fo+10] = ds1_1
+			fb[fo+11] = ds1_2
+			fb[fo+13] = ds1_4
+			fb[fo+14] = ds1_5
+			fb[fo+15] = ds1_6
+			ns0 := v44
+			nd0_0 := dv44_0
+			nd0_1 := dv44_1
+			nd0_2 := dv44_2
+			nd0_3 := dv44_3
+			nd0_5 := dv44_5
+			nd0_6 := dv44_6
+			ns1 := v47
+			nd1_0 := dv47_0
+			nd1_1 := dv47_1
+			nd1_2 := dv47_2
+			nd1_4 := dv47_4
+			nd1_5 := dv47_5
+			nd1_6 := dv47_6
+			ns2 := v40
+			nd2_5 := dv40_5
+			ns3 := v38
+			nd3_0 := dv38_0
+			nd3_1 := dv38_1
+			nd3_2 := dv38_2
+			nd3_6 := dv38_6
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_5 = nd0_5
+			ds0_6 = nd0_6
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			ds1_6 = nd1_6
+			s2 = ns2
+			ds2_5 = nd2_5
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+			ds3_6 = nd3_6
+		}
+		lagKernel{}.fitFlushX0(fb, T, j, n, at, fit, jy, &facc)
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*7+6]
+			jxT[(0*n+j)*7+0] = ds0_0
+			jxT[(0*n+j)*7+1] = ds0_1
+			jxT[(0*n+j)*7+2] = ds0_2
+			jxT[(0*n+j)*7+3] = ds0_3
+			jxT[(0*n+j)*7+4] = 0
+			jxT[(0*n+j)*7+5] = ds0_5
+			jxT[(0*n+j)*7+6] = ds0_6
+			_ = jxT[(1*n+j)*7+6]
+			jxT[(1*n+j)*7+0] = ds1_0
+			jxT[(1*n+j)*7+1] = ds1_1
+			jxT[(1*n+j)*7+2] = ds1_2
+			jxT[(1*n+j)*7+3] = 0
+			jxT[(1*n+j)*7+4] = ds1_4
+			jxT[(1*n+j)*7+5] = ds1_5
+			jxT[(1*n+j)*7+6] = ds1_6
+			_ = jxT[(2*n+j)*7+6]
+			jxT[(2*n+j)*7+0] = 0
+			jxT[(2*n+j)*7+1] = 0
+			jxT[(2*n+j)*7+2] = 0
+			jxT[(2*n+j)*7+3] = 0
+			jxT[(2*n+j)*7+4] = 0
+			jxT[(2*n+j)*7+5] = ds2_5
+			jxT[(2*n+j)*7+6] = 0
+			_ = jxT[(3*n+j)*7+6]
+			jxT[(3*n+j)*7+0] = ds3_0
+			jxT[(3*n+j)*7+1] = ds3_1
+			jxT[(3*n+j)*7+2] = ds3_2
+			jxT[(3*n+j)*7+3] = 0
+			jxT[(3*n+j)*7+4] = 0
+			jxT[(3*n+j)*7+5] = 0
+			jxT[(3*n+j)*7+6] = ds3_6
+		}
+		if jc != nil {
+			jc[j*7+0] = 0
+			jc[j*7+1] = 0
+			jc[j*7+2] = 0
+			jc[j*7+3] = 0
+			jc[j*7+4] = 0
+			jc[j*7+5] = 0
+			jc[j*7+6] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*7+6]
+			fg[j*7+0] = facc[1]
+			fg[j*7+1] = facc[2]
+			fg[j*7+2] = facc[3]
+			fg[j*7+3] = facc[4]
+			fg[j*7+4] = facc[5]
+			fg[j*7+5] = facc[6]
+			fg[j*7+6] = facc[7]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*49-1]
+			fh[j*49+0] = facc[8]
+			fh[j*49+1] = facc[9]
+			fh[j*49+2] = facc[10]
+			fh[j*49+3] = facc[11]
+			fh[j*49+4] = facc[12]
+			fh[j*49+5] = facc[13]
+			fh[j*49+6] = facc[14]
+			fh[j*49+7] = facc[9]
+			fh[j*49+8] = facc[15]
+			fh[j*49+9] = facc[16]
+			fh[j*49+10] = facc[17]
+			fh[j*49+11] = facc[18]
+			fh[j*49+12] = facc[19]
+			fh[j*49+13] = facc[20]
+			fh[j*49+14] = facc[10]
+			fh[j*49+15] = facc[16]
+			fh[j*49+16] = facc[21]
+			fh[j*49+17] = facc[22]
+			fh[j*49+18] = facc[23]
+			fh[j*49+19] = facc[24]
+			fh[j*49+20] = facc[25]
+			fh[j*49+21] = facc[11]
+			fh[j*49+22] = facc[17]
+			fh[j*49+23] = facc[22]
+			fh[j*49+24] = facc[26]
+			fh[j*49+25] = facc[27]
+			fh[j*49+26] = facc[28]
+			fh[j*49+27] = facc[29]
+			fh[j*49+28] = facc[12]
+			fh[j*49+29] = facc[18]
+			fh[j*49+30] = facc[23]
+			fh[j*49+31] = facc[27]
+			fh[j*49+32] = facc[30]
+			fh[j*49+33] = facc[31]
+			fh[j*49+34] = facc[32]
+			fh[j*49+35] = facc[13]
+			fh[j*49+36] = facc[19]
+			fh[j*49+37] = facc[24]
+			fh[j*49+38] = facc[28]
+			fh[j*49+39] = facc[31]
+			fh[j*49+40] = facc[33]
+			fh[j*49+41] = facc[34]
+			fh[j*49+42] = facc[14]
+			fh[j*49+43] = facc[20]
+			fh[j*49+44] = facc[25]
+			fh[j*49+45] = facc[29]
+			fh[j*49+46] = facc[32]
+			fh[j*49+47] = facc[34]
+			fh[j*49+48] = facc[35]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+// fitFlushX0 forms the residuals of lane j's nt steps (their values and
+// tangents in fb) and their sums into acc.
+func (lagKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit, jy []float64, acc *[36]float64) {
+	fm, fw, fr, fh, fg := fit.Meas, fit.Weight, fit.R, fit.JTJ, fit.JTR
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	fs := acc[0]
+	fg0 := acc[1]
+	fh0_0 := acc[8]
+	fh0_1 := acc[9]
+	fh0_2 := acc[10]
+	fh0_3 := acc[11]
+	fh0_4 := acc[12]
+	fh0_5 := acc[13]
+	fh0_6 := acc[14]
+	fg1 := acc[2]
+	fh1_1 := acc[15]
+	fh1_2 := acc[16]
+	fh1_3 := acc[17]
+	fh1_4 := acc[18]
+	fh1_5 := acc[19]
+	fh1_6 := acc[20]
+	fg2 := acc[3]
+	fh2_2 := acc[21]
+	fh2_3 := acc[22]
+	fh2_4 := acc[23]
+	fh2_5 := acc[24]
+	fh2_6 := acc[25]
+	fg3 := acc[4]
+	fh3_3 := acc[26]
+	fh3_4 := acc[27]
+	fh3_5 := acc[28]
+	fh3_6 := acc[29]
+	fg4 := acc[5]
+	fh4_4 := acc[30]
+	fh4_5 := acc[31]
+	fh4_6 := acc[32]
+	fg5 := acc[6]
+	fh5_5 := acc[33]
+	fh5_6 := acc[34]
+	fg6 := acc[7]
+	fh6_6 := acc[35]
+	for tt := 0; tt < nt; tt++ {
+		k := tt*n + j
+		if at != nil {
+			if k = int(at[k]); k < 0 {
+				continue
+			}
+		}
+		v := fb[tt*16 : tt*16+16]
+		i0 := 0*K + k
+		w0 := fw[0*wc+k*wk]
+		r0 := (v[0] - fm[i0]) * w0
+		fs += r0 * r0
+		g0_0 := v[1] * w0
+		g0_1 := v[2] * w0
+		g0_2 := v[3] * w0
+		g0_3 := v[4] * w0
+		g0_5 := v[6] * w0
+		g0_6 := v[7] * w0
+		i1 := 1*K + k
+		w1 := fw[1*wc+k*wk]
+		r1 := (v[8] - fm[i1]) * w1
+		fs += r1 * r1
+		g1_0 := v[9] * w1
+		g1_1 := v[10] * w1
+		g1_2 := v[11] * w1
+		g1_4 := v[13] * w1
+		g1_5 := v[14] * w1
+		g1_6 := v[15] * w1
+		if fr != nil {
+			fr[i0] = r0
+			fr[i1] = r1
+		}
+		if jy != nil {
+			_ = jy[i0*7+6]
+			jy[i0*7+0] = g0_0
+			jy[i0*7+1] = g0_1
+			jy[i0*7+2] = g0_2
+			jy[i0*7+3] = g0_3
+			jy[i0*7+4] = 0
+			jy[i0*7+5] = g0_5
+			jy[i0*7+6] = g0_6
+			_ = jy[i1*7+6]
+			jy[i1*7+0] = g1_0
+			jy[i1*7+1] = g1_1
+			jy[i1*7+2] = g1_2
+			jy[i1*7+3] = 0
+			jy[i1*7+4] = g1_4
+			jy[i1*7+5] = g1_5
+			jy[i1*7+6] = g1_6
+		}
+		if fg != nil {
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg3 += g0_3 * r0
+			fg5 += g0_5 * r0
+			fg6 += g0_6 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+			fg4 += g1_4 * r1
+			fg5 += g1_5 * r1
+			fg6 += g1_6 * r1
+		}
+		if fh != nil {
+			fh0_0 += g0_0 * g0_0
+			fh0_1 += g0_0 * g0_1
+			fh0_2 += g0_0 * g0_2
+			fh0_3 += g0_0 * g0_3
+			fh0_5 += g0_0 * g0_5
+			fh0_6 += g0_0 * g0_6
+			fh1_1 += g0_1 * g0_1
+			fh1_2 += g0_1 * g0_2
+			fh1_3 += g0_1 * g0_3
+			fh1_5 += g0_1 * g0_5
+			fh1_6 += g0_1 * g0_6
+			fh2_2 += g0_2 * g0_2
+			fh2_3 += g0_2 * g0_3
+			fh2_5 += g0_2 * g0_5
+			fh2_6 += g0_2 * g0_6
+			fh3_3 += g0_3 * g0_3
+			fh3_5 += g0_3 * g0_5
+			fh3_6 += g0_3 * g0_6
+			fh5_5 += g0_5 * g0_5
+			fh5_6 += g0_5 * g0_6
+			fh6_6 += g0_6 * g0_6
+			fh0_0 += g1_0 * g1_0
+			fh0_1 += g1_0 * g1_1
+			fh0_2 += g1_0 * g1_2
+			fh0_4 += g1_0 * g1_4
+			fh0_5 += g1_0 * g1_5
+			fh0_6 += g1_0 * g1_6
+			fh1_1 += g1_1 * g1_1
+			fh1_2 += g1_1 * g1_2
+			fh1_4 += g1_1 * g1_4
+			fh1_5 += g1_1 * g1_5
+			fh1_6 += g1_1 * g1_6
+			fh2_2 += g1_2 * g1_2
+			fh2_4 += g1_2 * g1_4
+			fh2_5 += g1_2 * g1_5
+			fh2_6 += g1_2 * g1_6
+			fh4_4 += g1_4 * g1_4
+			fh4_5 += g1_4 * g1_5
+			fh4_6 += g1_4 * g1_6
+			fh5_5 += g1_5 * g1_5
+			fh5_6 += g1_5 * g1_6
+			fh6_6 += g1_6 * g1_6
+		}
+	}
+	acc[0] = fs
+	acc[1] = fg0
+	acc[8] = fh0_0
+	acc[9] = fh0_1
+	acc[10] = fh0_2
+	acc[11] = fh0_3
+	acc[12] = fh0_4
+	acc[13] = fh0_5
+	acc[14] = fh0_6
+	acc[2] = fg1
+	acc[15] = fh1_1
+	acc[16] = fh1_2
+	acc[17] = fh1_3
+	acc[18] = fh1_4
+	acc[19] = fh1_5
+	acc[20] = fh1_6
+	acc[3] = fg2
+	acc[21] = fh2_2
+	acc[22] = fh2_3
+	acc[23] = fh2_4
+	acc[24] = fh2_5
+	acc[25] = fh2_6
+	acc[4] = fg3
+	acc[26] = fh3_3
+	acc[27] = fh3_4
+	acc[28] = fh3_5
+	acc[29] = fh3_6
+	acc[5] = fg4
+	acc[30] = fh4_4
+	acc[31] = fh4_5
+	acc[32] = fh4_6
+	acc[6] = fg5
+	acc[33] = fh5_5
+	acc[34] = fh5_6
+	acc[7] = fg6
+	acc[35] = fh6_6
+}

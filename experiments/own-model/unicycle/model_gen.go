@@ -976,3 +976,1529 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 	}
 	return cost
 }
+
+// RollFit implements dyn.FitRoller: the forward-mode rollout forming
+// the fit's residuals and the lanes' normal equations in its loop.
+func (k robotKernel) RollFit(n, T int, x0dirs bool, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	switch {
+	case fb == nil && x0dirs:
+		return k.rollFitRowsX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	case fb == nil:
+		return k.rollFitRowsP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	case x0dirs:
+		return k.rollFitNormX0(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+	}
+	return k.rollFitNormP(n, T, at, p, q, x0, u, y, jy, xT, jxT, jc, fit, fb)
+}
+
+func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [10]float64
+	fm, fw, fr := fit.Meas, fit.Weight, fit.R
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		var fs float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			var dv17_0, dv17_1, dv17_2 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			if k := t*n + j; at == nil || at[k] >= 0 {
+				if at != nil {
+					k = int(at[k])
+				}
+				i0 := 0*K + k
+				w0 := fw[0*wc+k*wk]
+				r0 := (v26 - fm[i0]) * w0
+				fs += r0 * r0
+				i1 := 1*K + k
+				w1 := fw[1*wc+k*wk]
+				r1 := (v29 - fm[i1]) * w1
+				fs += r1 * r1
+				if fr != nil {
+					fr[i0] = r0
+					fr[i1] = r1
+				}
+				if jy != nil {
+					_ = jy[i0*3+2]
+					jy[i0*3+0] = dv26_0 * w0
+					jy[i0*3+1] = dv26_1 * w0
+					jy[i0*3+2] = dv26_2 * w0
+					_ = jy[i1*3+2]
+					jy[i1*3+0] = dv29_0 * w1
+					jy[i1*3+1] = dv29_1 * w1
+					jy[i1*3+2] = dv29_2 * w1
+				}
+			}
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			ns2 := v22
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+		}
+		facc[0] = fs
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = 0
+			_ = jxT[(3*n+j)*3+2]
+			jxT[(3*n+j)*3+0] = ds3_0
+			jxT[(3*n+j)*3+1] = ds3_1
+			jxT[(3*n+j)*3+2] = ds3_2
+		}
+		if jc != nil {
+			jc[j*3+0] = 0
+			jc[j*3+1] = 0
+			jc[j*3+2] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*3+2]
+			fg[j*3+0] = facc[1]
+			fg[j*3+1] = facc[2]
+			fg[j*3+2] = facc[3]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*9-1]
+			fh[j*9+0] = facc[4]
+			fh[j*9+1] = facc[5]
+			fh[j*9+2] = facc[6]
+			fh[j*9+3] = facc[5]
+			fh[j*9+4] = facc[7]
+			fh[j*9+5] = facc[8]
+			fh[j*9+6] = facc[6]
+			fh[j*9+7] = facc[8]
+			fh[j*9+8] = facc[9]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [36]float64
+	fm, fw, fr := fit.Meas, fit.Weight, fit.R
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_5 := 0.0
+		ds0_6 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		ds1_6 := 0.0
+		s2 := x0[2*n+j]
+		ds2_5 := 1.0
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		ds3_6 := 1.0
+		var fs float64
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			dv11_6 := -(ds3_6)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv12_6 := dv11_6 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv13_6 := -(ds3_6)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv14_6 := dv13_6 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			dv15_6 := dv14_6 - (dv12_6)
+			var dv17_0, dv17_1, dv17_2, dv17_6 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+					dv17_6 = dv15_6
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv18_6 := dv12_6 + dv17_6
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv19_6 := dv18_6 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv20_6 := ds3_6 + dv19_6
+			dv22_5 := ds2_5
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv23_6 := ds3_6 * q0
+			fav24 := -v27
+			dv24_5 := ds2_5 * fav24
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv25_5 := dv24_5 * v23
+			dv25_6 := dv23_6 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv26_3 := ds0_3
+			dv26_5 := ds0_5 + dv25_5
+			dv26_6 := ds0_6 + dv25_6
+			dv27_5 := ds2_5 * v24
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv28_5 := dv27_5 * v23
+			dv28_6 := dv23_6 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			dv29_4 := ds1_4
+			dv29_5 := ds1_5 + dv28_5
+			dv29_6 := ds1_6 + dv28_6
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			if k := t*n + j; at == nil || at[k] >= 0 {
+				if at != nil {
+					k = int(at[k])
+				}
+				i0 := 0*K + k
+				w0 := fw[0*wc+k*wk]
+				r0 := (v26 - fm[i0]) * w0
+				fs += r0 * r0
+				i1 := 1*K + k
+				w1 := fw[1*wc+k*wk]
+				r1 := (v29 - fm[i1]) * w1
+				fs += r1 * r1
+				if fr != nil {
+					fr[i0] = r0
+					fr[i1] = r1
+				}
+				if jy != nil {
+					_ = jy[i0*7+6]
+					jy[i0*7+0] = dv26_0 * w0
+					jy[i0*7+1] = dv26_1 * w0
+					jy[i0*7+2] = dv26_2 * w0
+					jy[i0*7+3] = dv26_3 * w0
+					jy[i0*7+4] = 0
+					jy[i0*7+5] = dv26_5 * w0
+					jy[i0*7+6] = dv26_6 * w0
+					_ = jy[i1*7+6]
+					jy[i1*7+0] = dv29_0 * w1
+					jy[i1*7+1] = dv29_1 * w1
+					jy[i1*7+2] = dv29_2 * w1
+					jy[i1*7+3] = 0
+					jy[i1*7+4] = dv29_4 * w1
+					jy[i1*7+5] = dv29_5 * w1
+					jy[i1*7+6] = dv29_6 * w1
+				}
+			}
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			nd0_3 := dv26_3
+			nd0_5 := dv26_5
+			nd0_6 := dv26_6
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			nd1_4 := dv29_4
+			nd1_5 := dv29_5
+			nd1_6 := dv29_6
+			ns2 := v22
+			nd2_5 := dv22_5
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			nd3_6 := dv20_6
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_5 = nd0_5
+			ds0_6 = nd0_6
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			ds1_6 = nd1_6
+			s2 = ns2
+			ds2_5 = nd2_5
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+			ds3_6 = nd3_6
+		}
+		facc[0] = fs
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*7+6]
+			jxT[(0*n+j)*7+0] = ds0_0
+			jxT[(0*n+j)*7+1] = ds0_1
+			jxT[(0*n+j)*7+2] = ds0_2
+			jxT[(0*n+j)*7+3] = ds0_3
+			jxT[(0*n+j)*7+4] = 0
+			jxT[(0*n+j)*7+5] = ds0_5
+			jxT[(0*n+j)*7+6] = ds0_6
+			_ = jxT[(1*n+j)*7+6]
+			jxT[(1*n+j)*7+0] = ds1_0
+			jxT[(1*n+j)*7+1] = ds1_1
+			jxT[(1*n+j)*7+2] = ds1_2
+			jxT[(1*n+j)*7+3] = 0
+			jxT[(1*n+j)*7+4] = ds1_4
+			jxT[(1*n+j)*7+5] = ds1_5
+			jxT[(1*n+j)*7+6] = ds1_6
+			_ = jxT[(2*n+j)*7+6]
+			jxT[(2*n+j)*7+0] = 0
+			jxT[(2*n+j)*7+1] = 0
+			jxT[(2*n+j)*7+2] = 0
+			jxT[(2*n+j)*7+3] = 0
+			jxT[(2*n+j)*7+4] = 0
+			jxT[(2*n+j)*7+5] = ds2_5
+			jxT[(2*n+j)*7+6] = 0
+			_ = jxT[(3*n+j)*7+6]
+			jxT[(3*n+j)*7+0] = ds3_0
+			jxT[(3*n+j)*7+1] = ds3_1
+			jxT[(3*n+j)*7+2] = ds3_2
+			jxT[(3*n+j)*7+3] = 0
+			jxT[(3*n+j)*7+4] = 0
+			jxT[(3*n+j)*7+5] = 0
+			jxT[(3*n+j)*7+6] = ds3_6
+		}
+		if jc != nil {
+			jc[j*7+0] = 0
+			jc[j*7+1] = 0
+			jc[j*7+2] = 0
+			jc[j*7+3] = 0
+			jc[j*7+4] = 0
+			jc[j*7+5] = 0
+			jc[j*7+6] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*7+6]
+			fg[j*7+0] = facc[1]
+			fg[j*7+1] = facc[2]
+			fg[j*7+2] = facc[3]
+			fg[j*7+3] = facc[4]
+			fg[j*7+4] = facc[5]
+			fg[j*7+5] = facc[6]
+			fg[j*7+6] = facc[7]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*49-1]
+			fh[j*49+0] = facc[8]
+			fh[j*49+1] = facc[9]
+			fh[j*49+2] = facc[10]
+			fh[j*49+3] = facc[11]
+			fh[j*49+4] = facc[12]
+			fh[j*49+5] = facc[13]
+			fh[j*49+6] = facc[14]
+			fh[j*49+7] = facc[9]
+			fh[j*49+8] = facc[15]
+			fh[j*49+9] = facc[16]
+			fh[j*49+10] = facc[17]
+			fh[j*49+11] = facc[18]
+			fh[j*49+12] = facc[19]
+			fh[j*49+13] = facc[20]
+			fh[j*49+14] = facc[10]
+			fh[j*49+15] = facc[16]
+			fh[j*49+16] = facc[21]
+			fh[j*49+17] = facc[22]
+			fh[j*49+18] = facc[23]
+			fh[j*49+19] = facc[24]
+			fh[j*49+20] = facc[25]
+			fh[j*49+21] = facc[11]
+			fh[j*49+22] = facc[17]
+			fh[j*49+23] = facc[22]
+			fh[j*49+24] = facc[26]
+			fh[j*49+25] = facc[27]
+			fh[j*49+26] = facc[28]
+			fh[j*49+27] = facc[29]
+			fh[j*49+28] = facc[12]
+			fh[j*49+29] = facc[18]
+			fh[j*49+30] = facc[23]
+			fh[j*49+31] = facc[27]
+			fh[j*49+32] = facc[30]
+			fh[j*49+33] = facc[31]
+			fh[j*49+34] = facc[32]
+			fh[j*49+35] = facc[13]
+			fh[j*49+36] = facc[19]
+			fh[j*49+37] = facc[24]
+			fh[j*49+38] = facc[28]
+			fh[j*49+39] = facc[31]
+			fh[j*49+40] = facc[33]
+			fh[j*49+41] = facc[34]
+			fh[j*49+42] = facc[14]
+			fh[j*49+43] = facc[20]
+			fh[j*49+44] = facc[25]
+			fh[j*49+45] = facc[29]
+			fh[j*49+46] = facc[32]
+			fh[j*49+47] = facc[34]
+			fh[j*49+48] = facc[35]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [10]float64
+	_ = fb[T*8-1]
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		s2 := x0[2*n+j]
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		facc = [10]float64{}
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			var dv17_0, dv17_1, dv17_2 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			fo := t * 8
+			_ = fb[fo+7]
+			fb[fo+0] = v26
+			fb[fo+1] = dv26_0
+			fb[fo+2] = dv26_1
+			fb[fo+3] = dv26_2
+			fb[fo+4] = v29
+			fb[fo+5] = dv29_0
+			fb[fo+6] = dv29_1
+			fb[fo+7] = dv29_2
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			ns2 := v22
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			s2 = ns2
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+		}
+		robotKernel{}.fitFlushP(fb, T, j, n, at, fit, jy, &facc)
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*3+2]
+			jxT[(0*n+j)*3+0] = ds0_0
+			jxT[(0*n+j)*3+1] = ds0_1
+			jxT[(0*n+j)*3+2] = ds0_2
+			_ = jxT[(1*n+j)*3+2]
+			jxT[(1*n+j)*3+0] = ds1_0
+			jxT[(1*n+j)*3+1] = ds1_1
+			jxT[(1*n+j)*3+2] = ds1_2
+			_ = jxT[(2*n+j)*3+2]
+			jxT[(2*n+j)*3+0] = 0
+			jxT[(2*n+j)*3+1] = 0
+			jxT[(2*n+j)*3+2] = 0
+			_ = jxT[(3*n+j)*3+2]
+			jxT[(3*n+j)*3+0] = ds3_0
+			jxT[(3*n+j)*3+1] = ds3_1
+			jxT[(3*n+j)*3+2] = ds3_2
+		}
+		if jc != nil {
+			jc[j*3+0] = 0
+			jc[j*3+1] = 0
+			jc[j*3+2] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*3+2]
+			fg[j*3+0] = facc[1]
+			fg[j*3+1] = facc[2]
+			fg[j*3+2] = facc[3]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*9-1]
+			fh[j*9+0] = facc[4]
+			fh[j*9+1] = facc[5]
+			fh[j*9+2] = facc[6]
+			fh[j*9+3] = facc[5]
+			fh[j*9+4] = facc[7]
+			fh[j*9+5] = facc[8]
+			fh[j*9+6] = facc[6]
+			fh[j*9+7] = facc[8]
+			fh[j*9+8] = facc[9]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+// fitFlushP forms the residuals of lane j's nt steps (their values and
+// tangents in fb) and their sums into acc.
+func (robotKernel) fitFlushP(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit, jy []float64, acc *[10]float64) {
+	fm, fw, fr, fh, fg := fit.Meas, fit.Weight, fit.R, fit.JTJ, fit.JTR
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	fs := acc[0]
+	fg0 := acc[1]
+	fh0_0 := acc[4]
+	fh0_1 := acc[5]
+	fh0_2 := acc[6]
+	fg1 := acc[2]
+	fh1_1 := acc[7]
+	fh1_2 := acc[8]
+	fg2 := acc[3]
+	fh2_2 := acc[9]
+	for tt := 0; tt < nt; tt++ {
+		k := tt*n + j
+		if at != nil {
+			if k = int(at[k]); k < 0 {
+				continue
+			}
+		}
+		v := fb[tt*8 : tt*8+8]
+		i0 := 0*K + k
+		w0 := fw[0*wc+k*wk]
+		r0 := (v[0] - fm[i0]) * w0
+		fs += r0 * r0
+		g0_0 := v[1] * w0
+		g0_1 := v[2] * w0
+		g0_2 := v[3] * w0
+		i1 := 1*K + k
+		w1 := fw[1*wc+k*wk]
+		r1 := (v[4] - fm[i1]) * w1
+		fs += r1 * r1
+		g1_0 := v[5] * w1
+		g1_1 := v[6] * w1
+		g1_2 := v[7] * w1
+		if fr != nil {
+			fr[i0] = r0
+			fr[i1] = r1
+		}
+		if jy != nil {
+			_ = jy[i0*3+2]
+			jy[i0*3+0] = g0_0
+			jy[i0*3+1] = g0_1
+			jy[i0*3+2] = g0_2
+			_ = jy[i1*3+2]
+			jy[i1*3+0] = g1_0
+			jy[i1*3+1] = g1_1
+			jy[i1*3+2] = g1_2
+		}
+		if fg != nil {
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+		}
+		if fh != nil {
+			fh0_0 += g0_0 * g0_0
+			fh0_1 += g0_0 * g0_1
+			fh0_2 += g0_0 * g0_2
+			fh1_1 += g0_1 * g0_1
+			fh1_2 += g0_1 * g0_2
+			fh2_2 += g0_2 * g0_2
+			fh0_0 += g1_0 * g1_0
+			fh0_1 += g1_0 * g1_1
+			fh0_2 += g1_0 * g1_2
+			fh1_1 += g1_1 * g1_1
+			fh1_2 += g1_1 * g1_2
+			fh2_2 += g1_2 * g1_2
+		}
+	}
+	acc[0] = fs
+	acc[1] = fg0
+	acc[4] = fh0_0
+	acc[5] = fh0_1
+	acc[6] = fh0_2
+	acc[2] = fg1
+	acc[7] = fh1_1
+	acc[8] = fh1_2
+	acc[3] = fg2
+	acc[9] = fh2_2
+}
+
+func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT, jc []float64, fit *dyn.Fit, fb []float64) float64 {
+	var ssr float64
+	var facc [36]float64
+	_ = fb[T*16-1]
+	p0 := p[0]
+	p1 := p[1]
+	p2 := p[2]
+	q0 := q[0]
+	v16 := -p2
+	_ = v16
+	dv16_2 := -(1.0)
+	fav12 := 1 / p0
+	_ = fav12
+	fav14 := 1 / q0
+	_ = fav14
+	var cost float64
+	for j := 0; j < n; j++ {
+		s0 := x0[0*n+j]
+		ds0_0 := 0.0
+		ds0_1 := 0.0
+		ds0_2 := 0.0
+		ds0_3 := 1.0
+		ds0_5 := 0.0
+		ds0_6 := 0.0
+		s1 := x0[1*n+j]
+		ds1_0 := 0.0
+		ds1_1 := 0.0
+		ds1_2 := 0.0
+		ds1_4 := 1.0
+		ds1_5 := 0.0
+		ds1_6 := 0.0
+		s2 := x0[2*n+j]
+		ds2_5 := 1.0
+		s3 := x0[3*n+j]
+		ds3_0 := 0.0
+		ds3_1 := 0.0
+		ds3_2 := 0.0
+		ds3_6 := 1.0
+		facc = [36]float64{}
+		for t := 0; t < T; t++ {
+			ub := t * 2 * n
+			_ = ub
+			u0 := u[ub+0*n+j]
+			u1 := u[ub+1*n+j]
+			v10 := u0 * p1
+			v11 := v10 - s3
+			v12 := v11 / p0
+			v13 := -s3
+			v14 := v13 / q0
+			v15 := v14 - v12
+			v17 := dyn.ClampOf(v15, v16, p2)
+			v18 := v12 + v17
+			v19 := q0 * v18
+			v20 := s3 + v19
+			v21 := u1 * q0
+			v22 := s2 + v21
+			v23 := s3 * q0
+			var v27, v24 float64
+			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+				v27, v24 = math.Sincos(scx)
+			} else {
+				scS, scC := false, false
+				if scx < 0 {
+					scx = -scx
+					scS = true
+				}
+				scj := int64(scx * (4 / math.Pi))
+				scy := float64(scj)
+				if scj&1 == 1 {
+					scj++
+					scy++
+				}
+				scj &= 7
+				scz := ((scx - scy*7.85398125648498535156e-1) - scy*3.77489470793079817668e-8) - scy*2.69515142907905952645e-15
+				if scj > 3 {
+					scj -= 4
+					scS, scC = !scS, !scC
+				}
+				if scj > 1 {
+					scC = !scC
+				}
+				sczz := scz * scz
+				scc := 1.0 - 0.5*sczz + sczz*sczz*((((((-1.13585365213876817300e-11*sczz)+2.08757008419747316778e-9)*sczz+-2.75573141792967388112e-7)*sczz+2.48015872888517045348e-5)*sczz+-1.38888888888730564116e-3)*sczz+4.16666666666665929218e-2)
+				scs := scz + scz*sczz*((((((1.58962301576546568060e-10*sczz)+-2.50507477628578072866e-8)*sczz+2.75573136213857245213e-6)*sczz+-1.98412698295895385996e-4)*sczz+8.33333333332211858878e-3)*sczz+-1.66666666666666307295e-1)
+				if scj == 1 || scj == 2 {
+					scs, scc = scc, scs
+				}
+				if scC {
+					scc = -scc
+				}
+				if scS {
+					scs = -scs
+				}
+				v27, v24 = scs, scc
+			}
+			v25 := v23 * v24
+			v26 := s0 + v25
+			v28 := v23 * v27
+			v29 := s1 + v28
+			dv10_1 := u0
+			dv11_0 := -(ds3_0)
+			dv11_1 := dv10_1 - (ds3_1)
+			dv11_2 := -(ds3_2)
+			dv11_6 := -(ds3_6)
+			fbv12 := -(v12 * fav12)
+			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_1 := dv11_1 * fav12
+			dv12_2 := dv11_2 * fav12
+			dv12_6 := dv11_6 * fav12
+			dv13_0 := -(ds3_0)
+			dv13_1 := -(ds3_1)
+			dv13_2 := -(ds3_2)
+			dv13_6 := -(ds3_6)
+			dv14_0 := dv13_0 * fav14
+			dv14_1 := dv13_1 * fav14
+			dv14_2 := dv13_2 * fav14
+			dv14_6 := dv13_6 * fav14
+			dv15_0 := dv14_0 - (dv12_0)
+			dv15_1 := dv14_1 - (dv12_1)
+			dv15_2 := dv14_2 - (dv12_2)
+			dv15_6 := dv14_6 - (dv12_6)
+			var dv17_0, dv17_1, dv17_2, dv17_6 float64
+			if v15 < v16 {
+				dv17_2 = dv16_2
+			} else {
+				if v15 > p2 {
+					dv17_2 = 1.0
+				} else {
+					dv17_0 = dv15_0
+					dv17_1 = dv15_1
+					dv17_2 = dv15_2
+					dv17_6 = dv15_6
+				}
+			}
+			dv18_0 := dv12_0 + dv17_0
+			dv18_1 := dv12_1 + dv17_1
+			dv18_2 := dv12_2 + dv17_2
+			dv18_6 := dv12_6 + dv17_6
+			dv19_0 := dv18_0 * q0
+			dv19_1 := dv18_1 * q0
+			dv19_2 := dv18_2 * q0
+			dv19_6 := dv18_6 * q0
+			dv20_0 := ds3_0 + dv19_0
+			dv20_1 := ds3_1 + dv19_1
+			dv20_2 := ds3_2 + dv19_2
+			dv20_6 := ds3_6 + dv19_6
+			dv22_5 := ds2_5
+			dv23_0 := ds3_0 * q0
+			dv23_1 := ds3_1 * q0
+			dv23_2 := ds3_2 * q0
+			dv23_6 := ds3_6 * q0
+			fav24 := -v27
+			dv24_5 := ds2_5 * fav24
+			dv25_0 := dv23_0 * v24
+			dv25_1 := dv23_1 * v24
+			dv25_2 := dv23_2 * v24
+			dv25_5 := dv24_5 * v23
+			dv25_6 := dv23_6 * v24
+			dv26_0 := ds0_0 + dv25_0
+			dv26_1 := ds0_1 + dv25_1
+			dv26_2 := ds0_2 + dv25_2
+			dv26_3 := ds0_3
+			dv26_5 := ds0_5 + dv25_5
+			dv26_6 := ds0_6 + dv25_6
+			dv27_5 := ds2_5 * v24
+			dv28_0 := dv23_0 * v27
+			dv28_1 := dv23_1 * v27
+			dv28_2 := dv23_2 * v27
+			dv28_5 := dv27_5 * v23
+			dv28_6 := dv23_6 * v27
+			dv29_0 := ds1_0 + dv28_0
+			dv29_1 := ds1_1 + dv28_1
+			dv29_2 := ds1_2 + dv28_2
+			dv29_4 := ds1_4
+			dv29_5 := ds1_5 + dv28_5
+			dv29_6 := ds1_6 + dv28_6
+			if y != nil {
+				y[(0*T+t)*n+j] = v26
+				y[(1*T+t)*n+j] = v29
+			}
+			fo := t * 16
+			_ = fb[fo+15]
+			fb[fo+0] = v26
+			fb[fo+1] = dv26_0
+			fb[fo+2] = dv26_1
+			fb[fo+3] = dv26_2
+			fb[fo+4] = dv26_3
+			fb[fo+6] = dv26_5
+			fb[fo+7] = dv26_6
+			fb[fo+8] = v29
+			fb[fo+9] = dv29_0
+			fb[fo+10] = dv29_1
+			fb[fo+11] = dv29_2
+			fb[fo+13] = dv29_4
+			fb[fo+14] = dv29_5
+			fb[fo+15] = dv29_6
+			ns0 := v26
+			nd0_0 := dv26_0
+			nd0_1 := dv26_1
+			nd0_2 := dv26_2
+			nd0_3 := dv26_3
+			nd0_5 := dv26_5
+			nd0_6 := dv26_6
+			ns1 := v29
+			nd1_0 := dv29_0
+			nd1_1 := dv29_1
+			nd1_2 := dv29_2
+			nd1_4 := dv29_4
+			nd1_5 := dv29_5
+			nd1_6 := dv29_6
+			ns2 := v22
+			nd2_5 := dv22_5
+			ns3 := v20
+			nd3_0 := dv20_0
+			nd3_1 := dv20_1
+			nd3_2 := dv20_2
+			nd3_6 := dv20_6
+			s0 = ns0
+			ds0_0 = nd0_0
+			ds0_1 = nd0_1
+			ds0_2 = nd0_2
+			ds0_3 = nd0_3
+			ds0_5 = nd0_5
+			ds0_6 = nd0_6
+			s1 = ns1
+			ds1_0 = nd1_0
+			ds1_1 = nd1_1
+			ds1_2 = nd1_2
+			ds1_4 = nd1_4
+			ds1_5 = nd1_5
+			ds1_6 = nd1_6
+			s2 = ns2
+			ds2_5 = nd2_5
+			s3 = ns3
+			ds3_0 = nd3_0
+			ds3_1 = nd3_1
+			ds3_2 = nd3_2
+			ds3_6 = nd3_6
+		}
+		robotKernel{}.fitFlushX0(fb, T, j, n, at, fit, jy, &facc)
+		xT[0*n+j] = s0
+		xT[1*n+j] = s1
+		xT[2*n+j] = s2
+		xT[3*n+j] = s3
+		if jxT != nil {
+			_ = jxT[(0*n+j)*7+6]
+			jxT[(0*n+j)*7+0] = ds0_0
+			jxT[(0*n+j)*7+1] = ds0_1
+			jxT[(0*n+j)*7+2] = ds0_2
+			jxT[(0*n+j)*7+3] = ds0_3
+			jxT[(0*n+j)*7+4] = 0
+			jxT[(0*n+j)*7+5] = ds0_5
+			jxT[(0*n+j)*7+6] = ds0_6
+			_ = jxT[(1*n+j)*7+6]
+			jxT[(1*n+j)*7+0] = ds1_0
+			jxT[(1*n+j)*7+1] = ds1_1
+			jxT[(1*n+j)*7+2] = ds1_2
+			jxT[(1*n+j)*7+3] = 0
+			jxT[(1*n+j)*7+4] = ds1_4
+			jxT[(1*n+j)*7+5] = ds1_5
+			jxT[(1*n+j)*7+6] = ds1_6
+			_ = jxT[(2*n+j)*7+6]
+			jxT[(2*n+j)*7+0] = 0
+			jxT[(2*n+j)*7+1] = 0
+			jxT[(2*n+j)*7+2] = 0
+			jxT[(2*n+j)*7+3] = 0
+			jxT[(2*n+j)*7+4] = 0
+			jxT[(2*n+j)*7+5] = ds2_5
+			jxT[(2*n+j)*7+6] = 0
+			_ = jxT[(3*n+j)*7+6]
+			jxT[(3*n+j)*7+0] = ds3_0
+			jxT[(3*n+j)*7+1] = ds3_1
+			jxT[(3*n+j)*7+2] = ds3_2
+			jxT[(3*n+j)*7+3] = 0
+			jxT[(3*n+j)*7+4] = 0
+			jxT[(3*n+j)*7+5] = 0
+			jxT[(3*n+j)*7+6] = ds3_6
+		}
+		if jc != nil {
+			jc[j*7+0] = 0
+			jc[j*7+1] = 0
+			jc[j*7+2] = 0
+			jc[j*7+3] = 0
+			jc[j*7+4] = 0
+			jc[j*7+5] = 0
+			jc[j*7+6] = 0
+		}
+		ssr += facc[0]
+		if fg := fit.JTR; fg != nil {
+			_ = fg[j*7+6]
+			fg[j*7+0] = facc[1]
+			fg[j*7+1] = facc[2]
+			fg[j*7+2] = facc[3]
+			fg[j*7+3] = facc[4]
+			fg[j*7+4] = facc[5]
+			fg[j*7+5] = facc[6]
+			fg[j*7+6] = facc[7]
+		}
+		if fh := fit.JTJ; fh != nil {
+			_ = fh[(j+1)*49-1]
+			fh[j*49+0] = facc[8]
+			fh[j*49+1] = facc[9]
+			fh[j*49+2] = facc[10]
+			fh[j*49+3] = facc[11]
+			fh[j*49+4] = facc[12]
+			fh[j*49+5] = facc[13]
+			fh[j*49+6] = facc[14]
+			fh[j*49+7] = facc[9]
+			fh[j*49+8] = facc[15]
+			fh[j*49+9] = facc[16]
+			fh[j*49+10] = facc[17]
+			fh[j*49+11] = facc[18]
+			fh[j*49+12] = facc[19]
+			fh[j*49+13] = facc[20]
+			fh[j*49+14] = facc[10]
+			fh[j*49+15] = facc[16]
+			fh[j*49+16] = facc[21]
+			fh[j*49+17] = facc[22]
+			fh[j*49+18] = facc[23]
+			fh[j*49+19] = facc[24]
+			fh[j*49+20] = facc[25]
+			fh[j*49+21] = facc[11]
+			fh[j*49+22] = facc[17]
+			fh[j*49+23] = facc[22]
+			fh[j*49+24] = facc[26]
+			fh[j*49+25] = facc[27]
+			fh[j*49+26] = facc[28]
+			fh[j*49+27] = facc[29]
+			fh[j*49+28] = facc[12]
+			fh[j*49+29] = facc[18]
+			fh[j*49+30] = facc[23]
+			fh[j*49+31] = facc[27]
+			fh[j*49+32] = facc[30]
+			fh[j*49+33] = facc[31]
+			fh[j*49+34] = facc[32]
+			fh[j*49+35] = facc[13]
+			fh[j*49+36] = facc[19]
+			fh[j*49+37] = facc[24]
+			fh[j*49+38] = facc[28]
+			fh[j*49+39] = facc[31]
+			fh[j*49+40] = facc[33]
+			fh[j*49+41] = facc[34]
+			fh[j*49+42] = facc[14]
+			fh[j*49+43] = facc[20]
+			fh[j*49+44] = facc[25]
+			fh[j*49+45] = facc[29]
+			fh[j*49+46] = facc[32]
+			fh[j*49+47] = facc[34]
+			fh[j*49+48] = facc[35]
+		}
+	}
+	fit.SSR = ssr
+	return cost
+}
+
+// fitFlushX0 forms the residuals of lane j's nt steps (their values and
+// tangents in fb) and their sums into acc.
+func (robotKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit, jy []float64, acc *[36]float64) {
+	fm, fw, fr, fh, fg := fit.Meas, fit.Weight, fit.R, fit.JTJ, fit.JTR
+	K := len(fm) / 2
+	wc, wk := K, 1
+	if len(fw) <= 2 {
+		wc, wk = 1, 0
+	}
+	fs := acc[0]
+	fg0 := acc[1]
+	fh0_0 := acc[8]
+	fh0_1 := acc[9]
+	fh0_2 := acc[10]
+	fh0_3 := acc[11]
+	fh0_4 := acc[12]
+	fh0_5 := acc[13]
+	fh0_6 := acc[14]
+	fg1 := acc[2]
+	fh1_1 := acc[15]
+	fh1_2 := acc[16]
+	fh1_3 := acc[17]
+	fh1_4 := acc[18]
+	fh1_5 := acc[19]
+	fh1_6 := acc[20]
+	fg2 := acc[3]
+	fh2_2 := acc[21]
+	fh2_3 := acc[22]
+	fh2_4 := acc[23]
+	fh2_5 := acc[24]
+	fh2_6 := acc[25]
+	fg3 := acc[4]
+	fh3_3 := acc[26]
+	fh3_4 := acc[27]
+	fh3_5 := acc[28]
+	fh3_6 := acc[29]
+	fg4 := acc[5]
+	fh4_4 := acc[30]
+	fh4_5 := acc[31]
+	fh4_6 := acc[32]
+	fg5 := acc[6]
+	fh5_5 := acc[33]
+	fh5_6 := acc[34]
+	fg6 := acc[7]
+	fh6_6 := acc[35]
+	for tt := 0; tt < nt; tt++ {
+		k := tt*n + j
+		if at != nil {
+			if k = int(at[k]); k < 0 {
+				continue
+			}
+		}
+		v := fb[tt*16 : tt*16+16]
+		i0 := 0*K + k
+		w0 := fw[0*wc+k*wk]
+		r0 := (v[0] - fm[i0]) * w0
+		fs += r0 * r0
+		g0_0 := v[1] * w0
+		g0_1 := v[2] * w0
+		g0_2 := v[3] * w0
+		g0_3 := v[4] * w0
+		g0_5 := v[6] * w0
+		g0_6 := v[7] * w0
+		i1 := 1*K + k
+		w1 := fw[1*wc+k*wk]
+		r1 := (v[8] - fm[i1]) * w1
+		fs += r1 * r1
+		g1_0 := v[9] * w1
+		g1_1 := v[10] * w1
+		g1_2 := v[11] * w1
+		g1_4 := v[13] * w1
+		g1_5 := v[14] * w1
+		g1_6 := v[15] * w1
+		if fr != nil {
+			fr[i0] = r0
+			fr[i1] = r1
+		}
+		if jy != nil {
+			_ = jy[i0*7+6]
+			jy[i0*7+0] = g0_0
+			jy[i0*7+1] = g0_1
+			jy[i0*7+2] = g0_2
+			jy[i0*7+3] = g0_3
+			jy[i0*7+4] = 0
+			jy[i0*7+5] = g0_5
+			jy[i0*7+6] = g0_6
+			_ = jy[i1*7+6]
+			jy[i1*7+0] = g1_0
+			jy[i1*7+1] = g1_1
+			jy[i1*7+2] = g1_2
+			jy[i1*7+3] = 0
+			jy[i1*7+4] = g1_4
+			jy[i1*7+5] = g1_5
+			jy[i1*7+6] = g1_6
+		}
+		if fg != nil {
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg3 += g0_3 * r0
+			fg5 += g0_5 * r0
+			fg6 += g0_6 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+			fg4 += g1_4 * r1
+			fg5 += g1_5 * r1
+			fg6 += g1_6 * r1
+		}
+		if fh != nil {
+			fh0_0 += g0_0 * g0_0
+			fh0_1 += g0_0 * g0_1
+			fh0_2 += g0_0 * g0_2
+			fh0_3 += g0_0 * g0_3
+			fh0_5 += g0_0 * g0_5
+			fh0_6 += g0_0 * g0_6
+			fh1_1 += g0_1 * g0_1
+			fh1_2 += g0_1 * g0_2
+			fh1_3 += g0_1 * g0_3
+			fh1_5 += g0_1 * g0_5
+			fh1_6 += g0_1 * g0_6
+			fh2_2 += g0_2 * g0_2
+			fh2_3 += g0_2 * g0_3
+			fh2_5 += g0_2 * g0_5
+			fh2_6 += g0_2 * g0_6
+			fh3_3 += g0_3 * g0_3
+			fh3_5 += g0_3 * g0_5
+			fh3_6 += g0_3 * g0_6
+			fh5_5 += g0_5 * g0_5
+			fh5_6 += g0_5 * g0_6
+			fh6_6 += g0_6 * g0_6
+			fh0_0 += g1_0 * g1_0
+			fh0_1 += g1_0 * g1_1
+			fh0_2 += g1_0 * g1_2
+			fh0_4 += g1_0 * g1_4
+			fh0_5 += g1_0 * g1_5
+			fh0_6 += g1_0 * g1_6
+			fh1_1 += g1_1 * g1_1
+			fh1_2 += g1_1 * g1_2
+			fh1_4 += g1_1 * g1_4
+			fh1_5 += g1_1 * g1_5
+			fh1_6 += g1_1 * g1_6
+			fh2_2 += g1_2 * g1_2
+			fh2_4 += g1_2 * g1_4
+			fh2_5 += g1_2 * g1_5
+			fh2_6 += g1_2 * g1_6
+			fh4_4 += g1_4 * g1_4
+			fh4_5 += g1_4 * g1_5
+			fh4_6 += g1_4 * g1_6
+			fh5_5 += g1_5 * g1_5
+			fh5_6 += g1_5 * g1_6
+			fh6_6 += g1_6 * g1_6
+		}
+	}
+	acc[0] = fs
+	acc[1] = fg0
+	acc[8] = fh0_0
+	acc[9] = fh0_1
+	acc[10] = fh0_2
+	acc[11] = fh0_3
+	acc[12] = fh0_4
+	acc[13] = fh0_5
+	acc[14] = fh0_6
+	acc[2] = fg1
+	acc[15] = fh1_1
+	acc[16] = fh1_2
+	acc[17] = fh1_3
+	acc[18] = fh1_4
+	acc[19] = fh1_5
+	acc[20] = fh1_6
+	acc[3] = fg2
+	acc[21] = fh2_2
+	acc[22] = fh2_3
+	acc[23] = fh2_4
+	acc[24] = fh2_5
+	acc[25] = fh2_6
+	acc[4] = fg3
+	acc[26] = fh3_3
+	acc[27] = fh3_4
+	acc[28] = fh3_5
+	acc[29] = fh3_6
+	acc[5] = fg4
+	acc[30] = fh4_4
+	acc[31] = fh4_5
+	acc[32] = fh4_6
+	acc[6] = fg5
+	acc[33] = fh5_5
+	acc[34] = fh5_6
+	acc[7] = fg6
+	acc[35] = fh6_6
+}
