@@ -64,13 +64,7 @@ func TestLinEq8(t *testing.T) {
 // searches eq. 8 itself (fullSecondStage) to 1e-6 relative, or a lower
 // one, with μ within 0.1 σ, in fewer rollouts.
 func TestLinearStage(t *testing.T) {
-	sets := map[string][]Run{"demo-like": demoLikeRuns(), "four short": testRuns(4, 0.003, 9)}
-	var runs []Run
-	for k, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
-		r, _ := paperRun(c, 50+uint64(k), [3]float64{0, 0, 0.5 * float64(k)})
-		runs = append(runs, r)
-	}
-	sets["paper 3 runs"] = runs
+	sets := stageSets()
 	init := [4]float64{0.5, 0.5, 0.5, 0.5}
 	for name, runs := range sets {
 		f, err := NewFit(DefaultParams(), runs, DefaultConfig())

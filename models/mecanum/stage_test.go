@@ -58,13 +58,8 @@ func TestSquaredStageResiduals(t *testing.T) {
 // μ at most 0.05, 0.77 and 0.65 σ from the one-stage answer. With the
 // start poses held, the one stage runs as before.
 func TestIdentifyStaged(t *testing.T) {
-	sets := map[string][]Run{"demo-like": demoLikeRuns(), "four short": testRuns(4, 0.003, 9)}
-	var runs []Run
-	for k, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
-		r, _ := paperRun(c, 50+uint64(k), [3]float64{0, 0, 0.5 * float64(k)})
-		runs = append(runs, r)
-	}
-	sets["paper 3 runs"] = runs
+	sets := stageSets()
+	runs := sets["paper 3 runs"]
 	init := [4]float64{0.5, 0.5, 0.5, 0.5}
 	for name, runs := range sets {
 		f, err := NewFit(DefaultParams(), runs, DefaultConfig())
@@ -127,13 +122,7 @@ func TestIdentifyStaged(t *testing.T) {
 // relative (the first stage without the spline term stops at the same
 // point on two sets); μ within 0.01 σ.
 func TestFirstStageTolerance(t *testing.T) {
-	sets := map[string][]Run{"demo-like": demoLikeRuns(), "four short": testRuns(4, 0.003, 9)}
-	var runs []Run
-	for k, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
-		r, _ := paperRun(c, 50+uint64(k), [3]float64{0, 0, 0.5 * float64(k)})
-		runs = append(runs, r)
-	}
-	sets["paper 3 runs"] = runs
+	sets := stageSets()
 	init := [4]float64{0.5, 0.5, 0.5, 0.5}
 	set := opt.Settings{FunctionTol: DefaultFunctionTol, GradientTol: DefaultGradientTol, StepTol: 1e-7}
 	for name, runs := range sets {
@@ -171,4 +160,17 @@ func TestFirstStageTolerance(t *testing.T) {
 			t.Errorf("%s: loss %.12g against %.12g, μ %.3f σ apart, %d rollouts against %d", name, got.F, ref.F, d, ro, refRo)
 		}
 	}
+}
+
+// stageSets are the three data sets the two stages are measured on: the
+// demo-like logs, four short runs, and three of the paper's runs.
+func stageSets() map[string][]Run {
+	sets := map[string][]Run{"demo-like": demoLikeRuns(), "four short": testRuns(4, 0.003, 9)}
+	var runs []Run
+	for k, c := range [][4]float64{{8, 8, 8, 8}, {-6, 6, -6, 6}, {4, 10, 10, 4}} {
+		r, _ := paperRun(c, 50+uint64(k), [3]float64{0, 0, 0.5 * float64(k)})
+		runs = append(runs, r)
+	}
+	sets["paper 3 runs"] = runs
+	return sets
 }
