@@ -14,8 +14,9 @@ import (
 
 // linEq8 is eq. 8 with the rollout linearised at a point x̄ and everything
 // else exact: each counted camera sample's predicted position p and marker
-// point q are p̄ + G_p·δ and q̄ + G_q·δ (their forward sensitivities at x̄,
-// over μ and the run's own start pose: Algorithm 2's), and the loss of
+// point q are p̄ + G_p·δ and q̄ + G_q·δ (their forward sensitivities at x̄
+// over μ and the run's own start pose, from Model's generated tangent
+// kernel: linearize), and the loss of
 // those points is eq. 8's own — the distances to the measured position
 // and marker, and the distance to the spline from the closest-point
 // search, not a linearisation of it.
@@ -29,8 +30,8 @@ import (
 // 8e-3), while the rollout is nearly linear over the same step (the
 // position and marker terms' linear model missed by 3e-6). So the search
 // that needs many evaluations of a kinked, curved loss runs on this model,
-// whose evaluation costs the closest-point searches and 28 multiply-adds
-// per sample instead of a rollout and its gradient; the rollout is
+// whose evaluation costs the closest-point searches and about 60
+// multiply-adds per sample instead of a rollout and its gradient; the rollout is
 // linearised again at the answer (Fit.linearStage).
 type linEq8 struct {
 	f     *Fit
