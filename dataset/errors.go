@@ -98,19 +98,23 @@ func quoteCell(s string) string {
 
 // showName writes a column name as it is when that is unambiguous in a
 // comma-separated list, else quoted.
+// A name longer than maxShown runes is quoted and cut, as a cell is, so
+// that a header of one endless name still gives a short line.
 func showName(s string) string {
-	if s == "" || strings.ContainsAny(s, `,"`) || s != strings.TrimSpace(s) || !isPrintable(s) {
+	if s == "" || strings.ContainsAny(s, `,"`) || s != strings.TrimSpace(s) || !isPrintable(s) ||
+		utf8.RuneCountInString(s) > maxShown {
 		return quoteCell(s)
 	}
 	return s
 }
 
-// showNames lists header names for a message, at most 20 of them.
+// showNames lists header names for a message: at most 20 of them, and
+// none after the list has passed 160 bytes.
 func showNames(names []string) string {
-	const max = 20
+	const max, maxLen = 20, 160
 	var b strings.Builder
 	for i, n := range names {
-		if i == max {
+		if i == max || b.Len() > maxLen {
 			fmt.Fprintf(&b, ", ... (%d columns)", len(names))
 			break
 		}
