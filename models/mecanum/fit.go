@@ -328,11 +328,6 @@ func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool, warm [][]losse
 	mu := [4]float64(x[:4])
 	free := f.Cfg.Pose == PoseFree
 	nb := len(f.segs)
-	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
-	term := func(w, d float64) float64 { return w * d }
-	if squared {
-		term = func(w, d float64) float64 { return 0.5 * w * d * d }
-	}
 	var L float64
 	for si := range f.segs {
 		s := &f.segs[si]
@@ -346,45 +341,15 @@ func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool, warm [][]losse
 			if ci < len(s.cam) && s.cam[ci] == i && (i > 0 || free) {
 				k := ci
 				// residual directions (unit vectors times weights)
-				var gpx, gpy float64 // ∂L/∂(x, y)
-				var gth float64      // ∂L/∂θ (marker term)
+				var m *losses.Warm
+				if warm != nil {
+					m = &warm[si][k]
+				}
 				dx, dy := px-s.gx[k], py-s.gy[k]
-				var sp [3]float64
-				if dgt := math.Hypot(dx, dy); dgt > 0 {
-					L += term(w2, dgt)
-					gpx += w2 * dx / dgt
-					gpy += w2 * dy / dgt
-				}
-				if w1 != 0 {
-					var m *losses.Warm
-					if warm != nil {
-						m = &warm[si][k]
-					}
-					c := s.spline.ClosestWarm(px, py, s.tcam[k], f.Cfg.window(), m)
-					L += term(w1, c.Dist)
-					if c.Dist > 0 {
-						ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
-						sp = [3]float64{ex, ey, c.Dist}
-						if f.Cfg.Mode == losses.ImplicitClosest {
-							ux, uy := c.DParam(px, py)
-							t := ex*c.DX + ey*c.DY
-							ex, ey = ex-t*ux, ey-t*uy
-						}
-						gpx += w1 * ex
-						gpy += w1 * ey
-					}
-				}
 				qx, qy := px-f.ell*sn, py+f.ell*cs
-				if w3 != 0 {
-					ex, ey := qx-s.qx[k], qy-s.qy[k]
-					if dq := math.Hypot(ex, ey); dq > 0 {
-						L += term(w3, dq)
-						ex, ey = w3*ex/dq, w3*ey/dq
-						gpx += ex
-						gpy += ey
-						gth += ex*(-f.ell*cs) + ey*(-f.ell*sn)
-					}
-				}
+				gp, gq, sp := f.sampleTerms(&L, s, k, px, py, qx-s.qx[k], qy-s.qy[k], squared, m)
+				gpx, gpy := gp[0]+gq[0], gp[1]+gq[1]         // ∂L/∂(x, y)
+				gth := gq[0]*(-f.ell*cs) + gq[1]*(-f.ell*sn) // ∂L/∂θ (marker term)
 				if grad != nil {
 					for j := range 4 {
 						grad[j] += gpx*J[0][j] + gpy*J[1][j] + gth*J[2][j]
@@ -457,6 +422,51 @@ func (f *Fit) evalAs(x, grad []float64, jac jacRow, squared bool, warm [][]losse
 		}
 	}
 	return L
+}
+
+// sampleTerms adds eq. 8's terms at counted camera sample k of run s to
+// *L, in this order: the position term of the error p − p_gt, the spline
+// term of p (the closest-point search from m; nil: no memory) and the
+// marker term of eq = q − q_gt, each w·d (½·w·d² with squared). It
+// returns the loss's gradient (of w·d) with respect to p from the first two
+// (gp, the closest point held, or moving with ImplicitClosest) and with
+// respect to q (gq), and the spline term's unit normal and distance (sp;
+// zero without the term or at distance zero). Fit.eval and linEq8 use it.
+func (f *Fit) sampleTerms(L *float64, s *seg, k int, px, py, eqx, eqy float64, squared bool, m *losses.Warm) (gp, gq [2]float64, sp [3]float64) {
+	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
+	term := func(w, d float64) float64 {
+		if squared {
+			return 0.5 * w * d * d
+		}
+		return w * d
+	}
+	dx, dy := px-s.gx[k], py-s.gy[k]
+	if dgt := math.Hypot(dx, dy); dgt > 0 {
+		*L += term(w2, dgt)
+		gp = [2]float64{w2 * dx / dgt, w2 * dy / dgt}
+	}
+	if w1 != 0 {
+		c := s.spline.ClosestWarm(px, py, s.tcam[k], f.Cfg.window(), m)
+		*L += term(w1, c.Dist)
+		if c.Dist > 0 {
+			ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+			sp = [3]float64{ex, ey, c.Dist}
+			if f.Cfg.Mode == losses.ImplicitClosest {
+				ux, uy := c.DParam(px, py)
+				t := ex*c.DX + ey*c.DY
+				ex, ey = ex-t*ux, ey-t*uy
+			}
+			gp[0] += w1 * ex
+			gp[1] += w1 * ey
+		}
+	}
+	if w3 != 0 {
+		if dq := math.Hypot(eqx, eqy); dq > 0 {
+			*L += term(w3, dq)
+			gq = [2]float64{w3 * eqx / dq, w3 * eqy / dq}
+		}
+	}
+	return gp, gq, sp
 }
 
 // newWarm allocates a closest-point memory per run and camera sample, for

@@ -54,8 +54,7 @@ type linEq8 struct {
 // linTerm is one counted camera sample of linEq8.
 type linTerm struct {
 	run    int
-	g      [2]float64    // the measured position
-	tcam   float64       // its time (the closest-point search's hint)
+	k      int           // its camera sample in the run
 	e, q   [2]float64    // position and marker errors at x̄ (p̄ − p_gt, q̄ − q_gt)
 	gp, gq [2][7]float64 // their rows over μ_1..μ_4 and the run's x0, y0, θ0
 }
@@ -114,7 +113,7 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 		r := m.row[k]
 		jx, jy, jt := j.JY[r*7:(r+1)*7], j.JY[(K+r)*7:(K+r+1)*7], j.JY[(2*K+r)*7:(2*K+r+1)*7]
 		t := &m.terms[k]
-		*t = linTerm{run: d.seg[k], g: [2]float64{s.gx[i], s.gy[i]}, tcam: s.tcam[i],
+		*t = linTerm{run: d.seg[k], k: i,
 			e: [2]float64{px - s.gx[i], py - s.gy[i]},
 			q: [2]float64{px - ell*sn - s.qx[i], py + ell*cs - s.qy[i]}}
 		for c := range 7 {
@@ -134,9 +133,6 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 func (m *linEq8) eval(d, grad []float64) float64 {
 	f := m.f
 	nb := len(f.segs)
-	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
-	win := f.Cfg.window()
-	implicit := f.Cfg.Mode == losses.ImplicitClosest
 	if grad != nil {
 		clear(grad)
 	}
@@ -149,7 +145,7 @@ func (m *linEq8) eval(d, grad []float64) float64 {
 		for hi < len(m.terms) && m.terms[hi].run == run {
 			hi++
 		}
-		sp := f.segs[run].spline
+		seg := &f.segs[run]
 		idx := [7]int{0, 1, 2, 3, 4 + run, 4 + nb + run, 4 + 2*nb + run}
 		var dv, g7 [7]float64
 		for j, k := range idx {
@@ -164,32 +160,8 @@ func (m *linEq8) eval(d, grad []float64) float64 {
 				q[0] += t.gq[0][j] * dv[j]
 				q[1] += t.gq[1][j] * dv[j]
 			}
-			var gx, gy, hx, hy float64 // ∂L/∂p, ∂L/∂q
-			if dgt := math.Sqrt(e[0]*e[0] + e[1]*e[1]); dgt > 0 {
-				L += w2 * dgt
-				gx, gy = w2*e[0]/dgt, w2*e[1]/dgt
-			}
-			if w1 != 0 {
-				px, py := e[0]+t.g[0], e[1]+t.g[1]
-				c := sp.ClosestWarm(px, py, t.tcam, win, &m.warm[i])
-				L += w1 * c.Dist
-				if c.Dist > 0 {
-					ex, ey := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
-					if implicit {
-						ux, uy := c.DParam(px, py)
-						tt := ex*c.DX + ey*c.DY
-						ex, ey = ex-tt*ux, ey-tt*uy
-					}
-					gx += w1 * ex
-					gy += w1 * ey
-				}
-			}
-			if w3 != 0 {
-				if dq := math.Sqrt(q[0]*q[0] + q[1]*q[1]); dq > 0 {
-					L += w3 * dq
-					hx, hy = w3*q[0]/dq, w3*q[1]/dq
-				}
-			}
+			gp, gq, _ := f.sampleTerms(&L, seg, t.k, e[0]+seg.gx[t.k], e[1]+seg.gy[t.k], q[0], q[1], false, &m.warm[i])
+			gx, gy, hx, hy := gp[0], gp[1], gq[0], gq[1]
 			if grad != nil {
 				for j := range 7 {
 					g7[j] += gx*t.gp[0][j] + gy*t.gp[1][j] + hx*t.gq[0][j] + hy*t.gq[1][j]

@@ -116,8 +116,9 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 			add(w3, &t.gq, 0, 1, t.q[1])
 		}
 		if w1 != 0 {
-			px, py := t.e[0]+t.g[0], t.e[1]+t.g[1]
-			c := f.segs[t.run].spline.ClosestWarm(px, py, t.tcam, win, &lin.warm[i])
+			s := &f.segs[t.run]
+			px, py := t.e[0]+s.gx[t.k], t.e[1]+s.gy[t.k]
+			c := s.spline.ClosestWarm(px, py, s.tcam[t.k], win, &lin.warm[i])
 			if c.Dist > 0 {
 				add(w1, &t.gp, (px-c.X)/c.Dist, (py-c.Y)/c.Dist, c.Dist)
 			}
