@@ -33,7 +33,8 @@ type MecanumDemo struct {
 	Duration float64 // of each log (s)
 	// True and Identified are μ1..μ4 of the simulated robot and the fit.
 	True, Identified [4]float64
-	// Method names the optimiser(s): "L-BFGS-B", or "least squares, then
+	// Method names the optimiser(s): "L-BFGS-B", "least squares, then L1
+	// Gauss–Newton" (mecanum.Result.Linearised) or "least squares, then
 	// L-BFGS-B" when mecanum.Identify ran its first stage; Iterations and
 	// Evaluations are of them all.
 	Method                  string
@@ -134,6 +135,9 @@ func DemoIdentify(sink Sink) (*MecanumDemo, error) {
 	method := "L-BFGS-B"
 	if id.FirstStage != nil {
 		method = "least squares, then L-BFGS-B"
+		if id.Linearised {
+			method = "least squares, then L1 Gauss–Newton"
+		}
 	}
 	p := mecanum.DefaultParams()
 	p.Model, p.Mu = "mecanum", id.Mu[:]

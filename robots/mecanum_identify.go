@@ -258,6 +258,9 @@ func (Mecanum) IdentifyWith(req IdentifyRequest, o MecanumOptions) (*Identified,
 	}
 	if fs := res.FirstStage; fs != nil {
 		grad += fmt.Sprintf("; first stage: least squares on the squared terms, %d of the iterations", fs.Iterations)
+		if res.Linearised {
+			grad += "; then L1 Gauss–Newton on eq. 8 with the rollout linearised"
+		}
 	}
 	infl, rms, noise := mecanumCorrelation(f, runs, res.X)
 	lo, hi := p.Bounds()

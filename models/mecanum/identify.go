@@ -55,6 +55,9 @@ type Result struct {
 	// FirstStage is the least-squares first stage (Fit.staged) when it ran;
 	// Opt's iterations and evaluations include its own.
 	FirstStage *opt.Result
+	// Linearised: the second stage was Fit.linearStage (Gauss–Newton steps
+	// for eq. 8 with the rollout linearised), not L-BFGS-B.
+	Linearised bool
 	// Rollouts counts the model's rollouts: Opt's evaluations, except that
 	// the linearised second stage (Fit.linearStage) evaluates eq. 8 many
 	// times per rollout.
@@ -170,10 +173,10 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		set.StepTol = 1e-7
 	}
 	var res, first *opt.Result
-	rollouts := 0
+	rollouts, linear := 0, false
 	if !o.OneStage && (o.Method == "" || o.Method == LBFGSB) && o.Start == nil && o.Held == [4]bool{} && f.Cfg.Pose == PoseFree {
 		var err error
-		if res, first, rollouts, err = f.staged(x0, lower, upper, set); err != nil {
+		if res, first, rollouts, linear, err = f.staged(x0, lower, upper, set); err != nil {
 			return nil, err
 		}
 		if res != nil { // to the search variables (poses as offsets from x0)
@@ -183,6 +186,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		}
 	}
 	if res == nil {
+		linear = false
 		var err error
 		if res, err = m.Minimize(prob, z0, set); err != nil {
 			return nil, err
@@ -195,7 +199,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		res.FuncEvaluations += first.FuncEvaluations
 		res.GradEvaluations += first.GradEvaluations
 	}
-	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first, Rollouts: rollouts}
+	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first, Rollouts: rollouts, Linearised: linear}
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
 	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)

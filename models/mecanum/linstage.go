@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
+	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
 	"github.com/wheelgrad/wheelgrad/losses"
@@ -29,10 +28,11 @@ import (
 // squares' optimum to eq. 8's by 7e-3, more than the whole change of
 // 8e-3), while the rollout is nearly linear over the same step (the
 // position and marker terms' linear model missed by 3e-6). So the search
-// that needs many evaluations of a kinked, curved loss runs on this model,
-// whose evaluation costs the closest-point searches and about 60
-// multiply-adds per sample instead of a rollout and its gradient; the rollout is
-// linearised again at the answer (Fit.linearStage).
+// of a kinked, curved loss runs on this model, whose evaluation costs the
+// closest-point searches and about 60 multiply-adds per sample instead of
+// a rollout and its gradient (linEq8.sqp: Gauss–Newton steps that keep the
+// spline term's kinks and search the closest points again at every step);
+// the rollout is linearised again at the answer (Fit.linearStage).
 type linEq8 struct {
 	f     *Fit
 	x     []float64 // x̄
@@ -195,21 +195,26 @@ func (m *linEq8) eval(d, grad []float64) float64 {
 // (the first stage's answer, ~0.7 σ from eq. 8's, is 6e-4 above it).
 const linearOuterTol = 1e-7
 
-// linearStallTol is the stall tolerance of the L-BFGS-B on the model
-// (Settings.StallTol; the iterations are stallIterations): the kinked
-// model's minimum is reached by restarts at the next linearisation, and a
-// model evaluation costs no rollout. Measured on the three sets of
-// TestLinearStage: at 1e-6 the demo-like set crept over five
-// linearisations to 1.1e-6 above the loss of eq. 8 searched itself; at
-// 1e-7 all three ended at or below it.
-const linearStallTol = 1e-7
-
 // linearOuterMax caps the linearisations after the first.
 const linearOuterMax = 4
 
-// linearStage minimises eq. 8 from x1 by linEq8 (see the type): L-BFGS-B
-// on the model in the preconditioned variables z (x = x̄ + S·z, S the first
-// stage's, see staged), then the rollout linearised again at the answer,
+// sqpTol: the model's minimisation (linEq8.sqp) stops when its step is
+// predicted to lower the model by less than sqpTol of itself.
+const sqpTol = 1e-9
+
+// sqpNoiseTol: a step of linEq8.sqp predicted to lower the model by less
+// than this (relative) that does not lower it ends the search: closest
+// points that jump between branches of the curve, which the model does
+// not see, move the loss by as much. On four short runs such steps
+// predicted 3e-9 and raised the loss by 5e-9 ten times in a row.
+const sqpNoiseTol = 1e-8
+
+// sqpMaxIter caps linEq8.sqp's iterations per linearisation.
+const sqpMaxIter = 100
+
+// linearStage minimises eq. 8 from x1 by linEq8 (see the type): the model
+// is minimised by linEq8.sqp (Gauss–Newton steps that keep the spline
+// term's kinks, see l1QP.solve), then the rollout linearised again at the answer,
 // until the model's loss and the exact one agree there and the exact one
 // stops falling (linearOuterTol; status IterationLimit if after
 // linearOuterMax more linearisations it still fell by more than stallTol).
@@ -218,8 +223,10 @@ const linearOuterMax = 4
 // model's, plus one per linearisation), the rollouts it made, or nil if
 // the first model's answer does not lower the exact loss (the caller
 // then searches eq. 8 itself). old, if not nil, lends its buffers (a
-// linEq8 of a Fit over the same runs).
-func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *linEq8) (*opt.Result, int, error) {
+// linEq8 of a Fit over the same runs). set's Callback sees each
+// iteration (X the point in f's layout) and MaxIterations caps them.
+func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Result, int, error) {
+	start := time.Now()
 	n := f.Dim()
 	r0 := 0
 	if old != nil {
@@ -231,38 +238,38 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 	}
 	F := m.eval(make([]float64, n), nil)
 	total := &opt.Result{Status: opt.FunctionConverged}
-	gd := make([]float64, n)
-	obj := func(z, gz []float64) (float64, error) {
-		mat.NewVecDense(n, m.d).MulVec(S, mat.NewVecDense(n, z))
-		if gz == nil {
-			return m.eval(m.d, nil), nil
-		}
-		v := m.eval(m.d, gd)
-		mat.NewVecDense(n, gz).MulVec(S.T(), mat.NewVecDense(n, gd))
-		return v, nil
+	maxIter := sqpMaxIter
+	if set.MaxIterations > 0 {
+		maxIter = set.MaxIterations
 	}
 	xn := make([]float64, n)
 	var xbar []float64
-	set.StallTol = linearStallTol
 	for outer := 0; outer <= linearOuterMax; outer++ {
-		res, err := opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj}, make([]float64, n), set)
+		stopped := false
+		hook := func(F float64, d []float64) bool {
+			total.Iterations++
+			for i := range xn {
+				xn[i] = m.x[i] + d[i]
+			}
+			el := time.Since(start)
+			total.Trace = append(total.Trace, opt.TracePoint{Iter: total.Iterations, F: F, Evaluations: total.FuncEvaluations, Elapsed: el})
+			if set.Callback != nil && !set.Callback(opt.Iteration{Iter: total.Iterations, F: F, X: xn, Evaluations: total.FuncEvaluations, Elapsed: el}) {
+				stopped = true
+			}
+			return !stopped && total.Iterations < maxIter
+		}
+		Fm, evals, err := m.sqp(m.d, sqpTol, hook)
 		if err != nil {
 			return nil, m.rollouts - r0, err
 		}
-		total.Iterations += res.Iterations
-		total.FuncEvaluations += res.FuncEvaluations + 1
-		total.GradEvaluations += res.GradEvaluations
-		for _, p := range res.Trace {
-			p.Iter += len(total.Trace)
-			total.Trace = append(total.Trace, p)
-		}
-		if res.Status == opt.Stalled || !(res.F < F) {
+		total.FuncEvaluations += evals
+		total.GradEvaluations += evals
+		if !(Fm < F) {
 			if outer == 0 {
 				return nil, m.rollouts - r0, nil
 			}
 			break
 		}
-		mat.NewVecDense(n, m.d).MulVec(S, mat.NewVecDense(n, res.X))
 		for i := range xn {
 			xn[i] = m.x[i] + m.d[i]
 		}
@@ -270,6 +277,7 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 		if _, err = f.linearize(xn, m); err != nil { // m's own buffers
 			return nil, m.rollouts - r0, err
 		}
+		total.FuncEvaluations++
 		Fn := m.eval(make([]float64, n), nil)
 		if !(Fn < F) {
 			// the model was wrong over the step: keep x̄
@@ -281,7 +289,15 @@ func (f *Fit) linearStage(x1 []float64, S *mat.Dense, set opt.Settings, old *lin
 		}
 		gain := F - Fn
 		F = Fn
-		if math.Abs(Fn-res.F) <= linearOuterTol*Fn && gain <= linearOuterTol*Fn {
+		if stopped {
+			total.Status = opt.Stopped
+			break
+		}
+		if total.Iterations >= maxIter {
+			total.Status = opt.IterationLimit
+			break
+		}
+		if math.Abs(Fn-Fm) <= linearOuterTol*Fn && gain <= linearOuterTol*Fn {
 			break
 		}
 		if outer == linearOuterMax && gain > stallTol*Fn {

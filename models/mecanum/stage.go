@@ -178,7 +178,8 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 // its first answer does not lower eq. 8, L-BFGS-B on eq. 8 itself (f.Eval,
 // as fullSecondStage makes it always). It returns the second stage's
 // result with x in f's layout, the first stage's (whose work the caller
-// adds), and the second stage's rollouts.
+// adds), the second stage's rollouts, and whether the second stage was
+// linearStage (false: L-BFGS-B on eq. 8 itself).
 //
 // The second stage is unbounded (the box is not a box in z), so res is nil
 // — the caller solves the problem in one stage — when the first stage's μ
@@ -207,13 +208,13 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 // start (the first sample's noise bends each run, which the squares weigh
 // differently), and the two stages were as often slower: Identify uses
 // them with PoseFree only.
-func (f *Fit) staged(x0, lower, upper []float64, set opt.Settings) (res, first *opt.Result, rollouts int, err error) {
+func (f *Fit) staged(x0, lower, upper []float64, set opt.Settings) (res, first *opt.Result, rollouts int, linear bool, err error) {
 	return f.stagedTol(x0, lower, upper, set, firstStageFunctionTol)
 }
 
 // stagedTol is staged with the first stage stopping at a relative decrease
 // of tol1 (or the settings' FunctionTol, if larger).
-func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float64) (res, first *opt.Result, rollouts int, err error) {
+func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float64) (res, first *opt.Result, rollouts int, linear bool, err error) {
 	n := f.Dim()
 	st := f.squaredStage()
 	if c := f.Cfg; c.Weights.GroundTruth > 0 || c.Heading > 0 {
@@ -227,29 +228,29 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	s1.FunctionTol = math.Max(s1.FunctionTol, tol1)
 	first, err = opt.LeastSquares{TrialJacobian: true}.Solve(st.problem(lower, upper), x0, s1)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
 	x1 := first.X
 	for j := range 4 {
 		if w := upper[j] - lower[j]; x1[j] < lower[j]+0.05*w || x1[j] > upper[j]-0.05*w {
-			return nil, first, 0, nil
+			return nil, first, 0, false, nil
 		}
 	}
 	r := make([]float64, n+1)
 	J := mat.NewDense(n+1, n, nil)
 	if err := st.residuals(x1, r, J); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
 	var H mat.SymDense
 	H.SymOuterK(1, J.T())
 	var ch mat.Cholesky
 	if !ch.Factorize(&H) {
-		return nil, first, 0, nil
+		return nil, first, 0, false, nil
 	}
 	var U, Ui mat.TriDense
 	ch.UTo(&U)
 	if err := Ui.InverseTri(&U); err != nil {
-		return nil, first, 0, nil
+		return nil, first, 0, false, nil
 	}
 	ebar := math.Sqrt(2 * first.F / math.Max(float64(f.rows()), 1))
 	S := mat.DenseCopyOf(&Ui)
@@ -258,11 +259,11 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 		set.StallIterations, set.StallTol = stallIterations, stallTol
 	}
 	if !f.fullSecondStage {
-		if res, rollouts, err = f.linearStage(x1, S, set, st.lin); err != nil {
-			return nil, nil, 0, err
+		if res, rollouts, err = f.linearStage(x1, set, st.lin); err != nil {
+			return nil, nil, 0, false, err
 		}
 		if res != nil {
-			return f.inBounds(res, lower, upper), first, rollouts, nil
+			return f.inBounds(res, lower, upper), first, rollouts, true, nil
 		}
 		// the model's answer did not lower eq. 8: search eq. 8 itself
 	}
@@ -286,7 +287,7 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	}
 	res, err = opt.LBFGSB{}.Minimize(opt.Problem{Objective: obj}, make([]float64, n), set)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, false, err
 	}
 	rollouts += res.FuncEvaluations
 	if res.Status == opt.Stalled {
@@ -294,11 +295,11 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 		// of eq. 8 at the squares' optimum): one stage from the start
 		// instead, which is what Identify did before the two stages (a
 		// lagged Mecanum log, TestMecanumLag in robots, stalled here)
-		return nil, first, 0, nil
+		return nil, first, 0, false, nil
 	}
 	toX(res.X)
 	res.X = append([]float64(nil), x...)
-	return f.inBounds(res, lower, upper), first, rollouts, nil
+	return f.inBounds(res, lower, upper), first, rollouts, false, nil
 }
 
 // inBounds is res, or nil when its μ left the bounds (the second stage is

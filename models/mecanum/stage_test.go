@@ -140,11 +140,11 @@ func TestFirstStageTolerance(t *testing.T) {
 				lower[i], upper[i] = lo, hi
 			}
 		}
-		ref, ref1, refRo, err := f.stagedTol(x0, lower, upper, set, 0)
+		ref, ref1, refRo, _, err := f.stagedTol(x0, lower, upper, set, 0)
 		if err != nil || ref == nil {
 			t.Fatalf("%s: default tolerance: %v (%v)", name, err, ref)
 		}
-		got, got1, gotRo, err := f.staged(x0, lower, upper, set)
+		got, got1, gotRo, _, err := f.staged(x0, lower, upper, set)
 		if err != nil || got == nil {
 			t.Fatalf("%s: %v (%v)", name, err, got)
 		}

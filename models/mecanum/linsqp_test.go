@@ -1,0 +1,182 @@
+package mecanum
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomL1QP is a subproblem of l1QP's shape: nb runs, rows of 7 entries,
+// H = MᵀM + I/10 (positive definite), some distances exactly 0.
+func randomL1QP(rng *rand.Rand, nb, m int) (q *l1QP, H, g []float64) {
+	n := 4 + 3*nb
+	q = &l1QP{n: n, nb: nb}
+	for i := range m {
+		var a [7]float64
+		for j := range a {
+			a[j] = rng.NormFloat64()
+		}
+		s := math.Abs(rng.NormFloat64())
+		if i%9 == 0 {
+			s = 0
+		}
+		q.s = append(q.s, s)
+		q.a = append(q.a, a)
+		q.run = append(q.run, int32(i%nb))
+	}
+	M := make([]float64, n*n)
+	for i := range M {
+		M[i] = rng.NormFloat64()
+	}
+	H, g = make([]float64, n*n), make([]float64, n)
+	for i := range n {
+		for j := range n {
+			for k := range n {
+				H[i*n+j] += M[k*n+i] * M[k*n+j]
+			}
+		}
+		H[i*n+i] += 0.1
+		g[i] = 5 * rng.NormFloat64()
+	}
+	return q, H, g
+}
+
+// phiOf is l1QP's objective φ(Δ) − φ(0), computed directly.
+func phiOf(q *l1QP, H, g []float64, w float64, d []float64) float64 {
+	n := q.n
+	var v float64
+	for i := range n {
+		var t float64
+		for j := range n {
+			t += H[i*n+j] * d[j]
+		}
+		v += d[i] * (0.5*t + g[i])
+	}
+	for i := range q.s {
+		v += w * (math.Abs(q.s[i]+q.dotRow(i, d)) - math.Abs(q.s[i]))
+	}
+	return v
+}
+
+// l1QP.solve ends at the minimum of its convex objective: the value it
+// reports is φ at its answer, no step along random and coordinate
+// directions lowers φ, and a warm start from another problem's held set
+// ends at the same value.
+func TestL1QP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 40 {
+		nb, m := 1+trial%4, 30+10*trial
+		q, H, g := randomL1QP(rng, nb, m)
+		n := q.n
+		w := 0.3 + rng.Float64()
+		d := make([]float64, n)
+		phi, err := q.solve(H, g, w, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := phiOf(q, H, g, w, d); math.Abs(got-phi) > 1e-9*(1+math.Abs(phi)) {
+			t.Errorf("trial %d: reported φ %.12g, φ at the answer %.12g", trial, phi, got)
+		}
+		if !(phi <= 0) {
+			t.Errorf("trial %d: φ(Δ) − φ(0) = %g > 0", trial, phi)
+		}
+		held := len(q.Z)
+		for k := range 4 * n {
+			u := make([]float64, n)
+			if k < n {
+				u[k] = 1
+			} else {
+				for j := range u {
+					u[j] = rng.NormFloat64()
+				}
+			}
+			for _, h := range []float64{1e-3, -1e-3, 1e-6, -1e-6} {
+				dd := make([]float64, n)
+				for j := range dd {
+					dd[j] = d[j] + h*u[j]
+				}
+				if v := phiOf(q, H, g, w, dd); v < phi-1e-10*(1+math.Abs(phi)) {
+					t.Fatalf("trial %d: φ %.12g at the answer, %.12g a step %g away", trial, phi, v, h)
+				}
+			}
+		}
+		// warm start from a held set of other terms
+		warm := make([]int, 0, n)
+		for i := 0; i < m && len(warm) < n/2; i += 7 {
+			warm = append(warm, i)
+		}
+		d2 := make([]float64, n)
+		phi2, err := q.solve(H, g, w, d2, warm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(phi2-phi) > 1e-9*(1+math.Abs(phi)) {
+			t.Errorf("trial %d: cold start φ %.12g (%d held), warm start %.12g", trial, phi, held, phi2)
+		}
+	}
+}
+
+// hessEval's model: its loss is linEq8's, its gradient (g plus the spline
+// rows, each distance's sign at δ_k) is linEq8's gradient, and without the
+// spline term, whose curvature it convexifies, its Hessian is the central
+// differences of that gradient.
+func TestHessEval(t *testing.T) {
+	for _, spline := range []bool{true, false} {
+		cfg := DefaultConfig()
+		cfg.Prior, cfg.PriorMu = 0.5, [4]float64{0.4, 0.5, 0.6, 0.7}
+		if !spline {
+			cfg.Weights.Spline = 0
+		}
+		f, err := NewFit(testParams(), testRuns(3, 0.003, 4), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := f.Dim()
+		x := f.X0([4]float64{0.3, 0.7, 0.5, 0.6})
+		m, err := f.linearize(x, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = 1e-3 * rng.NormFloat64()
+		}
+		st := newSQPState(n, len(m.terms), len(f.segs))
+		m.hessEval(d, st)
+		want := make([]float64, n)
+		if F := m.eval(d, want); relErr(st.F, F) > 1e-13 {
+			t.Errorf("spline %v: hessEval's loss %.15g, eval's %.15g", spline, st.F, F)
+		}
+		got := append([]float64(nil), st.g...)
+		for i := range st.qp.s {
+			st.qp.addRow(i, cfg.Weights.Spline, got)
+		}
+		for j := range n {
+			if e := math.Abs(got[j] - want[j]); e > 1e-10*(1+math.Abs(want[j])) {
+				t.Errorf("spline %v: ∂/∂δ_%d: model %.12g, eval %.12g", spline, j, got[j], want[j])
+			}
+		}
+		if spline {
+			continue
+		}
+		const h = 1e-7
+		gp, gm := make([]float64, n), make([]float64, n)
+		var worst float64
+		for j := range n {
+			dp, dm := append([]float64(nil), d...), append([]float64(nil), d...)
+			dp[j] += h
+			dm[j] -= h
+			m.eval(dp, gp)
+			m.eval(dm, gm)
+			for i := range n {
+				fd := (gp[i] - gm[i]) / (2 * h)
+				e := math.Abs(st.H[i*n+j]-fd) / (1 + math.Abs(fd))
+				worst = math.Max(worst, e)
+			}
+		}
+		if worst > 1e-5 {
+			t.Errorf("Hessian against central differences of the gradient: worst relative error %.3g", worst)
+		}
+	}
+}
