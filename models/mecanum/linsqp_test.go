@@ -118,7 +118,7 @@ func TestL1QP(t *testing.T) {
 
 // hessEval's model: its loss is linEq8's, its gradient (g plus the spline
 // rows, each distance's sign at δ_k) is linEq8's gradient, and without the
-// spline term, whose curvature it convexifies, its Hessian is the central
+// spline term, whose curvature it leaves out, its Hessian is the central
 // differences of that gradient.
 func TestHessEval(t *testing.T) {
 	for _, spline := range []bool{true, false} {
