@@ -1,7 +1,6 @@
 package mecanum
 
 import (
-	"cmp"
 	"errors"
 	"math"
 	"slices"
@@ -62,8 +61,7 @@ func normTerm(blk *[7][7]float64, g7 *[7]float64, w float64, e [2]float64, G *[2
 // second order in the position and marker terms (a norm's Hessian
 // w·Gᵀv̂v̂ᵀG/|e|, v̂ ⊥ e), and for the spline term the distance's
 // first-order model across the curve (s_i the distance, a_i the row of
-// its normal, so the kink where the point crosses the curve is kept; a
-// term with a second branch also gets that branch's, otherBranch). The
+// its normal, so the kink where the point crosses the curve is kept). The
 // curve's own curvature is left out: measured on the three sets of
 // TestLinearStage, its convex part (the Hessian of the distance to a
 // curve, −(n·c″)/(|c′|²·(|c′|² − (P − c)·c″))·c′c′ᵀ at an interior
@@ -78,7 +76,7 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 	clear(st.blk)
 	clear(st.g7)
 	q := &st.qp
-	q.s, q.a, q.run, q.alts = q.s[:0], q.a[:0], q.run[:0], q.alts[:0]
+	q.s, q.a, q.run = q.s[:0], q.a[:0], q.run[:0]
 	var L float64
 	for i := range m.terms {
 		t := &m.terms[i]
@@ -112,7 +110,6 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 			q.s = append(q.s, c.Dist)
 			q.a = append(q.a, row)
 			q.run = append(q.run, int32(t.run))
-			m.otherBranch(i, len(q.s)-1, c.U, px, py, q)
 		}
 	}
 	clear(st.g)
@@ -141,133 +138,6 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 	st.F = L
 	st.valid = true
 }
-
-// linBranch is a term's closest-point memory across evaluations: the
-// parameter of its last answer and of another branch of the curve it was
-// closest to (NaN: none).
-type linBranch struct{ last, alt float64 }
-
-// branchGap (s): a closest point that moves along the curve by more than
-// this between two evaluations has jumped to another branch (a run that
-// passes the same ground twice: a loop's start and end, a figure 8's
-// crossing); branchWindow (s) is the half-width of the local search that
-// follows the branch it left.
-const (
-	branchGap    = 0.3
-	branchWindow = 0.1
-)
-
-// otherBranch gives term i (row k of q) a second branch when its closest
-// point jumped (branchGap): the point of that branch closest to (px, py)
-// (ClosestWithin around its last parameter), its distance and row. The
-// spline term is the smaller of the two distances, which no convex model
-// holds; sqp's subproblem takes for each such term the branch nearer at
-// its step (l1QP.alts). The branch is forgotten when its closest point
-// rejoins the global one.
-func (m *linEq8) otherBranch(i, k int, u, px, py float64, q *l1QP) {
-	b := &m.branch[i]
-	if !math.IsNaN(b.last) && math.Abs(u-b.last) > branchGap {
-		b.alt = b.last
-	}
-	b.last = u
-	if math.IsNaN(b.alt) {
-		return
-	}
-	t := &m.terms[i]
-	seg := &m.f.segs[t.run]
-	c := seg.spline.ClosestWithin(px, py, b.alt, branchWindow)
-	if math.Abs(c.U-u) <= branchGap || !(c.Dist > 0) {
-		b.alt = math.NaN()
-		return
-	}
-	b.alt = c.U
-	nx, ny := (px-c.X)/c.Dist, (py-c.Y)/c.Dist
-	al := l1Alt{i: k, s: c.Dist}
-	for j := range 7 {
-		al.a[j] = nx*t.gp[0][j] + ny*t.gp[1][j]
-	}
-	q.alts = append(q.alts, al)
-}
-
-// branchNear (m): a camera sample with another of its run's samples this
-// close that lies more than branchGap away in time starts with a second
-// branch (seedBranches).
-const branchNear = 0.01
-
-// seedBranches returns linEq8's branch memory for the terms of d: a second
-// branch for each counted camera sample whose run passes within branchNear
-// of it again (another sample more than branchGap away in time), found by
-// a sweep over the samples sorted by x. Without it a term gets its second
-// branch only once its closest point has jumped there.
-func (f *Fit) seedBranches(d *dynFit) []linBranch {
-	b := make([]linBranch, len(d.at))
-	for i := range b {
-		b[i] = linBranch{math.NaN(), math.NaN()}
-	}
-	for lo := 0; lo < len(d.at); {
-		run := d.seg[lo]
-		hi := lo + 1
-		for hi < len(d.at) && d.seg[hi] == run {
-			hi++
-		}
-		s := &f.segs[run]
-		ord := make([]int, 0, hi-lo)
-		for i := lo; i < hi; i++ {
-			ord = append(ord, i)
-		}
-		slices.SortFunc(ord, func(a, c int) int { return cmp.Compare(s.gx[d.sample[a]], s.gx[d.sample[c]]) })
-		best := make([]float64, hi-lo)
-		for i := range best {
-			best[i] = branchNear
-		}
-		for a, i := range ord {
-			ki := d.sample[i]
-			for _, j := range ord[a+1:] {
-				kj := d.sample[j]
-				if s.gx[kj]-s.gx[ki] > branchNear {
-					break
-				}
-				if math.Abs(s.tcam[kj]-s.tcam[ki]) <= branchGap {
-					continue
-				}
-				dd := math.Hypot(s.gx[kj]-s.gx[ki], s.gy[kj]-s.gy[ki])
-				if dd < best[i-lo] {
-					best[i-lo], b[i].alt = dd, s.tcam[kj]
-				}
-				if dd < best[j-lo] {
-					best[j-lo], b[j].alt = dd, s.tcam[ki]
-				}
-			}
-		}
-		lo = hi
-	}
-	return b
-}
-
-// pickBranches swaps, for every term with another branch, the rows so
-// that each term's row is the branch nearer at the step d (its model's
-// smaller distance); it returns the swaps made.
-func (q *l1QP) pickBranches(d []float64) int {
-	swaps := 0
-	for k := range q.alts {
-		al := &q.alts[k]
-		var r2 float64
-		for j := range 7 {
-			r2 += al.a[j] * d[q.col(q.run[al.i], j)]
-		}
-		r1 := q.s[al.i] + q.dotRow(al.i, d)
-		if r2 += al.s; math.Abs(r2) < math.Abs(r1) {
-			q.s[al.i], al.s = al.s, q.s[al.i]
-			q.a[al.i], al.a = al.a, q.a[al.i]
-			al.swapped = !al.swapped
-			swaps++
-		}
-	}
-	return swaps
-}
-
-// maxBranchRounds caps sqp's re-solves after branch swaps.
-const maxBranchRounds = 5
 
 // errNotPD: a matrix of l1QP.solve is not positive definite.
 var errNotPD = errors.New("mecanum: not positive definite")
@@ -321,7 +191,6 @@ type l1QP struct {
 	s     []float64
 	a     [][7]float64
 	run   []int32
-	alts  []l1Alt // the terms with another branch (otherBranch)
 	// buffers
 	L, y, p, hp, gs, nu []float64
 	r, ap, sig, an      []float64
@@ -331,15 +200,6 @@ type l1QP struct {
 	S                   []float64
 	pl                  [][7]float64
 	cands               []l1Cross
-}
-
-// l1Alt is another branch of the curve for row i: its distance and row,
-// and whether they are now row i's (swapped with the first branch's).
-type l1Alt struct {
-	i       int
-	s       float64
-	a       [7]float64
-	swapped bool
 }
 
 type l1Cross struct {
@@ -698,11 +558,15 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 // cross the curve the gradients jump, so it needed 59–86 evaluations of
 // the model per linearisation on the three sets of TestLinearStage; these
 // steps know where the kinks are and took 5–13, to losses 7e-7–1.6e-6
-// (relative) lower. Most of the model's remaining error, where the steps
-// are short, is closest points that jump to another branch of the curve
-// (the distance is then the smaller of two, which no convex model holds):
-// on the demo-like logs 2–6 terms per step, with actual decreases up to
-// 2.7× the predicted ones.
+// (relative) lower. Where the steps stay short the model is pessimistic
+// (actual decreases 1.4–2.7× the predicted on the demo-like logs): the
+// curve bends under points that slide along it, and closest points jump
+// to another branch where a run passes the same ground twice (the
+// distance is then the smaller of two, which no convex model holds).
+// Following the second branch in the subproblem (a local search around
+// the branch a point left, the nearer branch taken at each step) was
+// tried and dropped: over seven sets of three or four 7-s runs it took
+// 136 evaluations in all against 129 without.
 func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool) (F float64, evals int, err error) {
 	n := len(delta)
 	clear(delta)
@@ -719,23 +583,9 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		for j := range n {
 			Hd[j*n+j] += lambda * math.Max(cur.H[j*n+j], 1e-12)
 		}
-		w1 := m.f.Cfg.Weights.Spline
-		phi, err := cur.qp.solve(Hd, cur.g, w1, step, warmZ)
+		phi, err := cur.qp.solve(Hd, cur.g, m.f.Cfg.Weights.Spline, step, warmZ)
 		if err != nil {
 			return cur.F, evals, err
-		}
-		// the terms with two branches: each on the branch nearer at the
-		// step, solved again until none changes (each round lowers the
-		// model, the smaller of the branches' distances)
-		for round := 0; round < maxBranchRounds && cur.qp.pickBranches(step) > 0; round++ {
-			if phi, err = cur.qp.solve(Hd, cur.g, w1, step, cur.qp.Z); err != nil {
-				return cur.F, evals, err
-			}
-		}
-		for _, al := range cur.qp.alts {
-			if al.swapped { // φ(0) of the subproblem counted the other branch
-				phi += w1 * (math.Abs(cur.qp.s[al.i]) - math.Abs(al.s))
-			}
 		}
 		warmZ = append(warmZ[:0], cur.qp.Z...)
 		// the undamped model's decrease

@@ -38,10 +38,7 @@ type linEq8 struct {
 	x     []float64 // x̄
 	terms []linTerm
 	warm  []losses.Warm
-	// each term's closest point's last parameter and another branch of
-	// the curve it was closest to (linEq8.hessEval)
-	branch []linBranch
-	d      []float64 // δ of the current evaluation
+	d     []float64 // δ of the current evaluation
 	// the forward-mode rollout: Model over the runs (dynFit's inputs and
 	// camera lanes, which are the terms), its Jacobian at the camera rows,
 	// and each term's row in it
@@ -89,7 +86,6 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 		m.jac = j
 		m.terms = make([]linTerm, len(d.at))
 		m.warm = make([]losses.Warm, len(d.at))
-		m.branch = f.seedBranches(d)
 	}
 	d, j := m.dyn, m.jac
 	m.f = f // old may be another Fit's over the same runs (other weights)
