@@ -236,7 +236,6 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 	if err != nil {
 		return nil, 0, err
 	}
-	F := m.eval(make([]float64, n), nil)
 	total := &opt.Result{Status: opt.FunctionConverged}
 	maxIter := sqpMaxIter
 	if set.MaxIterations > 0 {
@@ -244,32 +243,66 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 	}
 	xn := make([]float64, n)
 	var xbar []float64
-	for outer := 0; outer <= linearOuterMax; outer++ {
-		stopped := false
-		hook := func(F float64, d []float64) bool {
+	// F is eq. 8 at the linearisation point x̄ (the model at δ = 0, its
+	// first evaluation in sqp), Fm the last sqp's answer on the model
+	var F, Fm float64
+	for outer := 0; ; outer++ {
+		stopped, done, first := false, false, true
+		hook := func(Fc float64, d []float64) bool {
+			if first {
+				first = false
+				if outer > 0 {
+					// at the answer of the last linearisation: stop when
+					// model and eq. 8 agree there and eq. 8 stopped falling
+					if !(Fc < F) {
+						// the model was wrong over the step: keep x̄
+						total.X, done = xbar, true
+						return false
+					}
+					gain := F - Fc
+					F = Fc
+					if math.Abs(Fc-Fm) <= linearOuterTol*Fc && gain <= linearOuterTol*Fc {
+						done = true
+						return false
+					}
+					if outer > linearOuterMax {
+						if gain > stallTol*Fc { // still gaining
+							total.Status = opt.IterationLimit
+						}
+						done = true
+						return false
+					}
+				} else {
+					F = Fc
+				}
+			}
 			total.Iterations++
 			for i := range xn {
 				xn[i] = m.x[i] + d[i]
 			}
 			el := time.Since(start)
-			total.Trace = append(total.Trace, opt.TracePoint{Iter: total.Iterations, F: F, Evaluations: total.FuncEvaluations, Elapsed: el})
-			if set.Callback != nil && !set.Callback(opt.Iteration{Iter: total.Iterations, F: F, X: xn, Evaluations: total.FuncEvaluations, Elapsed: el}) {
+			total.Trace = append(total.Trace, opt.TracePoint{Iter: total.Iterations, F: Fc, Evaluations: total.FuncEvaluations, Elapsed: el})
+			if set.Callback != nil && !set.Callback(opt.Iteration{Iter: total.Iterations, F: Fc, X: xn, Evaluations: total.FuncEvaluations, Elapsed: el}) {
 				stopped = true
 			}
 			return !stopped && total.Iterations < maxIter
 		}
-		Fm, evals, err := m.sqp(m.d, sqpTol, hook)
+		fm, evals, err := m.sqp(m.d, sqpTol, hook)
 		if err != nil {
 			return nil, m.rollouts - r0, err
 		}
 		total.FuncEvaluations += evals
 		total.GradEvaluations += evals
-		if !(Fm < F) {
+		if done {
+			break
+		}
+		if !(fm < F) {
 			if outer == 0 {
 				return nil, m.rollouts - r0, nil
 			}
 			break
 		}
+		Fm = fm
 		for i := range xn {
 			xn[i] = m.x[i] + m.d[i]
 		}
@@ -277,32 +310,18 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 		if _, err = f.linearize(xn, m); err != nil { // m's own buffers
 			return nil, m.rollouts - r0, err
 		}
-		total.FuncEvaluations++
-		Fn := m.eval(make([]float64, n), nil)
-		if !(Fn < F) {
-			// the model was wrong over the step: keep x̄
-			if outer == 0 {
-				return nil, m.rollouts - r0, nil
-			}
-			total.X = xbar
-			break
-		}
-		gain := F - Fn
-		F = Fn
-		if stopped {
+		if stopped || total.Iterations >= maxIter {
 			total.Status = opt.Stopped
+			if !stopped {
+				total.Status = opt.IterationLimit
+			}
+			total.FuncEvaluations++
+			if Fn := m.eval(make([]float64, n), nil); Fn < F {
+				F = Fn
+			} else {
+				total.X = xbar
+			}
 			break
-		}
-		if total.Iterations >= maxIter {
-			total.Status = opt.IterationLimit
-			break
-		}
-		if math.Abs(Fn-Fm) <= linearOuterTol*Fn && gain <= linearOuterTol*Fn {
-			break
-		}
-		if outer == linearOuterMax && gain > stallTol*Fn {
-			// still gaining after the last linearisation allowed
-			total.Status = opt.IterationLimit
 		}
 	}
 	if total.X == nil {
