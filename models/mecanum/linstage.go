@@ -199,7 +199,9 @@ const linearOuterTol = 1e-7
 const linearOuterMax = 4
 
 // sqpTol: the model's minimisation (linEq8.sqp) stops when its step is
-// predicted to lower the model by less than sqpTol of itself.
+// predicted to lower the model by less than sqpTol of itself, or the
+// settings' FunctionTol when that is set (Identify sets its default,
+// 2.2e-9).
 const sqpTol = 1e-9
 
 // sqpNoiseTol: a step of linEq8.sqp predicted to lower the model by less
@@ -240,6 +242,10 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 	maxIter := sqpMaxIter
 	if set.MaxIterations > 0 {
 		maxIter = set.MaxIterations
+	}
+	tol := sqpTol
+	if set.FunctionTol > 0 {
+		tol = set.FunctionTol
 	}
 	xn := make([]float64, n)
 	var xbar []float64
@@ -287,7 +293,7 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 			}
 			return !stopped && total.Iterations < maxIter
 		}
-		fm, evals, err := m.sqp(m.d, sqpTol, hook)
+		fm, evals, err := m.sqp(m.d, tol, hook)
 		if err != nil {
 			return nil, m.rollouts - r0, err
 		}

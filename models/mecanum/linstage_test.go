@@ -87,6 +87,9 @@ func TestLinearStage(t *testing.T) {
 		}
 		t.Logf("%s: linearised %d evaluations, %d rollouts, loss %+.2e relative, μ %.3f σ apart; eq. 8 searched itself: %d evaluations (rollouts)",
 			name, a.Opt.FuncEvaluations, a.Rollouts, a.Opt.F/b.Opt.F-1, d, b.Opt.FuncEvaluations)
+		if !a.Linearised || b.Linearised {
+			t.Errorf("%s: Linearised %v with the linearised stage, %v without", name, a.Linearised, b.Linearised)
+		}
 		if !a.Opt.Status.Converged() || a.Opt.F > b.Opt.F*(1+1e-6) || d > 0.1 || a.Rollouts >= b.Opt.FuncEvaluations {
 			t.Errorf("%s: %v, loss %.12g against %.12g, μ %.3f σ apart, %d rollouts against %d", name, a.Opt.Status, a.Opt.F, b.Opt.F, d, a.Rollouts, b.Opt.FuncEvaluations)
 		}
