@@ -156,6 +156,24 @@ type Warm struct {
 	Full, Warm, Refines int
 }
 
+// warmRoom is the room for near segments that NewWarms gives each memory.
+const warmRoom = 8
+
+// NewWarms returns n memories for ClosestWarm whose near sets share one
+// allocation (room for warmRoom segments each; a longer set grows its
+// own). A fit's first search of every point fills them all at once: with
+// memories of their own (the zero Warm) the near sets grew segment by
+// segment, and the allocations were 40 % of those first searches' time
+// (1,263 points of three 7-s runs).
+func NewWarms(n int) []Warm {
+	w := make([]Warm, n)
+	buf := make([]nearSeg, n*warmRoom)
+	for i := range w {
+		w[i].near = buf[i*warmRoom : i*warmRoom : (i+1)*warmRoom]
+	}
+	return w
+}
+
 // nearSeg is a segment of a Warm's near set with a lower bound lb of its
 // distance from a point C = (cx, cy), and at = lb − |C − P′| (a bound from
 // P′).

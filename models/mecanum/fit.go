@@ -474,7 +474,7 @@ func (f *Fit) sampleTerms(L *float64, s *seg, k int, px, py, eqx, eqy float64, s
 func (f *Fit) newWarm() [][]losses.Warm {
 	w := make([][]losses.Warm, len(f.segs))
 	for i, s := range f.segs {
-		w[i] = make([]losses.Warm, len(s.cam))
+		w[i] = losses.NewWarms(len(s.cam))
 	}
 	return w
 }

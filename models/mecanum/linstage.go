@@ -85,7 +85,7 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 		j.JXT, j.JCost = nil, nil
 		m.jac = j
 		m.terms = make([]linTerm, len(d.at))
-		m.warm = make([]losses.Warm, len(d.at))
+		m.warm = losses.NewWarms(len(d.at))
 	}
 	d, j := m.dyn, m.jac
 	m.f = f // old may be another Fit's over the same runs (other weights)
