@@ -35,10 +35,13 @@
 //   - Identify: L-BFGS-B with μ ∈ [0, 2] (with free start poses, after a
 //     first stage that solves the squared position and marker terms by
 //     least squares and preconditions eq. 8 with its Gauss–Newton matrix,
-//     Fit.staged; the second stage searches eq. 8 with the rollout
-//     linearised and the spline distances exact, Fit.linearStage, and
-//     linearises again at its answer: 7–8 rollouts where one stage takes
-//     152–348, to the same loss, to 1e-6, or a lower one),
+//     Fit.staged; the second stage minimises eq. 8 with the rollout
+//     linearised and the spline distances exact, Fit.linearStage, by
+//     Gauss–Newton steps that keep the kinks where points cross the spline
+//     (linEq8.sqp: an exact convex subproblem per step, l1QP.solve), and
+//     linearises again at its answer: 7–8 rollouts and 12–21 evaluations
+//     where one stage takes 152–348 evaluations, to losses 7e-7–1.6e-6
+//     lower),
 //     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
 //     identifiability analysis (singular values of the Jacobian of the
 //     predicted camera poses): B has the null vector n = (1, 1, −1, −1), so
