@@ -20,7 +20,7 @@ type sqpState struct {
 
 func newSQPState(n, terms, runs int) *sqpState {
 	return &sqpState{n: n, g: make([]float64, n), H: make([]float64, n*n),
-		qp:  l1QP{n: n, nb: runs, s: make([]float64, 0, terms), a: make([][7]float64, 0, terms), run: make([]int32, 0, terms)},
+		qp:  l1QP{n: n, nb: runs, s: make([]float64, 0, terms), a: make([][7]float64, 0, terms), run: make([]int32, 0, terms), pl: make([][7]float64, runs)},
 		blk: make([][7][7]float64, runs), g7: make([][7]float64, runs)}
 }
 
@@ -287,6 +287,29 @@ func (q *l1QP) step(Z []int, nu, d []float64) {
 			v -= q.K[b][j] * nu[b]
 		}
 		q.p[j] = v - d[j]
+	}
+}
+
+// rowScale sets out to the diagonal of w·Σ_i a_i·a_iᵀ/s̄ (s̄ the mean
+// distance, at least 1 µm): the spline term's curvature were it a sum of
+// squares at its residuals' size (IRLS's matrix), the scale of sqp's
+// damping in directions that no smooth term curves.
+func (q *l1QP) rowScale(w float64, out []float64) {
+	clear(q.pl)
+	var sbar float64
+	for i := range q.a {
+		a, pl := &q.a[i], &q.pl[q.run[i]]
+		for j := range 7 {
+			pl[j] += a[j] * a[j]
+		}
+		sbar += math.Abs(q.s[i])
+	}
+	sbar = math.Max(sbar/math.Max(float64(len(q.s)), 1), 1e-6)
+	clear(out)
+	for r := range q.pl {
+		for j := range 7 {
+			out[q.col(int32(r), j)] += w * q.pl[r][j] / sbar
+		}
 	}
 }
 
@@ -576,14 +599,24 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	evals = 1
 	lambda := 1e-3
 	Hd := make([]float64, n*n)
-	step, xt := make([]float64, n), make([]float64, n)
+	step, xt, floor := make([]float64, n), make([]float64, n), make([]float64, n)
 	var warmZ []int
 	for iter(cur.F, delta) {
-		copy(Hd, cur.H)
-		for j := range n {
-			Hd[j*n+j] += lambda * math.Max(cur.H[j*n+j], 1e-12)
+		// damping on the Hessian's diagonal, where no smooth term curves
+		// (the spline term alone acts) on the spline rows' own scale
+		cur.qp.rowScale(m.f.Cfg.Weights.Spline, floor)
+		var phi float64
+		for {
+			copy(Hd, cur.H)
+			for j := range n {
+				Hd[j*n+j] += lambda * math.Max(cur.H[j*n+j], floor[j])
+			}
+			phi, err = cur.qp.solve(Hd, cur.g, m.f.Cfg.Weights.Spline, step, warmZ)
+			if !errors.Is(err, errNotPD) || lambda >= 1e12 {
+				break
+			}
+			lambda = math.Max(10*lambda, 1e-6)
 		}
-		phi, err := cur.qp.solve(Hd, cur.g, m.f.Cfg.Weights.Spline, step, warmZ)
 		if err != nil {
 			return cur.F, evals, err
 		}
@@ -591,7 +624,7 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		// the undamped model's decrease
 		var dd float64
 		for j := range n {
-			dd += step[j] * step[j] * lambda * math.Max(cur.H[j*n+j], 1e-12)
+			dd += step[j] * step[j] * lambda * math.Max(cur.H[j*n+j], floor[j])
 		}
 		pred := -(phi - 0.5*dd)
 		if !(pred > tol*cur.F) {

@@ -1,6 +1,7 @@
 package mecanum
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -294,6 +295,9 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 			return !stopped && total.Iterations < maxIter
 		}
 		fm, evals, err := m.sqp(m.d, tol, hook)
+		if errors.Is(err, errNotPD) {
+			return nil, m.rollouts - r0, nil // the caller searches eq. 8 itself
+		}
 		if err != nil {
 			return nil, m.rollouts - r0, err
 		}
