@@ -600,7 +600,7 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	lambda := 1e-3
 	Hd := make([]float64, n*n)
 	step, xt, floor := make([]float64, n), make([]float64, n), make([]float64, n)
-	var warmZ []int
+	warmZ := m.held // the last subproblem's held terms (at the last linearisation)
 	for iter(cur.F, delta) {
 		// damping on the Hessian's diagonal, where no smooth term curves
 		// (the spline term alone acts) on the spline rows' own scale
@@ -657,5 +657,8 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 			}
 		}
 	}
+	m.held = append(m.held[:0], warmZ...)
 	return cur.F, evals, nil
 }
+
+var zzIters int
