@@ -9,13 +9,12 @@ import (
 // sqpState holds one second-order model of linEq8 at a point δ_k
 // (hessEval) and the buffers of its subproblem (l1QP).
 type sqpState struct {
-	n     int
-	F     float64   // linEq8 at δ_k
-	g, H  []float64 // gradient and Hessian of the smooth part (n, n×n)
-	qp    l1QP      // the spline terms: distances and rows at δ_k
-	blk   [][7][7]float64
-	g7    [][7]float64
-	valid bool
+	n    int
+	F    float64   // linEq8 at δ_k
+	g, H []float64 // gradient and Hessian of the smooth part (n, n×n)
+	qp   l1QP      // the spline terms: distances and rows at δ_k
+	blk  [][7][7]float64
+	g7   [][7]float64
 }
 
 func newSQPState(n, terms, runs int) *sqpState {
@@ -136,7 +135,6 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 		}
 	}
 	st.F = L
-	st.valid = true
 }
 
 // errNotPD: a matrix of l1QP.solve is not positive definite.
@@ -280,7 +278,7 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 }
 
 // step sets q.p to Δ* − d, Δ* = −y − Kν the minimiser held solved for.
-func (q *l1QP) step(Z []int, nu, d []float64) {
+func (q *l1QP) step(nu, d []float64) {
 	for j := range q.n {
 		v := -q.y[j]
 		for b := range nu {
@@ -419,7 +417,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			}
 		}
 		if nu, ok := q.held(Z, g, w, L); ok {
-			q.step(Z, nu, d)
+			q.step(nu, d)
 			for j := range n {
 				d[j] += q.p[j]
 			}
@@ -450,7 +448,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		if !ok {
 			break // the held rows became dependent: stop where we are
 		}
-		q.step(Z, nu, d)
+		q.step(nu, d)
 		var pHp float64
 		for i := range n {
 			var t float64
