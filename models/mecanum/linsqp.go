@@ -659,4 +659,3 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	return cur.F, evals, nil
 }
 
-var zzIters int
