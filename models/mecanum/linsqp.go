@@ -658,4 +658,3 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	m.held = append(m.held[:0], warmZ...)
 	return cur.F, evals, nil
 }
-

@@ -39,7 +39,7 @@ type linEq8 struct {
 	x     []float64 // x̄
 	terms []linTerm
 	warm  []losses.Warm
-	held  []int // the last sqp subproblem's held terms (its next start)
+	held  []int     // the last sqp subproblem's held terms (its next start)
 	d     []float64 // δ of the current evaluation
 	// the forward-mode rollout: Model over the runs (dynFit's inputs and
 	// camera lanes, which are the terms), its Jacobian at the camera rows,
