@@ -75,6 +75,18 @@ const (
 // millimetre-scale pose correction is then a step of order 0.1 too.
 const poseScale = 0.01
 
+// partMark, when set (benchmarks), is called with the name of each part of
+// Identify's two-stage path as it ends: "first" (the least-squares first
+// stage), "precondition" (the second stage's variables), "second" (the
+// second stage), "identifiability".
+var partMark func(part string)
+
+func mark(part string) {
+	if partMark != nil {
+		partMark(part)
+	}
+}
+
 // Identify minimises f's loss over μ (and the start poses) from o.Init and
 // analyses identifiability at the optimum.
 func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
@@ -176,6 +188,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		if res, first, rollouts, err = f.staged(x0, lower, upper, set); err != nil {
 			return nil, err
 		}
+		mark("second")
 		if res != nil { // to the search variables (poses as offsets from x0)
 			for i := 4; i < n; i++ {
 				res.X[i] -= x0[i]
@@ -199,6 +212,7 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
 	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
+	mark("identifiability")
 	r.Windows = windows
 	r.Wall = time.Since(start)
 	return r, nil

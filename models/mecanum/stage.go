@@ -25,10 +25,14 @@ import (
 // closest point held, as eq. 7's gradient holds it); their Jacobian rows
 // come from the forward-mode rollout of Model (linEq8's rows). They are
 // not handed to the solver one by one: the augmented normal matrix
-// A = [J r]ᵀ[J r] is accumulated, (n+1)×(n+1) whatever the number of
-// samples, and any factor R̃ with R̃ᵀR̃ = A (here from its
+// A = [J r]ᵀ[J r] is accumulated (accumulate), (n+1)×(n+1) whatever the
+// number of samples. The solver takes its normal equations directly
+// (normal: JᵀJ = A[:n, :n], Jᵀr = A[:n, n], and the residuals
+// (√(2F), 0, …) of the same cost F = ½·A[n, n]), on opt's normal-equations
+// path. Where that path falls back to QR (an ill-conditioned JᵀJ), the
+// residuals with a Jacobian are any factor R̃ with R̃ᵀR̃ = A (here from its
 // eigendecomposition, which a singular A, an undetermined direction, does
-// not break) gives n+1 residuals R̃[:, n] and Jacobian rows R̃[:, :n] whose
+// not break): n+1 residuals R̃[:, n] and Jacobian rows R̃[:, :n] whose
 // Gauss–Newton model ½‖r + Jδ‖² is the full problem's exactly. At a trial
 // point without a Jacobian the residuals are (√(2F), 0, …): the same cost F.
 // The solver must evaluate the Jacobian at every trial point
@@ -43,7 +47,7 @@ type squaredStage struct {
 	// the closest points' memory between the solver's calls
 	warm [][]losses.Warm
 	// per run, the upper triangle of its block of A over μ, its start
-	// pose and the residual (residuals)
+	// pose and the residual (accumulate)
 	blocks [][8][8]float64
 	lin    *linEq8 // the rows at the last point
 }
@@ -53,9 +57,10 @@ func (f *Fit) squaredStage() *squaredStage {
 	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1), warm: f.newWarm()}
 }
 
-// problem is the least-squares problem with the given bounds.
+// problem is the least-squares problem with the given bounds, to be solved
+// with opt.NormalSolver and TrialJacobian (see the type).
 func (s *squaredStage) problem(lower, upper []float64) opt.LSProblem {
-	return opt.LSProblem{Residuals: s.residuals, M: s.n + 1, Lower: lower, Upper: upper}
+	return opt.LSProblem{Residuals: s.residuals, Normal: s.normal, M: s.n + 1, Lower: lower, Upper: upper}
 }
 
 // residuals has the signature of opt.Residuals (see the type).
@@ -69,10 +74,55 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
+	if err := s.accumulate(x); err != nil {
+		return err
+	}
+	n := s.n
+	if !s.eig.Factorize(s.a, true) {
+		return fmt.Errorf("mecanum: the normal matrix of the first stage has no eigendecomposition")
+	}
+	s.eig.VectorsTo(&s.v)
+	s.eig.Values(s.ev)
+	for i, l := range s.ev {
+		q := math.Sqrt(math.Max(l, 0))
+		for j := range n {
+			jac.Set(i, j, q*s.v.At(j, i))
+		}
+		r[i] = q * s.v.At(n, i)
+	}
+	return nil
+}
+
+// normal has the signature of opt.NormalEquations: the normal equations of
+// residuals' factor, read off A (see the type) with no factorisation.
+func (s *squaredStage) normal(x, r, jtj, jtr []float64) error {
+	n := s.n
+	if len(x) != n || len(r) != n+1 || len(jtj) != n*n || len(jtr) != n {
+		return fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), n)
+	}
+	if err := s.accumulate(x); err != nil {
+		return err
+	}
+	raw := s.a.RawSymmetric()
+	for i := range n {
+		row := raw.Data[i*raw.Stride:]
+		for j := i; j < n; j++ {
+			jtj[i*n+j], jtj[j*n+i] = row[j], row[j]
+		}
+		jtr[i] = row[n]
+	}
+	clear(r)
+	r[0] = math.Sqrt(math.Max(raw.Data[n*raw.Stride+n], 0))
+	return nil
+}
+
+// accumulate sets the upper triangle of A = [J r]ᵀ[J r] at x (see the
+// type) from the rows of linEq8 at x (the forward-mode rollout of Model).
+func (s *squaredStage) accumulate(x []float64) error {
+	f := s.f
 	// Each run's rows touch μ and its own start pose only: m+1 = 8 local
 	// columns (the residual last), accumulated per run in an 8×8 block
-	// (upper triangle) and placed once at the end. The rows are those of
-	// linEq8 at x (the forward-mode rollout of Model).
+	// (upper triangle) and placed once at the end.
 	n, nb := s.n, len(f.segs)
 	const m = 7
 	if f.Cfg.Pose != PoseFree {
@@ -92,35 +142,40 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	for i := range lin.terms {
 		t := &lin.terms[i]
 		blk := &s.blocks[t.run]
-		// add w·rowᵀrow for the row a·g0 + b·g1 with residual res
-		add := func(w float64, g *[2][7]float64, a, b, res float64) {
-			var row [8]float64
-			for j := range m {
-				row[j] = a*g[0][j] + b*g[1][j]
+		// the sample's four rows [g | residual]: position x, y (weight
+		// w2), marker x, y (weight w3), summed into the block at once
+		var px, py, qx, qy [8]float64
+		copy(px[:m], t.gp[0][:])
+		copy(py[:m], t.gp[1][:])
+		copy(qx[:m], t.gq[0][:])
+		copy(qy[:m], t.gq[1][:])
+		px[m], py[m], qx[m], qy[m] = t.e[0], t.e[1], t.q[0], t.q[1]
+		for p := range m + 1 {
+			a, b, c, d := w2*px[p], w2*py[p], w3*qx[p], w3*qy[p]
+			bp := &blk[p]
+			for q := p; q <= m; q++ {
+				bp[q] += a*px[q] + b*py[q] + c*qx[q] + d*qy[q]
 			}
-			row[m] = res
-			for p := 0; p <= m; p++ {
-				rp := w * row[p]
-				bp := &blk[p]
-				for q := p; q <= m; q++ {
-					bp[q] += rp * row[q]
-				}
-			}
-		}
-		if w2 != 0 {
-			add(w2, &t.gp, 1, 0, t.e[0])
-			add(w2, &t.gp, 0, 1, t.e[1])
-		}
-		if w3 != 0 {
-			add(w3, &t.gq, 1, 0, t.q[0])
-			add(w3, &t.gq, 0, 1, t.q[1])
 		}
 		if w1 != 0 {
 			s := &f.segs[t.run]
-			px, py := t.e[0]+s.gx[t.k], t.e[1]+s.gy[t.k]
-			c := s.spline.ClosestWarm(px, py, s.tcam[t.k], win, &lin.warm[i])
+			ppx, ppy := t.e[0]+s.gx[t.k], t.e[1]+s.gy[t.k]
+			c := s.spline.ClosestWarm(ppx, ppy, s.tcam[t.k], win, &lin.warm[i])
 			if c.Dist > 0 {
-				add(w1, &t.gp, (px-c.X)/c.Dist, (py-c.Y)/c.Dist, c.Dist)
+				// the row along the normal, residual the distance
+				ex, ey := (ppx-c.X)/c.Dist, (ppy-c.Y)/c.Dist
+				var row [8]float64
+				for j := range m {
+					row[j] = ex*t.gp[0][j] + ey*t.gp[1][j]
+				}
+				row[m] = c.Dist
+				for p := range m + 1 {
+					rp := w1 * row[p]
+					bp := &blk[p]
+					for q := p; q <= m; q++ {
+						bp[q] += rp * row[q]
+					}
+				}
 			}
 		}
 	}
@@ -151,18 +206,6 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 			raw.Data[j*raw.Stride+n] += f.Cfg.Prior * e
 			raw.Data[n*raw.Stride+n] += f.Cfg.Prior * e * e
 		}
-	}
-	if !s.eig.Factorize(s.a, true) {
-		return fmt.Errorf("mecanum: the normal matrix of the first stage has no eigendecomposition")
-	}
-	s.eig.VectorsTo(&s.v)
-	s.eig.Values(s.ev)
-	for i, l := range s.ev {
-		q := math.Sqrt(math.Max(l, 0))
-		for j := range n {
-			jac.Set(i, j, q*s.v.At(j, i))
-		}
-		r[i] = q * s.v.At(n, i)
 	}
 	return nil
 }
@@ -225,35 +268,22 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	s1 := set
 	s1.Callback = nil
 	s1.FunctionTol = math.Max(s1.FunctionTol, tol1)
-	first, err = opt.LeastSquares{TrialJacobian: true}.Solve(st.problem(lower, upper), x0, s1)
+	first, err = opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(st.problem(lower, upper), x0, s1)
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	mark("first")
 	x1 := first.X
 	for j := range 4 {
 		if w := upper[j] - lower[j]; x1[j] < lower[j]+0.05*w || x1[j] > upper[j]-0.05*w {
 			return nil, first, 0, nil
 		}
 	}
-	r := make([]float64, n+1)
-	J := mat.NewDense(n+1, n, nil)
-	if err := st.residuals(x1, r, J); err != nil {
-		return nil, nil, 0, err
+	S, err := st.precondition(x1, first.F, f.rows())
+	if S == nil || err != nil {
+		return nil, first, 0, err
 	}
-	var H mat.SymDense
-	H.SymOuterK(1, J.T())
-	var ch mat.Cholesky
-	if !ch.Factorize(&H) {
-		return nil, first, 0, nil
-	}
-	var U, Ui mat.TriDense
-	ch.UTo(&U)
-	if err := Ui.InverseTri(&U); err != nil {
-		return nil, first, 0, nil
-	}
-	ebar := math.Sqrt(2 * first.F / math.Max(float64(f.rows()), 1))
-	S := mat.DenseCopyOf(&Ui)
-	S.Scale(math.Sqrt(ebar), S)
+	mark("precondition")
 	if set.StallIterations == 0 {
 		set.StallIterations, set.StallTol = stallIterations, stallTol
 	}
@@ -299,6 +329,38 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	toX(res.X)
 	res.X = append([]float64(nil), x...)
 	return f.inBounds(res, lower, upper), first, rollouts, nil
+}
+
+// precondition returns S = √ē·U⁻¹ (see staged) at the first stage's
+// answer x1 of cost F, UᵀU its Gauss–Newton matrix JᵀJ (A's leading n×n
+// block, no factor of A formed) and ē the RMS of its residuals counted as
+// eq. 8's (rows: Fit.rows of the whole loss, not of the first stage's);
+// nil when JᵀJ is singular. The rows at x1 are usually the first stage's
+// last (linearize makes no rollout again), and they stay in st.lin for the
+// second stage.
+func (st *squaredStage) precondition(x1 []float64, F float64, rows int) (*mat.Dense, error) {
+	n := st.n
+	if err := st.accumulate(x1); err != nil {
+		return nil, err
+	}
+	H := mat.NewSymDense(n, nil)
+	raw, hr := st.a.RawSymmetric(), H.RawSymmetric()
+	for i := range n {
+		copy(hr.Data[i*hr.Stride+i:(i+1)*hr.Stride], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(H) {
+		return nil, nil
+	}
+	var U, Ui mat.TriDense
+	ch.UTo(&U)
+	if err := Ui.InverseTri(&U); err != nil {
+		return nil, nil
+	}
+	ebar := math.Sqrt(2 * F / math.Max(float64(rows), 1))
+	S := mat.DenseCopyOf(&Ui)
+	S.Scale(math.Sqrt(ebar), S)
+	return S, nil
 }
 
 // inBounds is res, or nil when its μ left the bounds (the second stage is
