@@ -151,6 +151,10 @@ type Fit struct {
 	// Eval) instead of the linearised model (linearStage): the second
 	// stage before it, for the tests and benchmarks that compare them.
 	fullSecondStage bool
+	// stageLin is the linearisation that Identify's two stages share
+	// (stagedTol), for Identify's analysis at the answer; nil outside
+	// Identify.
+	stageLin *linEq8
 }
 
 // NewFit prepares the runs (each needs at least three camera poses, for the

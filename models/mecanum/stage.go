@@ -283,6 +283,7 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	if S == nil || err != nil {
 		return nil, first, 0, err
 	}
+	f.stageLin = st.lin // the second stage's linearisations (Identify's analysis)
 	mark("precondition")
 	if set.StallIterations == 0 {
 		set.StallIterations, set.StallTol = stallIterations, stallTol
