@@ -44,17 +44,18 @@ type squaredStage struct {
 	eig mat.EigenSym
 	v   mat.Dense
 	ev  []float64
-	// the closest points' memory between the solver's calls
+	// the closest points' memory between value-only calls (made at the
+	// first that searches)
 	warm [][]losses.Warm
 	// per run, the upper triangle of its block of A over μ, its start
 	// pose and the residual (accumulate)
-	blocks [][8][8]float64
+	blocks []stageBlock
 	lin    *linEq8 // the rows at the last point
 }
 
 func (f *Fit) squaredStage() *squaredStage {
 	n := f.Dim()
-	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1), warm: f.newWarm()}
+	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1)}
 }
 
 // problem is the least-squares problem with the given bounds, to be solved
@@ -71,6 +72,9 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	}
 	clear(r)
 	if jac == nil {
+		if s.warm == nil && f.Cfg.Weights.Spline != 0 {
+			s.warm = f.newWarm()
+		}
 		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
@@ -134,7 +138,7 @@ func (s *squaredStage) accumulate(x []float64) error {
 	}
 	s.lin = lin
 	if len(s.blocks) != nb {
-		s.blocks = make([][8][8]float64, nb)
+		s.blocks = make([]stageBlock, nb)
 	}
 	clear(s.blocks)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
@@ -142,20 +146,10 @@ func (s *squaredStage) accumulate(x []float64) error {
 	for i := range lin.terms {
 		t := &lin.terms[i]
 		blk := &s.blocks[t.run]
-		// the sample's four rows [g | residual]: position x, y (weight
-		// w2), marker x, y (weight w3), summed into the block at once
-		var px, py, qx, qy [8]float64
-		copy(px[:m], t.gp[0][:])
-		copy(py[:m], t.gp[1][:])
-		copy(qx[:m], t.gq[0][:])
-		copy(qy[:m], t.gq[1][:])
-		px[m], py[m], qx[m], qy[m] = t.e[0], t.e[1], t.q[0], t.q[1]
-		for p := range m + 1 {
-			a, b, c, d := w2*px[p], w2*py[p], w3*qx[p], w3*qy[p]
-			bp := &blk[p]
-			for q := p; q <= m; q++ {
-				bp[q] += a*px[q] + b*py[q] + c*qx[q] + d*qy[q]
-			}
+		if poseColumns7(t) {
+			blk.addPose(t, w2, w3)
+		} else {
+			blk.addGeneral(t, w2, w3)
 		}
 		if w1 != 0 {
 			s := &f.segs[t.run]
@@ -208,6 +202,71 @@ func (s *squaredStage) accumulate(x []float64) error {
 		}
 	}
 	return nil
+}
+
+// stageBlock is the upper triangle of one run's block of A over its 8
+// local columns: μ_1..μ_4, the run's x0, y0, θ0, and the residual.
+type stageBlock [8][8]float64
+
+// addGeneral adds a sample's four rows [g | residual] to b: position x, y
+// (weight w2) and marker x, y (weight w3), summed at once.
+func (b *stageBlock) addGeneral(t *linTerm, w2, w3 float64) {
+	const m = 7
+	var px, py, qx, qy [8]float64
+	copy(px[:m], t.gp[0][:])
+	copy(py[:m], t.gp[1][:])
+	copy(qx[:m], t.gq[0][:])
+	copy(qy[:m], t.gq[1][:])
+	px[m], py[m], qx[m], qy[m] = t.e[0], t.e[1], t.q[0], t.q[1]
+	for p := range m + 1 {
+		a, c, d, e := w2*px[p], w2*py[p], w3*qx[p], w3*qy[p]
+		bp := &b[p]
+		for q := p; q <= m; q++ {
+			bp[q] += a*px[q] + c*py[q] + d*qx[q] + e*qy[q]
+		}
+	}
+}
+
+// poseColumns7 reports whether a sample's rows have the start-pose columns
+// of eq. 5 (poseColumns): ∂(x, y)/∂(x0, y0) the identity, for position
+// and marker alike (the marker's rows add a multiple of θ's, which x0 and
+// y0 do not move).
+func poseColumns7(t *linTerm) bool {
+	return t.gp[0][4] == 1 && t.gp[0][5] == 0 && t.gp[1][4] == 0 && t.gp[1][5] == 1 &&
+		t.gq[0][4] == 1 && t.gq[0][5] == 0 && t.gq[1][4] == 0 && t.gq[1][5] == 1
+}
+
+// addPose is addGeneral for rows with poseColumns7: the products with
+// their 0 and 1 entries left out (columns 4 and 5 of a row are (1, 0) for
+// the x rows and (0, 1) for the y rows), the rest as there.
+func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
+	// the 6 other columns: μ_1..μ_4, θ0, residual
+	var px, py, qx, qy [6]float64
+	copy(px[:4], t.gp[0][:4])
+	copy(py[:4], t.gp[1][:4])
+	copy(qx[:4], t.gq[0][:4])
+	copy(qy[:4], t.gq[1][:4])
+	px[4], py[4], qx[4], qy[4] = t.gp[0][6], t.gp[1][6], t.gq[0][6], t.gq[1][6]
+	px[5], py[5], qx[5], qy[5] = t.e[0], t.e[1], t.q[0], t.q[1]
+	col := [6]int{0, 1, 2, 3, 6, 7}
+	for i, p := range col {
+		a, c, d, e := w2*px[i], w2*py[i], w3*qx[i], w3*qy[i]
+		bp := &b[p]
+		for j := i; j < 6; j++ {
+			bp[col[j]] += a*px[j] + c*py[j] + d*qx[j] + e*qy[j]
+		}
+		if p < 4 {
+			bp[4] += a + d // x rows' column 4 is 1
+			bp[5] += c + e // y rows' column 5 is 1
+		}
+	}
+	w := w2 + w3
+	b[4][4] += w
+	b[5][5] += w
+	b[4][6] += w2*px[4] + w3*qx[4]
+	b[4][7] += w2*px[5] + w3*qx[5]
+	b[5][6] += w2*py[4] + w3*qy[4]
+	b[5][7] += w2*py[5] + w3*qy[5]
 }
 
 // staged runs Identify's two stages from x0 (see squaredStage): bounded

@@ -174,3 +174,39 @@ func stageSets() map[string][]Run {
 	sets["paper 3 runs"] = runs
 	return sets
 }
+
+// The first stage's per-sample sums: addPose (the start-pose columns' 0
+// and 1 entries left out) equals addGeneral on the rows of a real
+// linearisation, whose samples all have those columns.
+func TestStageBlockAddPose(t *testing.T) {
+	f, err := NewFit(DefaultParams(), demoLikeRuns(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin, err := f.linearize(f.X0([4]float64{0.4, 0.6, 0.5, 0.7}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gen, pose stageBlock
+	for i := range lin.terms {
+		tm := &lin.terms[i]
+		if !poseColumns7(tm) {
+			t.Fatalf("sample %d: start-pose columns %v %v", i, tm.gp, tm.gq)
+		}
+		gen.addGeneral(tm, 1, 0.2)
+		pose.addPose(tm, 1, 0.2)
+	}
+	for p := range 8 {
+		for q := p; q < 8; q++ {
+			if math.Abs(gen[p][q]-pose[p][q]) > 1e-12*(1+math.Abs(gen[p][q])) {
+				t.Errorf("block (%d, %d): addPose %.17g, addGeneral %.17g", p, q, pose[p][q], gen[p][q])
+			}
+		}
+	}
+	// a term without those columns is not taken for one
+	tm := lin.terms[0]
+	tm.gq[1][4] = 1e-9
+	if poseColumns7(&tm) {
+		t.Error("a marker row moved by x0 passed as a start-pose row")
+	}
+}
