@@ -124,6 +124,7 @@ func BenchmarkEq8VsSquared(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			d := f.newDynFit()
+			d.camera()
 			if exhaustive {
 				d.warm = nil
 			}

@@ -82,8 +82,9 @@ type dynFit struct {
 
 // newDynFit prepares the dyn objective of f: the rollout's part (Model's
 // Sim over the runs and its inputs, the camera lanes). The camera-loss
-// part (its Sim, inputs and adjoints, and the poses' adjoint ybar) is
-// built at the first Eval (camera): linearize uses the rollout alone.
+// part (its Sim, inputs and adjoints, the closest points' memory and the
+// poses' adjoint ybar) is built at the first Eval (camera): linearize uses
+// the rollout alone.
 func (f *Fit) newDynFit() *dynFit {
 	B := len(f.segs)
 	T := 0
@@ -113,11 +114,11 @@ func (f *Fit) newDynFit() *dynFit {
 		}
 	}
 	d.sim = Model.NewSim(B, T)
-	d.warm = make([]losses.Warm, len(d.at))
 	return d
 }
 
-// camera builds the camera-loss part of d (see newDynFit), once.
+// camera builds the camera-loss part of d (see newDynFit), once (warm
+// set to nil afterwards stays nil: no memory).
 func (d *dynFit) camera() {
 	if d.ybar != nil {
 		return
@@ -129,6 +130,7 @@ func (d *dynFit) camera() {
 	d.lq = []float64{f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading, f.ell}
 	d.lx, d.lxbar = make([]float64, 3*K), make([]float64, 3*K)
 	d.lu = make([]float64, 12*K)
+	d.warm = make([]losses.Warm, K)
 	for k := range K {
 		s := &f.segs[d.seg[k]]
 		j := d.sample[k]
