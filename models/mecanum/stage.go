@@ -238,35 +238,55 @@ func poseColumns7(t *linTerm) bool {
 
 // addPose is addGeneral for rows with poseColumns7: the products with
 // their 0 and 1 entries left out (columns 4 and 5 of a row are (1, 0) for
-// the x rows and (0, 1) for the y rows), the rest as there.
+// the x rows and (0, 1) for the y rows), the rest written out (no loops:
+// the operands stay in registers). The weights are folded into one side:
+// W·px = w2·px, and so on.
 func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
-	// the 6 other columns: μ_1..μ_4, θ0, residual
-	var px, py, qx, qy [6]float64
-	copy(px[:4], t.gp[0][:4])
-	copy(py[:4], t.gp[1][:4])
-	copy(qx[:4], t.gq[0][:4])
-	copy(qy[:4], t.gq[1][:4])
-	px[4], py[4], qx[4], qy[4] = t.gp[0][6], t.gp[1][6], t.gq[0][6], t.gq[1][6]
-	px[5], py[5], qx[5], qy[5] = t.e[0], t.e[1], t.q[0], t.q[1]
-	col := [6]int{0, 1, 2, 3, 6, 7}
-	for i, p := range col {
-		a, c, d, e := w2*px[i], w2*py[i], w3*qx[i], w3*qy[i]
-		bp := &b[p]
-		for j := i; j < 6; j++ {
-			bp[col[j]] += a*px[j] + c*py[j] + d*qx[j] + e*qy[j]
-		}
-		if p < 4 {
-			bp[4] += a + d // x rows' column 4 is 1
-			bp[5] += c + e // y rows' column 5 is 1
-		}
-	}
+	// the 6 other columns of the four rows: μ_1..μ_4, θ0, residual
+	x0, x1, x2, x3, x6, xr := t.gp[0][0], t.gp[0][1], t.gp[0][2], t.gp[0][3], t.gp[0][6], t.e[0]
+	y0, y1, y2, y3, y6, yr := t.gp[1][0], t.gp[1][1], t.gp[1][2], t.gp[1][3], t.gp[1][6], t.e[1]
+	X0, X1, X2, X3, X6, Xr := t.gq[0][0], t.gq[0][1], t.gq[0][2], t.gq[0][3], t.gq[0][6], t.q[0]
+	Y0, Y1, Y2, Y3, Y6, Yr := t.gq[1][0], t.gq[1][1], t.gq[1][2], t.gq[1][3], t.gq[1][6], t.q[1]
+	wx0, wx1, wx2, wx3, wx6, wxr := w2*x0, w2*x1, w2*x2, w2*x3, w2*x6, w2*xr
+	wy0, wy1, wy2, wy3, wy6, wyr := w2*y0, w2*y1, w2*y2, w2*y3, w2*y6, w2*yr
+	wX0, wX1, wX2, wX3, wX6, wXr := w3*X0, w3*X1, w3*X2, w3*X3, w3*X6, w3*Xr
+	wY0, wY1, wY2, wY3, wY6, wYr := w3*Y0, w3*Y1, w3*Y2, w3*Y3, w3*Y6, w3*Yr
+	b[0][0] += wx0*x0 + wy0*y0 + wX0*X0 + wY0*Y0
+	b[0][1] += wx0*x1 + wy0*y1 + wX0*X1 + wY0*Y1
+	b[0][2] += wx0*x2 + wy0*y2 + wX0*X2 + wY0*Y2
+	b[0][3] += wx0*x3 + wy0*y3 + wX0*X3 + wY0*Y3
+	b[0][6] += wx0*x6 + wy0*y6 + wX0*X6 + wY0*Y6
+	b[0][7] += wx0*xr + wy0*yr + wX0*Xr + wY0*Yr
+	b[0][4] += wx0 + wX0
+	b[0][5] += wy0 + wY0
+	b[1][1] += wx1*x1 + wy1*y1 + wX1*X1 + wY1*Y1
+	b[1][2] += wx1*x2 + wy1*y2 + wX1*X2 + wY1*Y2
+	b[1][3] += wx1*x3 + wy1*y3 + wX1*X3 + wY1*Y3
+	b[1][6] += wx1*x6 + wy1*y6 + wX1*X6 + wY1*Y6
+	b[1][7] += wx1*xr + wy1*yr + wX1*Xr + wY1*Yr
+	b[1][4] += wx1 + wX1
+	b[1][5] += wy1 + wY1
+	b[2][2] += wx2*x2 + wy2*y2 + wX2*X2 + wY2*Y2
+	b[2][3] += wx2*x3 + wy2*y3 + wX2*X3 + wY2*Y3
+	b[2][6] += wx2*x6 + wy2*y6 + wX2*X6 + wY2*Y6
+	b[2][7] += wx2*xr + wy2*yr + wX2*Xr + wY2*Yr
+	b[2][4] += wx2 + wX2
+	b[2][5] += wy2 + wY2
+	b[3][3] += wx3*x3 + wy3*y3 + wX3*X3 + wY3*Y3
+	b[3][6] += wx3*x6 + wy3*y6 + wX3*X6 + wY3*Y6
+	b[3][7] += wx3*xr + wy3*yr + wX3*Xr + wY3*Yr
+	b[3][4] += wx3 + wX3
+	b[3][5] += wy3 + wY3
+	b[6][6] += wx6*x6 + wy6*y6 + wX6*X6 + wY6*Y6
+	b[6][7] += wx6*xr + wy6*yr + wX6*Xr + wY6*Yr
+	b[7][7] += wxr*xr + wyr*yr + wXr*Xr + wYr*Yr
 	w := w2 + w3
 	b[4][4] += w
 	b[5][5] += w
-	b[4][6] += w2*px[4] + w3*qx[4]
-	b[4][7] += w2*px[5] + w3*qx[5]
-	b[5][6] += w2*py[4] + w3*qy[4]
-	b[5][7] += w2*py[5] + w3*qy[5]
+	b[4][6] += wx6 + wX6
+	b[4][7] += wxr + wXr
+	b[5][6] += wy6 + wY6
+	b[5][7] += wyr + wYr
 }
 
 // staged runs Identify's two stages from x0 (see squaredStage): bounded
