@@ -3,6 +3,7 @@ package mecanum
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,6 +52,10 @@ type squaredStage struct {
 	// pose and the residual (accumulate)
 	blocks []stageBlock
 	lin    *linEq8 // the rows at the last point
+	// aFresh: a is A at lin's point (accumulate at the same point again
+	// is free; linearize elsewhere, e.g. the second stage's, clears
+	// lin.rolled or moves lin.x)
+	aFresh bool
 }
 
 func (f *Fit) squaredStage() *squaredStage {
@@ -132,6 +137,10 @@ func (s *squaredStage) accumulate(x []float64) error {
 	if f.Cfg.Pose != PoseFree {
 		return fmt.Errorf("mecanum: the first stage needs the start poses free (PoseFree)")
 	}
+	if s.lin != nil && s.lin.rolled && s.aFresh && slices.Equal(s.lin.x, x) {
+		return nil // A is already at x (the last call's)
+	}
+	s.aFresh = false
 	lin, err := f.linearize(x, s.lin)
 	if err != nil {
 		return err
@@ -201,6 +210,7 @@ func (s *squaredStage) accumulate(x []float64) error {
 			raw.Data[n*raw.Stride+n] += f.Cfg.Prior * e * e
 		}
 	}
+	s.aFresh = true
 	return nil
 }
 
