@@ -210,3 +210,49 @@ func TestStageBlockAddPose(t *testing.T) {
 		t.Error("a marker row moved by x0 passed as a start-pose row")
 	}
 }
+
+// The first stage on opt's normal-equations path (squaredStage.normal: JᵀJ
+// and Jᵀr read off A) takes the steps of the QR path on the factor of A
+// (squaredStage.residuals with its Jacobian, the stage before the normal
+// path): on the three stage sets, the same iterations and evaluations and
+// the same answer, loss to 1e-9 relative and x to 1e-9 of its scale.
+func TestFirstStageNormalPath(t *testing.T) {
+	set := opt.Settings{FunctionTol: firstStageFunctionTol, GradientTol: DefaultGradientTol, StepTol: 1e-7}
+	for name, runs := range stageSets() {
+		f, err := NewFit(DefaultParams(), runs, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := *f
+		g.Cfg.Weights.Spline = 0
+		x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5})
+		lo, hi := f.P.Bounds()
+		n := f.Dim()
+		lower, upper := make([]float64, n), make([]float64, n)
+		for i := range n {
+			lower[i], upper[i] = math.Inf(-1), math.Inf(1)
+			if i < 4 {
+				lower[i], upper[i] = lo, hi
+			}
+		}
+		normal, err := opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(g.squaredStage().problem(lower, upper), x0, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := g.squaredStage().problem(lower, upper)
+		p.Normal = nil
+		qr, err := opt.LeastSquares{TrialJacobian: true, Solver: opt.QRSolver}.Solve(p, x0, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: normal path %d iterations, %d evaluations, F %.15g; QR %d, %d, %.15g", name, normal.Iterations, normal.FuncEvaluations, normal.F, qr.Iterations, qr.FuncEvaluations, qr.F)
+		if normal.Iterations != qr.Iterations || normal.FuncEvaluations != qr.FuncEvaluations || relErr(normal.F, qr.F) > 1e-9 {
+			t.Errorf("%s: normal path %d iterations, %d evaluations, F %.15g; QR path %d, %d, %.15g", name, normal.Iterations, normal.FuncEvaluations, normal.F, qr.Iterations, qr.FuncEvaluations, qr.F)
+		}
+		for i := range n {
+			if math.Abs(normal.X[i]-qr.X[i]) > 1e-9*(1+math.Abs(qr.X[i])) {
+				t.Errorf("%s: x[%d] %.15g on the normal path, %.15g on QR", name, i, normal.X[i], qr.X[i])
+			}
+		}
+	}
+}
