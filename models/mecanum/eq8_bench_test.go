@@ -147,6 +147,13 @@ func BenchmarkEq8VsSquared(b *testing.B) {
 // each run is followed by the -loss squared identification (squared), so
 // that both see the same load. Reported per part: the least CPU time of a
 // run, in ms (-ms), and eq8/squared of the least whole times (x-squared).
+//
+// Measured in one sitting (load ~4.5, two runs each), the tree before this
+// benchmark's changes against them: first 3.15–3.19 → 1.81 ms,
+// identifiability 0.95–1.00 → 0.25, precondition 0.14 → 0.04, newfit
+// 0.25–0.27 → 0.22–0.24, second 13.7–14.3 (unchanged); squared 1.67–1.73;
+// x-squared 10.9–11.9 → 9.6–10.2. With the L1 Gauss–Newton second stage
+// (~7.5 ms): 6.6–6.8 → 6.1–6.5.
 func BenchmarkEq8Parts(b *testing.B) {
 	p := DefaultParams()
 	runs := demoLikeRuns()
