@@ -11,8 +11,9 @@ import (
 )
 
 // The first stage's compressed least-squares form: ½‖r‖² is the squared
-// objective (evalAs with squared), with and without the Jacobian, and Jᵀr
-// is its gradient (central differences), with and without a prior.
+// objective (evalAs with squared), with and without the Jacobian, Jᵀr is
+// its gradient (central differences), and normal hands opt the same JᵀJ,
+// Jᵀr and cost, with and without a prior.
 func TestSquaredStageResiduals(t *testing.T) {
 	for _, prior := range []float64{0, 2} {
 		cfg := DefaultConfig()
@@ -38,6 +39,29 @@ func TestSquaredStageResiduals(t *testing.T) {
 		rv := make([]float64, n+1)
 		if err := st.residuals(x, rv, nil); err != nil || relErr(0.5*rv[0]*rv[0], F) > 1e-12 {
 			t.Errorf("prior %g: value-only residuals %v (%v), objective %g", prior, rv[:2], err, F)
+		}
+		// normal: the normal equations of the same factor, and its cost
+		rn, jtj, jtr := make([]float64, n+1), make([]float64, n*n), make([]float64, n)
+		if err := st.normal(x, rn, jtj, jtr); err != nil {
+			t.Fatal(err)
+		}
+		if relErr(0.5*rn[0]*rn[0], F) > 1e-9 {
+			t.Errorf("prior %g: normal's ½‖r‖² %.15g, squared objective %.15g", prior, 0.5*rn[0]*rn[0], F)
+		}
+		var jj mat.Dense
+		jj.Mul(J.T(), J)
+		jr := mat.NewVecDense(n, nil)
+		jr.MulVec(J.T(), mat.NewVecDense(n+1, r))
+		scale := mat.Norm(&jj, math.Inf(1))
+		for i := range n {
+			if math.Abs(jtr[i]-jr.AtVec(i)) > 1e-9*(scale+math.Abs(jr.AtVec(i))) {
+				t.Errorf("prior %g: normal's Jᵀr[%d] %.15g, the factor's %.15g", prior, i, jtr[i], jr.AtVec(i))
+			}
+			for j := range n {
+				if math.Abs(jtj[i*n+j]-jj.At(i, j)) > 1e-9*scale {
+					t.Errorf("prior %g: normal's JᵀJ[%d, %d] %.15g, the factor's %.15g", prior, i, j, jtj[i*n+j], jj.At(i, j))
+				}
+			}
 		}
 		g := make([]float64, n)
 		mat.NewVecDense(n, g).MulVec(J.T(), mat.NewVecDense(n+1, r))
