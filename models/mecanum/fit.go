@@ -151,6 +151,10 @@ type Fit struct {
 	// Eval) instead of the linearised model (linearStage): the second
 	// stage before it, for the tests and benchmarks that compare them.
 	fullSecondStage bool
+	// stageLin is the linearisation that Identify's two stages share
+	// (stagedTol), for Identify's analysis at the answer; nil outside
+	// Identify.
+	stageLin *linEq8
 }
 
 // NewFit prepares the runs (each needs at least three camera poses, for the
@@ -160,7 +164,7 @@ func NewFit(p Params, runs []Run, cfg Config) (*Fit, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("mecanum: no runs to fit")
 	}
-	f := &Fit{P: p, Cfg: cfg, ell: cfg.Marker}
+	f := &Fit{P: p, Cfg: cfg, ell: cfg.Marker, segs: make([]seg, 0, len(runs))}
 	if f.ell == 0 {
 		f.ell = p.Lab
 	}
@@ -184,15 +188,18 @@ func NewFit(p Params, runs []Run, cfg Config) (*Fit, error) {
 		for i := 0; i+1 < s.n; i++ {
 			s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
 		}
-		for _, k := range cam {
-			s.cam = append(s.cam, k-k0)
-			s.gx = append(s.gx, r.X[k])
-			s.gy = append(s.gy, r.Y[k])
-			s.gth = append(s.gth, r.Theta[k])
+		nc := len(cam)
+		s.cam = make([]int, nc)
+		// one allocation for the six per-sample series
+		buf := make([]float64, 6*nc)
+		s.gx, s.gy, s.gth = buf[:nc:nc], buf[nc:2*nc:2*nc], buf[2*nc:3*nc:3*nc]
+		s.qx, s.qy, s.tcam = buf[3*nc:4*nc:4*nc], buf[4*nc:5*nc:5*nc], buf[5*nc:]
+		for c, k := range cam {
+			s.cam[c] = k - k0
+			s.gx[c], s.gy[c], s.gth[c] = r.X[k], r.Y[k], r.Theta[k]
 			sn, cs := math.Sincos(r.Theta[k])
-			s.qx = append(s.qx, r.X[k]-f.ell*sn)
-			s.qy = append(s.qy, r.Y[k]+f.ell*cs)
-			s.tcam = append(s.tcam, r.T[k])
+			s.qx[c], s.qy[c] = r.X[k]-f.ell*sn, r.Y[k]+f.ell*cs
+			s.tcam[c] = r.T[k]
 		}
 		s.pose0 = [3]float64{r.X[k0], r.Y[k0], r.Theta[k0]}
 		sp, err := losses.NewSpline(losses.Smooth(s.tcam, s.gx, s.gy, cfg.SplineEvery))

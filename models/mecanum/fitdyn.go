@@ -80,17 +80,24 @@ type dynFit struct {
 	implicitMode bool
 }
 
-// newDynFit prepares the dyn objective of f.
+// newDynFit prepares the dyn objective of f: the rollout's part (Model's
+// Sim over the runs and its inputs, the camera lanes). The camera-loss
+// part (its Sim, inputs and adjoints, the closest points' memory and the
+// poses' adjoint ybar) is built at the first Eval (camera): linearize uses
+// the rollout alone.
 func (f *Fit) newDynFit() *dynFit {
 	B := len(f.segs)
 	T := 0
+	K := 0
 	for _, s := range f.segs {
 		T = max(T, s.n)
+		K += len(s.cam)
 	}
 	d := &dynFit{f: f, B: B, T: T, q: SettingsOf(f.P), x0: make([]float64, 3*B),
-		u: make([]float64, T*5*B), ybar: make([]float64, 3*T*B),
-		pbar: make([]float64, 4), x0bar: make([]float64, 3*B),
+		u:            make([]float64, T*5*B),
 		implicitMode: f.Cfg.Mode == losses.ImplicitClosest}
+	d.at, d.xat = make([]int, 0, K), make([]int, 0, K)
+	d.seg, d.sample = make([]int, 0, K), make([]int, 0, K)
 	for si, s := range f.segs {
 		for i := 0; i < s.n; i++ {
 			for j := range 4 {
@@ -106,8 +113,20 @@ func (f *Fit) newDynFit() *dynFit {
 			d.seg, d.sample = append(d.seg, si), append(d.sample, k)
 		}
 	}
-	K := len(d.at)
 	d.sim = Model.NewSim(B, T)
+	return d
+}
+
+// camera builds the camera-loss part of d (see newDynFit), once (warm
+// set to nil afterwards stays nil: no memory).
+func (d *dynFit) camera() {
+	if d.ybar != nil {
+		return
+	}
+	f, B, T := d.f, d.B, d.T
+	K := len(d.at)
+	d.ybar = make([]float64, 3*T*B)
+	d.pbar, d.x0bar = make([]float64, 4), make([]float64, 3*B)
 	d.lq = []float64{f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading, f.ell}
 	d.lx, d.lxbar = make([]float64, 3*K), make([]float64, 3*K)
 	d.lu = make([]float64, 12*K)
@@ -122,7 +141,6 @@ func (f *Fit) newDynFit() *dynFit {
 	if K > 0 {
 		d.cam = cameraLoss.NewSim(K, 1)
 	}
-	return d
 }
 
 // Eval has the signature of opt.Objective: the loss of the Fit (Fit.Loss)
@@ -132,6 +150,7 @@ func (d *dynFit) Eval(x, grad []float64) (float64, error) {
 	if len(x) != f.Dim() || (grad != nil && len(grad) != f.Dim()) {
 		return 0, fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), f.Dim())
 	}
+	d.camera()
 	B, T := d.B, d.T
 	for si := range f.segs {
 		p0 := f.pose(x, si)

@@ -3,8 +3,11 @@ package mecanum
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/wheelgrad/wheelgrad/opt"
@@ -77,6 +80,18 @@ const (
 // derivative-free methods, whose steps are sized for μ (order 0.1): a
 // millimetre-scale pose correction is then a step of order 0.1 too.
 const poseScale = 0.01
+
+// partMark, when set (benchmarks), is called with the name of each part of
+// Identify's two-stage path as it ends: "first" (the least-squares first
+// stage), "precondition" (the second stage's variables), "second" (the
+// second stage), "identifiability".
+var partMark func(part string)
+
+func mark(part string) {
+	if partMark != nil {
+		partMark(part)
+	}
+}
 
 // Identify minimises f's loss over μ (and the start poses) from o.Init and
 // analyses identifiability at the optimum.
@@ -173,13 +188,18 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 		set.StepTol = 1e-7
 	}
 	var res, first *opt.Result
+	var staged []float64 // the two stages' answer, before the offsets below
 	rollouts, linear := 0, false
+	f.stageLin = nil
+	defer func() { f.stageLin = nil }()
 	if !o.OneStage && (o.Method == "" || o.Method == LBFGSB) && o.Start == nil && o.Held == [4]bool{} && f.Cfg.Pose == PoseFree {
 		var err error
 		if res, first, rollouts, linear, err = f.staged(x0, lower, upper, set); err != nil {
 			return nil, err
 		}
+		mark("second")
 		if res != nil { // to the search variables (poses as offsets from x0)
+			staged = slices.Clone(res.X)
 			for i := 4; i < n; i++ {
 				res.X[i] -= x0[i]
 			}
@@ -202,7 +222,23 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	r := &Result{Opt: res, X: make([]float64, n), FirstStage: first, Rollouts: rollouts, Linearised: linear}
 	toX(res.X, r.X)
 	copy(r.Mu[:], r.X[:4])
-	r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
+	// The analysis needs the rows at the answer: the second stage's last
+	// linearisation holds them when it ended there (its x is then the
+	// answer before the offsets' round trip, which moves the poses by an
+	// ulp), or takes them from one more rollout of its own.
+	if lin := f.stageLin; lin != nil && staged != nil {
+		x := staged
+		if !lin.rolled || !slices.Equal(lin.x, staged) {
+			x = r.X
+		}
+		if lin, err := f.linearize(x, lin); err == nil {
+			r.Ident = f.identifiabilityLin(lin, o.Held)
+		}
+	}
+	if r.Ident.Singular == nil {
+		r.Ident = f.IdentifiabilityHeld(r.X, o.Held)
+	}
+	mark("identifiability")
 	r.Windows = windows
 	r.Wall = time.Since(start)
 	return r, nil
@@ -293,6 +329,31 @@ func (f *Fit) Identifiability(x []float64) Identifiability {
 // subset of the block's columns), their MuStd is 0 and the directions are
 // zero there.
 func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
+	return f.identifiability(held, func(row jacRow) { f.eval(x, nil, row) })
+}
+
+// identifiabilityLin is IdentifiabilityHeld at lin's point from lin's rows
+// (linearize: Model's forward-mode rollout, PoseFree), which are
+// Fit.eval's to rounding: no rollout of its own.
+func (f *Fit) identifiabilityLin(lin *linEq8, held [4]bool) Identifiability {
+	return f.identifiability(held, func(row jacRow) {
+		for i := range lin.terms {
+			t := &lin.terms[i]
+			r := [4]float64{t.e[0], t.e[1], t.q[0], t.q[1]}
+			var d [4][4]float64
+			var dp [4][3]float64
+			for c, g := range [4]*[7]float64{&t.gp[0], &t.gp[1], &t.gq[0], &t.gq[1]} {
+				d[c] = [4]float64(g[:4])
+				dp[c] = [3]float64(g[4:])
+			}
+			row(t.run, t.k, r, [3]float64{}, d, dp)
+		}
+	})
+}
+
+// identifiability is the analysis of IdentifiabilityHeld over the rows
+// that rows hands its argument (Fit.eval's, run by run).
+func (f *Fit) identifiability(held [4]bool, rows func(jacRow)) Identifiability {
 	free := f.Cfg.Pose == PoseFree
 	nc := 2
 	if f.Cfg.Heading != 0 {
@@ -324,7 +385,7 @@ func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
 		}
 	}
 	last := -1
-	f.eval(x, nil, func(run, _ int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
+	rows(func(run, _ int, r [4]float64, _ [3]float64, dmu [4][4]float64, dpose [4][3]float64) {
 		if run != last && last >= 0 {
 			flush()
 		}
@@ -432,45 +493,57 @@ func (f *Fit) IdentifiabilityHeld(x []float64, held [4]bool) Identifiability {
 
 // streamQR holds the R factor of a growing stack of rows with c columns in
 // bounded memory: rows are buffered and the buffer is reduced to its c×c
-// R (Householder QR) whenever it fills.
+// R (Householder QR, LAPACK's dgeqrf) whenever it fills.
 type streamQR struct {
-	c, n int
-	buf  *mat.Dense
+	c, n      int
+	buf       []float64 // (c+streamQRChunk)×c, row-major
+	tau, work []float64
 }
 
 const streamQRChunk = 256
 
 func newStreamQR(c int) *streamQR {
-	return &streamQR{c: c, buf: mat.NewDense(c+streamQRChunk, c, nil)}
+	q := &streamQR{c: c, buf: make([]float64, (c+streamQRChunk)*c), tau: make([]float64, c)}
+	work := []float64{0}
+	lapack64.Geqrf(q.general(q.c+streamQRChunk), q.tau, work, -1)
+	q.work = make([]float64, max(int(work[0]), c))
+	return q
+}
+
+// general is the buffer's first rows rows as a LAPACK matrix.
+func (q *streamQR) general(rows int) blas64.General {
+	return blas64.General{Rows: rows, Cols: q.c, Stride: q.c, Data: q.buf[:rows*q.c]}
 }
 
 func (q *streamQR) add(row []float64) {
 	if q.n == q.c+streamQRChunk {
 		q.compress()
 	}
-	q.buf.SetRow(q.n, row)
+	copy(q.buf[q.n*q.c:(q.n+1)*q.c], row)
 	q.n++
 }
 
+// compress replaces the buffered rows by their R (the rows past n are
+// zero).
 func (q *streamQR) compress() {
-	var qr mat.QR
-	qr.Factorize(q.buf) // zero rows past n change nothing
-	var R mat.Dense
-	qr.RTo(&R)
-	q.buf.Zero()
-	q.buf.Slice(0, q.c, 0, q.c).(*mat.Dense).Copy(R.Slice(0, q.c, 0, q.c))
-	q.n = q.c
+	c := q.c
+	lapack64.Geqrf(q.general(max(q.n, c)), q.tau, q.work, len(q.work))
+	for i := range c {
+		clear(q.buf[i*c : i*c+i]) // below the diagonal: the reflectors
+	}
+	clear(q.buf[c*c:])
+	q.n = c
 }
 
 // R returns the c×c upper-triangular factor of the rows so far (Rᵀ·R is
 // the sum of their outer products).
 func (q *streamQR) R() *mat.Dense {
 	q.compress()
-	return mat.DenseCopyOf(q.buf.Slice(0, q.c, 0, q.c))
+	return mat.NewDense(q.c, q.c, slices.Clone(q.buf[:q.c*q.c]))
 }
 
 func (q *streamQR) reset() {
-	q.buf.Zero()
+	clear(q.buf)
 	q.n = 0
 }
 

@@ -359,5 +359,66 @@ func TestIdentifiabilityBlocksMatchDense(t *testing.T) {
 				t.Errorf("%s: μ_%d std %.12g, dense SVD %.12g", tc.name, j+1, id.MuStd[j], std[j])
 			}
 		}
+		if tc.cfg.Pose == PoseFree {
+			// the same analysis from linearize's rows (Identify's)
+			lin, err := f.linearize(x, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameIdent(t, tc.name+", linearize's rows", f.identifiabilityLin(lin, tc.held), id, 1e-9)
+		}
+	}
+}
+
+// sameIdent fails unless got's σ (to tol of the largest), pose σ, noise and
+// μ standard deviations are want's to tol (relative) and the determined
+// directions the same.
+func sameIdent(t *testing.T, name string, got, want Identifiability, tol float64) {
+	t.Helper()
+	if len(got.Singular) != len(want.Singular) || got.Poses != want.Poses || got.PosesDetermined != want.PosesDetermined {
+		t.Errorf("%s: %v\nwant %v", name, got, want)
+		return
+	}
+	for i := range got.Singular {
+		// an undetermined direction's σ is rounding: to tol of σ_max
+		if math.Abs(got.Singular[i]-want.Singular[i]) > tol*want.Singular[0] || got.Determined[i] != want.Determined[i] {
+			t.Errorf("%s: σ_%d %.15g (%v), want %.15g (%v)", name, i, got.Singular[i], got.Determined[i], want.Singular[i], want.Determined[i])
+		}
+	}
+	for i := range 2 {
+		if relErr(got.PoseSingular[i], want.PoseSingular[i]) > tol {
+			t.Errorf("%s: pose σ %v, want %v", name, got.PoseSingular, want.PoseSingular)
+		}
+	}
+	if relErr(got.Noise, want.Noise) > tol {
+		t.Errorf("%s: noise %.15g, want %.15g", name, got.Noise, want.Noise)
+	}
+	for j := range 4 {
+		if math.Abs(got.MuStd[j]-want.MuStd[j]) > tol*want.MuStd[j] {
+			t.Errorf("%s: μ_%d std %.15g, want %.15g", name, j+1, got.MuStd[j], want.MuStd[j])
+		}
+	}
+}
+
+// Identify's analysis on its two-stage path comes from the second stage's
+// last linearisation (no rollout of its own): it equals the analysis from
+// Fit.eval's rows at the answer to 1e-9.
+func TestIdentifyIdentFromStages(t *testing.T) {
+	for name, runs := range stageSets() {
+		f, err := NewFit(DefaultParams(), runs, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.FirstStage == nil {
+			t.Fatalf("%s: no first stage", name)
+		}
+		if f.stageLin != nil {
+			t.Errorf("%s: Identify kept its linearisation", name)
+		}
+		sameIdent(t, name, r.Ident, f.IdentifiabilityHeld(r.X, [4]bool{}), 1e-9)
 	}
 }

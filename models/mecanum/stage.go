@@ -3,6 +3,7 @@ package mecanum
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,10 +26,14 @@ import (
 // closest point held, as eq. 7's gradient holds it); their Jacobian rows
 // come from the forward-mode rollout of Model (linEq8's rows). They are
 // not handed to the solver one by one: the augmented normal matrix
-// A = [J r]ᵀ[J r] is accumulated, (n+1)×(n+1) whatever the number of
-// samples, and any factor R̃ with R̃ᵀR̃ = A (here from its
+// A = [J r]ᵀ[J r] is accumulated (accumulate), (n+1)×(n+1) whatever the
+// number of samples. The solver takes its normal equations directly
+// (normal: JᵀJ = A[:n, :n], Jᵀr = A[:n, n], and the residuals
+// (√(2F), 0, …) of the same cost F = ½·A[n, n]), on opt's normal-equations
+// path. Where that path falls back to QR (an ill-conditioned JᵀJ), the
+// residuals with a Jacobian are any factor R̃ with R̃ᵀR̃ = A (here from its
 // eigendecomposition, which a singular A, an undetermined direction, does
-// not break) gives n+1 residuals R̃[:, n] and Jacobian rows R̃[:, :n] whose
+// not break): n+1 residuals R̃[:, n] and Jacobian rows R̃[:, :n] whose
 // Gauss–Newton model ½‖r + Jδ‖² is the full problem's exactly. At a trial
 // point without a Jacobian the residuals are (√(2F), 0, …): the same cost F.
 // The solver must evaluate the Jacobian at every trial point
@@ -40,22 +45,28 @@ type squaredStage struct {
 	eig mat.EigenSym
 	v   mat.Dense
 	ev  []float64
-	// the closest points' memory between the solver's calls
+	// the closest points' memory between value-only calls (made at the
+	// first that searches)
 	warm [][]losses.Warm
 	// per run, the upper triangle of its block of A over μ, its start
-	// pose and the residual (residuals)
-	blocks [][8][8]float64
+	// pose and the residual (accumulate)
+	blocks []stageBlock
 	lin    *linEq8 // the rows at the last point
+	// aFresh: a is A at lin's point (accumulate at the same point again
+	// is free; linearize elsewhere, e.g. the second stage's, clears
+	// lin.rolled or moves lin.x)
+	aFresh bool
 }
 
 func (f *Fit) squaredStage() *squaredStage {
 	n := f.Dim()
-	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1), warm: f.newWarm()}
+	return &squaredStage{f: f, n: n, a: mat.NewSymDense(n+1, nil), ev: make([]float64, n+1)}
 }
 
-// problem is the least-squares problem with the given bounds.
+// problem is the least-squares problem with the given bounds, to be solved
+// with opt.NormalSolver and TrialJacobian (see the type).
 func (s *squaredStage) problem(lower, upper []float64) opt.LSProblem {
-	return opt.LSProblem{Residuals: s.residuals, M: s.n + 1, Lower: lower, Upper: upper}
+	return opt.LSProblem{Residuals: s.residuals, Normal: s.normal, M: s.n + 1, Lower: lower, Upper: upper}
 }
 
 // residuals has the signature of opt.Residuals (see the type).
@@ -66,25 +77,77 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	}
 	clear(r)
 	if jac == nil {
+		if s.warm == nil && f.Cfg.Weights.Spline != 0 {
+			s.warm = f.newWarm()
+		}
 		r[0] = math.Sqrt(2 * f.evalAs(x, nil, nil, true, s.warm))
 		return nil
 	}
+	if err := s.accumulate(x); err != nil {
+		return err
+	}
+	n := s.n
+	if !s.eig.Factorize(s.a, true) {
+		return fmt.Errorf("mecanum: the normal matrix of the first stage has no eigendecomposition")
+	}
+	s.eig.VectorsTo(&s.v)
+	s.eig.Values(s.ev)
+	for i, l := range s.ev {
+		q := math.Sqrt(math.Max(l, 0))
+		for j := range n {
+			jac.Set(i, j, q*s.v.At(j, i))
+		}
+		r[i] = q * s.v.At(n, i)
+	}
+	return nil
+}
+
+// normal has the signature of opt.NormalEquations: the normal equations of
+// residuals' factor, read off A (see the type) with no factorisation.
+func (s *squaredStage) normal(x, r, jtj, jtr []float64) error {
+	n := s.n
+	if len(x) != n || len(r) != n+1 || len(jtj) != n*n || len(jtr) != n {
+		return fmt.Errorf("mecanum: x has %d values, the fit has %d", len(x), n)
+	}
+	if err := s.accumulate(x); err != nil {
+		return err
+	}
+	raw := s.a.RawSymmetric()
+	for i := range n {
+		row := raw.Data[i*raw.Stride:]
+		for j := i; j < n; j++ {
+			jtj[i*n+j], jtj[j*n+i] = row[j], row[j]
+		}
+		jtr[i] = row[n]
+	}
+	clear(r)
+	r[0] = math.Sqrt(math.Max(raw.Data[n*raw.Stride+n], 0))
+	return nil
+}
+
+// accumulate sets the upper triangle of A = [J r]ᵀ[J r] at x (see the
+// type) from the rows of linEq8 at x (the forward-mode rollout of Model).
+func (s *squaredStage) accumulate(x []float64) error {
+	f := s.f
 	// Each run's rows touch μ and its own start pose only: m+1 = 8 local
 	// columns (the residual last), accumulated per run in an 8×8 block
-	// (upper triangle) and placed once at the end. The rows are those of
-	// linEq8 at x (the forward-mode rollout of Model).
+	// (upper triangle) and placed once at the end.
 	n, nb := s.n, len(f.segs)
 	const m = 7
 	if f.Cfg.Pose != PoseFree {
 		return fmt.Errorf("mecanum: the first stage needs the start poses free (PoseFree)")
 	}
+	if s.lin != nil && s.lin.rolled && s.aFresh && slices.Equal(s.lin.x, x) {
+		return nil // A is already at x (the last call's)
+	}
+	s.aFresh = false
 	lin, err := f.linearize(x, s.lin)
 	if err != nil {
 		return err
 	}
 	s.lin = lin
 	if len(s.blocks) != nb {
-		s.blocks = make([][8][8]float64, nb)
+		s.blocks = make([]stageBlock, nb)
 	}
 	clear(s.blocks)
 	w1, w2, w3 := f.Cfg.Weights.Spline, f.Cfg.Weights.GroundTruth, f.Cfg.Heading
@@ -92,35 +155,30 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 	for i := range lin.terms {
 		t := &lin.terms[i]
 		blk := &s.blocks[t.run]
-		// add w·rowᵀrow for the row a·g0 + b·g1 with residual res
-		add := func(w float64, g *[2][7]float64, a, b, res float64) {
-			var row [8]float64
-			for j := range m {
-				row[j] = a*g[0][j] + b*g[1][j]
-			}
-			row[m] = res
-			for p := 0; p <= m; p++ {
-				rp := w * row[p]
-				bp := &blk[p]
-				for q := p; q <= m; q++ {
-					bp[q] += rp * row[q]
-				}
-			}
-		}
-		if w2 != 0 {
-			add(w2, &t.gp, 1, 0, t.e[0])
-			add(w2, &t.gp, 0, 1, t.e[1])
-		}
-		if w3 != 0 {
-			add(w3, &t.gq, 1, 0, t.q[0])
-			add(w3, &t.gq, 0, 1, t.q[1])
+		if poseColumns7(t) {
+			blk.addPose(t, w2, w3)
+		} else {
+			blk.addGeneral(t, w2, w3)
 		}
 		if w1 != 0 {
 			s := &f.segs[t.run]
-			px, py := t.e[0]+s.gx[t.k], t.e[1]+s.gy[t.k]
-			c := s.spline.ClosestWarm(px, py, s.tcam[t.k], win, &lin.warm[i])
+			ppx, ppy := t.e[0]+s.gx[t.k], t.e[1]+s.gy[t.k]
+			c := s.spline.ClosestWarm(ppx, ppy, s.tcam[t.k], win, &lin.warm[i])
 			if c.Dist > 0 {
-				add(w1, &t.gp, (px-c.X)/c.Dist, (py-c.Y)/c.Dist, c.Dist)
+				// the row along the normal, residual the distance
+				ex, ey := (ppx-c.X)/c.Dist, (ppy-c.Y)/c.Dist
+				var row [8]float64
+				for j := range m {
+					row[j] = ex*t.gp[0][j] + ey*t.gp[1][j]
+				}
+				row[m] = c.Dist
+				for p := range m + 1 {
+					rp := w1 * row[p]
+					bp := &blk[p]
+					for q := p; q <= m; q++ {
+						bp[q] += rp * row[q]
+					}
+				}
 			}
 		}
 	}
@@ -152,19 +210,93 @@ func (s *squaredStage) residuals(x, r []float64, jac *mat.Dense) error {
 			raw.Data[n*raw.Stride+n] += f.Cfg.Prior * e * e
 		}
 	}
-	if !s.eig.Factorize(s.a, true) {
-		return fmt.Errorf("mecanum: the normal matrix of the first stage has no eigendecomposition")
-	}
-	s.eig.VectorsTo(&s.v)
-	s.eig.Values(s.ev)
-	for i, l := range s.ev {
-		q := math.Sqrt(math.Max(l, 0))
-		for j := range n {
-			jac.Set(i, j, q*s.v.At(j, i))
-		}
-		r[i] = q * s.v.At(n, i)
-	}
+	s.aFresh = true
 	return nil
+}
+
+// stageBlock is the upper triangle of one run's block of A over its 8
+// local columns: μ_1..μ_4, the run's x0, y0, θ0, and the residual.
+type stageBlock [8][8]float64
+
+// addGeneral adds a sample's four rows [g | residual] to b: position x, y
+// (weight w2) and marker x, y (weight w3), summed at once.
+func (b *stageBlock) addGeneral(t *linTerm, w2, w3 float64) {
+	const m = 7
+	var px, py, qx, qy [8]float64
+	copy(px[:m], t.gp[0][:])
+	copy(py[:m], t.gp[1][:])
+	copy(qx[:m], t.gq[0][:])
+	copy(qy[:m], t.gq[1][:])
+	px[m], py[m], qx[m], qy[m] = t.e[0], t.e[1], t.q[0], t.q[1]
+	for p := range m + 1 {
+		a, c, d, e := w2*px[p], w2*py[p], w3*qx[p], w3*qy[p]
+		bp := &b[p]
+		for q := p; q <= m; q++ {
+			bp[q] += a*px[q] + c*py[q] + d*qx[q] + e*qy[q]
+		}
+	}
+}
+
+// poseColumns7 reports whether a sample's rows have the start-pose columns
+// of eq. 5 (poseColumns): ∂(x, y)/∂(x0, y0) the identity, for position
+// and marker alike (the marker's rows add a multiple of θ's, which x0 and
+// y0 do not move).
+func poseColumns7(t *linTerm) bool {
+	return t.gp[0][4] == 1 && t.gp[0][5] == 0 && t.gp[1][4] == 0 && t.gp[1][5] == 1 &&
+		t.gq[0][4] == 1 && t.gq[0][5] == 0 && t.gq[1][4] == 0 && t.gq[1][5] == 1
+}
+
+// addPose is addGeneral for rows with poseColumns7: the products with
+// their 0 and 1 entries left out (columns 4 and 5 of a row are (1, 0) for
+// the x rows and (0, 1) for the y rows), the rest written out (no loops:
+// the operands stay in registers). The weights are folded into one side:
+// W·px = w2·px, and so on.
+func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
+	// the 6 other columns of the four rows: μ_1..μ_4, θ0, residual
+	x0, x1, x2, x3, x6, xr := t.gp[0][0], t.gp[0][1], t.gp[0][2], t.gp[0][3], t.gp[0][6], t.e[0]
+	y0, y1, y2, y3, y6, yr := t.gp[1][0], t.gp[1][1], t.gp[1][2], t.gp[1][3], t.gp[1][6], t.e[1]
+	X0, X1, X2, X3, X6, Xr := t.gq[0][0], t.gq[0][1], t.gq[0][2], t.gq[0][3], t.gq[0][6], t.q[0]
+	Y0, Y1, Y2, Y3, Y6, Yr := t.gq[1][0], t.gq[1][1], t.gq[1][2], t.gq[1][3], t.gq[1][6], t.q[1]
+	wx0, wx1, wx2, wx3, wx6, wxr := w2*x0, w2*x1, w2*x2, w2*x3, w2*x6, w2*xr
+	wy0, wy1, wy2, wy3, wy6, wyr := w2*y0, w2*y1, w2*y2, w2*y3, w2*y6, w2*yr
+	wX0, wX1, wX2, wX3, wX6, wXr := w3*X0, w3*X1, w3*X2, w3*X3, w3*X6, w3*Xr
+	wY0, wY1, wY2, wY3, wY6, wYr := w3*Y0, w3*Y1, w3*Y2, w3*Y3, w3*Y6, w3*Yr
+	b[0][0] += wx0*x0 + wy0*y0 + wX0*X0 + wY0*Y0
+	b[0][1] += wx0*x1 + wy0*y1 + wX0*X1 + wY0*Y1
+	b[0][2] += wx0*x2 + wy0*y2 + wX0*X2 + wY0*Y2
+	b[0][3] += wx0*x3 + wy0*y3 + wX0*X3 + wY0*Y3
+	b[0][6] += wx0*x6 + wy0*y6 + wX0*X6 + wY0*Y6
+	b[0][7] += wx0*xr + wy0*yr + wX0*Xr + wY0*Yr
+	b[0][4] += wx0 + wX0
+	b[0][5] += wy0 + wY0
+	b[1][1] += wx1*x1 + wy1*y1 + wX1*X1 + wY1*Y1
+	b[1][2] += wx1*x2 + wy1*y2 + wX1*X2 + wY1*Y2
+	b[1][3] += wx1*x3 + wy1*y3 + wX1*X3 + wY1*Y3
+	b[1][6] += wx1*x6 + wy1*y6 + wX1*X6 + wY1*Y6
+	b[1][7] += wx1*xr + wy1*yr + wX1*Xr + wY1*Yr
+	b[1][4] += wx1 + wX1
+	b[1][5] += wy1 + wY1
+	b[2][2] += wx2*x2 + wy2*y2 + wX2*X2 + wY2*Y2
+	b[2][3] += wx2*x3 + wy2*y3 + wX2*X3 + wY2*Y3
+	b[2][6] += wx2*x6 + wy2*y6 + wX2*X6 + wY2*Y6
+	b[2][7] += wx2*xr + wy2*yr + wX2*Xr + wY2*Yr
+	b[2][4] += wx2 + wX2
+	b[2][5] += wy2 + wY2
+	b[3][3] += wx3*x3 + wy3*y3 + wX3*X3 + wY3*Y3
+	b[3][6] += wx3*x6 + wy3*y6 + wX3*X6 + wY3*Y6
+	b[3][7] += wx3*xr + wy3*yr + wX3*Xr + wY3*Yr
+	b[3][4] += wx3 + wX3
+	b[3][5] += wy3 + wY3
+	b[6][6] += wx6*x6 + wy6*y6 + wX6*X6 + wY6*Y6
+	b[6][7] += wx6*xr + wy6*yr + wX6*Xr + wY6*Yr
+	b[7][7] += wxr*xr + wyr*yr + wXr*Xr + wYr*Yr
+	w := w2 + w3
+	b[4][4] += w
+	b[5][5] += w
+	b[4][6] += wx6 + wX6
+	b[4][7] += wxr + wXr
+	b[5][6] += wy6 + wY6
+	b[5][7] += wyr + wYr
 }
 
 // staged runs Identify's two stages from x0 (see squaredStage): bounded
@@ -226,35 +358,23 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	s1 := set
 	s1.Callback = nil
 	s1.FunctionTol = math.Max(s1.FunctionTol, tol1)
-	first, err = opt.LeastSquares{TrialJacobian: true}.Solve(st.problem(lower, upper), x0, s1)
+	first, err = opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(st.problem(lower, upper), x0, s1)
 	if err != nil {
 		return nil, nil, 0, false, err
 	}
+	mark("first")
 	x1 := first.X
 	for j := range 4 {
 		if w := upper[j] - lower[j]; x1[j] < lower[j]+0.05*w || x1[j] > upper[j]-0.05*w {
 			return nil, first, 0, false, nil
 		}
 	}
-	r := make([]float64, n+1)
-	J := mat.NewDense(n+1, n, nil)
-	if err := st.residuals(x1, r, J); err != nil {
-		return nil, nil, 0, false, err
+	S, err := st.precondition(x1, first.F, f.rows())
+	if S == nil || err != nil {
+		return nil, first, 0, false, err
 	}
-	var H mat.SymDense
-	H.SymOuterK(1, J.T())
-	var ch mat.Cholesky
-	if !ch.Factorize(&H) {
-		return nil, first, 0, false, nil
-	}
-	var U, Ui mat.TriDense
-	ch.UTo(&U)
-	if err := Ui.InverseTri(&U); err != nil {
-		return nil, first, 0, false, nil
-	}
-	ebar := math.Sqrt(2 * first.F / math.Max(float64(f.rows()), 1))
-	S := mat.DenseCopyOf(&Ui)
-	S.Scale(math.Sqrt(ebar), S)
+	f.stageLin = st.lin // the second stage's linearisations (Identify's analysis)
+	mark("precondition")
 	if set.StallIterations == 0 {
 		set.StallIterations, set.StallTol = stallIterations, stallTol
 	}
@@ -300,6 +420,38 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	toX(res.X)
 	res.X = append([]float64(nil), x...)
 	return f.inBounds(res, lower, upper), first, rollouts, false, nil
+}
+
+// precondition returns S = √ē·U⁻¹ (see staged) at the first stage's
+// answer x1 of cost F, UᵀU its Gauss–Newton matrix JᵀJ (A's leading n×n
+// block, no factor of A formed) and ē the RMS of its residuals counted as
+// eq. 8's (rows: Fit.rows of the whole loss, not of the first stage's);
+// nil when JᵀJ is singular. The rows at x1 are usually the first stage's
+// last (linearize makes no rollout again), and they stay in st.lin for the
+// second stage.
+func (st *squaredStage) precondition(x1 []float64, F float64, rows int) (*mat.Dense, error) {
+	n := st.n
+	if err := st.accumulate(x1); err != nil {
+		return nil, err
+	}
+	H := mat.NewSymDense(n, nil)
+	raw, hr := st.a.RawSymmetric(), H.RawSymmetric()
+	for i := range n {
+		copy(hr.Data[i*hr.Stride+i:(i+1)*hr.Stride], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(H) {
+		return nil, nil
+	}
+	var U, Ui mat.TriDense
+	ch.UTo(&U)
+	if err := Ui.InverseTri(&U); err != nil {
+		return nil, nil
+	}
+	ebar := math.Sqrt(2 * F / math.Max(float64(rows), 1))
+	S := mat.DenseCopyOf(&Ui)
+	S.Scale(math.Sqrt(ebar), S)
+	return S, nil
 }
 
 // inBounds is res, or nil when its μ left the bounds (the second stage is

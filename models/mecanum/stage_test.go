@@ -11,8 +11,9 @@ import (
 )
 
 // The first stage's compressed least-squares form: ½‖r‖² is the squared
-// objective (evalAs with squared), with and without the Jacobian, and Jᵀr
-// is its gradient (central differences), with and without a prior.
+// objective (evalAs with squared), with and without the Jacobian, Jᵀr is
+// its gradient (central differences), and normal hands opt the same JᵀJ,
+// Jᵀr and cost, with and without a prior.
 func TestSquaredStageResiduals(t *testing.T) {
 	for _, prior := range []float64{0, 2} {
 		cfg := DefaultConfig()
@@ -38,6 +39,29 @@ func TestSquaredStageResiduals(t *testing.T) {
 		rv := make([]float64, n+1)
 		if err := st.residuals(x, rv, nil); err != nil || relErr(0.5*rv[0]*rv[0], F) > 1e-12 {
 			t.Errorf("prior %g: value-only residuals %v (%v), objective %g", prior, rv[:2], err, F)
+		}
+		// normal: the normal equations of the same factor, and its cost
+		rn, jtj, jtr := make([]float64, n+1), make([]float64, n*n), make([]float64, n)
+		if err := st.normal(x, rn, jtj, jtr); err != nil {
+			t.Fatal(err)
+		}
+		if relErr(0.5*rn[0]*rn[0], F) > 1e-9 {
+			t.Errorf("prior %g: normal's ½‖r‖² %.15g, squared objective %.15g", prior, 0.5*rn[0]*rn[0], F)
+		}
+		var jj mat.Dense
+		jj.Mul(J.T(), J)
+		jr := mat.NewVecDense(n, nil)
+		jr.MulVec(J.T(), mat.NewVecDense(n+1, r))
+		scale := mat.Norm(&jj, math.Inf(1))
+		for i := range n {
+			if math.Abs(jtr[i]-jr.AtVec(i)) > 1e-9*(scale+math.Abs(jr.AtVec(i))) {
+				t.Errorf("prior %g: normal's Jᵀr[%d] %.15g, the factor's %.15g", prior, i, jtr[i], jr.AtVec(i))
+			}
+			for j := range n {
+				if math.Abs(jtj[i*n+j]-jj.At(i, j)) > 1e-9*scale {
+					t.Errorf("prior %g: normal's JᵀJ[%d, %d] %.15g, the factor's %.15g", prior, i, j, jtj[i*n+j], jj.At(i, j))
+				}
+			}
 		}
 		g := make([]float64, n)
 		mat.NewVecDense(n, g).MulVec(J.T(), mat.NewVecDense(n+1, r))
@@ -173,4 +197,86 @@ func stageSets() map[string][]Run {
 	}
 	sets["paper 3 runs"] = runs
 	return sets
+}
+
+// The first stage's per-sample sums: addPose (the start-pose columns' 0
+// and 1 entries left out) equals addGeneral on the rows of a real
+// linearisation, whose samples all have those columns.
+func TestStageBlockAddPose(t *testing.T) {
+	f, err := NewFit(DefaultParams(), demoLikeRuns(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin, err := f.linearize(f.X0([4]float64{0.4, 0.6, 0.5, 0.7}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gen, pose stageBlock
+	for i := range lin.terms {
+		tm := &lin.terms[i]
+		if !poseColumns7(tm) {
+			t.Fatalf("sample %d: start-pose columns %v %v", i, tm.gp, tm.gq)
+		}
+		gen.addGeneral(tm, 1, 0.2)
+		pose.addPose(tm, 1, 0.2)
+	}
+	for p := range 8 {
+		for q := p; q < 8; q++ {
+			if math.Abs(gen[p][q]-pose[p][q]) > 1e-12*(1+math.Abs(gen[p][q])) {
+				t.Errorf("block (%d, %d): addPose %.17g, addGeneral %.17g", p, q, pose[p][q], gen[p][q])
+			}
+		}
+	}
+	// a term without those columns is not taken for one
+	tm := lin.terms[0]
+	tm.gq[1][4] = 1e-9
+	if poseColumns7(&tm) {
+		t.Error("a marker row moved by x0 passed as a start-pose row")
+	}
+}
+
+// The first stage on opt's normal-equations path (squaredStage.normal: JᵀJ
+// and Jᵀr read off A) takes the steps of the QR path on the factor of A
+// (squaredStage.residuals with its Jacobian, the stage before the normal
+// path): on the three stage sets, the same iterations and evaluations and
+// the same answer, loss to 1e-9 relative and x to 1e-9 of its scale.
+func TestFirstStageNormalPath(t *testing.T) {
+	set := opt.Settings{FunctionTol: firstStageFunctionTol, GradientTol: DefaultGradientTol, StepTol: 1e-7}
+	for name, runs := range stageSets() {
+		f, err := NewFit(DefaultParams(), runs, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := *f
+		g.Cfg.Weights.Spline = 0
+		x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5})
+		lo, hi := f.P.Bounds()
+		n := f.Dim()
+		lower, upper := make([]float64, n), make([]float64, n)
+		for i := range n {
+			lower[i], upper[i] = math.Inf(-1), math.Inf(1)
+			if i < 4 {
+				lower[i], upper[i] = lo, hi
+			}
+		}
+		normal, err := opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(g.squaredStage().problem(lower, upper), x0, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := g.squaredStage().problem(lower, upper)
+		p.Normal = nil
+		qr, err := opt.LeastSquares{TrialJacobian: true, Solver: opt.QRSolver}.Solve(p, x0, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: normal path %d iterations, %d evaluations, F %.15g; QR %d, %d, %.15g", name, normal.Iterations, normal.FuncEvaluations, normal.F, qr.Iterations, qr.FuncEvaluations, qr.F)
+		if normal.Iterations != qr.Iterations || normal.FuncEvaluations != qr.FuncEvaluations || relErr(normal.F, qr.F) > 1e-9 {
+			t.Errorf("%s: normal path %d iterations, %d evaluations, F %.15g; QR path %d, %d, %.15g", name, normal.Iterations, normal.FuncEvaluations, normal.F, qr.Iterations, qr.FuncEvaluations, qr.F)
+		}
+		for i := range n {
+			if math.Abs(normal.X[i]-qr.X[i]) > 1e-9*(1+math.Abs(qr.X[i])) {
+				t.Errorf("%s: x[%d] %.15g on the normal path, %.15g on QR", name, i, normal.X[i], qr.X[i])
+			}
+		}
+	}
 }
