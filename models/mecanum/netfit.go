@@ -67,7 +67,10 @@ type netRun struct {
 	cam    []int
 	gx, gy []float64
 	qx, qy []float64
-	pose0  [3]float64
+	// the measured heading at cam, its sine and cosine (SquaredLS's
+	// anchors: the rollout's θ there is near it)
+	th, sth, cth []float64
+	pose0        [3]float64
 	// scratch of the hand-written reference adjoint (tests: allocated
 	// there, at its first use)
 	mu, mub    [][4]float64
@@ -130,16 +133,18 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			s.cmd[i] = len(s.cmds) - 1
 		}
 		// the camera rows from k0 on (cam, reused) and the measured points
-		// (one block, four full slices)
-		buf := make([]float64, 4*nc)
+		// and headings (one block, seven full slices)
+		buf := make([]float64, 7*nc)
 		part := func(i int) []float64 { return buf[i*nc : (i+1)*nc : (i+1)*nc] }
 		s.cam = cam
 		s.gx, s.gy, s.qx, s.qy = part(0), part(1), part(2), part(3)
+		s.th, s.sth, s.cth = part(4), part(5), part(6)
 		for c, k := range cam {
 			s.cam[c] = k - k0
 			s.gx[c], s.gy[c] = r.X[k], r.Y[k]
 			sn, cs := math.Sincos(r.Theta[k])
 			s.qx[c], s.qy[c] = r.X[k]-f.ell*sn, r.Y[k]+f.ell*cs
+			s.th[c], s.sth[c], s.cth[c] = r.Theta[k], sn, cs
 		}
 		f.ncam += len(cam)
 		f.runs = append(f.runs, s)
