@@ -468,7 +468,7 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	for j := range 4 {
 		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
 	}
-	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, CholeskyFirst: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
 	if err != nil {
 		return nil, err
 	}
