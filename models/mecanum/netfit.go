@@ -62,8 +62,6 @@ const NetUnit = 0.01
 type netRun struct {
 	dt     []float64
 	w      [][4]float64
-	cmd    []int        // index of each row's command in cmds
-	cmds   [][4]float64 // distinct consecutive commands
 	cam    []int
 	gx, gy []float64
 	qx, qy []float64
@@ -72,7 +70,10 @@ type netRun struct {
 	th, sth, cth []float64
 	pose0        [3]float64
 	// scratch of the hand-written reference adjoint (tests: allocated
-	// there, at its first use)
+	// there, at its first use), with each row's index in cmds, the
+	// distinct consecutive commands
+	cmd        []int
+	cmds       [][4]float64
 	mu, mub    [][4]float64
 	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
@@ -117,20 +118,13 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 		n := k1 - k0 + 1
 		s.dt = make([]float64, n)
 		s.w = r.W[k0 : k1+1]
-		s.cmd = make([]int, n)
 		for i := range n {
 			if i+1 < n {
 				s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
 			}
-			if i == 0 || s.w[i] != s.w[i-1] {
-				s.cmds = append(s.cmds, s.w[i])
-				// the largest |ω_s| over the distinct commands is that
-				// over the rows (a NaN is distinct from itself: kept)
-				for _, v := range s.w[i] {
-					f.Scale = max(f.Scale, math.Abs(v))
-				}
-			}
-			s.cmd[i] = len(s.cmds) - 1
+			// the largest |ω_s| over the rows (NaN if one is NaN)
+			w := &s.w[i]
+			f.Scale = max(f.Scale, math.Abs(w[0]), math.Abs(w[1]), math.Abs(w[2]), math.Abs(w[3]))
 		}
 		// the camera rows from k0 on (cam, reused) and the measured points
 		// and headings (one block, seven full slices)
