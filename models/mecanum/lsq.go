@@ -455,7 +455,9 @@ var squaredSolver = opt.AutoSolver
 // accepted), but the last: a step the Gauss–Newton model says gains less
 // than FunctionTol·F is evaluated value-only, and ends the fit on the
 // function test where it falls as predicted (opt's LazyFinalJacobian: on
-// the demo-like runs 7 evaluations, 6 with the Jacobian).
+// the demo-like runs 7 evaluations, 6 with the Jacobian). The Gauss–Newton
+// steps that fit the trust region are solved by Cholesky (opt's
+// CholeskyFirst: 5 of the 6 iterations there skip the eigendecomposition).
 func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
 	old, _ := squaredPool.Get().(*SquaredLS)
 	s, err := f.squaredLS(old)
