@@ -122,9 +122,13 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 			if i+1 < n {
 				s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
 			}
-			// the largest |ω_s| over the rows (NaN if one is NaN)
-			w := &s.w[i]
-			f.Scale = max(f.Scale, math.Abs(w[0]), math.Abs(w[1]), math.Abs(w[2]), math.Abs(w[3]))
+			if i == 0 || s.w[i] != s.w[i-1] {
+				// the largest |ω_s| over the distinct commands is that
+				// over the rows (a NaN is distinct from itself: kept)
+				for _, v := range s.w[i] {
+					f.Scale = max(f.Scale, math.Abs(v))
+				}
+			}
 		}
 		// the camera rows from k0 on (cam, reused) and the measured points
 		// and headings (one block, seven full slices)
