@@ -46,6 +46,7 @@ type SquaredLS struct {
 	at, row, lane  []int
 	rank, rows     []int // scratch: the samples' rows marked and numbered ([T][B]), the rows ascending
 	gx, gy, qx, qy []float64
+	th, sth, cth   []float64 // measured heading, its sine and cosine (anchors of sincos)
 	w, ell         float64
 	gl             []laneNormal // Normal's per-lane sums
 }
@@ -85,12 +86,14 @@ func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 		s.x0, s.u, s.y, s.sim = old.x0, old.u, old.y, old.sim
 		s.at, s.row, s.lane = old.at[:0], old.row[:0], old.lane[:0]
 		s.gx, s.gy, s.qx, s.qy = old.gx[:0], old.gy[:0], old.qx[:0], old.qy[:0]
+		s.th, s.sth, s.cth = old.th[:0], old.sth[:0], old.cth[:0]
 	} else {
 		s.x0, s.u, s.y = make([]float64, 3*B), make([]float64, T*5*B), make([]float64, 3*T*B)
 		s.sim = Model.NewSim(B, T)
 		nc := f.ncam
 		s.at, s.row, s.lane = make([]int, 0, nc), make([]int, 0, nc), make([]int, 0, nc)
 		s.gx, s.gy, s.qx, s.qy = make([]float64, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
+		s.th, s.sth, s.cth = make([]float64, 0, nc), make([]float64, 0, nc), make([]float64, 0, nc)
 	}
 	for b, r := range f.runs {
 		for i := range r.dt {
@@ -113,6 +116,7 @@ func (f *NetFit) squaredLS(old *SquaredLS) (*SquaredLS, error) {
 		}
 		s.gx, s.gy = append(s.gx, r.gx...), append(s.gy, r.gy...)
 		s.qx, s.qy = append(s.qx, r.qx...), append(s.qy, r.qy...)
+		s.th, s.sth, s.cth = append(s.th, r.th...), append(s.sth, r.sth...), append(s.cth, r.cth...)
 	}
 	s.M = 4 * len(s.at)
 	// the rows of the samples, ascending, and each sample's place in them:
@@ -212,8 +216,8 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 	w, ell := s.w, s.ell
 	D, K := nd, len(s.j.Rows)
 	for k, m := range s.at {
-		px, py, th := s.y[m], s.y[TB+m], s.y[2*TB+m]
-		sn, cs := math.Sincos(th)
+		px, py := s.y[m], s.y[TB+m]
+		sn, cs := s.sincos(k, s.y[2*TB+m])
 		r[4*k] = w * (px - s.gx[k])
 		r[4*k+1] = w * (py - s.gy[k])
 		r[4*k+2] = w * (px - ell*sn - s.qx[k])
@@ -252,6 +256,29 @@ func (s *SquaredLS) Residuals(x, r []float64, jac *mat.Dense) error {
 	return nil
 }
 
+// sincosNear is the largest |θ − θm| at which sincos sums angles: there the
+// series' first omitted terms, δ⁹/9! and δ¹⁰/10!, are below 5e-17.
+const sincosNear = 1.0 / 16
+
+// sincos is math.Sincos(θ) for sample k within 2 ulps
+// (TestSquaredLSSincos): where θ is within sincosNear of the measured
+// heading θm (near the optimum, and wherever the fit follows the camera),
+// by the angle sum from θm's sine and cosine (from NewNetFit) and the
+// Taylor series of δ = θ − θm, a fraction of math.Sincos's cost (its range
+// reduction and longer polynomials); by math.Sincos elsewhere.
+func (s *SquaredLS) sincos(k int, th float64) (sn, cs float64) {
+	d := th - s.th[k]
+	if !(math.Abs(d) <= sincosNear) {
+		return math.Sincos(th)
+	}
+	z := d * d
+	sd := d + d*z*(-1.0/6+z*(1.0/120+z*(-1.0/5040)))         // sin δ
+	cd := z * (-0.5 + z*(1.0/24+z*(-1.0/720+z*(1.0/40320)))) // cos δ − 1
+	sa, ca := s.sth[k], s.cth[k]
+	// the small corrections summed first: their rounding is relative to δ
+	return sa + (sa*cd + ca*sd), ca + (ca*cd - sa*sd)
+}
+
 // Normal has the signature of opt.NormalEquations: the residuals of
 // Residuals and the normal equations of its Jacobian, from the same
 // forward-mode rollout, without the M×n matrix. A sample's four rows,
@@ -281,8 +308,8 @@ func (s *SquaredLS) Normal(x, r, jtj, jtr []float64) error {
 	TB, K := T*B, len(s.j.Rows)
 	w, ell := s.w, s.ell
 	for k, m := range s.at {
-		px, py, th := s.y[m], s.y[TB+m], s.y[2*TB+m]
-		sn, cs := math.Sincos(th)
+		px, py := s.y[m], s.y[TB+m]
+		sn, cs := s.sincos(k, s.y[2*TB+m])
 		r0 := w * (px - s.gx[k])
 		r1 := w * (py - s.gy[k])
 		r2 := w * (px - ell*sn - s.qx[k])
@@ -428,7 +455,9 @@ var squaredSolver = opt.AutoSolver
 // accepted), but the last: a step the Gauss–Newton model says gains less
 // than FunctionTol·F is evaluated value-only, and ends the fit on the
 // function test where it falls as predicted (opt's LazyFinalJacobian: on
-// the demo-like runs 7 evaluations, 6 with the Jacobian).
+// the demo-like runs 7 evaluations, 6 with the Jacobian). The Gauss–Newton
+// steps that fit the trust region are solved by Cholesky (opt's
+// CholeskyFirst: 5 of the 6 iterations there skip the eigendecomposition).
 func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Settings) (*NetResult, error) {
 	old, _ := squaredPool.Get().(*SquaredLS)
 	s, err := f.squaredLS(old)
@@ -441,7 +470,7 @@ func identifySquaredLS(f *NetFit, x0 []float64, init [4]float64, set opt.Setting
 	for j := range 4 {
 		mu0[j] = math.Min(math.Max(init[j], 1e-3), f.MuMax-1e-3)
 	}
-	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
+	res, err := opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, CholeskyFirst: true, Solver: squaredSolver}.Solve(s.Problem(), s.X0(mu0, x0[nw:]), set)
 	if err != nil {
 		return nil, err
 	}

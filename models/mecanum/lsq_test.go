@@ -2,6 +2,7 @@ package mecanum
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -477,5 +478,47 @@ func TestSquaredLSReusedBuffers(t *testing.T) {
 	// the rollout's inputs too: the shorter run's lane still past its end
 	if !slices.Equal(reused.u, fresh.u) {
 		t.Error("the inputs over reused buffers differ from a fresh SquaredLS's")
+	}
+}
+
+// TestSquaredLSSincos: SquaredLS.sincos is math.Sincos within 2 ulps (of
+// the larger of |sin|, |cos|; math.Sincos's own anchor values err by up to
+// one) over 200,000 headings θm in [−10, 10] and θ up to sincosNear from
+// them (summing angles), and equal to it beyond (no series); a NaN heading
+// gives NaN.
+func TestSquaredLSSincos(t *testing.T) {
+	s := &SquaredLS{th: make([]float64, 1), sth: make([]float64, 1), cth: make([]float64, 1)}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var worst float64
+	for range 200000 {
+		tm := 20 * (rng.Float64() - 0.5)
+		s.th[0] = tm
+		s.sth[0], s.cth[0] = math.Sincos(tm)
+		d := sincosNear * (2*rng.Float64() - 1)
+		if rng.IntN(10) == 0 {
+			d = sincosNear * (1 + rng.Float64())
+			if rng.IntN(2) == 0 {
+				d = -d
+			}
+		}
+		th := tm + d
+		sn, cs := s.sincos(0, th)
+		ws, wc := math.Sincos(th)
+		if math.Abs(th-tm) > sincosNear {
+			if sn != ws || cs != wc {
+				t.Fatalf("θ %v, %v from θm: %v %v, math.Sincos %v %v", th, th-tm, sn, cs, ws, wc)
+			}
+			continue
+		}
+		ulp := math.Nextafter(math.Max(math.Abs(ws), math.Abs(wc)), 2) - math.Max(math.Abs(ws), math.Abs(wc))
+		e := math.Max(math.Abs(sn-ws), math.Abs(cs-wc)) / ulp
+		worst = math.Max(worst, e)
+		if e > 2 {
+			t.Fatalf("θ %v, %v from θm: %v %v, math.Sincos %v %v: %.2g ulps", th, th-tm, sn, cs, ws, wc, e)
+		}
+	}
+	t.Logf("largest error %.3g ulps", worst)
+	if sn, cs := s.sincos(0, math.NaN()); !math.IsNaN(sn) || !math.IsNaN(cs) {
+		t.Errorf("NaN heading: %v %v", sn, cs)
 	}
 }

@@ -62,14 +62,18 @@ const NetUnit = 0.01
 type netRun struct {
 	dt     []float64
 	w      [][4]float64
-	cmd    []int        // index of each row's command in cmds
-	cmds   [][4]float64 // distinct consecutive commands
 	cam    []int
 	gx, gy []float64
 	qx, qy []float64
-	pose0  [3]float64
+	// the measured heading at cam, its sine and cosine (SquaredLS's
+	// anchors: the rollout's θ there is near it)
+	th, sth, cth []float64
+	pose0        [3]float64
 	// scratch of the hand-written reference adjoint (tests: allocated
-	// there, at its first use)
+	// there, at its first use), with each row's index in cmds, the
+	// distinct consecutive commands
+	cmd        []int
+	cmds       [][4]float64
 	mu, mub    [][4]float64
 	vel, velb  [][3]float64 // body velocities of each distinct command, their adjoints
 	hid        [][]float64
@@ -114,32 +118,31 @@ func NewNetFit(p Params, runs []Run, h int, decay float64) (*NetFit, error) {
 		n := k1 - k0 + 1
 		s.dt = make([]float64, n)
 		s.w = r.W[k0 : k1+1]
-		s.cmd = make([]int, n)
 		for i := range n {
 			if i+1 < n {
 				s.dt[i] = r.T[k0+i+1] - r.T[k0+i]
 			}
 			if i == 0 || s.w[i] != s.w[i-1] {
-				s.cmds = append(s.cmds, s.w[i])
 				// the largest |ω_s| over the distinct commands is that
 				// over the rows (a NaN is distinct from itself: kept)
 				for _, v := range s.w[i] {
 					f.Scale = max(f.Scale, math.Abs(v))
 				}
 			}
-			s.cmd[i] = len(s.cmds) - 1
 		}
 		// the camera rows from k0 on (cam, reused) and the measured points
-		// (one block, four full slices)
-		buf := make([]float64, 4*nc)
+		// and headings (one block, seven full slices)
+		buf := make([]float64, 7*nc)
 		part := func(i int) []float64 { return buf[i*nc : (i+1)*nc : (i+1)*nc] }
 		s.cam = cam
 		s.gx, s.gy, s.qx, s.qy = part(0), part(1), part(2), part(3)
+		s.th, s.sth, s.cth = part(4), part(5), part(6)
 		for c, k := range cam {
 			s.cam[c] = k - k0
 			s.gx[c], s.gy[c] = r.X[k], r.Y[k]
 			sn, cs := math.Sincos(r.Theta[k])
 			s.qx[c], s.qy[c] = r.X[k]-f.ell*sn, r.Y[k]+f.ell*cs
+			s.th[c], s.sth[c], s.cth[c] = r.Theta[k], sn, cs
 		}
 		f.ncam += len(cam)
 		f.runs = append(f.runs, s)

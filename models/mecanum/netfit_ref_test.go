@@ -30,6 +30,14 @@ func (f *NetFit) evalAdjoint(x, grad []float64) (float64, error) {
 		s := &f.runs[ri]
 		if s.px == nil { // the reference's scratch, at its first use
 			n := len(s.dt)
+			// each row's index among the distinct consecutive commands
+			s.cmd, s.cmds = make([]int, n), nil
+			for i := range n {
+				if i == 0 || s.w[i] != s.w[i-1] {
+					s.cmds = append(s.cmds, s.w[i])
+				}
+				s.cmd[i] = len(s.cmds) - 1
+			}
 			s.px, s.py, s.pt = make([]float64, n), make([]float64, n), make([]float64, n)
 			s.sn, s.cs = make([]float64, n), make([]float64, n)
 			s.vel, s.velb = make([][3]float64, len(s.cmds)), make([][3]float64, len(s.cmds))
