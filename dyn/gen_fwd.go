@@ -771,11 +771,11 @@ func (f *fgen) writeFlushStore(b *bytes.Buffer) {
 }
 
 // writeFlushSums writes the flush's loops for its common case: every step
-// a row (at nil), weights constant over the rows, no residuals or rows
-// stored (R and JY nil), JTR wanted: the sums alone, ‖r‖² and Jᵀr, and with JTJ set
-// JᵀJ, by the same operations in the same order as the general loop (so
-// the same bits), without its per-row weight and row indexing, stores and
-// tests. A loop without JᵀJ carries 1 + D sums instead of
+// a row (at nil), weights constant over the rows, no weighted rows stored
+// (JY nil), JTR wanted: the sums ‖r‖² and Jᵀr, and with JTJ set JᵀJ (and
+// the residuals when R is set), by the same operations in the same order
+// as the general loop (so the same bits), without its per-row weight and
+// row indexing and its stores of rows. A loop without JᵀJ carries 1 + D sums instead of
 // 1 + D + D(D+1)/2. Measured on the own model (4 × 20,000 steps, loss and
 // gradient, dyn.Fit with JTR alone): the flush from about 0.33 of the native
 // rollout's time to about 0.2, the whole evaluation from 1.83× the native
@@ -784,10 +784,11 @@ func (f *fgen) writeFlushSums(b *bytes.Buffer, g func(c, d int) string) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p, D, NV := f.p, f.D, f.fitNV()
 	NY := len(p.out)
-	w("if at == nil && fr == nil && jy == nil && fg != nil && len(fw) == %d && nt*n <= K {\n", NY)
+	w("if at == nil && jy == nil && fg != nil && len(fw) == %d && nt*n <= K {\n", NY)
 	for c := range p.out {
 		w("w%d := fw[%d]\n", c, c)
 		w("fm%d := fm[%d*K : %d*K+K]\n", c, c, c)
+		w("var fr%d []float64\nif fr != nil {\nfr%d = fr[%d*K : %d*K+K]\n}\n", c, c, c, c)
 	}
 	w("_ = fb[nt*%d-1]\n", NV)
 	for _, jtj := range []bool{false, true} {
@@ -799,6 +800,7 @@ func (f *fgen) writeFlushSums(b *bytes.Buffer, g func(c, d int) string) {
 		for c := range p.out {
 			w("r%d := (v[%d] - fm%d[k]) * w%d\n", c, c*(1+D), c, c)
 			w("fs += r%d * r%d\n", c, c)
+			w("if fr != nil {\nfr%d[k] = r%d\n}\n", c, c)
 			for d := range D {
 				if g(c, d) != "" {
 					w("%s := v[%d] * w%d\n", g(c, d), c*(1+D)+1+d, c)

@@ -1885,22 +1885,36 @@ func (robotKernel) fitFlushP(fb []float64, nt, j, n int, at []int32, fit *dyn.Fi
 	fh1_2 := acc[8]
 	fg2 := acc[3]
 	fh2_2 := acc[9]
-	if at == nil && fr == nil && jy == nil && fg != nil && len(fw) == 2 && nt*n <= K {
+	if at == nil && jy == nil && fg != nil && len(fw) == 2 && nt*n <= K {
 		w0 := fw[0]
 		fm0 := fm[0*K : 0*K+K]
+		var fr0 []float64
+		if fr != nil {
+			fr0 = fr[0*K : 0*K+K]
+		}
 		w1 := fw[1]
 		fm1 := fm[1*K : 1*K+K]
+		var fr1 []float64
+		if fr != nil {
+			fr1 = fr[1*K : 1*K+K]
+		}
 		_ = fb[nt*8-1]
 		if fh == nil {
 			for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {
 				v := fb[tt*8 : tt*8+8]
 				r0 := (v[0] - fm0[k]) * w0
 				fs += r0 * r0
+				if fr != nil {
+					fr0[k] = r0
+				}
 				g0_0 := v[1] * w0
 				g0_1 := v[2] * w0
 				g0_2 := v[3] * w0
 				r1 := (v[4] - fm1[k]) * w1
 				fs += r1 * r1
+				if fr != nil {
+					fr1[k] = r1
+				}
 				g1_0 := v[5] * w1
 				g1_1 := v[6] * w1
 				g1_2 := v[7] * w1
@@ -1927,11 +1941,17 @@ func (robotKernel) fitFlushP(fb []float64, nt, j, n int, at []int32, fit *dyn.Fi
 			v := fb[tt*8 : tt*8+8]
 			r0 := (v[0] - fm0[k]) * w0
 			fs += r0 * r0
+			if fr != nil {
+				fr0[k] = r0
+			}
 			g0_0 := v[1] * w0
 			g0_1 := v[2] * w0
 			g0_2 := v[3] * w0
 			r1 := (v[4] - fm1[k]) * w1
 			fs += r1 * r1
+			if fr != nil {
+				fr1[k] = r1
+			}
 			g1_0 := v[5] * w1
 			g1_1 := v[6] * w1
 			g1_2 := v[7] * w1
@@ -2437,17 +2457,28 @@ func (robotKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.F
 	fh5_6 := acc[34]
 	fg6 := acc[7]
 	fh6_6 := acc[35]
-	if at == nil && fr == nil && jy == nil && fg != nil && len(fw) == 2 && nt*n <= K {
+	if at == nil && jy == nil && fg != nil && len(fw) == 2 && nt*n <= K {
 		w0 := fw[0]
 		fm0 := fm[0*K : 0*K+K]
+		var fr0 []float64
+		if fr != nil {
+			fr0 = fr[0*K : 0*K+K]
+		}
 		w1 := fw[1]
 		fm1 := fm[1*K : 1*K+K]
+		var fr1 []float64
+		if fr != nil {
+			fr1 = fr[1*K : 1*K+K]
+		}
 		_ = fb[nt*16-1]
 		if fh == nil {
 			for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {
 				v := fb[tt*16 : tt*16+16]
 				r0 := (v[0] - fm0[k]) * w0
 				fs += r0 * r0
+				if fr != nil {
+					fr0[k] = r0
+				}
 				g0_0 := v[1] * w0
 				g0_1 := v[2] * w0
 				g0_2 := v[3] * w0
@@ -2456,6 +2487,9 @@ func (robotKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.F
 				g0_6 := v[7] * w0
 				r1 := (v[8] - fm1[k]) * w1
 				fs += r1 * r1
+				if fr != nil {
+					fr1[k] = r1
+				}
 				g1_0 := v[9] * w1
 				g1_1 := v[10] * w1
 				g1_2 := v[11] * w1
@@ -2517,6 +2551,9 @@ func (robotKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.F
 			v := fb[tt*16 : tt*16+16]
 			r0 := (v[0] - fm0[k]) * w0
 			fs += r0 * r0
+			if fr != nil {
+				fr0[k] = r0
+			}
 			g0_0 := v[1] * w0
 			g0_1 := v[2] * w0
 			g0_2 := v[3] * w0
@@ -2525,6 +2562,9 @@ func (robotKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.F
 			g0_6 := v[7] * w0
 			r1 := (v[8] - fm1[k]) * w1
 			fs += r1 * r1
+			if fr != nil {
+				fr1[k] = r1
+			}
 			g1_0 := v[9] * w1
 			g1_1 := v[10] * w1
 			g1_2 := v[11] * w1
