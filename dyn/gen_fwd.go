@@ -770,67 +770,45 @@ func (f *fgen) writeFlushStore(b *bytes.Buffer) {
 	}
 }
 
-// writeFlushSums writes the flush's loops for its common case: every step
-// a row (at nil), weights constant over the rows, no weighted rows stored
-// (JY nil), JTR wanted: the sums ‖r‖² and Jᵀr, and with JTJ set JᵀJ (and
-// the residuals when R is set), by the same operations in the same order
-// as the general loop (so the same bits), without its per-row weight and
-// row indexing and its stores of rows. A loop without JᵀJ carries 1 + D sums instead of
-// 1 + D + D(D+1)/2. Measured on the own model (4 × 20,000 steps, loss and
-// gradient, dyn.Fit with JTR alone): the flush from about 0.33 of the native
-// rollout's time to about 0.2, the whole evaluation from 1.83× the native
-// rollout to 1.70× (paired runs, loaded machine).
+// writeFlushSums writes the flush's loop for the loss and its gradient in
+// the common case: every step a row (at nil), weights constant over the
+// rows, nothing stored but the sums (R, JY and JTJ nil, JTR set): ‖r‖² and
+// Jᵀr by the same operations in the same order as the general loop (so the
+// same bits), without its per-row weight and row indexing and its tests.
+// Measured on the own model (4 × 20,000 and 8 × 150 steps, paired runs on
+// a loaded machine): the loss and gradient (dyn.Fit with JTR alone) from
+// 1.80–1.84× the native rollout to 1.66–1.72×. The same loop with JᵀJ (and
+// R) was slower than the general one (1.92 → 2.05–2.14×), so the normal
+// equations keep it.
 func (f *fgen) writeFlushSums(b *bytes.Buffer, g func(c, d int) string) {
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p, D, NV := f.p, f.D, f.fitNV()
 	NY := len(p.out)
-	w("if at == nil && jy == nil && fg != nil && len(fw) == %d && nt*n <= K {\n", NY)
+	w("if at == nil && fr == nil && jy == nil && fh == nil && fg != nil && len(fw) == %d && nt*n <= K {\n", NY)
 	for c := range p.out {
 		w("w%d := fw[%d]\n", c, c)
 		w("fm%d := fm[%d*K : %d*K+K]\n", c, c, c)
-		w("var fr%d []float64\nif fr != nil {\nfr%d = fr[%d*K : %d*K+K]\n}\n", c, c, c, c)
 	}
 	w("_ = fb[nt*%d-1]\n", NV)
-	for _, jtj := range []bool{false, true} {
-		if !jtj {
-			w("if fh == nil {\n")
-		}
-		w("for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {\n")
-		w("v := fb[tt*%d : tt*%d+%d]\n", NV, NV, NV)
-		for c := range p.out {
-			w("r%d := (v[%d] - fm%d[k]) * w%d\n", c, c*(1+D), c, c)
-			w("fs += r%d * r%d\n", c, c)
-			w("if fr != nil {\nfr%d[k] = r%d\n}\n", c, c)
-			for d := range D {
-				if g(c, d) != "" {
-					w("%s := v[%d] * w%d\n", g(c, d), c*(1+D)+1+d, c)
-				}
+	w("for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {\n")
+	w("v := fb[tt*%d : tt*%d+%d]\n", NV, NV, NV)
+	for c := range p.out {
+		w("r%d := (v[%d] - fm%d[k]) * w%d\n", c, c*(1+D), c, c)
+		w("fs += r%d * r%d\n", c, c)
+		for d := range D {
+			if g(c, d) != "" {
+				w("%s := v[%d] * w%d\n", g(c, d), c*(1+D)+1+d, c)
 			}
 		}
-		for c := range p.out {
-			for d := range D {
-				if g(c, d) != "" {
-					w("fg%d += %s * r%d\n", d, g(c, d), c)
-				}
+	}
+	for c := range p.out {
+		for d := range D {
+			if g(c, d) != "" {
+				w("fg%d += %s * r%d\n", d, g(c, d), c)
 			}
-		}
-		if jtj {
-			for c := range p.out {
-				for d := range D {
-					for e := d; e < D; e++ {
-						if g(c, d) != "" && g(c, e) != "" {
-							w("fh%d_%d += %s * %s\n", d, e, g(c, d), g(c, e))
-						}
-					}
-				}
-			}
-		}
-		w("}\n")
-		f.writeFlushStore(b)
-		w("return\n")
-		if !jtj {
-			w("}\n")
 		}
 	}
 	w("}\n")
+	f.writeFlushStore(b)
+	w("return\n}\n")
 }
