@@ -61,7 +61,8 @@ func fitData(y []float64, ny, T, B int, rows []int, weights string, seed uint64)
 // cost of the same Jacobian without one, bit for bit; residuals w·(y − m)
 // and JY rows w·∂y/∂z bit for bit as formed from them; each lane's Jᵀr,
 // JᵀJ and ‖r‖² to 1e-14 of their sums over the plain Jacobian's rows; the
-// same blocks again without R and JY stored; and the same residuals and
+// same blocks again without R and JY stored, and Jᵀr and ‖r‖² without
+// JᵀJ; and the same residuals and
 // rows without the normal equations (a FitRoller's other shape). For all parameters, a
 // subset, the initial states, chosen rows, and each kind of weight.
 func TestFitEqualsJacobian(t *testing.T) {
@@ -200,6 +201,20 @@ func TestFitEqualsJacobian(t *testing.T) {
 					same("JTR alone", nj.Fit.JTR, fj.Fit.JTR)
 					if nj.Fit.SSR != fj.Fit.SSR {
 						t.Fatalf("%s: SSR alone %v, want %v", name, nj.Fit.SSR, fj.Fit.SSR)
+					}
+					// The loss and gradient alone (no JᵀJ): the same bits.
+					gj, err := sim.NewJac(w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					gj.Y, gj.JY, gj.JXT, gj.JCost = nil, nil, nil, nil
+					gj.Fit = &dyn.Fit{Meas: meas, Weight: wt, JTR: make([]float64, c.B*D)}
+					if err := sim.Jacobian(c.p, c.q, c.x0, c.u, gj); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					same("JTR without JTJ", gj.Fit.JTR, fj.Fit.JTR)
+					if gj.Fit.SSR != fj.Fit.SSR {
+						t.Fatalf("%s: SSR without JTJ %v, want %v", name, gj.Fit.SSR, fj.Fit.SSR)
 					}
 				}
 			}

@@ -698,14 +698,17 @@ func (f *fgen) writeFlush(b *bytes.Buffer, typeName string) {
 			w("fh%d_%d := acc[%d]\n", d, e, f.fitAcc(d, e))
 		}
 	}
-	w("for tt := 0; tt < nt; tt++ {\nk := tt*n + j\nif at != nil {\nif k = int(at[k]); k < 0 {\ncontinue\n}\n}\n")
-	w("v := fb[tt*%d : tt*%d+%d]\n", NV, NV, NV)
 	g := func(c, d int) string { // the weighted tangent, "" when zero
 		if f.tan(p.out[c], d) == "" {
 			return ""
 		}
 		return fmt.Sprintf("g%d_%d", c, d)
 	}
+	if D > 0 {
+		f.writeFlushSums(b, g)
+	}
+	w("for tt := 0; tt < nt; tt++ {\nk := tt*n + j\nif at != nil {\nif k = int(at[k]); k < 0 {\ncontinue\n}\n}\n")
+	w("v := fb[tt*%d : tt*%d+%d]\n", NV, NV, NV)
 	for c := range p.out {
 		w("i%d := %d*K + k\n", c, c)
 		w("w%d := fw[%d*wc+k*wk]\n", c, c)
@@ -750,12 +753,62 @@ func (f *fgen) writeFlush(b *bytes.Buffer, typeName string) {
 		}
 		w("}\n")
 	}
-	w("}\nacc[0] = fs\n")
-	for d := range D {
+	w("}\n")
+	f.writeFlushStore(b)
+	w("}\n\n")
+}
+
+// writeFlushStore writes the flush's sums back into acc.
+func (f *fgen) writeFlushStore(b *bytes.Buffer) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	w("acc[0] = fs\n")
+	for d := range f.D {
 		w("acc[%d] = fg%d\n", f.fitAcc(d, -1), d)
-		for e := d; e < D; e++ {
+		for e := d; e < f.D; e++ {
 			w("acc[%d] = fh%d_%d\n", f.fitAcc(d, e), d, e)
 		}
 	}
-	w("}\n\n")
+}
+
+// writeFlushSums writes the flush's loop for the loss and its gradient in
+// the common case: every step a row (at nil), weights constant over the
+// rows, nothing stored but the sums (R, JY and JTJ nil, JTR set): ‖r‖² and
+// Jᵀr by the same operations in the same order as the general loop (so the
+// same bits), without its per-row weight and row indexing and its tests.
+// Measured on the own model (4 × 20,000 and 8 × 150 steps, paired runs on
+// a loaded machine): the loss and gradient (dyn.Fit with JTR alone) from
+// 1.80–1.84× the native rollout to 1.66–1.72×. The same loop with JᵀJ (and
+// R) was slower than the general one (1.92 → 2.05–2.14×), so the normal
+// equations keep it.
+func (f *fgen) writeFlushSums(b *bytes.Buffer, g func(c, d int) string) {
+	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+	p, D, NV := f.p, f.D, f.fitNV()
+	NY := len(p.out)
+	w("if at == nil && fr == nil && jy == nil && fh == nil && fg != nil && len(fw) == %d && nt*n <= K {\n", NY)
+	for c := range p.out {
+		w("w%d := fw[%d]\n", c, c)
+		w("fm%d := fm[%d*K : %d*K+K]\n", c, c, c)
+	}
+	w("_ = fb[nt*%d-1]\n", NV)
+	w("for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {\n")
+	w("v := fb[tt*%d : tt*%d+%d]\n", NV, NV, NV)
+	for c := range p.out {
+		w("r%d := (v[%d] - fm%d[k]) * w%d\n", c, c*(1+D), c, c)
+		w("fs += r%d * r%d\n", c, c)
+		for d := range D {
+			if g(c, d) != "" {
+				w("%s := v[%d] * w%d\n", g(c, d), c*(1+D)+1+d, c)
+			}
+		}
+	}
+	for c := range p.out {
+		for d := range D {
+			if g(c, d) != "" {
+				w("fg%d += %s * r%d\n", d, g(c, d), c)
+			}
+		}
+	}
+	w("}\n")
+	f.writeFlushStore(b)
+	w("return\n}\n")
 }

@@ -2514,6 +2514,43 @@ func (lagKernel) fitFlushP(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit,
 	fh1_2 := acc[8]
 	fg2 := acc[3]
 	fh2_2 := acc[9]
+	if at == nil && fr == nil && jy == nil && fh == nil && fg != nil && len(fw) == 2 && nt*n <= K {
+		w0 := fw[0]
+		fm0 := fm[0*K : 0*K+K]
+		w1 := fw[1]
+		fm1 := fm[1*K : 1*K+K]
+		_ = fb[nt*8-1]
+		for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {
+			v := fb[tt*8 : tt*8+8]
+			r0 := (v[0] - fm0[k]) * w0
+			fs += r0 * r0
+			g0_0 := v[1] * w0
+			g0_1 := v[2] * w0
+			g0_2 := v[3] * w0
+			r1 := (v[4] - fm1[k]) * w1
+			fs += r1 * r1
+			g1_0 := v[5] * w1
+			g1_1 := v[6] * w1
+			g1_2 := v[7] * w1
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+		}
+		acc[0] = fs
+		acc[1] = fg0
+		acc[4] = fh0_0
+		acc[5] = fh0_1
+		acc[6] = fh0_2
+		acc[2] = fg1
+		acc[7] = fh1_1
+		acc[8] = fh1_2
+		acc[3] = fg2
+		acc[9] = fh2_2
+		return
+	}
 	for tt := 0; tt < nt; tt++ {
 		k := tt*n + j
 		if at != nil {
@@ -3070,6 +3107,81 @@ func (lagKernel) fitFlushX0(fb []float64, nt, j, n int, at []int32, fit *dyn.Fit
 	fh5_6 := acc[34]
 	fg6 := acc[7]
 	fh6_6 := acc[35]
+	if at == nil && fr == nil && jy == nil && fh == nil && fg != nil && len(fw) == 2 && nt*n <= K {
+		w0 := fw[0]
+		fm0 := fm[0*K : 0*K+K]
+		w1 := fw[1]
+		fm1 := fm[1*K : 1*K+K]
+		_ = fb[nt*16-1]
+		for tt, k := 0, j; tt < nt; tt, k = tt+1, k+n {
+			v := fb[tt*16 : tt*16+16]
+			r0 := (v[0] - fm0[k]) * w0
+			fs += r0 * r0
+			g0_0 := v[1] * w0
+			g0_1 := v[2] * w0
+			g0_2 := v[3] * w0
+			g0_3 := v[4] * w0
+			g0_5 := v[6] * w0
+			g0_6 := v[7] * w0
+			r1 := (v[8] - fm1[k]) * w1
+			fs += r1 * r1
+			g1_0 := v[9] * w1
+			g1_1 := v[10] * w1
+			g1_2 := v[11] * w1
+			g1_4 := v[13] * w1
+			g1_5 := v[14] * w1
+			g1_6 := v[15] * w1
+			fg0 += g0_0 * r0
+			fg1 += g0_1 * r0
+			fg2 += g0_2 * r0
+			fg3 += g0_3 * r0
+			fg5 += g0_5 * r0
+			fg6 += g0_6 * r0
+			fg0 += g1_0 * r1
+			fg1 += g1_1 * r1
+			fg2 += g1_2 * r1
+			fg4 += g1_4 * r1
+			fg5 += g1_5 * r1
+			fg6 += g1_6 * r1
+		}
+		acc[0] = fs
+		acc[1] = fg0
+		acc[8] = fh0_0
+		acc[9] = fh0_1
+		acc[10] = fh0_2
+		acc[11] = fh0_3
+		acc[12] = fh0_4
+		acc[13] = fh0_5
+		acc[14] = fh0_6
+		acc[2] = fg1
+		acc[15] = fh1_1
+		acc[16] = fh1_2
+		acc[17] = fh1_3
+		acc[18] = fh1_4
+		acc[19] = fh1_5
+		acc[20] = fh1_6
+		acc[3] = fg2
+		acc[21] = fh2_2
+		acc[22] = fh2_3
+		acc[23] = fh2_4
+		acc[24] = fh2_5
+		acc[25] = fh2_6
+		acc[4] = fg3
+		acc[26] = fh3_3
+		acc[27] = fh3_4
+		acc[28] = fh3_5
+		acc[29] = fh3_6
+		acc[5] = fg4
+		acc[30] = fh4_4
+		acc[31] = fh4_5
+		acc[32] = fh4_6
+		acc[6] = fg5
+		acc[33] = fh5_5
+		acc[34] = fh5_6
+		acc[7] = fg6
+		acc[35] = fh6_6
+		return
+	}
 	for tt := 0; tt < nt; tt++ {
 		k := tt*n + j
 		if at != nil {
