@@ -301,14 +301,14 @@ func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
 
 // staged runs Identify's two stages from x0 (see squaredStage): bounded
 // least squares on the squared position and marker terms, then eq. 8 from
-// its answer x1 in the variables z of x = x1 + √ē·U⁻¹·z, where UᵀU is the
-// first stage's Gauss–Newton matrix at x1 and ē the RMS of its residuals
-// (eq. 8's curvature is about the squares' over the residual size): a
-// preconditioner under which L-BFGS-B starts with the problem's shape
-// instead of learning it. The second stage is linearStage (L-BFGS-B on
-// eq. 8 with the rollout linearised, linearised again at its answer); if
-// its first answer does not lower eq. 8, L-BFGS-B on eq. 8 itself (f.Eval,
-// as fullSecondStage makes it always). It returns the second stage's
+// its answer x1. The second stage is linearStage (Gauss–Newton steps for
+// L1 on eq. 8 with the rollout linearised, linearised again at its
+// answer); if its first answer does not lower eq. 8, L-BFGS-B on eq. 8
+// itself (f.Eval, as fullSecondStage makes it always) in the variables z
+// of x = x1 + √ē·U⁻¹·z, where UᵀU is the first stage's Gauss–Newton matrix
+// at x1 and ē the RMS of its residuals (eq. 8's curvature is about the
+// squares' over the residual size): a preconditioner under which L-BFGS-B
+// starts with the problem's shape instead of learning it. It returns the second stage's
 // result with x in f's layout, the first stage's (whose work the caller
 // adds), the second stage's rollouts, and whether the second stage was
 // linearStage (false: L-BFGS-B on eq. 8 itself).
@@ -327,10 +327,10 @@ func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
 // rule below: 1.5–4.3× fewer evaluations, at a loss equal or lower (−2e-4 …
 // −2.5e-7 relative) and μ within 0.03–0.8 σ of the one-stage answer, which
 // itself moves by ~0.4 σ with its start on this kinked loss. Now
-// (TestIdentifyStaged, TestLinearStage): 8, 7 and 7 rollouts (74, 103 and
-// 92 evaluations of eq. 8, all but 6, 5 and 5 on the linearised rollout)
-// where one stage takes 152, 348 and 185, at losses +7e-7, −2e-4 and
-// −4.5e-5 relative to it. The first stage without the spline term needs
+// (TestIdentifyStaged, TestLinearStage): 8, 7 and 7 rollouts (21, 12 and
+// 13 evaluations, all but 6, 5 and 5 on the linearised rollout) where one
+// stage takes 152, 410 and 245, at losses −4.9e-7, −1.2e-4 and −3.5e-5
+// relative to it. The first stage without the spline term needs
 // no closest-point search (the second stage's searches find eq. 8's
 // optimum from its answer all the same: in TestLinearStage's three sets,
 // the stages with it took 11, 8 and 8 rollouts and 108, 109 and 63
