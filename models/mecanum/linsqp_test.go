@@ -200,17 +200,7 @@ func TestLinearStageSplineOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := f.WithEngine(f.Cfg.Engine)
-	full.fullSecondStage = true
-	init := [4]float64{0.5, 0.5, 0.5, 0.5}
-	a, err := Identify(f, IdentifyOptions{Init: init})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Identify(full, IdentifyOptions{Init: init})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := identifyBothWays(t, f, [4]float64{0.5, 0.5, 0.5, 0.5})
 	t.Logf("spline only: linearised %v, %d evaluations, loss %.10g (first stage's answer %.10g); eq. 8 searched itself %d evaluations, loss %.10g",
 		a.Linearised, a.Opt.FuncEvaluations, a.Opt.F, f.Loss(a.FirstStage.X), b.Opt.FuncEvaluations, b.Opt.F)
 	if !a.Linearised || !a.Opt.Status.Converged() || !(a.Opt.F < f.Loss(a.FirstStage.X)) || math.Abs(a.Opt.F/b.Opt.F-1) > 1e-3 {

@@ -131,7 +131,10 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 // eval is the model's loss at x̄ + δ and, when grad is not nil, its
 // gradient (the closest point held, which is the exact gradient of the
 // distance wherever the closest point is a stationary point; with
-// ImplicitClosest the same correction as Fit.eval's).
+// ImplicitClosest the same correction as Fit.eval's). linearStage's
+// steps evaluate the model by hessEval; eval, on Fit.sampleTerms as
+// Fit.eval is, is its reference (TestHessEval) and gives the loss where a
+// stopped stage ends.
 func (m *linEq8) eval(d, grad []float64) float64 {
 	f := m.f
 	nb := len(f.segs)

@@ -60,6 +60,24 @@ func TestLinEq8(t *testing.T) {
 	}
 }
 
+// identifyBothWays identifies f from init with the linearised second
+// stage (a) and with the second stage that searches eq. 8 itself (b,
+// fullSecondStage).
+func identifyBothWays(t *testing.T, f *Fit, init [4]float64) (a, b *Result) {
+	t.Helper()
+	full := f.WithEngine(f.Cfg.Engine)
+	full.fullSecondStage = true
+	a, err := Identify(f, IdentifyOptions{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = Identify(full, IdentifyOptions{Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
 // The linearised second stage reaches the loss of the second stage that
 // searches eq. 8 itself (fullSecondStage) to 1e-6 relative, or a lower
 // one, with μ within 0.1 σ, in fewer rollouts.
@@ -71,16 +89,7 @@ func TestLinearStage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := f.WithEngine(f.Cfg.Engine)
-		full.fullSecondStage = true
-		a, err := Identify(f, IdentifyOptions{Init: init})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Identify(full, IdentifyOptions{Init: init})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b := identifyBothWays(t, f, init)
 		d := 0.0
 		for j := range 4 {
 			d = math.Max(d, math.Abs(a.Mu[j]-b.Mu[j])/b.Ident.MuStd[j])
