@@ -595,7 +595,13 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	n := len(delta)
 	clear(delta)
 	nt, nb := len(m.terms), len(m.f.segs)
-	cur, trial := newSQPState(n, nt, nb), newSQPState(n, nt, nb)
+	// the two states live as long as m (their subproblem's buffers grow
+	// to the largest held set once): a fresh pair per linearisation was
+	// a fifth of an identification's allocations
+	if m.sqpStates[0] == nil || m.sqpStates[0].n != n {
+		m.sqpStates = [2]*sqpState{newSQPState(n, nt, nb), newSQPState(n, nt, nb)}
+	}
+	cur, trial := m.sqpStates[0], m.sqpStates[1]
 	m.hessEval(delta, cur)
 	evals = 1
 	lambda := 1e-3

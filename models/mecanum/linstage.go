@@ -39,8 +39,10 @@ type linEq8 struct {
 	x     []float64 // x̄
 	terms []linTerm
 	warm  []losses.Warm
-	held  []int     // the last sqp subproblem's held terms (its next start)
-	d     []float64 // δ of the current evaluation
+	held  []int // the last sqp subproblem's held terms (its next start)
+	// sqp's current and trial models (made at its first call)
+	sqpStates [2]*sqpState
+	d         []float64 // δ of the current evaluation
 	// the forward-mode rollout: Model over the runs (dynFit's inputs and
 	// camera lanes, which are the terms), its Jacobian at the camera rows,
 	// and each term's row in it

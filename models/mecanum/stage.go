@@ -358,7 +358,10 @@ func (f *Fit) stagedTol(x0, lower, upper []float64, set opt.Settings, tol1 float
 	s1 := set
 	s1.Callback = nil
 	s1.FunctionTol = math.Max(s1.FunctionTol, tol1)
-	first, err = opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(st.problem(lower, upper), x0, s1)
+	first, ok, err := f.squaredFirst(x0, lower, upper, s1)
+	if !ok {
+		first, err = opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(st.problem(lower, upper), x0, s1)
+	}
 	if err != nil {
 		return nil, nil, 0, false, err
 	}

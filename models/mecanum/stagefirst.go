@@ -1,0 +1,75 @@
+package mecanum
+
+import (
+	"github.com/wheelgrad/wheelgrad/opt"
+)
+
+// squaredFirst solves Identify's first stage by SquaredLS, the -loss
+// squared fit's problem, where the two are one problem: the first stage's
+// cost is ½·Σ (w2·|e|² + w3·|q|²) over the counted camera samples (position
+// and marker errors, squaredStage), and with w2 = w3 (DefaultConfig's 0.2
+// and 0.2), the marker at the model's ℓ, the start poses free and no
+// prior on μ, it is SquaredLS's ½‖r‖² times a constant: the same residuals
+// up to one scale, the same variables in the same order (μ, then x0, y0,
+// θ0 of every run), so the same Gauss–Newton steps. ok is false, and nothing is solved,
+// elsewhere (the caller runs squaredStage's own problem).
+//
+// Why: SquaredLS forms its normal equations from the rollout directly
+// (the samples' rows never copied out), evaluates the last trial point
+// without its Jacobian, and the fit keeps its buffers across calls; the
+// first stage through squaredStage copied every sample's rows into
+// linEq8's terms at each evaluation, which only the second stage needs (at
+// x1, once). Measured on the demo-like logs (BenchmarkEq8Parts, paired
+// with the stage before in one sitting): the first stage 1.89–2.04 → 1.29–
+// 1.31 ms, to which the linearisation at x1 (and the second stage's
+// buffers, made before at the first stage's first evaluation) adds 0.45–
+// 0.50 ms in precondition: 1.92–2.07 → 1.74–1.81 ms in all. The answer is
+// the same point (TestSquaredFirst); the stage stops at its tolerance on a
+// slightly different path, so the second stage's μ moves in the 10th digit.
+//
+// The result's F and trace are in the first stage's own scale, so that
+// precondition's ē and the reported losses are what they were.
+func (f *Fit) squaredFirst(x0, lower, upper []float64, set opt.Settings) (res *opt.Result, ok bool, err error) {
+	c := f.Cfg
+	if c.Pose != PoseFree || c.Prior != 0 || c.Weights.GroundTruth <= 0 || c.Heading != c.Weights.GroundTruth || f.ell != f.P.Lab {
+		return nil, false, nil
+	}
+	runs := make([]Run, len(f.segs))
+	for i := range f.segs {
+		runs[i] = *f.segs[i].run
+	}
+	nf, err := NewNetFit(f.P, runs, 1, 0)
+	if err != nil || nf.ncam != f.samples() {
+		return nil, false, nil // not the same samples: the general path
+	}
+	old, _ := squaredPool.Get().(*SquaredLS)
+	s, err := nf.squaredLS(old)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer squaredPool.Put(s)
+	// ½‖r‖² of SquaredLS is Σ(|e|² + |q|²)/(NetUnit²·K): the first stage's
+	// cost is k times it, and its gradient test (absolute) scales with it
+	k := 0.5 * c.Weights.GroundTruth * NetUnit * NetUnit * float64(nf.ncam)
+	set.GradientTol /= k
+	prob := s.Problem()
+	prob.Lower, prob.Upper = lower, upper
+	res, err = opt.LeastSquares{TrialJacobian: true, LazyFinalJacobian: true, CholeskyFirst: true, Solver: squaredSolver}.Solve(prob, x0, set)
+	if err != nil {
+		return nil, true, err
+	}
+	res.F *= k
+	for i := range res.Trace {
+		res.Trace[i].F *= k
+	}
+	return res, true, nil
+}
+
+// samples is the number of counted camera samples over the runs.
+func (f *Fit) samples() int {
+	k := 0
+	for _, s := range f.segs {
+		k += len(s.cam)
+	}
+	return k
+}
