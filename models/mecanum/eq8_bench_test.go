@@ -202,3 +202,29 @@ func BenchmarkEq8Parts(b *testing.B) {
 	}
 	b.ReportMetric(float64(least["eq8"])/float64(least["squared"]), "x-squared")
 }
+
+// BenchmarkHessEval is one evaluation of the second stage's model with
+// its second-order terms (linEq8.hessEval) on the demo-like logs,
+// linearised at μ = (0.6, 0.7, 0.8, 0.9) and the first camera poses,
+// alternating between two points 1e-4 apart in every variable (so that
+// the closest points are searched again, warm).
+func BenchmarkHessEval(b *testing.B) {
+	f, err := NewFit(DefaultParams(), demoLikeRuns(), DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := f.linearize(f.X0([4]float64{0.6, 0.7, 0.8, 0.9}), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := f.Dim()
+	st := newSQPState(n, len(m.terms), len(f.segs))
+	d := [2][]float64{make([]float64, n), make([]float64, n)}
+	for i := range d[1] {
+		d[1][i] = 1e-4
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		m.hessEval(d[i%2], st)
+	}
+}
