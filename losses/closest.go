@@ -820,3 +820,7 @@ func (s *Spline) point(i int, h, px, py float64, c *Closest) {
 	c.Dist = math.Sqrt(ex*ex + ey*ey)
 	c.Interior = false
 }
+
+// Reset empties m, keeping its near set's room: the zero Warm, for a
+// query point unrelated to the last.
+func (m *Warm) Reset() { *m = Warm{near: m.near[:0]} }

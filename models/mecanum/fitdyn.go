@@ -85,7 +85,12 @@ type dynFit struct {
 // part (its Sim, inputs and adjoints, the closest points' memory and the
 // poses' adjoint ybar) is built at the first Eval (camera): linearize uses
 // the rollout alone.
-func (f *Fit) newDynFit() *dynFit {
+func (f *Fit) newDynFit() *dynFit { return f.newDynFitFrom(nil) }
+
+// newDynFitFrom is newDynFit with the rollout's buffers (its Sim, inputs
+// and lanes) taken from old where the runs have its shape (runs, steps):
+// the same dynFit as a fresh one, old's to be used no more.
+func (f *Fit) newDynFitFrom(old *dynFit) *dynFit {
 	B := len(f.segs)
 	T := 0
 	K := 0
@@ -93,11 +98,16 @@ func (f *Fit) newDynFit() *dynFit {
 		T = max(T, s.n)
 		K += len(s.cam)
 	}
-	d := &dynFit{f: f, B: B, T: T, q: SettingsOf(f.P), x0: make([]float64, 3*B),
-		u:            make([]float64, T*5*B),
-		implicitMode: f.Cfg.Mode == losses.ImplicitClosest}
-	d.at, d.xat = make([]int, 0, K), make([]int, 0, K)
-	d.seg, d.sample = make([]int, 0, K), make([]int, 0, K)
+	d := &dynFit{f: f, B: B, T: T, q: SettingsOf(f.P), implicitMode: f.Cfg.Mode == losses.ImplicitClosest}
+	if old != nil && old.B == B && old.T == T {
+		d.x0, d.u, d.sim = old.x0, old.u, old.sim
+		clear(d.u) // a shorter run's lane stays still (dt = 0) past its end
+		d.at, d.xat, d.seg, d.sample = old.at[:0], old.xat[:0], old.seg[:0], old.sample[:0]
+	} else {
+		d.x0, d.u = make([]float64, 3*B), make([]float64, T*5*B)
+		d.at, d.xat = make([]int, 0, K), make([]int, 0, K)
+		d.seg, d.sample = make([]int, 0, K), make([]int, 0, K)
+	}
 	for si, s := range f.segs {
 		for i := 0; i < s.n; i++ {
 			for j := range 4 {
@@ -113,7 +123,9 @@ func (f *Fit) newDynFit() *dynFit {
 			d.seg, d.sample = append(d.seg, si), append(d.sample, k)
 		}
 	}
-	d.sim = Model.NewSim(B, T)
+	if d.sim == nil {
+		d.sim = Model.NewSim(B, T)
+	}
 	return d
 }
 

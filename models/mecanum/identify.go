@@ -191,7 +191,12 @@ func Identify(f *Fit, o IdentifyOptions) (*Result, error) {
 	var staged []float64 // the two stages' answer, before the offsets below
 	rollouts, linear := 0, false
 	f.stageLin = nil
-	defer func() { f.stageLin = nil }()
+	defer func() {
+		if f.stageLin != nil {
+			linPool.Put(f.stageLin) // the analysis below is done with it
+		}
+		f.stageLin = nil
+	}()
 	if !o.OneStage && (o.Method == "" || o.Method == LBFGSB) && o.Start == nil && o.Held == [4]bool{} && f.Cfg.Pose == PoseFree {
 		var err error
 		if res, first, rollouts, linear, err = f.staged(x0, lower, upper, set); err != nil {

@@ -3,6 +3,7 @@ package mecanum
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/losses"
@@ -205,5 +206,54 @@ func TestLinearStageSplineOnly(t *testing.T) {
 		a.Linearised, a.Opt.FuncEvaluations, a.Opt.F, f.Loss(a.FirstStage.X), b.Opt.FuncEvaluations, b.Opt.F)
 	if !a.Linearised || !a.Opt.Status.Converged() || !(a.Opt.F < f.Loss(a.FirstStage.X)) || math.Abs(a.Opt.F/b.Opt.F-1) > 1e-3 {
 		t.Errorf("linearised %v, %v, loss %.12g (start %.12g) against %.12g searching eq. 8 itself", a.Linearised, a.Opt.Status, a.Opt.F, f.Loss(a.FirstStage.X), b.Opt.F)
+	}
+}
+
+// An identification that takes the buffers of an earlier one (linPool:
+// its linearisation, closest points' memories and sqp's states, dirty
+// from that identification) ends where a fresh one does, to the bit, also
+// after one of another shape took them in between; and one of the same
+// shape does take them.
+func TestLinPoolReuse(t *testing.T) {
+	identify := func(runs []Run) *Result {
+		f, err := NewFit(DefaultParams(), runs, DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	same := func(what string, a, b *Result) {
+		t.Helper()
+		if a.Opt.F != b.Opt.F || a.Mu != b.Mu || a.Ident.MuStd != b.Ident.MuStd || a.Opt.FuncEvaluations != b.Opt.FuncEvaluations {
+			t.Errorf("%s: F %.17g μ %v σ %v (%d evaluations), fresh F %.17g μ %v σ %v (%d)", what, b.Opt.F, b.Mu, b.Ident.MuStd, b.Opt.FuncEvaluations, a.Opt.F, a.Mu, a.Ident.MuStd, a.Opt.FuncEvaluations)
+		}
+	}
+	A, B := demoLikeRuns(), testRuns(4, 0.003, 9)
+	runtime.GC()
+	runtime.GC() // an empty pool: the first identifications are fresh
+	freshA, freshB := identify(A), identify(B)
+	same("A again", freshA, identify(A))
+	same("B after A", freshB, identify(B))
+	same("A after B", freshA, identify(A))
+	// the pool's linearisation is taken by a fit of its shape
+	f, err := NewFit(DefaultParams(), A, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := f.newLinEq8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	linPool.Put(m1)
+	m2, err := f.newLinEq8()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &m2.terms[0] != &m1.terms[0] || m2.dyn.sim != m1.dyn.sim || m2.jac != m1.jac {
+		t.Error("a fit of the pooled linearisation's shape made its own buffers")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/wheelgrad/wheelgrad/dyn"
@@ -71,25 +72,10 @@ type linTerm struct {
 func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 	m := old
 	if m == nil {
-		m = &linEq8{f: f, d: make([]float64, f.Dim()), dyn: f.newDynFit()}
-		d := m.dyn
-		rows := slices.Clone(d.at)
-		slices.Sort(rows)
-		m.row = make([]int, len(d.at))
-		for k, r := range d.at {
-			m.row[k], _ = slices.BinarySearch(rows, r)
-		}
-		j, err := d.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
-		if err != nil {
+		var err error
+		if m, err = f.newLinEq8(); err != nil {
 			return nil, err
 		}
-		if j.D != 7 {
-			return nil, fmt.Errorf("mecanum: %d Jacobian columns per run, want 7", j.D)
-		}
-		j.JXT, j.JCost = nil, nil
-		m.jac = j
-		m.terms = make([]linTerm, len(d.at))
-		m.warm = losses.NewWarms(len(d.at))
 	}
 	d, j := m.dyn, m.jac
 	m.f = f // old may be another Fit's over the same runs (other weights)
@@ -127,6 +113,68 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 	}
 	m.rolled = true
 	m.rollouts++
+	return m, nil
+}
+
+// linPool keeps linEq8s that an identification is done with (Identify
+// puts its own back), so that the next identification of logs of the
+// same shape (runs, steps, camera samples) takes their buffers: the
+// rollout's Sim and inputs, its Jacobian, the terms, the closest points'
+// memories and sqp's states, about 1.7 MB, which were a fifth of the
+// identification's time where it ran again and again (the fresh memory's
+// page faults and the collector's work, measured on the demo-like logs);
+// SquaredLS keeps its own the same way (squaredPool).
+var linPool sync.Pool
+
+// newLinEq8 is linearize's linEq8 for f before its first rollout, in the
+// buffers of one from linPool where they fit.
+func (f *Fit) newLinEq8() (*linEq8, error) {
+	old, _ := linPool.Get().(*linEq8)
+	m := &linEq8{f: f}
+	var oldDyn *dynFit
+	if old != nil {
+		oldDyn = old.dyn
+	}
+	d := f.newDynFitFrom(oldDyn)
+	m.dyn = d
+	K, n := len(d.at), f.Dim()
+	rows := slices.Clone(d.at)
+	slices.Sort(rows)
+	if old != nil && d.sim == old.dyn.sim && slices.Equal(rows, old.jac.Rows) {
+		m.jac = old.jac // the same rows of the same Sim
+	} else {
+		j, err := d.sim.NewJac(dyn.Wrt{X0: true, Rows: rows})
+		if err != nil {
+			return nil, err
+		}
+		if j.D != 7 {
+			return nil, fmt.Errorf("mecanum: %d Jacobian columns per run, want 7", j.D)
+		}
+		j.JXT, j.JCost = nil, nil
+		m.jac = j
+	}
+	if old != nil && len(old.terms) == K {
+		m.terms, m.row, m.warm = old.terms, old.row, old.warm
+		for i := range m.warm {
+			m.warm[i].Reset()
+		}
+		m.held = old.held[:0]
+		if s := old.sqpStates[0]; s != nil && s.n == n {
+			m.sqpStates = old.sqpStates
+		}
+		m.x = old.x[:0]
+	} else {
+		m.terms, m.row, m.warm = make([]linTerm, K), make([]int, K), losses.NewWarms(K)
+	}
+	for k, r := range d.at {
+		m.row[k], _ = slices.BinarySearch(m.jac.Rows, r)
+	}
+	if old != nil && len(old.d) == n {
+		m.d = old.d
+		clear(m.d)
+	} else {
+		m.d = make([]float64, n)
+	}
 	return m, nil
 }
 
