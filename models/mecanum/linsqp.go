@@ -205,6 +205,7 @@ type l1QP struct {
 	inZ                 []bool
 	Z                   []int
 	K                   [][]float64
+	kz                  []int // the terms whose H⁻¹a_i are K's first columns
 	S                   []float64
 	pl                  [][7]float64
 	cands               []l1Cross
@@ -269,10 +270,18 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 	q.nu = grow(q.nu, z)
 	S, rhs := q.S, q.nu
 	for a, i := range Z {
+		if a < len(q.kz) && q.kz[a] == i {
+			continue // K's column of term i, from an earlier call
+		}
 		k := q.K[a]
 		clear(k)
 		q.addRow(i, 1, k)
 		cholSolve(n, L, k)
+		if a < len(q.kz) {
+			q.kz[a] = i
+		} else {
+			q.kz = append(q.kz, i)
+		}
 	}
 	for a, i := range Z {
 		rhs[a] = q.s[i] - q.dotRow(i, y)
@@ -414,6 +423,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			q.K[j] = make([]float64, n)
 		}
 	}
+	q.kz = q.kz[:0] // K's columns are H's: none made yet
 	Z := q.Z[:0]
 	if len(warm) > 0 && len(warm) <= n {
 		// start on the held set of the last subproblem: Δ its minimiser
@@ -471,14 +481,23 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		// a step too short to lower φ measurably is none: it only walks
 		// into terms whose residuals are rounding (a degenerate corner)
 		if pHp > tiny && len(Z) < n {
-			q.along(p, ap)
 			var pn float64
 			for _, v := range p {
 				pn += v * v
 			}
 			pn = 1e-11 * math.Sqrt(pn)
+			// ap = A·p (along) and the terms that cross zero before α = 1,
+			// in one pass over the rows
+			for rr := range q.pl {
+				for j := range 7 {
+					q.pl[rr][j] = p[q.col(int32(rr), j)]
+				}
+			}
 			cands := q.cands[:0]
-			for i, t := range ap {
+			for i := range q.a {
+				a, pl := &q.a[i], &q.pl[q.run[i]]
+				t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
+				ap[i] = t
 				// a row (numerically) in the span of the held rows does not
 				// move along p: its rounding is no crossing
 				if inZ[i] || sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
@@ -557,6 +576,13 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		i := Z[worst]
 		released = i
 		Z = slices.Delete(Z, worst, worst+1)
+		if worst < len(q.kz) {
+			// K's columns follow Z's entries: the released one's goes last
+			k := q.K[worst]
+			copy(q.K[worst:], q.K[worst+1:])
+			q.K[len(q.K)-1] = k
+			q.kz = slices.Delete(q.kz, worst, worst+1)
+		}
 		inZ[i] = false
 		sig[i] = math.Copysign(1, nu[worst])
 		q.addRow(i, sig[i], gs)
