@@ -34,23 +34,8 @@ func newSQPState(n, terms, runs int) *sqpState {
 // quarter of hessEval's time (BenchmarkHessEval: 330 → 240 µs).
 func normPair(blk *[7][7]float64, g7 *[7]float64, w2 float64, e [2]float64, Gp *[2][7]float64, w3 float64, q [2]float64, Gq *[2][7]float64) (float64, float64) {
 	var v1, v2 [7]float64
-	var c1, c2, L1, L2 float64
-	if r := math.Sqrt(e[0]*e[0] + e[1]*e[1]); w2 != 0 && r != 0 {
-		ux, uy := e[0]/r, e[1]/r
-		for j := range 7 {
-			g7[j] += w2 * (ux*Gp[0][j] + uy*Gp[1][j])
-			v1[j] = -uy*Gp[0][j] + ux*Gp[1][j]
-		}
-		c1, L1 = w2/r, w2*r
-	}
-	if r := math.Sqrt(q[0]*q[0] + q[1]*q[1]); w3 != 0 && r != 0 {
-		ux, uy := q[0]/r, q[1]/r
-		for j := range 7 {
-			g7[j] += w3 * (ux*Gq[0][j] + uy*Gq[1][j])
-			v2[j] = -uy*Gq[0][j] + ux*Gq[1][j]
-		}
-		c2, L2 = w3/r, w3*r
-	}
+	c1, L1 := normGrad(g7, w2, e, Gp, &v1)
+	c2, L2 := normGrad(g7, w3, q, Gq, &v2)
 	for p := range 7 {
 		a1, a2 := c1*v1[p], c2*v2[p]
 		bp := &blk[p]
@@ -59,6 +44,22 @@ func normPair(blk *[7][7]float64, g7 *[7]float64, w2 float64, e [2]float64, Gp *
 		}
 	}
 	return L1, L2
+}
+
+// normGrad adds the gradient of w·|e| (rows G) to g7 and returns its
+// value and the weight c = w/|e| of its Hessian c·vvᵀ, v = Gᵀv̂ (v̂ ⊥ e) in
+// v; c = 0 for a term that is zero (w = 0 or e = 0).
+func normGrad(g7 *[7]float64, w float64, e [2]float64, G *[2][7]float64, v *[7]float64) (c, L float64) {
+	r := math.Sqrt(e[0]*e[0] + e[1]*e[1])
+	if w == 0 || r == 0 {
+		return 0, 0
+	}
+	ux, uy := e[0]/r, e[1]/r
+	for j := range 7 {
+		g7[j] += w * (ux*G[0][j] + uy*G[1][j])
+		v[j] = -uy*G[0][j] + ux*G[1][j]
+	}
+	return w / r, w * r
 }
 
 // hessEval evaluates linEq8 at δ into st: the loss (st.F, the same as

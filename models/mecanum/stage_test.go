@@ -155,15 +155,7 @@ func TestFirstStageTolerance(t *testing.T) {
 			t.Fatal(err)
 		}
 		x0 := f.X0(init)
-		lo, hi := f.P.Bounds()
-		n := f.Dim()
-		lower, upper := make([]float64, n), make([]float64, n)
-		for i := range n {
-			lower[i], upper[i] = math.Inf(-1), math.Inf(1)
-			if i < 4 {
-				lower[i], upper[i] = lo, hi
-			}
-		}
+		lower, upper := stageBounds(f)
 		ref, ref1, refRo, _, err := f.stagedTol(x0, lower, upper, set, 0)
 		if err != nil || ref == nil {
 			t.Fatalf("%s: default tolerance: %v (%v)", name, err, ref)
@@ -250,15 +242,8 @@ func TestFirstStageNormalPath(t *testing.T) {
 		g := *f
 		g.Cfg.Weights.Spline = 0
 		x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5})
-		lo, hi := f.P.Bounds()
 		n := f.Dim()
-		lower, upper := make([]float64, n), make([]float64, n)
-		for i := range n {
-			lower[i], upper[i] = math.Inf(-1), math.Inf(1)
-			if i < 4 {
-				lower[i], upper[i] = lo, hi
-			}
-		}
+		lower, upper := stageBounds(f)
 		normal, err := opt.LeastSquares{TrialJacobian: true, Solver: opt.NormalSolver}.Solve(g.squaredStage().problem(lower, upper), x0, set)
 		if err != nil {
 			t.Fatal(err)
@@ -298,15 +283,8 @@ func TestSquaredFirst(t *testing.T) {
 		g := *f
 		g.Cfg.Weights.Spline = 0
 		x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5})
-		lo, hi := f.P.Bounds()
 		n := f.Dim()
-		lower, upper := make([]float64, n), make([]float64, n)
-		for i := range n {
-			lower[i], upper[i] = math.Inf(-1), math.Inf(1)
-			if i < 4 {
-				lower[i], upper[i] = lo, hi
-			}
-		}
+		lower, upper := stageBounds(f)
 		got, ok, err := f.squaredFirst(x0, lower, upper, set)
 		if err != nil || !ok {
 			t.Fatalf("%s: squaredFirst declined (%v)", name, err)
@@ -349,4 +327,19 @@ func TestSquaredFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stageBounds are Identify's bounds of f's variables: μ within the
+// parameters' bounds, the start poses free.
+func stageBounds(f *Fit) (lower, upper []float64) {
+	lo, hi := f.P.Bounds()
+	n := f.Dim()
+	lower, upper = make([]float64, n), make([]float64, n)
+	for i := range n {
+		lower[i], upper[i] = math.Inf(-1), math.Inf(1)
+		if i < 4 {
+			lower[i], upper[i] = lo, hi
+		}
+	}
+	return lower, upper
 }
