@@ -564,16 +564,16 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 	K := p.K()
 	a := make([]float64, n*n+n)
 	g, rhs := a[:n*n], a[n*n:]
-	var row [4]float64
-	// add one equation of weight w: row over μ, 1 in column c, target v
-	add := func(c int, w, v float64) {
+	// add one equation of weight w into g's lower triangle (what cholesky
+	// reads): row over μ, 1 in column c, target v
+	add := func(row *[4]float64, c int, w, v float64) {
 		for i := range 4 {
-			rhs[i] += w * row[i] * v
-			for j := range 4 {
-				g[i*n+j] += w * row[i] * row[j]
+			wr := w * row[i]
+			rhs[i] += wr * v
+			for j := range i + 1 {
+				g[i*n+j] += wr * row[j]
 			}
-			g[i*n+c] += w * row[i]
-			g[c*n+i] += w * row[i]
+			g[c*n+i] += wr
 		}
 		g[c*n+c] += w
 		rhs[c] += w * v
@@ -588,13 +588,20 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 		t, k := 0, k0
 		thu := s.th[k0] // the measured heading, unwrapped
 		for ; k < len(s.at) && s.lane[k] == b; k++ {
+			sn, cs := s.sth[k], s.cth[k]
 			if k > k0 {
-				thu += math.Remainder(s.th[k]-s.th[k-1], 2*math.Pi)
+				d := s.th[k] - s.th[k-1]
+				thu += d - 2*math.Pi*math.Round(d/(2*math.Pi))
 			}
 			if tk := s.at[k] / B; tk > t {
-				th := s.th[k]
+				// the interval's heading: halfway between the samples'
+				// (their unit vectors' mean direction)
+				hs, hc := sn, cs
 				if k > k0 {
-					th = s.th[k-1] + 0.5*math.Remainder(s.th[k]-s.th[k-1], 2*math.Pi)
+					ms, mc := s.sth[k-1]+sn, s.cth[k-1]+cs
+					if h := math.Sqrt(ms*ms + mc*mc); h > 0 {
+						hs, hc = ms/h, mc/h
+					}
 				}
 				var U [4]float64
 				for ; t < tk; t++ {
@@ -604,10 +611,9 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 						U[j] += dt * s.u[ub+j*B+b]
 					}
 				}
-				sn, cs := math.Sincos(th)
 				for j := range 4 {
-					wx := cs*bm[0][j] - sn*bm[1][j]
-					wy := sn*bm[0][j] + cs*bm[1][j]
+					wx := hc*bm[0][j] - hs*bm[1][j]
+					wy := hs*bm[0][j] + hc*bm[1][j]
 					cx += wx * U[j]
 					cy += wy * U[j]
 					ct += bm[2][j] * U[j]
@@ -616,13 +622,9 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 					at[j] -= K * bm[2][j] * U[j]
 				}
 			}
-			sn, cs := math.Sincos(s.th[k])
-			row = ax
-			add(4+b, 2, 0.5*(s.gx[k]+s.qx[k]+s.ell*sn)-cx)
-			row = ay
-			add(4+B+b, 2, 0.5*(s.gy[k]+s.qy[k]-s.ell*cs)-cy)
-			row = at
-			add(4+2*B+b, l2, thu-ct)
+			add(&ax, 4+b, 2, 0.5*(s.gx[k]+s.qx[k]+s.ell*sn)-cx)
+			add(&ay, 4+B+b, 2, 0.5*(s.gy[k]+s.qy[k]-s.ell*cs)-cy)
+			add(&at, 4+2*B+b, l2, thu-ct)
 		}
 		k0 = k
 	}
