@@ -452,8 +452,8 @@ var squaredSolver = opt.AutoSolver
 // squares over μ and the start poses with the forward-mode Jacobian,
 // returned in NetFit's terms (μ through the output biases b2 = logit(μ/MuMax)).
 // It starts from linearStart's estimate (μ from the motion with the
-// heading held at the camera's, the start poses with it; init's μ only
-// for what the runs leave undetermined, or where the estimate fails): on
+// heading held at the camera's, the start poses with it; init and the
+// first camera poses where the runs leave μ undetermined): on
 // the demo-like runs 2 iterations and 3 evaluations, all with the
 // Jacobian, ending on the gradient test, where the start at init and the
 // first camera poses took 6 and 7. Each trial point is evaluated with its
@@ -529,6 +529,14 @@ func (s *SquaredLS) Ident(x []float64) (fit.Ident, error) {
 	return id, nil
 }
 
+// linearStartDetermined is the least share of μ_j's diagonal entry in the
+// normal equations that its Cholesky pivot (squared, the start poses and
+// the μ before it eliminated) must keep for linearStart to take μ as
+// determined: on runs of three distinct commands the smallest share is
+// 0.016–0.19 (TestSquaredLinearStart), on one run of one command 8e-17
+// (TestSquaredLinearStartUndetermined).
+const linearStartDetermined = 1e-6
+
 // squaredFromInit makes identifySquaredLS start at the given μ and the
 // first camera poses, without linearStart (tests and benchmarks: the
 // optimum reached from both starts).
@@ -538,7 +546,7 @@ var squaredFromInit = false
 // the linear least-squares estimate that holds the heading at the
 // camera's: with θ given, eqs. 3–5 are linear in μ and the start pose.
 // Between consecutive camera samples of a run the heading is taken
-// constant at the mean of the two measured headings, so that at sample k
+// constant, halfway between the two measured headings, so that at sample k
 //
 //	p_k = p_0 + Σ_i R(θ̄_i)·B_xy·(U_i − K·diag(μ)·U_i),  θ_k = θ_0 + Σ_i B_θ·(U_i − K·diag(μ)·U_i)
 //
@@ -546,17 +554,18 @@ var squaredFromInit = false
 // eq. 3's K). Each sample asks p_k to equal both the measured position
 // and the position its marker point and heading give (q − ℓ·(−sin θ,
 // cos θ)), and θ_k the measured heading (unwrapped along the run), weighted
-// ℓ² as the marker rows weigh it. A small ridge λ·‖μ − μ_x‖² (λ = 1e-6 of
-// the mean diagonal of the μ block) keeps the combinations of μ the runs
-// leave undetermined (one run of one constant command: the null space of
-// its B·diag(ω_s)) at x's μ, as a fit from x leaves them. The normal
-// equations (4 + 3·runs unknowns) are solved by Cholesky; μ is kept
-// strictly inside (0, MuMax). The fit then starts in the basin of its
-// optimum instead of at the given μ: on the demo-like runs the loss at the
-// start is 0.403 instead of 862 at μ = 0.5 and the first camera poses, and
-// the fit takes 2 iterations and 3 evaluations instead of 6 and 7
-// (TestSquaredLinearStart). Where the equations are singular or their
-// solution not finite, x is left unchanged and false returned.
+// ℓ² as the marker rows weigh it. The normal equations (3·runs + 4
+// unknowns) are solved by Cholesky, μ last; μ is kept strictly inside
+// (0, MuMax). The fit then starts in the basin of its optimum instead of at
+// the given μ: on the demo-like runs the loss at the start is 0.401
+// instead of 862 at μ = 0.5 and the first camera poses, and the fit takes
+// 2 iterations and 3 evaluations instead of 6 and 7
+// (TestSquaredLinearStart). Where the runs leave a combination of μ
+// undetermined (one command: the null vector of its B·diag(ω_s); a pivot
+// of μ below linearStartDetermined of its diagonal entry), the equations
+// are singular or their solution not finite, x is left unchanged and
+// false returned: the fit starts at the given μ, as before (a fit from
+// elsewhere would end elsewhere along the undetermined direction).
 func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 	B := s.B
 	n := 4 + 3*B
@@ -564,16 +573,20 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 	K := p.K()
 	a := make([]float64, n*n+n)
 	g, rhs := a[:n*n], a[n*n:]
+	// the unknowns: the start poses (x[4:]'s order: x0, y0, θ0 of every
+	// run) at 0..3B−1, then μ at m..m+3, so that Cholesky's last four
+	// pivots are those of μ with the poses eliminated
+	m := 3 * B
 	// add one equation of weight w into g's lower triangle (what cholesky
-	// reads): row over μ, 1 in column c, target v
+	// reads): row over μ, 1 in the pose column c, target v
 	add := func(row *[4]float64, c int, w, v float64) {
 		for i := range 4 {
 			wr := w * row[i]
-			rhs[i] += wr * v
+			rhs[m+i] += wr * v
 			for j := range i + 1 {
-				g[i*n+j] += wr * row[j]
+				g[(m+i)*n+m+j] += wr * row[j]
 			}
-			g[c*n+i] += wr
+			g[(m+i)*n+c] += wr
 		}
 		g[c*n+c] += w
 		rhs[c] += w * v
@@ -622,19 +635,24 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 					at[j] -= K * bm[2][j] * U[j]
 				}
 			}
-			add(&ax, 4+b, 2, 0.5*(s.gx[k]+s.qx[k]+s.ell*sn)-cx)
-			add(&ay, 4+B+b, 2, 0.5*(s.gy[k]+s.qy[k]-s.ell*cs)-cy)
-			add(&at, 4+2*B+b, l2, thu-ct)
+			add(&ax, b, 2, 0.5*(s.gx[k]+s.qx[k]+s.ell*sn)-cx)
+			add(&ay, B+b, 2, 0.5*(s.gy[k]+s.qy[k]-s.ell*cs)-cy)
+			add(&at, 2*B+b, l2, thu-ct)
 		}
 		k0 = k
 	}
-	lambda := 1e-6 * (g[0] + g[n+1] + g[2*n+2] + g[3*n+3]) / 4
+	var diag [4]float64
 	for j := range 4 {
-		g[j*n+j] += lambda
-		rhs[j] += lambda * x[j]
+		diag[j] = g[(m+j)*n+m+j]
 	}
 	if cholesky(n, g) != nil {
 		return false
+	}
+	for j := range 4 {
+		piv := g[(m+j)*n+m+j]
+		if !(piv*piv >= linearStartDetermined*diag[j]) {
+			return false
+		}
 	}
 	cholSolve(n, g, rhs)
 	for _, v := range rhs {
@@ -643,8 +661,8 @@ func (s *SquaredLS) linearStart(p Params, x []float64) bool {
 		}
 	}
 	for j := range 4 {
-		x[j] = math.Min(math.Max(rhs[j], 1e-3), s.MuMax-1e-3)
+		x[j] = math.Min(math.Max(rhs[m+j], 1e-3), s.MuMax-1e-3)
 	}
-	copy(x[4:], rhs[4:])
+	copy(x[4:], rhs[:m])
 	return true
 }
