@@ -39,7 +39,7 @@
 //     linearised and the spline distances exact, Fit.linearStage, by
 //     Gauss–Newton steps that keep the kinks where points cross the spline
 //     (linEq8.sqp: an exact convex subproblem per step, l1QP.solve), and
-//     linearises again at its answer: 7–8 rollouts and 12–21 evaluations
+//     linearises again at its answer: 5 rollouts and 10–18 evaluations
 //     where one stage takes 152–348 evaluations, to losses 7e-7–1.6e-6
 //     lower),
 //     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an

@@ -327,10 +327,10 @@ func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
 // rule below: 1.5–4.3× fewer evaluations, at a loss equal or lower (−2e-4 …
 // −2.5e-7 relative) and μ within 0.03–0.8 σ of the one-stage answer, which
 // itself moves by ~0.4 σ with its start on this kinked loss. Now
-// (TestIdentifyStaged, TestLinearStage): 8, 7 and 7 rollouts (21, 12 and
-// 13 evaluations, all but 6, 5 and 5 on the linearised rollout) where one
-// stage takes 152, 410 and 245, at losses −4.9e-7, −1.2e-4 and −3.5e-5
-// relative to it. The first stage without the spline term needs
+// (TestIdentifyStaged, TestLinearStage): 5 rollouts each (18, 10 and 11
+// evaluations, all but 3 on the linearised rollout; the first stage from
+// SquaredLS's linear estimate, squaredFirst) where one stage takes 152, 410
+// and 245, at losses −4.9e-7, −1.2e-4 and −3.5e-5 relative to it. The first stage without the spline term needs
 // no closest-point search (the second stage's searches find eq. 8's
 // optimum from its answer all the same: in TestLinearStage's three sets,
 // the stages with it took 11, 8 and 8 rollouts and 108, 109 and 63
