@@ -777,14 +777,11 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1079,14 +1076,11 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1464,14 +1458,11 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1801,14 +1792,11 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2241,14 +2229,11 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2682,14 +2667,11 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {

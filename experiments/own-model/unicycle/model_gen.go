@@ -529,14 +529,11 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -753,14 +750,11 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1053,14 +1047,11 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1321,14 +1312,11 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1683,14 +1671,11 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2055,14 +2040,11 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
