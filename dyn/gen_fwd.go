@@ -27,11 +27,25 @@ type fgen struct {
 	dep      [][]bool // dep[i][d]: the tangent of node i in direction d may be nonzero
 	needT    []bool   // node i's tangent is read (by a result or an op that reads it)
 	depS     [][]bool // per state: its carried tangent may be nonzero
+	// Tangents that are a copy or the negation of another (−x, x − y in a
+	// direction where x's tangent is zero) get no variable of their own:
+	// alias holds them, and their readers fold the sign into a sum or an
+	// invariant coefficient (see sum), exactly: −(a·c) = a·(−c) and
+	// s − (−a) = s + a in IEEE arithmetic.
+	alias map[[2]int32]term
+	invc  map[string]bool   // the invariant coefficients (parameters, settings, invariant values, 1/b of an invariant b)
+	negc  map[string]string // an invariant coefficient's negation, declared before the loops
+	pre   *bytes.Buffer     // where emitTangent declares invariant factors
 }
 
 func newFgen(g *gen, x0, tangents bool) *fgen {
 	p := g.p
-	f := &fgen{gen: g, NP: len(p.leafOf[opParam]), S: len(p.next), x0: x0, tangents: tangents}
+	f := &fgen{gen: g, NP: len(p.leafOf[opParam]), S: len(p.next), x0: x0, tangents: tangents, invc: map[string]bool{}}
+	for i, nd := range p.nodes {
+		if g.inv[i] && nd.op != opConst {
+			f.invc[g.val(int32(i))] = true
+		}
+	}
 	if tangents {
 		f.D = f.NP
 		if x0 {
@@ -112,16 +126,95 @@ func (f *fgen) any(id int32) bool {
 }
 
 // tan is the Go expression of node id's tangent in direction d: "" when it
-// is zero, "1" for a parameter's own direction, else a variable.
+// is zero, "1" for a parameter's own direction, else a variable or the
+// negation of one (an alias).
 func (f *fgen) tan(id int32, d int) string {
+	t := f.tterm(id, d)
+	switch {
+	case t.t == "" || !t.neg:
+		return t.t
+	case t.t == "1":
+		return "-1.0"
+	}
+	return "-(" + t.t + ")"
+}
+
+// tterm is node id's tangent in direction d as a signed term: t is "" (zero),
+// "1" or a variable.
+func (f *fgen) tterm(id int32, d int) term {
 	if !f.dep[id][d] {
-		return ""
+		return term{}
 	}
-	nd := f.p.nodes[id]
-	if nd.op == opParam {
-		return "1"
+	if a, ok := f.alias[[2]int32{id, int32(d)}]; ok {
+		return a
 	}
-	return fmt.Sprintf("d%s_%d", f.val(id), d)
+	if f.p.nodes[id].op == opParam {
+		return term{t: "1"}
+	}
+	return term{t: f.tname(id, d)}
+}
+
+// tname is the variable of node id's tangent in direction d.
+func (f *fgen) tname(id int32, d int) string { return fmt.Sprintf("d%s_%d", f.val(id), d) }
+
+// tt is the term ±coef·(node id's tangent in direction d), the sign of an
+// alias folded in.
+func (f *fgen) tt(id int32, d int, coef string, neg bool) term {
+	t := f.tterm(id, d)
+	return term{t: t.t, coef: coef, neg: t.neg != neg}
+}
+
+// def declares node id's tangent in direction d as the sum ts, or makes it
+// an alias when the sum is a single term without a coefficient.
+func (f *fgen) def(w func(string, ...any), id int32, d int, ts ...term) {
+	e, a := f.sum(ts...)
+	if a != nil {
+		if f.alias == nil {
+			f.alias = map[[2]int32]term{}
+		}
+		f.alias[[2]int32{id, int32(d)}] = *a
+		return
+	}
+	w("%s := %s\n", f.tname(id, d), e)
+}
+
+// negCoef is the variable holding −c for an invariant coefficient c,
+// declared (once per kernel) before the loops.
+func (f *fgen) negCoef(c string) string {
+	if n, ok := f.negc[c]; ok {
+		return n
+	}
+	if f.negc == nil {
+		f.negc = map[string]string{}
+	}
+	n := "n" + c
+	f.negc[c] = n
+	fmt.Fprintf(f.pre, "%s := -%s\n_ = %s\n", n, c, n)
+	return n
+}
+
+// sum is sum(ts) with the signs folded where that is exact: a negated
+// term with an invariant coefficient multiplies by the coefficient's
+// negation, and of two terms the positive one goes first (−a + b = b − a).
+// A single term without a coefficient is returned as an alias.
+func (f *fgen) sum(ts ...term) (string, *term) {
+	var nz []term
+	for _, x := range ts {
+		if x.t == "" {
+			continue
+		}
+		if x.neg && x.coef != "" && f.invc[x.coef] && f.pre != nil {
+			x.neg, x.coef = false, f.negCoef(x.coef)
+		}
+		nz = append(nz, x)
+	}
+	if len(nz) == 2 && nz[0].neg && !nz[1].neg {
+		nz[0], nz[1] = nz[1], nz[0]
+	}
+	if len(nz) == 1 && nz[0].coef == "" {
+		return "", &nz[0]
+	}
+	return sum(nz...), nil
 }
 
 // orZero is a tangent expression as a value.
@@ -179,6 +272,7 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 	if !f.needT[id] || nd.op.isLeaf() {
 		return
 	}
+	f.pre = pre
 	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	v, a := f.val(id), f.val(nd.a)
 	var bb, c string
@@ -205,7 +299,11 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 	}
 	lin := func(fa, fb string) {
 		for _, d := range dirs {
-			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), coef: fa}, term{t: f.tanOf(nd, 1, d), coef: fb}))
+			tb := term{}
+			if nd.op.arity() > 1 {
+				tb = f.tt(nd.b, d, fb, false)
+			}
+			f.def(w, id, d, f.tt(nd.a, d, fa, false), tb)
 		}
 	}
 	switch nd.op {
@@ -213,11 +311,11 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 		lin("", "")
 	case opSub:
 		for _, d := range dirs {
-			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d)}, term{t: f.tan(nd.b, d), neg: true}))
+			f.def(w, id, d, f.tt(nd.a, d, "", false), f.tt(nd.b, d, "", true))
 		}
 	case opNeg:
 		for _, d := range dirs {
-			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), neg: true}))
+			f.def(w, id, d, f.tt(nd.a, d, "", true))
 		}
 	case opMul:
 		lin(bb, a)
@@ -232,6 +330,9 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 			dst = pre
 		}
 		fmt.Fprintf(dst, "fa%s := 1 / %s\n_ = fa%s\n", v, bb, v)
+		if f.inv[nd.b] {
+			f.invc["fa"+v] = true
+		}
 		fb := ""
 		if anyOf(nd.b) {
 			fb = factor("fb"+v, "-("+v+" * fa"+v+")", nd.b)
@@ -274,10 +375,10 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 		for _, d := range dirs {
 			t := f.tan(nd.a, d)
 			if t == "1" {
-				w("%s := %s\n", f.tan(id, d), fa)
+				w("%s := %s\n", f.tname(id, d), fa)
 				continue
 			}
-			w("var %s float64\nif %s != 0 {\n%s = %s * %s\n}\n", f.tan(id, d), t, f.tan(id, d), t, fa)
+			w("var %s float64\nif %s != 0 {\n%s = %s * %s\n}\n", f.tname(id, d), t, f.tname(id, d), t, fa)
 		}
 	case opTanh:
 		lin(factor("fa"+v, "1 - "+v+"*"+v, nd.a), "")
@@ -286,19 +387,19 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 	case opCopysign: // the sign operand b passes no tangent
 		fa := factor("fa"+v, "math.Copysign(1, "+a+") * math.Copysign(1, "+bb+")", nd.a)
 		for _, d := range dirs {
-			w("%s := %s\n", f.tan(id, d), sum(term{t: f.tan(nd.a, d), coef: fa}))
+			f.def(w, id, d, f.tt(nd.a, d, fa, false))
 		}
 	case opMin, opMax, opWhere, opClamp:
 		var names []string
 		for _, d := range dirs {
-			names = append(names, f.tan(id, d))
+			names = append(names, f.tname(id, d))
 		}
 		w("var %s float64\n", strings.Join(names, ", "))
 		set := func(o int32) string {
 			var s string
 			for _, d := range dirs {
 				if t := f.tan(o, d); t != "" {
-					s += fmt.Sprintf("%s = %s\n", f.tan(id, d), orZero(t))
+					s += fmt.Sprintf("%s = %s\n", f.tname(id, d), orZero(t))
 				}
 			}
 			return s
@@ -316,14 +417,6 @@ func (f *fgen) emitTangent(b, pre *bytes.Buffer, id int32) {
 	default:
 		panic(fmt.Sprintf("dyn.Generate: tangent of %v", nd.op))
 	}
-}
-
-// tanOf is the tangent of operand j (0, 1, 2) of nd in direction d.
-func (f *fgen) tanOf(nd node, j, d int) string {
-	if j >= nd.op.arity() {
-		return ""
-	}
-	return f.tan([3]int32{nd.a, nd.b, nd.c}[j], d)
 }
 
 // writeRoll writes RollFinal (D = 0) or one RollTangent variant.
@@ -386,6 +479,15 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 			}
 		}
 	}
+	// Running offsets of the stores (one bounds check per stored row):
+	// yo is (0*T+t)*n+j, jo the same times D.
+	storeJY := !f.fitRoll && !at && D > 0 && NY > 0
+	if NY > 0 {
+		w("yo, yT := j, T*n\n_, _ = yo, yT\n")
+	}
+	if storeJY {
+		w("jo, jT := j*%d, T*n*%d\n_, _ = jo, jT\n", D, D)
+	}
 	w("for t := 0; t < T; t++ {\n")
 	w("ub := t * %d * n\n_ = ub\n", U)
 	f.taken = !f.tangents // RollFinal: only the taken branches' values
@@ -399,7 +501,11 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 	}
 	w("if y != nil {\n")
 	for c, id := range p.out {
-		w("y[(%d*T+t)*n+j] = %s\n", c, f.val(id))
+		if c == 0 {
+			w("y[yo] = %s\n", f.val(id))
+		} else {
+			w("y[yo+%d*yT] = %s\n", c, f.val(id))
+		}
 	}
 	w("}\n")
 	if f.fitRoll {
@@ -408,19 +514,22 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 		w("if jy != nil {\nk := t*n + j\nif at != nil {\nk = int(at[k])\n}\nif k >= 0 {\n")
 		for c, id := range p.out {
 			w("r%d := (%d*K + k) * %d\n", c, c, D)
-			w("_ = jy[r%d+%d]\n", c, D-1)
+			w("jr%d := (*[%d]float64)(jy[r%d : r%d+%d])\n", c, D, c, c, D)
 			for d := range D {
-				w("jy[r%d+%d] = %s\n", c, d, orZero(f.tan(id, d)))
+				w("jr%d[%d] = %s\n", c, d, orZero(f.tan(id, d)))
 			}
 		}
 		w("}\n}\n")
 	} else if D > 0 && NY > 0 {
 		w("if jy != nil {\n")
 		for c, id := range p.out {
-			w("r%d := ((%d*T+t)*n + j) * %d\n", c, c, D)
-			w("_ = jy[r%d+%d]\n", c, D-1)
+			if c == 0 {
+				w("jr0 := (*[%d]float64)(jy[jo : jo+%d])\n", D, D)
+			} else {
+				w("jr%d := (*[%d]float64)(jy[jo+%d*jT : jo+%d*jT+%d])\n", c, D, c, c, D)
+			}
 			for d := range D {
-				w("jy[r%d+%d] = %s\n", c, d, orZero(f.tan(id, d)))
+				w("jr%d[%d] = %s\n", c, d, orZero(f.tan(id, d)))
 			}
 		}
 		w("}\n")
@@ -447,6 +556,12 @@ func (f *fgen) writeRoll(b *bytes.Buffer, recv, name string) {
 				w("d%s_%d = nd%d_%d\n", f.stateName(k), d, k, d)
 			}
 		}
+	}
+	if NY > 0 {
+		w("yo += n\n")
+	}
+	if storeJY {
+		w("jo += %d * n\n", D)
 	}
 	w("}\n") // time loop
 	if f.fitRoll && len(p.out) > 0 {
@@ -615,12 +730,12 @@ func (f *fgen) fitStep(b *bytes.Buffer, typeName string) {
 		return
 	}
 	if f.fitNorm {
-		w("fo := t * %d\n_ = fb[fo+%d]\n", NV, NV-1)
+		w("fo := (*[%d]float64)(fb[t*%d : t*%d+%d])\n", NV, NV, NV, NV)
 		for c, id := range p.out {
-			w("fb[fo+%d] = %s\n", c*(1+D), f.val(id))
+			w("fo[%d] = %s\n", c*(1+D), f.val(id))
 			for d := range D {
 				if t := f.tan(id, d); t != "" {
-					w("fb[fo+%d] = %s\n", c*(1+D)+1+d, orZero(t))
+					w("fo[%d] = %s\n", c*(1+D)+1+d, orZero(t))
 				}
 			}
 		}

@@ -850,6 +850,8 @@ func (kernelCalibSmoothAbs) RollFinal(n, T int, p, q, x0, u, y, xT []float64) fl
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
 		s3 := x0[3*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 4 * n
 			_ = ub
@@ -915,8 +917,8 @@ func (kernelCalibSmoothAbs) RollFinal(n, T int, p, q, x0, u, y, xT []float64) fl
 			v75 := q2 * v74
 			v76 := v68 + v75
 			if y != nil {
-				y[(0*T+t)*n+j] = v59
-				y[(1*T+t)*n+j] = v61
+				y[yo] = v59
+				y[yo+1*yT] = v61
 			}
 			cost += v76
 			ns0 := v45
@@ -927,6 +929,7 @@ func (kernelCalibSmoothAbs) RollFinal(n, T int, p, q, x0, u, y, xT []float64) fl
 			s1 = ns1
 			s2 = ns2
 			s3 = ns3
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -973,9 +976,11 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 	dv28_2 := q0
 	dv29_3 := q0
 	dv30_4 := q0
-	dv31_4 := -(dv30_4)
-	dv32_3 := -(dv29_3)
 	dv40_5 := q0
+	np0 := -p0
+	_ = np0
+	nv28 := -v28
+	_ = nv28
 	fav59 := 1 / 2.0
 	_ = fav59
 	fav61 := 1 / q1
@@ -1016,6 +1021,10 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 		var dc_3 float64
 		var dc_4 float64
 		var dc_5 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*6, T*n*6
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 4 * n
 			_ = ub
@@ -1077,26 +1086,21 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			v75 := q2 * v74
 			v76 := v68 + v75
 			dv22_1 := v21
-			dv23_1 := -(dv22_1)
 			dv24_0 := v23
-			dv24_1 := dv23_1 * p0
+			dv24_1 := dv22_1 * np0
 			dv25_0 := dv24_0 * u1
 			dv25_1 := dv24_1 * u1
-			dv26_0 := dv25_0
-			dv26_1 := dv25_1
-			dv27_0 := -(dv25_0)
-			dv27_1 := -(dv25_1)
 			dv33_0 := ds0_0 * v32
 			dv33_1 := ds0_1 * v32
 			dv33_2 := ds0_2 * v32
-			dv33_3 := ds0_3*v32 + dv32_3*s0
+			dv33_3 := ds0_3*v32 - (dv29_3 * s0)
 			dv33_4 := ds0_4 * v32
 			dv33_5 := ds0_5 * v32
 			dv34_0 := ds1_0 * v31
 			dv34_1 := ds1_1 * v31
 			dv34_2 := ds1_2 * v31
 			dv34_3 := ds1_3 * v31
-			dv34_4 := ds1_4*v31 + dv31_4*s1
+			dv34_4 := ds1_4*v31 - (dv30_4 * s1)
 			dv34_5 := ds1_5 * v31
 			dv35_0 := dv33_0 + dv34_0
 			dv35_1 := dv33_1 + dv34_1
@@ -1104,15 +1108,12 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv35_3 := dv33_3 + dv34_3
 			dv35_4 := dv33_4 + dv34_4
 			dv35_5 := dv33_5 + dv34_5
-			dv36_0 := dv26_0 * v28
-			dv36_1 := dv26_1 * v28
+			dv36_0 := dv25_0 * v28
+			dv36_1 := dv25_1 * v28
 			dv36_2 := dv28_2 * v26
 			dv37_0 := dv35_0 + dv36_0
 			dv37_1 := dv35_1 + dv36_1
 			dv37_2 := dv35_2 + dv36_2
-			dv37_3 := dv35_3
-			dv37_4 := dv35_4
-			dv37_5 := dv35_5
 			dv38_0 := ds1_0 * q0
 			dv38_1 := ds1_1 * q0
 			dv38_2 := ds1_2 * q0
@@ -1127,32 +1128,27 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv39_5 := ds0_5 + dv38_5
 			fav43 := math.Copysign(1, v40) * math.Copysign(1, v39)
 			dv43_5 := dv40_5 * fav43
-			dv44_0 := dv39_0
-			dv44_1 := dv39_1
-			dv44_2 := dv39_2
-			dv44_3 := dv39_3
-			dv44_4 := dv39_4
 			dv44_5 := dv39_5 - (dv43_5)
 			var dv45_0, dv45_1, dv45_2, dv45_3, dv45_4, dv45_5 float64
 			if !(v41 <= v40) {
-				dv45_0 = dv44_0
-				dv45_1 = dv44_1
-				dv45_2 = dv44_2
-				dv45_3 = dv44_3
-				dv45_4 = dv44_4
+				dv45_0 = dv39_0
+				dv45_1 = dv39_1
+				dv45_2 = dv39_2
+				dv45_3 = dv39_3
+				dv45_4 = dv39_4
 				dv45_5 = dv44_5
 			}
 			dv46_0 := ds2_0 * v32
 			dv46_1 := ds2_1 * v32
 			dv46_2 := ds2_2 * v32
-			dv46_3 := ds2_3*v32 + dv32_3*s2
+			dv46_3 := ds2_3*v32 - (dv29_3 * s2)
 			dv46_4 := ds2_4 * v32
 			dv46_5 := ds2_5 * v32
 			dv47_0 := ds3_0 * v31
 			dv47_1 := ds3_1 * v31
 			dv47_2 := ds3_2 * v31
 			dv47_3 := ds3_3 * v31
-			dv47_4 := ds3_4*v31 + dv31_4*s3
+			dv47_4 := ds3_4*v31 - (dv30_4 * s3)
 			dv47_5 := ds3_5 * v31
 			dv48_0 := dv46_0 + dv47_0
 			dv48_1 := dv46_1 + dv47_1
@@ -1160,15 +1156,12 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv48_3 := dv46_3 + dv47_3
 			dv48_4 := dv46_4 + dv47_4
 			dv48_5 := dv46_5 + dv47_5
-			dv49_0 := dv27_0 * v28
-			dv49_1 := dv27_1 * v28
+			dv49_0 := dv25_0 * nv28
+			dv49_1 := dv25_1 * nv28
 			dv49_2 := dv28_2 * v27
 			dv50_0 := dv48_0 + dv49_0
 			dv50_1 := dv48_1 + dv49_1
 			dv50_2 := dv48_2 + dv49_2
-			dv50_3 := dv48_3
-			dv50_4 := dv48_4
-			dv50_5 := dv48_5
 			dv51_0 := ds3_0 * q0
 			dv51_1 := ds3_1 * q0
 			dv51_2 := ds3_2 * q0
@@ -1183,19 +1176,14 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv52_5 := ds2_5 + dv51_5
 			fav55 := math.Copysign(1, v40) * math.Copysign(1, v52)
 			dv55_5 := dv40_5 * fav55
-			dv56_0 := dv52_0
-			dv56_1 := dv52_1
-			dv56_2 := dv52_2
-			dv56_3 := dv52_3
-			dv56_4 := dv52_4
 			dv56_5 := dv52_5 - (dv55_5)
 			var dv57_0, dv57_1, dv57_2, dv57_3, dv57_4, dv57_5 float64
 			if !(v53 <= v40) {
-				dv57_0 = dv56_0
-				dv57_1 = dv56_1
-				dv57_2 = dv56_2
-				dv57_3 = dv56_3
-				dv57_4 = dv56_4
+				dv57_0 = dv52_0
+				dv57_1 = dv52_1
+				dv57_2 = dv52_2
+				dv57_3 = dv52_3
+				dv57_4 = dv52_4
 				dv57_5 = dv56_5
 			}
 			dv58_0 := dv45_0 + dv57_0
@@ -1222,122 +1210,86 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv61_3 := dv60_3 * fav61
 			dv61_4 := dv60_4 * fav61
 			dv61_5 := dv60_5 * fav61
-			dv62_0 := dv59_0
-			dv62_1 := dv59_1
-			dv62_2 := dv59_2
-			dv62_3 := dv59_3
-			dv62_4 := dv59_4
-			dv62_5 := dv59_5
-			dv63_0 := dv62_0*v62 + dv62_0*v62
-			dv63_1 := dv62_1*v62 + dv62_1*v62
-			dv63_2 := dv62_2*v62 + dv62_2*v62
-			dv63_3 := dv62_3*v62 + dv62_3*v62
-			dv63_4 := dv62_4*v62 + dv62_4*v62
-			dv63_5 := dv62_5*v62 + dv62_5*v62
-			dv65_0 := dv63_0
-			dv65_1 := dv63_1
-			dv65_2 := dv63_2
-			dv65_3 := dv63_3
-			dv65_4 := dv63_4
-			dv65_5 := dv63_5
+			dv63_0 := dv59_0*v62 + dv59_0*v62
+			dv63_1 := dv59_1*v62 + dv59_1*v62
+			dv63_2 := dv59_2*v62 + dv59_2*v62
+			dv63_3 := dv59_3*v62 + dv59_3*v62
+			dv63_4 := dv59_4*v62 + dv59_4*v62
+			dv63_5 := dv59_5*v62 + dv59_5*v62
 			fav66 := 0.5 / v66
 			var dv66_0 float64
-			if dv65_0 != 0 {
-				dv66_0 = dv65_0 * fav66
+			if dv63_0 != 0 {
+				dv66_0 = dv63_0 * fav66
 			}
 			var dv66_1 float64
-			if dv65_1 != 0 {
-				dv66_1 = dv65_1 * fav66
+			if dv63_1 != 0 {
+				dv66_1 = dv63_1 * fav66
 			}
 			var dv66_2 float64
-			if dv65_2 != 0 {
-				dv66_2 = dv65_2 * fav66
+			if dv63_2 != 0 {
+				dv66_2 = dv63_2 * fav66
 			}
 			var dv66_3 float64
-			if dv65_3 != 0 {
-				dv66_3 = dv65_3 * fav66
+			if dv63_3 != 0 {
+				dv66_3 = dv63_3 * fav66
 			}
 			var dv66_4 float64
-			if dv65_4 != 0 {
-				dv66_4 = dv65_4 * fav66
+			if dv63_4 != 0 {
+				dv66_4 = dv63_4 * fav66
 			}
 			var dv66_5 float64
-			if dv65_5 != 0 {
-				dv66_5 = dv65_5 * fav66
+			if dv63_5 != 0 {
+				dv66_5 = dv63_5 * fav66
 			}
-			dv67_0 := dv66_0
-			dv67_1 := dv66_1
-			dv67_2 := dv66_2
-			dv67_3 := dv66_3
-			dv67_4 := dv66_4
-			dv67_5 := dv66_5
 			fav68 := 1 / v67
 			_ = fav68
 			fbv68 := -(v68 * fav68)
-			dv68_0 := dv63_0*fav68 + dv67_0*fbv68
-			dv68_1 := dv63_1*fav68 + dv67_1*fbv68
-			dv68_2 := dv63_2*fav68 + dv67_2*fbv68
-			dv68_3 := dv63_3*fav68 + dv67_3*fbv68
-			dv68_4 := dv63_4*fav68 + dv67_4*fbv68
-			dv68_5 := dv63_5*fav68 + dv67_5*fbv68
-			dv69_0 := dv61_0
-			dv69_1 := dv61_1
-			dv69_2 := dv61_2
-			dv69_3 := dv61_3
-			dv69_4 := dv61_4
-			dv69_5 := dv61_5
-			dv70_0 := dv69_0*v69 + dv69_0*v69
-			dv70_1 := dv69_1*v69 + dv69_1*v69
-			dv70_2 := dv69_2*v69 + dv69_2*v69
-			dv70_3 := dv69_3*v69 + dv69_3*v69
-			dv70_4 := dv69_4*v69 + dv69_4*v69
-			dv70_5 := dv69_5*v69 + dv69_5*v69
-			dv71_0 := dv70_0
-			dv71_1 := dv70_1
-			dv71_2 := dv70_2
-			dv71_3 := dv70_3
-			dv71_4 := dv70_4
-			dv71_5 := dv70_5
+			dv68_0 := dv63_0*fav68 + dv66_0*fbv68
+			dv68_1 := dv63_1*fav68 + dv66_1*fbv68
+			dv68_2 := dv63_2*fav68 + dv66_2*fbv68
+			dv68_3 := dv63_3*fav68 + dv66_3*fbv68
+			dv68_4 := dv63_4*fav68 + dv66_4*fbv68
+			dv68_5 := dv63_5*fav68 + dv66_5*fbv68
+			dv70_0 := dv61_0*v69 + dv61_0*v69
+			dv70_1 := dv61_1*v69 + dv61_1*v69
+			dv70_2 := dv61_2*v69 + dv61_2*v69
+			dv70_3 := dv61_3*v69 + dv61_3*v69
+			dv70_4 := dv61_4*v69 + dv61_4*v69
+			dv70_5 := dv61_5*v69 + dv61_5*v69
 			fav72 := 0.5 / v72
 			var dv72_0 float64
-			if dv71_0 != 0 {
-				dv72_0 = dv71_0 * fav72
+			if dv70_0 != 0 {
+				dv72_0 = dv70_0 * fav72
 			}
 			var dv72_1 float64
-			if dv71_1 != 0 {
-				dv72_1 = dv71_1 * fav72
+			if dv70_1 != 0 {
+				dv72_1 = dv70_1 * fav72
 			}
 			var dv72_2 float64
-			if dv71_2 != 0 {
-				dv72_2 = dv71_2 * fav72
+			if dv70_2 != 0 {
+				dv72_2 = dv70_2 * fav72
 			}
 			var dv72_3 float64
-			if dv71_3 != 0 {
-				dv72_3 = dv71_3 * fav72
+			if dv70_3 != 0 {
+				dv72_3 = dv70_3 * fav72
 			}
 			var dv72_4 float64
-			if dv71_4 != 0 {
-				dv72_4 = dv71_4 * fav72
+			if dv70_4 != 0 {
+				dv72_4 = dv70_4 * fav72
 			}
 			var dv72_5 float64
-			if dv71_5 != 0 {
-				dv72_5 = dv71_5 * fav72
+			if dv70_5 != 0 {
+				dv72_5 = dv70_5 * fav72
 			}
-			dv73_0 := dv72_0
-			dv73_1 := dv72_1
-			dv73_2 := dv72_2
-			dv73_3 := dv72_3
-			dv73_4 := dv72_4
-			dv73_5 := dv72_5
 			fav74 := 1 / v73
 			_ = fav74
 			fbv74 := -(v74 * fav74)
-			dv74_0 := dv70_0*fav74 + dv73_0*fbv74
-			dv74_1 := dv70_1*fav74 + dv73_1*fbv74
-			dv74_2 := dv70_2*fav74 + dv73_2*fbv74
-			dv74_3 := dv70_3*fav74 + dv73_3*fbv74
-			dv74_4 := dv70_4*fav74 + dv73_4*fbv74
-			dv74_5 := dv70_5*fav74 + dv73_5*fbv74
+			dv74_0 := dv70_0*fav74 + dv72_0*fbv74
+			dv74_1 := dv70_1*fav74 + dv72_1*fbv74
+			dv74_2 := dv70_2*fav74 + dv72_2*fbv74
+			dv74_3 := dv70_3*fav74 + dv72_3*fbv74
+			dv74_4 := dv70_4*fav74 + dv72_4*fbv74
+			dv74_5 := dv70_5*fav74 + dv72_5*fbv74
 			dv75_0 := dv74_0 * q2
 			dv75_1 := dv74_1 * q2
 			dv75_2 := dv74_2 * q2
@@ -1351,26 +1303,24 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			dv76_4 := dv68_4 + dv75_4
 			dv76_5 := dv68_5 + dv75_5
 			if y != nil {
-				y[(0*T+t)*n+j] = v59
-				y[(1*T+t)*n+j] = v61
+				y[yo] = v59
+				y[yo+1*yT] = v61
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 6
-				_ = jy[r0+5]
-				jy[r0+0] = dv59_0
-				jy[r0+1] = dv59_1
-				jy[r0+2] = dv59_2
-				jy[r0+3] = dv59_3
-				jy[r0+4] = dv59_4
-				jy[r0+5] = dv59_5
-				r1 := ((1*T+t)*n + j) * 6
-				_ = jy[r1+5]
-				jy[r1+0] = dv61_0
-				jy[r1+1] = dv61_1
-				jy[r1+2] = dv61_2
-				jy[r1+3] = dv61_3
-				jy[r1+4] = dv61_4
-				jy[r1+5] = dv61_5
+				jr0 := (*[6]float64)(jy[jo : jo+6])
+				jr0[0] = dv59_0
+				jr0[1] = dv59_1
+				jr0[2] = dv59_2
+				jr0[3] = dv59_3
+				jr0[4] = dv59_4
+				jr0[5] = dv59_5
+				jr1 := (*[6]float64)(jy[jo+1*jT : jo+1*jT+6])
+				jr1[0] = dv61_0
+				jr1[1] = dv61_1
+				jr1[2] = dv61_2
+				jr1[3] = dv61_3
+				jr1[4] = dv61_4
+				jr1[5] = dv61_5
 			}
 			cost += v76
 			dc_0 += dv76_0
@@ -1390,9 +1340,9 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			nd1_0 := dv37_0
 			nd1_1 := dv37_1
 			nd1_2 := dv37_2
-			nd1_3 := dv37_3
-			nd1_4 := dv37_4
-			nd1_5 := dv37_5
+			nd1_3 := dv35_3
+			nd1_4 := dv35_4
+			nd1_5 := dv35_5
 			ns2 := v57
 			nd2_0 := dv57_0
 			nd2_1 := dv57_1
@@ -1404,9 +1354,9 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			nd3_0 := dv50_0
 			nd3_1 := dv50_1
 			nd3_2 := dv50_2
-			nd3_3 := dv50_3
-			nd3_4 := dv50_4
-			nd3_5 := dv50_5
+			nd3_3 := dv48_3
+			nd3_4 := dv48_4
+			nd3_5 := dv48_5
 			s0 = ns0
 			ds0_0 = nd0_0
 			ds0_1 = nd0_1
@@ -1435,6 +1385,8 @@ func (kernelCalibSmoothAbs) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, 
 			ds3_3 = nd3_3
 			ds3_4 = nd3_4
 			ds3_5 = nd3_5
+			yo += n
+			jo += 6 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -1510,13 +1462,17 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 	dv28_2 := q0
 	dv29_3 := q0
 	dv30_4 := q0
-	dv31_4 := -(dv30_4)
-	dv32_3 := -(dv29_3)
 	dv40_5 := q0
+	np0 := -p0
+	_ = np0
+	nv28 := -v28
+	_ = nv28
 	fav59 := 1 / 2.0
 	_ = fav59
 	fav61 := 1 / q1
 	_ = fav61
+	nfav61 := -fav61
+	_ = nfav61
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1565,6 +1521,10 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 		var dc_7 float64
 		var dc_8 float64
 		var dc_9 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*10, T*n*10
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 4 * n
 			_ = ub
@@ -1626,19 +1586,14 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			v75 := q2 * v74
 			v76 := v68 + v75
 			dv22_1 := v21
-			dv23_1 := -(dv22_1)
 			dv24_0 := v23
-			dv24_1 := dv23_1 * p0
+			dv24_1 := dv22_1 * np0
 			dv25_0 := dv24_0 * u1
 			dv25_1 := dv24_1 * u1
-			dv26_0 := dv25_0
-			dv26_1 := dv25_1
-			dv27_0 := -(dv25_0)
-			dv27_1 := -(dv25_1)
 			dv33_0 := ds0_0 * v32
 			dv33_1 := ds0_1 * v32
 			dv33_2 := ds0_2 * v32
-			dv33_3 := ds0_3*v32 + dv32_3*s0
+			dv33_3 := ds0_3*v32 - (dv29_3 * s0)
 			dv33_4 := ds0_4 * v32
 			dv33_5 := ds0_5 * v32
 			dv33_6 := ds0_6 * v32
@@ -1647,7 +1602,7 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv34_1 := ds1_1 * v31
 			dv34_2 := ds1_2 * v31
 			dv34_3 := ds1_3 * v31
-			dv34_4 := ds1_4*v31 + dv31_4*s1
+			dv34_4 := ds1_4*v31 - (dv30_4 * s1)
 			dv34_5 := ds1_5 * v31
 			dv34_6 := ds1_6 * v31
 			dv34_7 := ds1_7 * v31
@@ -1659,17 +1614,12 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv35_5 := dv33_5 + dv34_5
 			dv35_6 := dv33_6 + dv34_6
 			dv35_7 := dv33_7 + dv34_7
-			dv36_0 := dv26_0 * v28
-			dv36_1 := dv26_1 * v28
+			dv36_0 := dv25_0 * v28
+			dv36_1 := dv25_1 * v28
 			dv36_2 := dv28_2 * v26
 			dv37_0 := dv35_0 + dv36_0
 			dv37_1 := dv35_1 + dv36_1
 			dv37_2 := dv35_2 + dv36_2
-			dv37_3 := dv35_3
-			dv37_4 := dv35_4
-			dv37_5 := dv35_5
-			dv37_6 := dv35_6
-			dv37_7 := dv35_7
 			dv38_0 := ds1_0 * q0
 			dv38_1 := ds1_1 * q0
 			dv38_2 := ds1_2 * q0
@@ -1688,29 +1638,22 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv39_7 := ds0_7 + dv38_7
 			fav43 := math.Copysign(1, v40) * math.Copysign(1, v39)
 			dv43_5 := dv40_5 * fav43
-			dv44_0 := dv39_0
-			dv44_1 := dv39_1
-			dv44_2 := dv39_2
-			dv44_3 := dv39_3
-			dv44_4 := dv39_4
 			dv44_5 := dv39_5 - (dv43_5)
-			dv44_6 := dv39_6
-			dv44_7 := dv39_7
 			var dv45_0, dv45_1, dv45_2, dv45_3, dv45_4, dv45_5, dv45_6, dv45_7 float64
 			if !(v41 <= v40) {
-				dv45_0 = dv44_0
-				dv45_1 = dv44_1
-				dv45_2 = dv44_2
-				dv45_3 = dv44_3
-				dv45_4 = dv44_4
+				dv45_0 = dv39_0
+				dv45_1 = dv39_1
+				dv45_2 = dv39_2
+				dv45_3 = dv39_3
+				dv45_4 = dv39_4
 				dv45_5 = dv44_5
-				dv45_6 = dv44_6
-				dv45_7 = dv44_7
+				dv45_6 = dv39_6
+				dv45_7 = dv39_7
 			}
 			dv46_0 := ds2_0 * v32
 			dv46_1 := ds2_1 * v32
 			dv46_2 := ds2_2 * v32
-			dv46_3 := ds2_3*v32 + dv32_3*s2
+			dv46_3 := ds2_3*v32 - (dv29_3 * s2)
 			dv46_4 := ds2_4 * v32
 			dv46_5 := ds2_5 * v32
 			dv46_8 := ds2_8 * v32
@@ -1719,7 +1662,7 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv47_1 := ds3_1 * v31
 			dv47_2 := ds3_2 * v31
 			dv47_3 := ds3_3 * v31
-			dv47_4 := ds3_4*v31 + dv31_4*s3
+			dv47_4 := ds3_4*v31 - (dv30_4 * s3)
 			dv47_5 := ds3_5 * v31
 			dv47_8 := ds3_8 * v31
 			dv47_9 := ds3_9 * v31
@@ -1731,17 +1674,12 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv48_5 := dv46_5 + dv47_5
 			dv48_8 := dv46_8 + dv47_8
 			dv48_9 := dv46_9 + dv47_9
-			dv49_0 := dv27_0 * v28
-			dv49_1 := dv27_1 * v28
+			dv49_0 := dv25_0 * nv28
+			dv49_1 := dv25_1 * nv28
 			dv49_2 := dv28_2 * v27
 			dv50_0 := dv48_0 + dv49_0
 			dv50_1 := dv48_1 + dv49_1
 			dv50_2 := dv48_2 + dv49_2
-			dv50_3 := dv48_3
-			dv50_4 := dv48_4
-			dv50_5 := dv48_5
-			dv50_8 := dv48_8
-			dv50_9 := dv48_9
 			dv51_0 := ds3_0 * q0
 			dv51_1 := ds3_1 * q0
 			dv51_2 := ds3_2 * q0
@@ -1760,24 +1698,17 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv52_9 := ds2_9 + dv51_9
 			fav55 := math.Copysign(1, v40) * math.Copysign(1, v52)
 			dv55_5 := dv40_5 * fav55
-			dv56_0 := dv52_0
-			dv56_1 := dv52_1
-			dv56_2 := dv52_2
-			dv56_3 := dv52_3
-			dv56_4 := dv52_4
 			dv56_5 := dv52_5 - (dv55_5)
-			dv56_8 := dv52_8
-			dv56_9 := dv52_9
 			var dv57_0, dv57_1, dv57_2, dv57_3, dv57_4, dv57_5, dv57_8, dv57_9 float64
 			if !(v53 <= v40) {
-				dv57_0 = dv56_0
-				dv57_1 = dv56_1
-				dv57_2 = dv56_2
-				dv57_3 = dv56_3
-				dv57_4 = dv56_4
+				dv57_0 = dv52_0
+				dv57_1 = dv52_1
+				dv57_2 = dv52_2
+				dv57_3 = dv52_3
+				dv57_4 = dv52_4
 				dv57_5 = dv56_5
-				dv57_8 = dv56_8
-				dv57_9 = dv56_9
+				dv57_8 = dv52_8
+				dv57_9 = dv52_9
 			}
 			dv58_0 := dv45_0 + dv57_0
 			dv58_1 := dv45_1 + dv57_1
@@ -1785,228 +1716,160 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv58_3 := dv45_3 + dv57_3
 			dv58_4 := dv45_4 + dv57_4
 			dv58_5 := dv45_5 + dv57_5
-			dv58_6 := dv45_6
-			dv58_7 := dv45_7
-			dv58_8 := dv57_8
-			dv58_9 := dv57_9
 			dv59_0 := dv58_0 * fav59
 			dv59_1 := dv58_1 * fav59
 			dv59_2 := dv58_2 * fav59
 			dv59_3 := dv58_3 * fav59
 			dv59_4 := dv58_4 * fav59
 			dv59_5 := dv58_5 * fav59
-			dv59_6 := dv58_6 * fav59
-			dv59_7 := dv58_7 * fav59
-			dv59_8 := dv58_8 * fav59
-			dv59_9 := dv58_9 * fav59
+			dv59_6 := dv45_6 * fav59
+			dv59_7 := dv45_7 * fav59
+			dv59_8 := dv57_8 * fav59
+			dv59_9 := dv57_9 * fav59
 			dv60_0 := dv45_0 - (dv57_0)
 			dv60_1 := dv45_1 - (dv57_1)
 			dv60_2 := dv45_2 - (dv57_2)
 			dv60_3 := dv45_3 - (dv57_3)
 			dv60_4 := dv45_4 - (dv57_4)
 			dv60_5 := dv45_5 - (dv57_5)
-			dv60_6 := dv45_6
-			dv60_7 := dv45_7
-			dv60_8 := -(dv57_8)
-			dv60_9 := -(dv57_9)
 			dv61_0 := dv60_0 * fav61
 			dv61_1 := dv60_1 * fav61
 			dv61_2 := dv60_2 * fav61
 			dv61_3 := dv60_3 * fav61
 			dv61_4 := dv60_4 * fav61
 			dv61_5 := dv60_5 * fav61
-			dv61_6 := dv60_6 * fav61
-			dv61_7 := dv60_7 * fav61
-			dv61_8 := dv60_8 * fav61
-			dv61_9 := dv60_9 * fav61
-			dv62_0 := dv59_0
-			dv62_1 := dv59_1
-			dv62_2 := dv59_2
-			dv62_3 := dv59_3
-			dv62_4 := dv59_4
-			dv62_5 := dv59_5
-			dv62_6 := dv59_6
-			dv62_7 := dv59_7
-			dv62_8 := dv59_8
-			dv62_9 := dv59_9
-			dv63_0 := dv62_0*v62 + dv62_0*v62
-			dv63_1 := dv62_1*v62 + dv62_1*v62
-			dv63_2 := dv62_2*v62 + dv62_2*v62
-			dv63_3 := dv62_3*v62 + dv62_3*v62
-			dv63_4 := dv62_4*v62 + dv62_4*v62
-			dv63_5 := dv62_5*v62 + dv62_5*v62
-			dv63_6 := dv62_6*v62 + dv62_6*v62
-			dv63_7 := dv62_7*v62 + dv62_7*v62
-			dv63_8 := dv62_8*v62 + dv62_8*v62
-			dv63_9 := dv62_9*v62 + dv62_9*v62
-			dv65_0 := dv63_0
-			dv65_1 := dv63_1
-			dv65_2 := dv63_2
-			dv65_3 := dv63_3
-			dv65_4 := dv63_4
-			dv65_5 := dv63_5
-			dv65_6 := dv63_6
-			dv65_7 := dv63_7
-			dv65_8 := dv63_8
-			dv65_9 := dv63_9
+			dv61_6 := dv45_6 * fav61
+			dv61_7 := dv45_7 * fav61
+			dv61_8 := dv57_8 * nfav61
+			dv61_9 := dv57_9 * nfav61
+			dv63_0 := dv59_0*v62 + dv59_0*v62
+			dv63_1 := dv59_1*v62 + dv59_1*v62
+			dv63_2 := dv59_2*v62 + dv59_2*v62
+			dv63_3 := dv59_3*v62 + dv59_3*v62
+			dv63_4 := dv59_4*v62 + dv59_4*v62
+			dv63_5 := dv59_5*v62 + dv59_5*v62
+			dv63_6 := dv59_6*v62 + dv59_6*v62
+			dv63_7 := dv59_7*v62 + dv59_7*v62
+			dv63_8 := dv59_8*v62 + dv59_8*v62
+			dv63_9 := dv59_9*v62 + dv59_9*v62
 			fav66 := 0.5 / v66
 			var dv66_0 float64
-			if dv65_0 != 0 {
-				dv66_0 = dv65_0 * fav66
+			if dv63_0 != 0 {
+				dv66_0 = dv63_0 * fav66
 			}
 			var dv66_1 float64
-			if dv65_1 != 0 {
-				dv66_1 = dv65_1 * fav66
+			if dv63_1 != 0 {
+				dv66_1 = dv63_1 * fav66
 			}
 			var dv66_2 float64
-			if dv65_2 != 0 {
-				dv66_2 = dv65_2 * fav66
+			if dv63_2 != 0 {
+				dv66_2 = dv63_2 * fav66
 			}
 			var dv66_3 float64
-			if dv65_3 != 0 {
-				dv66_3 = dv65_3 * fav66
+			if dv63_3 != 0 {
+				dv66_3 = dv63_3 * fav66
 			}
 			var dv66_4 float64
-			if dv65_4 != 0 {
-				dv66_4 = dv65_4 * fav66
+			if dv63_4 != 0 {
+				dv66_4 = dv63_4 * fav66
 			}
 			var dv66_5 float64
-			if dv65_5 != 0 {
-				dv66_5 = dv65_5 * fav66
+			if dv63_5 != 0 {
+				dv66_5 = dv63_5 * fav66
 			}
 			var dv66_6 float64
-			if dv65_6 != 0 {
-				dv66_6 = dv65_6 * fav66
+			if dv63_6 != 0 {
+				dv66_6 = dv63_6 * fav66
 			}
 			var dv66_7 float64
-			if dv65_7 != 0 {
-				dv66_7 = dv65_7 * fav66
+			if dv63_7 != 0 {
+				dv66_7 = dv63_7 * fav66
 			}
 			var dv66_8 float64
-			if dv65_8 != 0 {
-				dv66_8 = dv65_8 * fav66
+			if dv63_8 != 0 {
+				dv66_8 = dv63_8 * fav66
 			}
 			var dv66_9 float64
-			if dv65_9 != 0 {
-				dv66_9 = dv65_9 * fav66
+			if dv63_9 != 0 {
+				dv66_9 = dv63_9 * fav66
 			}
-			dv67_0 := dv66_0
-			dv67_1 := dv66_1
-			dv67_2 := dv66_2
-			dv67_3 := dv66_3
-			dv67_4 := dv66_4
-			dv67_5 := dv66_5
-			dv67_6 := dv66_6
-			dv67_7 := dv66_7
-			dv67_8 := dv66_8
-			dv67_9 := dv66_9
 			fav68 := 1 / v67
 			_ = fav68
 			fbv68 := -(v68 * fav68)
-			dv68_0 := dv63_0*fav68 + dv67_0*fbv68
-			dv68_1 := dv63_1*fav68 + dv67_1*fbv68
-			dv68_2 := dv63_2*fav68 + dv67_2*fbv68
-			dv68_3 := dv63_3*fav68 + dv67_3*fbv68
-			dv68_4 := dv63_4*fav68 + dv67_4*fbv68
-			dv68_5 := dv63_5*fav68 + dv67_5*fbv68
-			dv68_6 := dv63_6*fav68 + dv67_6*fbv68
-			dv68_7 := dv63_7*fav68 + dv67_7*fbv68
-			dv68_8 := dv63_8*fav68 + dv67_8*fbv68
-			dv68_9 := dv63_9*fav68 + dv67_9*fbv68
-			dv69_0 := dv61_0
-			dv69_1 := dv61_1
-			dv69_2 := dv61_2
-			dv69_3 := dv61_3
-			dv69_4 := dv61_4
-			dv69_5 := dv61_5
-			dv69_6 := dv61_6
-			dv69_7 := dv61_7
-			dv69_8 := dv61_8
-			dv69_9 := dv61_9
-			dv70_0 := dv69_0*v69 + dv69_0*v69
-			dv70_1 := dv69_1*v69 + dv69_1*v69
-			dv70_2 := dv69_2*v69 + dv69_2*v69
-			dv70_3 := dv69_3*v69 + dv69_3*v69
-			dv70_4 := dv69_4*v69 + dv69_4*v69
-			dv70_5 := dv69_5*v69 + dv69_5*v69
-			dv70_6 := dv69_6*v69 + dv69_6*v69
-			dv70_7 := dv69_7*v69 + dv69_7*v69
-			dv70_8 := dv69_8*v69 + dv69_8*v69
-			dv70_9 := dv69_9*v69 + dv69_9*v69
-			dv71_0 := dv70_0
-			dv71_1 := dv70_1
-			dv71_2 := dv70_2
-			dv71_3 := dv70_3
-			dv71_4 := dv70_4
-			dv71_5 := dv70_5
-			dv71_6 := dv70_6
-			dv71_7 := dv70_7
-			dv71_8 := dv70_8
-			dv71_9 := dv70_9
+			dv68_0 := dv63_0*fav68 + dv66_0*fbv68
+			dv68_1 := dv63_1*fav68 + dv66_1*fbv68
+			dv68_2 := dv63_2*fav68 + dv66_2*fbv68
+			dv68_3 := dv63_3*fav68 + dv66_3*fbv68
+			dv68_4 := dv63_4*fav68 + dv66_4*fbv68
+			dv68_5 := dv63_5*fav68 + dv66_5*fbv68
+			dv68_6 := dv63_6*fav68 + dv66_6*fbv68
+			dv68_7 := dv63_7*fav68 + dv66_7*fbv68
+			dv68_8 := dv63_8*fav68 + dv66_8*fbv68
+			dv68_9 := dv63_9*fav68 + dv66_9*fbv68
+			dv70_0 := dv61_0*v69 + dv61_0*v69
+			dv70_1 := dv61_1*v69 + dv61_1*v69
+			dv70_2 := dv61_2*v69 + dv61_2*v69
+			dv70_3 := dv61_3*v69 + dv61_3*v69
+			dv70_4 := dv61_4*v69 + dv61_4*v69
+			dv70_5 := dv61_5*v69 + dv61_5*v69
+			dv70_6 := dv61_6*v69 + dv61_6*v69
+			dv70_7 := dv61_7*v69 + dv61_7*v69
+			dv70_8 := dv61_8*v69 + dv61_8*v69
+			dv70_9 := dv61_9*v69 + dv61_9*v69
 			fav72 := 0.5 / v72
 			var dv72_0 float64
-			if dv71_0 != 0 {
-				dv72_0 = dv71_0 * fav72
+			if dv70_0 != 0 {
+				dv72_0 = dv70_0 * fav72
 			}
 			var dv72_1 float64
-			if dv71_1 != 0 {
-				dv72_1 = dv71_1 * fav72
+			if dv70_1 != 0 {
+				dv72_1 = dv70_1 * fav72
 			}
 			var dv72_2 float64
-			if dv71_2 != 0 {
-				dv72_2 = dv71_2 * fav72
+			if dv70_2 != 0 {
+				dv72_2 = dv70_2 * fav72
 			}
 			var dv72_3 float64
-			if dv71_3 != 0 {
-				dv72_3 = dv71_3 * fav72
+			if dv70_3 != 0 {
+				dv72_3 = dv70_3 * fav72
 			}
 			var dv72_4 float64
-			if dv71_4 != 0 {
-				dv72_4 = dv71_4 * fav72
+			if dv70_4 != 0 {
+				dv72_4 = dv70_4 * fav72
 			}
 			var dv72_5 float64
-			if dv71_5 != 0 {
-				dv72_5 = dv71_5 * fav72
+			if dv70_5 != 0 {
+				dv72_5 = dv70_5 * fav72
 			}
 			var dv72_6 float64
-			if dv71_6 != 0 {
-				dv72_6 = dv71_6 * fav72
+			if dv70_6 != 0 {
+				dv72_6 = dv70_6 * fav72
 			}
 			var dv72_7 float64
-			if dv71_7 != 0 {
-				dv72_7 = dv71_7 * fav72
+			if dv70_7 != 0 {
+				dv72_7 = dv70_7 * fav72
 			}
 			var dv72_8 float64
-			if dv71_8 != 0 {
-				dv72_8 = dv71_8 * fav72
+			if dv70_8 != 0 {
+				dv72_8 = dv70_8 * fav72
 			}
 			var dv72_9 float64
-			if dv71_9 != 0 {
-				dv72_9 = dv71_9 * fav72
+			if dv70_9 != 0 {
+				dv72_9 = dv70_9 * fav72
 			}
-			dv73_0 := dv72_0
-			dv73_1 := dv72_1
-			dv73_2 := dv72_2
-			dv73_3 := dv72_3
-			dv73_4 := dv72_4
-			dv73_5 := dv72_5
-			dv73_6 := dv72_6
-			dv73_7 := dv72_7
-			dv73_8 := dv72_8
-			dv73_9 := dv72_9
 			fav74 := 1 / v73
 			_ = fav74
 			fbv74 := -(v74 * fav74)
-			dv74_0 := dv70_0*fav74 + dv73_0*fbv74
-			dv74_1 := dv70_1*fav74 + dv73_1*fbv74
-			dv74_2 := dv70_2*fav74 + dv73_2*fbv74
-			dv74_3 := dv70_3*fav74 + dv73_3*fbv74
-			dv74_4 := dv70_4*fav74 + dv73_4*fbv74
-			dv74_5 := dv70_5*fav74 + dv73_5*fbv74
-			dv74_6 := dv70_6*fav74 + dv73_6*fbv74
-			dv74_7 := dv70_7*fav74 + dv73_7*fbv74
-			dv74_8 := dv70_8*fav74 + dv73_8*fbv74
-			dv74_9 := dv70_9*fav74 + dv73_9*fbv74
+			dv74_0 := dv70_0*fav74 + dv72_0*fbv74
+			dv74_1 := dv70_1*fav74 + dv72_1*fbv74
+			dv74_2 := dv70_2*fav74 + dv72_2*fbv74
+			dv74_3 := dv70_3*fav74 + dv72_3*fbv74
+			dv74_4 := dv70_4*fav74 + dv72_4*fbv74
+			dv74_5 := dv70_5*fav74 + dv72_5*fbv74
+			dv74_6 := dv70_6*fav74 + dv72_6*fbv74
+			dv74_7 := dv70_7*fav74 + dv72_7*fbv74
+			dv74_8 := dv70_8*fav74 + dv72_8*fbv74
+			dv74_9 := dv70_9*fav74 + dv72_9*fbv74
 			dv75_0 := dv74_0 * q2
 			dv75_1 := dv74_1 * q2
 			dv75_2 := dv74_2 * q2
@@ -2028,34 +1891,32 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			dv76_8 := dv68_8 + dv75_8
 			dv76_9 := dv68_9 + dv75_9
 			if y != nil {
-				y[(0*T+t)*n+j] = v59
-				y[(1*T+t)*n+j] = v61
+				y[yo] = v59
+				y[yo+1*yT] = v61
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 10
-				_ = jy[r0+9]
-				jy[r0+0] = dv59_0
-				jy[r0+1] = dv59_1
-				jy[r0+2] = dv59_2
-				jy[r0+3] = dv59_3
-				jy[r0+4] = dv59_4
-				jy[r0+5] = dv59_5
-				jy[r0+6] = dv59_6
-				jy[r0+7] = dv59_7
-				jy[r0+8] = dv59_8
-				jy[r0+9] = dv59_9
-				r1 := ((1*T+t)*n + j) * 10
-				_ = jy[r1+9]
-				jy[r1+0] = dv61_0
-				jy[r1+1] = dv61_1
-				jy[r1+2] = dv61_2
-				jy[r1+3] = dv61_3
-				jy[r1+4] = dv61_4
-				jy[r1+5] = dv61_5
-				jy[r1+6] = dv61_6
-				jy[r1+7] = dv61_7
-				jy[r1+8] = dv61_8
-				jy[r1+9] = dv61_9
+				jr0 := (*[10]float64)(jy[jo : jo+10])
+				jr0[0] = dv59_0
+				jr0[1] = dv59_1
+				jr0[2] = dv59_2
+				jr0[3] = dv59_3
+				jr0[4] = dv59_4
+				jr0[5] = dv59_5
+				jr0[6] = dv59_6
+				jr0[7] = dv59_7
+				jr0[8] = dv59_8
+				jr0[9] = dv59_9
+				jr1 := (*[10]float64)(jy[jo+1*jT : jo+1*jT+10])
+				jr1[0] = dv61_0
+				jr1[1] = dv61_1
+				jr1[2] = dv61_2
+				jr1[3] = dv61_3
+				jr1[4] = dv61_4
+				jr1[5] = dv61_5
+				jr1[6] = dv61_6
+				jr1[7] = dv61_7
+				jr1[8] = dv61_8
+				jr1[9] = dv61_9
 			}
 			cost += v76
 			dc_0 += dv76_0
@@ -2081,11 +1942,11 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			nd1_0 := dv37_0
 			nd1_1 := dv37_1
 			nd1_2 := dv37_2
-			nd1_3 := dv37_3
-			nd1_4 := dv37_4
-			nd1_5 := dv37_5
-			nd1_6 := dv37_6
-			nd1_7 := dv37_7
+			nd1_3 := dv35_3
+			nd1_4 := dv35_4
+			nd1_5 := dv35_5
+			nd1_6 := dv35_6
+			nd1_7 := dv35_7
 			ns2 := v57
 			nd2_0 := dv57_0
 			nd2_1 := dv57_1
@@ -2099,11 +1960,11 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			nd3_0 := dv50_0
 			nd3_1 := dv50_1
 			nd3_2 := dv50_2
-			nd3_3 := dv50_3
-			nd3_4 := dv50_4
-			nd3_5 := dv50_5
-			nd3_8 := dv50_8
-			nd3_9 := dv50_9
+			nd3_3 := dv48_3
+			nd3_4 := dv48_4
+			nd3_5 := dv48_5
+			nd3_8 := dv48_8
+			nd3_9 := dv48_9
 			s0 = ns0
 			ds0_0 = nd0_0
 			ds0_1 = nd0_1
@@ -2140,6 +2001,8 @@ func (kernelCalibSmoothAbs) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT,
 			ds3_5 = nd3_5
 			ds3_8 = nd3_8
 			ds3_9 = nd3_9
+			yo += n
+			jo += 10 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

@@ -3945,6 +3945,8 @@ func (kernelExperimentalStep) RollFinal(n, T int, p, q, x0, u, y, xT []float64) 
 		s3 := x0[3*n+j]
 		s4 := x0[4*n+j]
 		s5 := x0[5*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 5 * n
 			_ = ub
@@ -4402,8 +4404,8 @@ func (kernelExperimentalStep) RollFinal(n, T int, p, q, x0, u, y, xT []float64) 
 			v362 := v359 + v361
 			v363 := u4 * v362
 			if y != nil {
-				y[(0*T+t)*n+j] = v169
-				y[(1*T+t)*n+j] = v324
+				y[yo] = v169
+				y[yo+1*yT] = v324
 			}
 			cost += v363
 			ns0 := v108
@@ -4418,6 +4420,7 @@ func (kernelExperimentalStep) RollFinal(n, T int, p, q, x0, u, y, xT []float64) 
 			s3 = ns3
 			s4 = ns4
 			s5 = ns5
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -4496,58 +4499,88 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 	_ = v272
 	_ = v273
 	_ = v275
-	dv34_0 := -(1.0)
 	fav109 := 1 / p3
 	_ = fav109
 	fbv109 := -(v109 * fav109)
 	dv109_3 := fbv109
-	dv110_3 := -(dv109_3)
-	dv111_3 := dv110_3 * v111
-	dv113_3 := -(dv111_3)
-	dv201_6 := -(1.0)
+	nv111 := -v111
+	_ = nv111
+	dv111_3 := dv109_3 * nv111
 	fav271 := 1 / p9
 	_ = fav271
 	fbv271 := -(v271 * fav271)
 	dv271_9 := fbv271
-	dv272_9 := -(dv271_9)
-	dv273_9 := dv272_9 * v273
-	dv275_9 := -(dv273_9)
+	nv273 := -v273
+	_ = nv273
+	dv273_9 := dv271_9 * nv273
 	fav49 := 1 / v38
 	_ = fav49
+	nfav49 := -fav49
+	_ = nfav49
 	fav56 := 1 / v38
 	_ = fav56
+	nfav56 := -fav56
+	_ = nfav56
 	fav66 := 1 / v65
 	_ = fav66
+	np2 := -p2
+	_ = np2
+	np1 := -p1
+	_ = np1
 	fav94 := 1 / v38
 	_ = fav94
+	nfav94 := -fav94
+	_ = nfav94
 	fav101 := 1 / v38
 	_ = fav101
+	nfav101 := -fav101
+	_ = nfav101
 	fav117 := 1 / q0
 	_ = fav117
 	fav137 := 1 / v65
 	_ = fav137
+	nfav137 := -fav137
+	_ = nfav137
 	fav159 := 1 / v65
 	_ = fav159
+	nfav159 := -fav159
+	_ = nfav159
 	fav180 := 1 / v65
 	_ = fav180
 	fav189 := 1 / v65
 	_ = fav189
 	fav212 := 1 / v38
 	_ = fav212
+	nfav212 := -fav212
+	_ = nfav212
 	fav219 := 1 / v38
 	_ = fav219
+	nfav219 := -fav219
+	_ = nfav219
 	fav228 := 1 / v65
 	_ = fav228
+	np8 := -p8
+	_ = np8
+	np7 := -p7
+	_ = np7
 	fav256 := 1 / v38
 	_ = fav256
+	nfav256 := -fav256
+	_ = nfav256
 	fav263 := 1 / v38
 	_ = fav263
+	nfav263 := -fav263
+	_ = nfav263
 	fav279 := 1 / q0
 	_ = fav279
 	fav293 := 1 / v65
 	_ = fav293
+	nfav293 := -fav293
+	_ = nfav293
 	fav314 := 1 / v65
 	_ = fav314
+	nfav314 := -fav314
+	_ = nfav314
 	fav335 := 1 / v65
 	_ = fav335
 	fav344 := 1 / v65
@@ -4598,6 +4631,10 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 		var dc_9 float64
 		var dc_10 float64
 		var dc_11 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*12, T*n*12
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 5 * n
 			_ = ub
@@ -4996,24 +5033,20 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			v363 := u4 * v362
 			var dv39_0 float64
 			if u0 < v34 {
-				dv39_0 = dv34_0
+				dv39_0 = -1.0
 			} else {
 				if u0 > p0 {
 					dv39_0 = 1.0
 				}
 			}
-			dv46_0 := -(dv34_0)
-			dv47_0 := dv46_0 * v42
-			dv48_0 := -(dv47_0)
-			dv49_0 := dv48_0 * fav49
+			dv47_0 := v42
+			dv49_0 := dv47_0 * nfav49
 			dv50_0 := dv49_0 * v50
 			fav51 := 1 / (1 + v50)
 			dv51_0 := dv50_0 * fav51
 			dv52_0 := dv51_0 * v38
-			dv53_0 := -(1.0)
-			dv54_0 := dv53_0 * v45
-			dv55_0 := -(dv54_0)
-			dv56_0 := dv55_0 * fav56
+			dv54_0 := -(v45)
+			dv56_0 := dv54_0 * nfav56
 			dv57_0 := dv56_0 * v57
 			fav58 := 1 / (1 + v57)
 			dv58_0 := dv57_0 * fav58
@@ -5029,9 +5062,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv63_0 := ds0_0 * 0.0
 			dv63_1 := ds0_1 * 0.0
 			dv63_2 := ds0_2 * 0.0
-			dv64_0 := dv63_0
-			dv64_1 := dv63_1
-			dv64_2 := dv63_2
 			dv66_0 := ds0_0 * fav66
 			dv66_1 := ds0_1 * fav66
 			dv66_2 := ds0_2 * fav66
@@ -5042,14 +5072,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv68_0 := dv67_0 * 0.5
 			dv68_1 := dv67_1 * 0.5
 			dv68_2 := dv67_2 * 0.5
-			dv69_0 := dv68_0
-			dv69_1 := dv68_1
-			dv69_2 := dv68_2
 			var dv71_0, dv71_1, dv71_2 float64
 			if s0 >= v63 {
-				dv71_0 = dv64_0
-				dv71_1 = dv64_1
-				dv71_2 = dv64_2
+				dv71_0 = dv63_0
+				dv71_1 = dv63_1
+				dv71_2 = dv63_2
 			} else {
 				dv71_0 = dv63_0
 				dv71_1 = dv63_1
@@ -5057,23 +5084,20 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv72_0, dv72_1, dv72_2 float64
 			if q1 > v35 {
-				dv72_0 = dv69_0
-				dv72_1 = dv69_1
-				dv72_2 = dv69_2
+				dv72_0 = dv68_0
+				dv72_1 = dv68_1
+				dv72_2 = dv68_2
 			} else {
 				dv72_0 = dv71_0
 				dv72_1 = dv71_1
 				dv72_2 = dv71_2
 			}
-			dv73_0 := -(dv72_0)
-			dv73_1 := -(dv72_1)
-			dv73_2 := -(dv72_2)
 			dv74_0 := dv72_0 * p1
 			dv74_1 := v72 + dv72_1*p1
 			dv74_2 := dv72_2 * p1
-			dv75_0 := dv73_0 * p2
-			dv75_1 := dv73_1 * p2
-			dv75_2 := v73 + dv73_2*p2
+			dv75_0 := dv72_0 * np2
+			dv75_1 := dv72_1 * np2
+			dv75_2 := v73 + dv72_2*np2
 			dv76_0 := dv74_0 + dv75_0
 			dv76_1 := dv74_1 + dv75_1
 			dv76_2 := dv74_2 + dv75_2
@@ -5083,9 +5107,9 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv78_0 := dv72_0 * p2
 			dv78_1 := dv72_1 * p2
 			dv78_2 := v72 + dv72_2*p2
-			dv79_0 := dv73_0 * p1
-			dv79_1 := v73 + dv73_1*p1
-			dv79_2 := dv73_2 * p1
+			dv79_0 := dv72_0 * np1
+			dv79_1 := v73 + dv72_1*np1
+			dv79_2 := dv72_2 * np1
 			dv80_0 := dv78_0 + dv79_0
 			dv80_1 := dv78_1 + dv79_1
 			dv80_2 := dv78_2 + dv79_2
@@ -5093,16 +5117,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv81_1 := dv80_1 * q0
 			dv81_2 := dv80_2 * q0
 			dv82_0 := dv62_0 - (ds0_0)
-			dv82_1 := -(ds0_1)
-			dv82_2 := -(ds0_2)
-			dv83_0 := -(dv81_0)
-			dv83_1 := -(dv81_1)
-			dv83_2 := -(dv81_2)
 			var dv84_0, dv84_1, dv84_2 float64
 			if v82 < v83 {
-				dv84_0 = dv83_0
-				dv84_1 = dv83_1
-				dv84_2 = dv83_2
+				dv84_0 = -(dv81_0)
+				dv84_1 = -(dv81_1)
+				dv84_2 = -(dv81_2)
 			} else {
 				if v82 > v77 {
 					dv84_0 = dv77_0
@@ -5110,22 +5129,19 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 					dv84_2 = dv77_2
 				} else {
 					dv84_0 = dv82_0
-					dv84_1 = dv82_1
-					dv84_2 = dv82_2
+					dv84_1 = -(ds0_1)
+					dv84_2 = -(ds0_2)
 				}
 			}
-			dv91_0 := dv82_0 - (dv83_0)
-			dv91_1 := dv82_1 - (dv83_1)
-			dv91_2 := dv82_2 - (dv83_2)
+			dv91_0 := dv82_0 + dv81_0
+			dv91_1 := dv81_1 - (ds0_1)
+			dv91_2 := dv81_2 - (ds0_2)
 			dv92_0 := dv91_0 * v87
 			dv92_1 := dv91_1 * v87
 			dv92_2 := dv91_2 * v87
-			dv93_0 := -(dv92_0)
-			dv93_1 := -(dv92_1)
-			dv93_2 := -(dv92_2)
-			dv94_0 := dv93_0 * fav94
-			dv94_1 := dv93_1 * fav94
-			dv94_2 := dv93_2 * fav94
+			dv94_0 := dv92_0 * nfav94
+			dv94_1 := dv92_1 * nfav94
+			dv94_2 := dv92_2 * nfav94
 			dv95_0 := dv94_0 * v95
 			dv95_1 := dv94_1 * v95
 			dv95_2 := dv94_2 * v95
@@ -5137,17 +5153,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv97_1 := dv96_1 * v38
 			dv97_2 := dv96_2 * v38
 			dv98_0 := dv82_0 - (dv77_0)
-			dv98_1 := dv82_1 - (dv77_1)
-			dv98_2 := dv82_2 - (dv77_2)
+			dv98_1 := -(ds0_1) - (dv77_1)
+			dv98_2 := -(ds0_2) - (dv77_2)
 			dv99_0 := dv98_0 * v90
 			dv99_1 := dv98_1 * v90
 			dv99_2 := dv98_2 * v90
-			dv100_0 := -(dv99_0)
-			dv100_1 := -(dv99_1)
-			dv100_2 := -(dv99_2)
-			dv101_0 := dv100_0 * fav101
-			dv101_1 := dv100_1 * fav101
-			dv101_2 := dv100_2 * fav101
+			dv101_0 := dv99_0 * nfav101
+			dv101_1 := dv99_1 * nfav101
+			dv101_2 := dv99_2 * nfav101
 			dv102_0 := dv101_0 * v102
 			dv102_1 := dv101_1 * v102
 			dv102_2 := dv101_2 * v102
@@ -5184,7 +5197,7 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv114_0 := dv108_0 * v113
 			dv114_1 := dv108_1 * v113
 			dv114_2 := dv108_2 * v113
-			dv114_3 := dv113_3 * v108
+			dv114_3 := -(dv111_3 * v108)
 			dv115_0 := dv112_0 + dv114_0
 			dv115_1 := dv112_1 + dv114_1
 			dv115_2 := dv112_2 + dv114_2
@@ -5198,31 +5211,25 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv123_0 := dv117_0*v117 + dv117_0*v117
 			dv123_1 := dv117_1*v117 + dv117_1*v117
 			dv123_2 := dv117_2*v117 + dv117_2*v117
-			dv125_0 := dv123_0
-			dv125_1 := dv123_1
-			dv125_2 := dv123_2
 			fav126 := 0.5 / v126
 			var dv126_0 float64
-			if dv125_0 != 0 {
-				dv126_0 = dv125_0 * fav126
+			if dv123_0 != 0 {
+				dv126_0 = dv123_0 * fav126
 			}
 			var dv126_1 float64
-			if dv125_1 != 0 {
-				dv126_1 = dv125_1 * fav126
+			if dv123_1 != 0 {
+				dv126_1 = dv123_1 * fav126
 			}
 			var dv126_2 float64
-			if dv125_2 != 0 {
-				dv126_2 = dv125_2 * fav126
+			if dv123_2 != 0 {
+				dv126_2 = dv123_2 * fav126
 			}
-			dv127_0 := dv126_0
-			dv127_1 := dv126_1
-			dv127_2 := dv126_2
 			fav128 := 1 / v127
 			_ = fav128
 			fbv128 := -(v128 * fav128)
-			dv128_0 := dv123_0*fav128 + dv127_0*fbv128
-			dv128_1 := dv123_1*fav128 + dv127_1*fbv128
-			dv128_2 := dv123_2*fav128 + dv127_2*fbv128
+			dv128_0 := dv123_0*fav128 + dv126_0*fbv128
+			dv128_1 := dv123_1*fav128 + dv126_1*fbv128
+			dv128_2 := dv123_2*fav128 + dv126_2*fbv128
 			fav129 := dyn.SignOf(v117)
 			dv129_0 := dv117_0 * fav129
 			dv129_1 := dv117_1 * fav129
@@ -5241,41 +5248,24 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv131_1 := dv130_1 * p5
 			dv131_2 := dv130_2 * p5
 			dv131_5 := v130
-			dv132_0 := dv131_0
-			dv132_1 := dv131_1
-			dv132_2 := dv131_2
-			dv132_4 := 1.0
-			dv132_5 := dv131_5
 			dv133_0 := ds2_0*v108 + dv108_0*s2
 			dv133_1 := ds2_1*v108 + dv108_1*s2
 			dv133_2 := ds2_2*v108 + dv108_2*s2
 			dv133_3 := ds2_3 * v108
 			dv133_4 := ds2_4 * v108
 			dv133_5 := ds2_5 * v108
-			dv134_0 := -(dv133_0)
-			dv134_1 := -(dv133_1)
-			dv134_2 := -(dv133_2)
-			dv134_3 := -(dv133_3)
-			dv134_4 := -(dv133_4)
-			dv134_5 := -(dv133_5)
-			dv135_0 := dv134_0 * 0.0
-			dv135_1 := dv134_1 * 0.0
-			dv135_2 := dv134_2 * 0.0
-			dv135_3 := dv134_3 * 0.0
-			dv135_4 := dv134_4 * 0.0
-			dv135_5 := dv134_5 * 0.0
-			dv136_0 := dv135_0
-			dv136_1 := dv135_1
-			dv136_2 := dv135_2
-			dv136_3 := dv135_3
-			dv136_4 := dv135_4
-			dv136_5 := dv135_5
-			dv137_0 := dv134_0 * fav137
-			dv137_1 := dv134_1 * fav137
-			dv137_2 := dv134_2 * fav137
-			dv137_3 := dv134_3 * fav137
-			dv137_4 := dv134_4 * fav137
-			dv137_5 := dv134_5 * fav137
+			dv135_0 := -(dv133_0 * 0.0)
+			dv135_1 := -(dv133_1 * 0.0)
+			dv135_2 := -(dv133_2 * 0.0)
+			dv135_3 := -(dv133_3 * 0.0)
+			dv135_4 := -(dv133_4 * 0.0)
+			dv135_5 := -(dv133_5 * 0.0)
+			dv137_0 := dv133_0 * nfav137
+			dv137_1 := dv133_1 * nfav137
+			dv137_2 := dv133_2 * nfav137
+			dv137_3 := dv133_3 * nfav137
+			dv137_4 := dv133_4 * nfav137
+			dv137_5 := dv133_5 * nfav137
 			fav138 := 1 - v138*v138
 			dv138_0 := dv137_0 * fav138
 			dv138_1 := dv137_1 * fav138
@@ -5289,20 +5279,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv139_3 := dv138_3 * 0.5
 			dv139_4 := dv138_4 * 0.5
 			dv139_5 := dv138_5 * 0.5
-			dv140_0 := dv139_0
-			dv140_1 := dv139_1
-			dv140_2 := dv139_2
-			dv140_3 := dv139_3
-			dv140_4 := dv139_4
-			dv140_5 := dv139_5
 			var dv142_0, dv142_1, dv142_2, dv142_3, dv142_4, dv142_5 float64
 			if v134 >= v135 {
-				dv142_0 = dv136_0
-				dv142_1 = dv136_1
-				dv142_2 = dv136_2
-				dv142_3 = dv136_3
-				dv142_4 = dv136_4
-				dv142_5 = dv136_5
+				dv142_0 = dv135_0
+				dv142_1 = dv135_1
+				dv142_2 = dv135_2
+				dv142_3 = dv135_3
+				dv142_4 = dv135_4
+				dv142_5 = dv135_5
 			} else {
 				dv142_0 = dv135_0
 				dv142_1 = dv135_1
@@ -5313,12 +5297,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv143_0, dv143_1, dv143_2, dv143_3, dv143_4, dv143_5 float64
 			if q1 > v35 {
-				dv143_0 = dv140_0
-				dv143_1 = dv140_1
-				dv143_2 = dv140_2
-				dv143_3 = dv140_3
-				dv143_4 = dv140_4
-				dv143_5 = dv140_5
+				dv143_0 = dv139_0
+				dv143_1 = dv139_1
+				dv143_2 = dv139_2
+				dv143_3 = dv139_3
+				dv143_4 = dv139_4
+				dv143_5 = dv139_5
 			} else {
 				dv143_0 = dv142_0
 				dv143_1 = dv142_1
@@ -5336,31 +5320,25 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv148_0 := dv108_0*v108 + dv108_0*v108
 			dv148_1 := dv108_1*v108 + dv108_1*v108
 			dv148_2 := dv108_2*v108 + dv108_2*v108
-			dv150_0 := dv148_0
-			dv150_1 := dv148_1
-			dv150_2 := dv148_2
 			fav151 := 0.5 / v151
 			var dv151_0 float64
-			if dv150_0 != 0 {
-				dv151_0 = dv150_0 * fav151
+			if dv148_0 != 0 {
+				dv151_0 = dv148_0 * fav151
 			}
 			var dv151_1 float64
-			if dv150_1 != 0 {
-				dv151_1 = dv150_1 * fav151
+			if dv148_1 != 0 {
+				dv151_1 = dv148_1 * fav151
 			}
 			var dv151_2 float64
-			if dv150_2 != 0 {
-				dv151_2 = dv150_2 * fav151
+			if dv148_2 != 0 {
+				dv151_2 = dv148_2 * fav151
 			}
-			dv152_0 := dv151_0
-			dv152_1 := dv151_1
-			dv152_2 := dv151_2
 			fav153 := 1 / v152
 			_ = fav153
 			fbv153 := -(v153 * fav153)
-			dv153_0 := dv148_0*fav153 + dv152_0*fbv153
-			dv153_1 := dv148_1*fav153 + dv152_1*fbv153
-			dv153_2 := dv148_2*fav153 + dv152_2*fbv153
+			dv153_0 := dv148_0*fav153 + dv151_0*fbv153
+			dv153_1 := dv148_1*fav153 + dv151_1*fbv153
+			dv153_2 := dv148_2*fav153 + dv151_2*fbv153
 			fav154 := dyn.SignOf(v108)
 			dv154_0 := dv108_0 * fav154
 			dv154_1 := dv108_1 * fav154
@@ -5375,26 +5353,19 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv155_1 = dv154_1
 				dv155_2 = dv154_2
 			}
-			dv156_0 := dv155_0 - (dv132_0)
-			dv156_1 := dv155_1 - (dv132_1)
-			dv156_2 := dv155_2 - (dv132_2)
-			dv156_4 := -(dv132_4)
-			dv156_5 := -(dv132_5)
+			dv156_0 := dv155_0 - (dv131_0)
+			dv156_1 := dv155_1 - (dv131_1)
+			dv156_2 := dv155_2 - (dv131_2)
 			dv157_0 := dv156_0 * 0.0
 			dv157_1 := dv156_1 * 0.0
 			dv157_2 := dv156_2 * 0.0
-			dv157_4 := dv156_4 * 0.0
-			dv157_5 := dv156_5 * 0.0
-			dv158_0 := dv157_0
-			dv158_1 := dv157_1
-			dv158_2 := dv157_2
-			dv158_4 := dv157_4
-			dv158_5 := dv157_5
+			dv157_4 := -(0.0)
+			dv157_5 := -(dv131_5 * 0.0)
 			dv159_0 := dv156_0 * fav159
 			dv159_1 := dv156_1 * fav159
 			dv159_2 := dv156_2 * fav159
-			dv159_4 := dv156_4 * fav159
-			dv159_5 := dv156_5 * fav159
+			dv159_4 := nfav159
+			dv159_5 := dv131_5 * nfav159
 			fav160 := 1 - v160*v160
 			dv160_0 := dv159_0 * fav160
 			dv160_1 := dv159_1 * fav160
@@ -5406,18 +5377,13 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv161_2 := dv160_2 * 0.5
 			dv161_4 := dv160_4 * 0.5
 			dv161_5 := dv160_5 * 0.5
-			dv162_0 := dv161_0
-			dv162_1 := dv161_1
-			dv162_2 := dv161_2
-			dv162_4 := dv161_4
-			dv162_5 := dv161_5
 			var dv164_0, dv164_1, dv164_2, dv164_4, dv164_5 float64
 			if v156 >= v157 {
-				dv164_0 = dv158_0
-				dv164_1 = dv158_1
-				dv164_2 = dv158_2
-				dv164_4 = dv158_4
-				dv164_5 = dv158_5
+				dv164_0 = dv157_0
+				dv164_1 = dv157_1
+				dv164_2 = dv157_2
+				dv164_4 = dv157_4
+				dv164_5 = dv157_5
 			} else {
 				dv164_0 = dv157_0
 				dv164_1 = dv157_1
@@ -5427,11 +5393,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv165_0, dv165_1, dv165_2, dv165_4, dv165_5 float64
 			if q1 > v35 {
-				dv165_0 = dv162_0
-				dv165_1 = dv162_1
-				dv165_2 = dv162_2
-				dv165_4 = dv162_4
-				dv165_5 = dv162_5
+				dv165_0 = dv161_0
+				dv165_1 = dv161_1
+				dv165_2 = dv161_2
+				dv165_4 = dv161_4
+				dv165_5 = dv161_5
 			} else {
 				dv165_0 = dv164_0
 				dv165_1 = dv164_1
@@ -5439,81 +5405,58 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv165_4 = dv164_4
 				dv165_5 = dv164_5
 			}
-			dv166_0 := -(dv165_0)
-			dv166_1 := -(dv165_1)
-			dv166_2 := -(dv165_2)
-			dv166_4 := -(dv165_4)
-			dv166_5 := -(dv165_5)
-			dv167_0 := dv147_0*v166 + dv166_0*v147
-			dv167_1 := dv147_1*v166 + dv166_1*v147
-			dv167_2 := dv147_2*v166 + dv166_2*v147
+			dv167_0 := dv147_0*v166 - (dv165_0 * v147)
+			dv167_1 := dv147_1*v166 - (dv165_1 * v147)
+			dv167_2 := dv147_2*v166 - (dv165_2 * v147)
 			dv167_3 := dv147_3 * v166
-			dv167_4 := dv147_4*v166 + dv166_4*v147
-			dv167_5 := dv147_5*v166 + dv166_5*v147
-			dv168_0 := -(dv167_0)
-			dv168_1 := -(dv167_1)
-			dv168_2 := -(dv167_2)
-			dv168_3 := -(dv167_3)
-			dv168_4 := -(dv167_4)
-			dv168_5 := -(dv167_5)
-			dv169_0 := dv115_0*v168 + dv168_0*v115
-			dv169_1 := dv115_1*v168 + dv168_1*v115
-			dv169_2 := dv115_2*v168 + dv168_2*v115
-			dv169_3 := dv115_3*v168 + dv168_3*v115
-			dv169_4 := dv168_4 * v115
-			dv169_5 := dv168_5 * v115
+			dv167_4 := dv147_4*v166 - (dv165_4 * v147)
+			dv167_5 := dv147_5*v166 - (dv165_5 * v147)
+			dv169_0 := dv115_0*v168 - (dv167_0 * v115)
+			dv169_1 := dv115_1*v168 - (dv167_1 * v115)
+			dv169_2 := dv115_2*v168 - (dv167_2 * v115)
+			dv169_3 := dv115_3*v168 - (dv167_3 * v115)
+			dv169_4 := -(dv167_4 * v115)
+			dv169_5 := -(dv167_5 * v115)
 			dv170_0 := dv169_0*v169 + dv169_0*v169
 			dv170_1 := dv169_1*v169 + dv169_1*v169
 			dv170_2 := dv169_2*v169 + dv169_2*v169
 			dv170_3 := dv169_3*v169 + dv169_3*v169
 			dv170_4 := dv169_4*v169 + dv169_4*v169
 			dv170_5 := dv169_5*v169 + dv169_5*v169
-			dv171_0 := dv170_0
-			dv171_1 := dv170_1
-			dv171_2 := dv170_2
-			dv171_3 := dv170_3
-			dv171_4 := dv170_4
-			dv171_5 := dv170_5
 			fav172 := 0.5 / v172
 			var dv172_0 float64
-			if dv171_0 != 0 {
-				dv172_0 = dv171_0 * fav172
+			if dv170_0 != 0 {
+				dv172_0 = dv170_0 * fav172
 			}
 			var dv172_1 float64
-			if dv171_1 != 0 {
-				dv172_1 = dv171_1 * fav172
+			if dv170_1 != 0 {
+				dv172_1 = dv170_1 * fav172
 			}
 			var dv172_2 float64
-			if dv171_2 != 0 {
-				dv172_2 = dv171_2 * fav172
+			if dv170_2 != 0 {
+				dv172_2 = dv170_2 * fav172
 			}
 			var dv172_3 float64
-			if dv171_3 != 0 {
-				dv172_3 = dv171_3 * fav172
+			if dv170_3 != 0 {
+				dv172_3 = dv170_3 * fav172
 			}
 			var dv172_4 float64
-			if dv171_4 != 0 {
-				dv172_4 = dv171_4 * fav172
+			if dv170_4 != 0 {
+				dv172_4 = dv170_4 * fav172
 			}
 			var dv172_5 float64
-			if dv171_5 != 0 {
-				dv172_5 = dv171_5 * fav172
+			if dv170_5 != 0 {
+				dv172_5 = dv170_5 * fav172
 			}
-			dv173_0 := dv172_0
-			dv173_1 := dv172_1
-			dv173_2 := dv172_2
-			dv173_3 := dv172_3
-			dv173_4 := dv172_4
-			dv173_5 := dv172_5
 			fav174 := 1 / v173
 			_ = fav174
 			fbv174 := -(v174 * fav174)
-			dv174_0 := dv170_0*fav174 + dv173_0*fbv174
-			dv174_1 := dv170_1*fav174 + dv173_1*fbv174
-			dv174_2 := dv170_2*fav174 + dv173_2*fbv174
-			dv174_3 := dv170_3*fav174 + dv173_3*fbv174
-			dv174_4 := dv170_4*fav174 + dv173_4*fbv174
-			dv174_5 := dv170_5*fav174 + dv173_5*fbv174
+			dv174_0 := dv170_0*fav174 + dv172_0*fbv174
+			dv174_1 := dv170_1*fav174 + dv172_1*fbv174
+			dv174_2 := dv170_2*fav174 + dv172_2*fbv174
+			dv174_3 := dv170_3*fav174 + dv172_3*fbv174
+			dv174_4 := dv170_4*fav174 + dv172_4*fbv174
+			dv174_5 := dv170_5*fav174 + dv172_5*fbv174
 			fav175 := dyn.SignOf(v169)
 			dv175_0 := dv169_0 * fav175
 			dv175_1 := dv169_1 * fav175
@@ -5537,30 +5480,18 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv176_4 = dv175_4
 				dv176_5 = dv175_5
 			}
-			dv177_0 := dv176_0
-			dv177_1 := dv176_1
-			dv177_2 := dv176_2
-			dv177_3 := dv176_3
-			dv177_4 := dv176_4
-			dv177_5 := dv176_5
-			dv178_0 := dv177_0 * 0.0
-			dv178_1 := dv177_1 * 0.0
-			dv178_2 := dv177_2 * 0.0
-			dv178_3 := dv177_3 * 0.0
-			dv178_4 := dv177_4 * 0.0
-			dv178_5 := dv177_5 * 0.0
-			dv179_0 := dv178_0
-			dv179_1 := dv178_1
-			dv179_2 := dv178_2
-			dv179_3 := dv178_3
-			dv179_4 := dv178_4
-			dv179_5 := dv178_5
-			dv180_0 := dv177_0 * fav180
-			dv180_1 := dv177_1 * fav180
-			dv180_2 := dv177_2 * fav180
-			dv180_3 := dv177_3 * fav180
-			dv180_4 := dv177_4 * fav180
-			dv180_5 := dv177_5 * fav180
+			dv178_0 := dv176_0 * 0.0
+			dv178_1 := dv176_1 * 0.0
+			dv178_2 := dv176_2 * 0.0
+			dv178_3 := dv176_3 * 0.0
+			dv178_4 := dv176_4 * 0.0
+			dv178_5 := dv176_5 * 0.0
+			dv180_0 := dv176_0 * fav180
+			dv180_1 := dv176_1 * fav180
+			dv180_2 := dv176_2 * fav180
+			dv180_3 := dv176_3 * fav180
+			dv180_4 := dv176_4 * fav180
+			dv180_5 := dv176_5 * fav180
 			fav181 := 1 - v181*v181
 			dv181_0 := dv180_0 * fav181
 			dv181_1 := dv180_1 * fav181
@@ -5574,20 +5505,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv182_3 := dv181_3 * 0.5
 			dv182_4 := dv181_4 * 0.5
 			dv182_5 := dv181_5 * 0.5
-			dv183_0 := dv182_0
-			dv183_1 := dv182_1
-			dv183_2 := dv182_2
-			dv183_3 := dv182_3
-			dv183_4 := dv182_4
-			dv183_5 := dv182_5
 			var dv185_0, dv185_1, dv185_2, dv185_3, dv185_4, dv185_5 float64
 			if v177 >= v178 {
-				dv185_0 = dv179_0
-				dv185_1 = dv179_1
-				dv185_2 = dv179_2
-				dv185_3 = dv179_3
-				dv185_4 = dv179_4
-				dv185_5 = dv179_5
+				dv185_0 = dv178_0
+				dv185_1 = dv178_1
+				dv185_2 = dv178_2
+				dv185_3 = dv178_3
+				dv185_4 = dv178_4
+				dv185_5 = dv178_5
 			} else {
 				dv185_0 = dv178_0
 				dv185_1 = dv178_1
@@ -5598,12 +5523,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv186_0, dv186_1, dv186_2, dv186_3, dv186_4, dv186_5 float64
 			if q1 > v35 {
-				dv186_0 = dv183_0
-				dv186_1 = dv183_1
-				dv186_2 = dv183_2
-				dv186_3 = dv183_3
-				dv186_4 = dv183_4
-				dv186_5 = dv183_5
+				dv186_0 = dv182_0
+				dv186_1 = dv182_1
+				dv186_2 = dv182_2
+				dv186_3 = dv182_3
+				dv186_4 = dv182_4
+				dv186_5 = dv182_5
 			} else {
 				dv186_0 = dv185_0
 				dv186_1 = dv185_1
@@ -5618,12 +5543,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv187_3 := dv169_3 * 0.0
 			dv187_4 := dv169_4 * 0.0
 			dv187_5 := dv169_5 * 0.0
-			dv188_0 := dv187_0
-			dv188_1 := dv187_1
-			dv188_2 := dv187_2
-			dv188_3 := dv187_3
-			dv188_4 := dv187_4
-			dv188_5 := dv187_5
 			dv189_0 := dv169_0 * fav189
 			dv189_1 := dv169_1 * fav189
 			dv189_2 := dv169_2 * fav189
@@ -5643,20 +5562,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv191_3 := dv190_3 * 0.5
 			dv191_4 := dv190_4 * 0.5
 			dv191_5 := dv190_5 * 0.5
-			dv192_0 := dv191_0
-			dv192_1 := dv191_1
-			dv192_2 := dv191_2
-			dv192_3 := dv191_3
-			dv192_4 := dv191_4
-			dv192_5 := dv191_5
 			var dv194_0, dv194_1, dv194_2, dv194_3, dv194_4, dv194_5 float64
 			if v169 >= v187 {
-				dv194_0 = dv188_0
-				dv194_1 = dv188_1
-				dv194_2 = dv188_2
-				dv194_3 = dv188_3
-				dv194_4 = dv188_4
-				dv194_5 = dv188_5
+				dv194_0 = dv187_0
+				dv194_1 = dv187_1
+				dv194_2 = dv187_2
+				dv194_3 = dv187_3
+				dv194_4 = dv187_4
+				dv194_5 = dv187_5
 			} else {
 				dv194_0 = dv187_0
 				dv194_1 = dv187_1
@@ -5667,12 +5580,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv195_0, dv195_1, dv195_2, dv195_3, dv195_4, dv195_5 float64
 			if q1 > v35 {
-				dv195_0 = dv192_0
-				dv195_1 = dv192_1
-				dv195_2 = dv192_2
-				dv195_3 = dv192_3
-				dv195_4 = dv192_4
-				dv195_5 = dv192_5
+				dv195_0 = dv191_0
+				dv195_1 = dv191_1
+				dv195_2 = dv191_2
+				dv195_3 = dv191_3
+				dv195_4 = dv191_4
+				dv195_5 = dv191_5
 			} else {
 				dv195_0 = dv194_0
 				dv195_1 = dv194_1
@@ -5687,18 +5600,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv196_3 := dv195_3 * 2.0
 			dv196_4 := dv195_4 * 2.0
 			dv196_5 := dv195_5 * 2.0
-			dv197_0 := dv196_0
-			dv197_1 := dv196_1
-			dv197_2 := dv196_2
-			dv197_3 := dv196_3
-			dv197_4 := dv196_4
-			dv197_5 := dv196_5
-			dv198_0 := dv197_0 - (ds2_0)
-			dv198_1 := dv197_1 - (ds2_1)
-			dv198_2 := dv197_2 - (ds2_2)
-			dv198_3 := dv197_3 - (ds2_3)
-			dv198_4 := dv197_4 - (ds2_4)
-			dv198_5 := dv197_5 - (ds2_5)
+			dv198_0 := dv196_0 - (ds2_0)
+			dv198_1 := dv196_1 - (ds2_1)
+			dv198_2 := dv196_2 - (ds2_2)
+			dv198_3 := dv196_3 - (ds2_3)
+			dv198_4 := dv196_4 - (ds2_4)
+			dv198_5 := dv196_5 - (ds2_5)
 			dv199_0 := dv186_0*v198 + dv198_0*v186
 			dv199_1 := dv186_1*v198 + dv198_1*v186
 			dv199_2 := dv186_2*v198 + dv198_2*v186
@@ -5713,24 +5620,20 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv200_5 := ds2_5 + dv199_5
 			var dv202_6 float64
 			if u1 < v201 {
-				dv202_6 = dv201_6
+				dv202_6 = -1.0
 			} else {
 				if u1 > p6 {
 					dv202_6 = 1.0
 				}
 			}
-			dv209_6 := -(dv201_6)
-			dv210_6 := dv209_6 * v205
-			dv211_6 := -(dv210_6)
-			dv212_6 := dv211_6 * fav212
+			dv210_6 := v205
+			dv212_6 := dv210_6 * nfav212
 			dv213_6 := dv212_6 * v213
 			fav214 := 1 / (1 + v213)
 			dv214_6 := dv213_6 * fav214
 			dv215_6 := dv214_6 * v38
-			dv216_6 := -(1.0)
-			dv217_6 := dv216_6 * v208
-			dv218_6 := -(dv217_6)
-			dv219_6 := dv218_6 * fav219
+			dv217_6 := -(v208)
+			dv219_6 := dv217_6 * nfav219
 			dv220_6 := dv219_6 * v220
 			fav221 := 1 / (1 + v220)
 			dv221_6 := dv220_6 * fav221
@@ -5746,9 +5649,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv226_6 := ds3_6 * 0.0
 			dv226_7 := ds3_7 * 0.0
 			dv226_8 := ds3_8 * 0.0
-			dv227_6 := dv226_6
-			dv227_7 := dv226_7
-			dv227_8 := dv226_8
 			dv228_6 := ds3_6 * fav228
 			dv228_7 := ds3_7 * fav228
 			dv228_8 := ds3_8 * fav228
@@ -5759,14 +5659,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv230_6 := dv229_6 * 0.5
 			dv230_7 := dv229_7 * 0.5
 			dv230_8 := dv229_8 * 0.5
-			dv231_6 := dv230_6
-			dv231_7 := dv230_7
-			dv231_8 := dv230_8
 			var dv233_6, dv233_7, dv233_8 float64
 			if s3 >= v226 {
-				dv233_6 = dv227_6
-				dv233_7 = dv227_7
-				dv233_8 = dv227_8
+				dv233_6 = dv226_6
+				dv233_7 = dv226_7
+				dv233_8 = dv226_8
 			} else {
 				dv233_6 = dv226_6
 				dv233_7 = dv226_7
@@ -5774,23 +5671,20 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv234_6, dv234_7, dv234_8 float64
 			if q1 > v35 {
-				dv234_6 = dv231_6
-				dv234_7 = dv231_7
-				dv234_8 = dv231_8
+				dv234_6 = dv230_6
+				dv234_7 = dv230_7
+				dv234_8 = dv230_8
 			} else {
 				dv234_6 = dv233_6
 				dv234_7 = dv233_7
 				dv234_8 = dv233_8
 			}
-			dv235_6 := -(dv234_6)
-			dv235_7 := -(dv234_7)
-			dv235_8 := -(dv234_8)
 			dv236_6 := dv234_6 * p7
 			dv236_7 := v234 + dv234_7*p7
 			dv236_8 := dv234_8 * p7
-			dv237_6 := dv235_6 * p8
-			dv237_7 := dv235_7 * p8
-			dv237_8 := v235 + dv235_8*p8
+			dv237_6 := dv234_6 * np8
+			dv237_7 := dv234_7 * np8
+			dv237_8 := v235 + dv234_8*np8
 			dv238_6 := dv236_6 + dv237_6
 			dv238_7 := dv236_7 + dv237_7
 			dv238_8 := dv236_8 + dv237_8
@@ -5800,9 +5694,9 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv240_6 := dv234_6 * p8
 			dv240_7 := dv234_7 * p8
 			dv240_8 := v234 + dv234_8*p8
-			dv241_6 := dv235_6 * p7
-			dv241_7 := v235 + dv235_7*p7
-			dv241_8 := dv235_8 * p7
+			dv241_6 := dv234_6 * np7
+			dv241_7 := v235 + dv234_7*np7
+			dv241_8 := dv234_8 * np7
 			dv242_6 := dv240_6 + dv241_6
 			dv242_7 := dv240_7 + dv241_7
 			dv242_8 := dv240_8 + dv241_8
@@ -5810,16 +5704,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv243_7 := dv242_7 * q0
 			dv243_8 := dv242_8 * q0
 			dv244_6 := dv225_6 - (ds3_6)
-			dv244_7 := -(ds3_7)
-			dv244_8 := -(ds3_8)
-			dv245_6 := -(dv243_6)
-			dv245_7 := -(dv243_7)
-			dv245_8 := -(dv243_8)
 			var dv246_6, dv246_7, dv246_8 float64
 			if v244 < v245 {
-				dv246_6 = dv245_6
-				dv246_7 = dv245_7
-				dv246_8 = dv245_8
+				dv246_6 = -(dv243_6)
+				dv246_7 = -(dv243_7)
+				dv246_8 = -(dv243_8)
 			} else {
 				if v244 > v239 {
 					dv246_6 = dv239_6
@@ -5827,22 +5716,19 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 					dv246_8 = dv239_8
 				} else {
 					dv246_6 = dv244_6
-					dv246_7 = dv244_7
-					dv246_8 = dv244_8
+					dv246_7 = -(ds3_7)
+					dv246_8 = -(ds3_8)
 				}
 			}
-			dv253_6 := dv244_6 - (dv245_6)
-			dv253_7 := dv244_7 - (dv245_7)
-			dv253_8 := dv244_8 - (dv245_8)
+			dv253_6 := dv244_6 + dv243_6
+			dv253_7 := dv243_7 - (ds3_7)
+			dv253_8 := dv243_8 - (ds3_8)
 			dv254_6 := dv253_6 * v249
 			dv254_7 := dv253_7 * v249
 			dv254_8 := dv253_8 * v249
-			dv255_6 := -(dv254_6)
-			dv255_7 := -(dv254_7)
-			dv255_8 := -(dv254_8)
-			dv256_6 := dv255_6 * fav256
-			dv256_7 := dv255_7 * fav256
-			dv256_8 := dv255_8 * fav256
+			dv256_6 := dv254_6 * nfav256
+			dv256_7 := dv254_7 * nfav256
+			dv256_8 := dv254_8 * nfav256
 			dv257_6 := dv256_6 * v257
 			dv257_7 := dv256_7 * v257
 			dv257_8 := dv256_8 * v257
@@ -5854,17 +5740,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv259_7 := dv258_7 * v38
 			dv259_8 := dv258_8 * v38
 			dv260_6 := dv244_6 - (dv239_6)
-			dv260_7 := dv244_7 - (dv239_7)
-			dv260_8 := dv244_8 - (dv239_8)
+			dv260_7 := -(ds3_7) - (dv239_7)
+			dv260_8 := -(ds3_8) - (dv239_8)
 			dv261_6 := dv260_6 * v252
 			dv261_7 := dv260_7 * v252
 			dv261_8 := dv260_8 * v252
-			dv262_6 := -(dv261_6)
-			dv262_7 := -(dv261_7)
-			dv262_8 := -(dv261_8)
-			dv263_6 := dv262_6 * fav263
-			dv263_7 := dv262_7 * fav263
-			dv263_8 := dv262_8 * fav263
+			dv263_6 := dv261_6 * nfav263
+			dv263_7 := dv261_7 * nfav263
+			dv263_8 := dv261_8 * nfav263
 			dv264_6 := dv263_6 * v264
 			dv264_7 := dv263_7 * v264
 			dv264_8 := dv263_8 * v264
@@ -5901,7 +5784,7 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv276_6 := dv270_6 * v275
 			dv276_7 := dv270_7 * v275
 			dv276_8 := dv270_8 * v275
-			dv276_9 := dv275_9 * v270
+			dv276_9 := -(dv273_9 * v270)
 			dv277_6 := dv274_6 + dv276_6
 			dv277_7 := dv274_7 + dv276_7
 			dv277_8 := dv274_8 + dv276_8
@@ -5915,31 +5798,25 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv280_6 := dv279_6*v279 + dv279_6*v279
 			dv280_7 := dv279_7*v279 + dv279_7*v279
 			dv280_8 := dv279_8*v279 + dv279_8*v279
-			dv281_6 := dv280_6
-			dv281_7 := dv280_7
-			dv281_8 := dv280_8
 			fav282 := 0.5 / v282
 			var dv282_6 float64
-			if dv281_6 != 0 {
-				dv282_6 = dv281_6 * fav282
+			if dv280_6 != 0 {
+				dv282_6 = dv280_6 * fav282
 			}
 			var dv282_7 float64
-			if dv281_7 != 0 {
-				dv282_7 = dv281_7 * fav282
+			if dv280_7 != 0 {
+				dv282_7 = dv280_7 * fav282
 			}
 			var dv282_8 float64
-			if dv281_8 != 0 {
-				dv282_8 = dv281_8 * fav282
+			if dv280_8 != 0 {
+				dv282_8 = dv280_8 * fav282
 			}
-			dv283_6 := dv282_6
-			dv283_7 := dv282_7
-			dv283_8 := dv282_8
 			fav284 := 1 / v283
 			_ = fav284
 			fbv284 := -(v284 * fav284)
-			dv284_6 := dv280_6*fav284 + dv283_6*fbv284
-			dv284_7 := dv280_7*fav284 + dv283_7*fbv284
-			dv284_8 := dv280_8*fav284 + dv283_8*fbv284
+			dv284_6 := dv280_6*fav284 + dv282_6*fbv284
+			dv284_7 := dv280_7*fav284 + dv282_7*fbv284
+			dv284_8 := dv280_8*fav284 + dv282_8*fbv284
 			fav285 := dyn.SignOf(v279)
 			dv285_6 := dv279_6 * fav285
 			dv285_7 := dv279_7 * fav285
@@ -5958,41 +5835,24 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv287_7 := dv286_7 * p11
 			dv287_8 := dv286_8 * p11
 			dv287_11 := v286
-			dv288_6 := dv287_6
-			dv288_7 := dv287_7
-			dv288_8 := dv287_8
-			dv288_10 := 1.0
-			dv288_11 := dv287_11
 			dv289_6 := ds5_6*v270 + dv270_6*s5
 			dv289_7 := ds5_7*v270 + dv270_7*s5
 			dv289_8 := ds5_8*v270 + dv270_8*s5
 			dv289_9 := ds5_9 * v270
 			dv289_10 := ds5_10 * v270
 			dv289_11 := ds5_11 * v270
-			dv290_6 := -(dv289_6)
-			dv290_7 := -(dv289_7)
-			dv290_8 := -(dv289_8)
-			dv290_9 := -(dv289_9)
-			dv290_10 := -(dv289_10)
-			dv290_11 := -(dv289_11)
-			dv291_6 := dv290_6 * 0.0
-			dv291_7 := dv290_7 * 0.0
-			dv291_8 := dv290_8 * 0.0
-			dv291_9 := dv290_9 * 0.0
-			dv291_10 := dv290_10 * 0.0
-			dv291_11 := dv290_11 * 0.0
-			dv292_6 := dv291_6
-			dv292_7 := dv291_7
-			dv292_8 := dv291_8
-			dv292_9 := dv291_9
-			dv292_10 := dv291_10
-			dv292_11 := dv291_11
-			dv293_6 := dv290_6 * fav293
-			dv293_7 := dv290_7 * fav293
-			dv293_8 := dv290_8 * fav293
-			dv293_9 := dv290_9 * fav293
-			dv293_10 := dv290_10 * fav293
-			dv293_11 := dv290_11 * fav293
+			dv291_6 := -(dv289_6 * 0.0)
+			dv291_7 := -(dv289_7 * 0.0)
+			dv291_8 := -(dv289_8 * 0.0)
+			dv291_9 := -(dv289_9 * 0.0)
+			dv291_10 := -(dv289_10 * 0.0)
+			dv291_11 := -(dv289_11 * 0.0)
+			dv293_6 := dv289_6 * nfav293
+			dv293_7 := dv289_7 * nfav293
+			dv293_8 := dv289_8 * nfav293
+			dv293_9 := dv289_9 * nfav293
+			dv293_10 := dv289_10 * nfav293
+			dv293_11 := dv289_11 * nfav293
 			fav294 := 1 - v294*v294
 			dv294_6 := dv293_6 * fav294
 			dv294_7 := dv293_7 * fav294
@@ -6006,20 +5866,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv295_9 := dv294_9 * 0.5
 			dv295_10 := dv294_10 * 0.5
 			dv295_11 := dv294_11 * 0.5
-			dv296_6 := dv295_6
-			dv296_7 := dv295_7
-			dv296_8 := dv295_8
-			dv296_9 := dv295_9
-			dv296_10 := dv295_10
-			dv296_11 := dv295_11
 			var dv298_6, dv298_7, dv298_8, dv298_9, dv298_10, dv298_11 float64
 			if v290 >= v291 {
-				dv298_6 = dv292_6
-				dv298_7 = dv292_7
-				dv298_8 = dv292_8
-				dv298_9 = dv292_9
-				dv298_10 = dv292_10
-				dv298_11 = dv292_11
+				dv298_6 = dv291_6
+				dv298_7 = dv291_7
+				dv298_8 = dv291_8
+				dv298_9 = dv291_9
+				dv298_10 = dv291_10
+				dv298_11 = dv291_11
 			} else {
 				dv298_6 = dv291_6
 				dv298_7 = dv291_7
@@ -6030,12 +5884,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv299_6, dv299_7, dv299_8, dv299_9, dv299_10, dv299_11 float64
 			if q1 > v35 {
-				dv299_6 = dv296_6
-				dv299_7 = dv296_7
-				dv299_8 = dv296_8
-				dv299_9 = dv296_9
-				dv299_10 = dv296_10
-				dv299_11 = dv296_11
+				dv299_6 = dv295_6
+				dv299_7 = dv295_7
+				dv299_8 = dv295_8
+				dv299_9 = dv295_9
+				dv299_10 = dv295_10
+				dv299_11 = dv295_11
 			} else {
 				dv299_6 = dv298_6
 				dv299_7 = dv298_7
@@ -6053,31 +5907,25 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv304_6 := dv270_6*v270 + dv270_6*v270
 			dv304_7 := dv270_7*v270 + dv270_7*v270
 			dv304_8 := dv270_8*v270 + dv270_8*v270
-			dv305_6 := dv304_6
-			dv305_7 := dv304_7
-			dv305_8 := dv304_8
 			fav306 := 0.5 / v306
 			var dv306_6 float64
-			if dv305_6 != 0 {
-				dv306_6 = dv305_6 * fav306
+			if dv304_6 != 0 {
+				dv306_6 = dv304_6 * fav306
 			}
 			var dv306_7 float64
-			if dv305_7 != 0 {
-				dv306_7 = dv305_7 * fav306
+			if dv304_7 != 0 {
+				dv306_7 = dv304_7 * fav306
 			}
 			var dv306_8 float64
-			if dv305_8 != 0 {
-				dv306_8 = dv305_8 * fav306
+			if dv304_8 != 0 {
+				dv306_8 = dv304_8 * fav306
 			}
-			dv307_6 := dv306_6
-			dv307_7 := dv306_7
-			dv307_8 := dv306_8
 			fav308 := 1 / v307
 			_ = fav308
 			fbv308 := -(v308 * fav308)
-			dv308_6 := dv304_6*fav308 + dv307_6*fbv308
-			dv308_7 := dv304_7*fav308 + dv307_7*fbv308
-			dv308_8 := dv304_8*fav308 + dv307_8*fbv308
+			dv308_6 := dv304_6*fav308 + dv306_6*fbv308
+			dv308_7 := dv304_7*fav308 + dv306_7*fbv308
+			dv308_8 := dv304_8*fav308 + dv306_8*fbv308
 			fav309 := dyn.SignOf(v270)
 			dv309_6 := dv270_6 * fav309
 			dv309_7 := dv270_7 * fav309
@@ -6092,26 +5940,19 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv310_7 = dv309_7
 				dv310_8 = dv309_8
 			}
-			dv311_6 := dv310_6 - (dv288_6)
-			dv311_7 := dv310_7 - (dv288_7)
-			dv311_8 := dv310_8 - (dv288_8)
-			dv311_10 := -(dv288_10)
-			dv311_11 := -(dv288_11)
+			dv311_6 := dv310_6 - (dv287_6)
+			dv311_7 := dv310_7 - (dv287_7)
+			dv311_8 := dv310_8 - (dv287_8)
 			dv312_6 := dv311_6 * 0.0
 			dv312_7 := dv311_7 * 0.0
 			dv312_8 := dv311_8 * 0.0
-			dv312_10 := dv311_10 * 0.0
-			dv312_11 := dv311_11 * 0.0
-			dv313_6 := dv312_6
-			dv313_7 := dv312_7
-			dv313_8 := dv312_8
-			dv313_10 := dv312_10
-			dv313_11 := dv312_11
+			dv312_10 := -(0.0)
+			dv312_11 := -(dv287_11 * 0.0)
 			dv314_6 := dv311_6 * fav314
 			dv314_7 := dv311_7 * fav314
 			dv314_8 := dv311_8 * fav314
-			dv314_10 := dv311_10 * fav314
-			dv314_11 := dv311_11 * fav314
+			dv314_10 := nfav314
+			dv314_11 := dv287_11 * nfav314
 			fav315 := 1 - v315*v315
 			dv315_6 := dv314_6 * fav315
 			dv315_7 := dv314_7 * fav315
@@ -6123,18 +5964,13 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv316_8 := dv315_8 * 0.5
 			dv316_10 := dv315_10 * 0.5
 			dv316_11 := dv315_11 * 0.5
-			dv317_6 := dv316_6
-			dv317_7 := dv316_7
-			dv317_8 := dv316_8
-			dv317_10 := dv316_10
-			dv317_11 := dv316_11
 			var dv319_6, dv319_7, dv319_8, dv319_10, dv319_11 float64
 			if v311 >= v312 {
-				dv319_6 = dv313_6
-				dv319_7 = dv313_7
-				dv319_8 = dv313_8
-				dv319_10 = dv313_10
-				dv319_11 = dv313_11
+				dv319_6 = dv312_6
+				dv319_7 = dv312_7
+				dv319_8 = dv312_8
+				dv319_10 = dv312_10
+				dv319_11 = dv312_11
 			} else {
 				dv319_6 = dv312_6
 				dv319_7 = dv312_7
@@ -6144,11 +5980,11 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv320_6, dv320_7, dv320_8, dv320_10, dv320_11 float64
 			if q1 > v35 {
-				dv320_6 = dv317_6
-				dv320_7 = dv317_7
-				dv320_8 = dv317_8
-				dv320_10 = dv317_10
-				dv320_11 = dv317_11
+				dv320_6 = dv316_6
+				dv320_7 = dv316_7
+				dv320_8 = dv316_8
+				dv320_10 = dv316_10
+				dv320_11 = dv316_11
 			} else {
 				dv320_6 = dv319_6
 				dv320_7 = dv319_7
@@ -6156,81 +5992,58 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv320_10 = dv319_10
 				dv320_11 = dv319_11
 			}
-			dv321_6 := -(dv320_6)
-			dv321_7 := -(dv320_7)
-			dv321_8 := -(dv320_8)
-			dv321_10 := -(dv320_10)
-			dv321_11 := -(dv320_11)
-			dv322_6 := dv303_6*v321 + dv321_6*v303
-			dv322_7 := dv303_7*v321 + dv321_7*v303
-			dv322_8 := dv303_8*v321 + dv321_8*v303
+			dv322_6 := dv303_6*v321 - (dv320_6 * v303)
+			dv322_7 := dv303_7*v321 - (dv320_7 * v303)
+			dv322_8 := dv303_8*v321 - (dv320_8 * v303)
 			dv322_9 := dv303_9 * v321
-			dv322_10 := dv303_10*v321 + dv321_10*v303
-			dv322_11 := dv303_11*v321 + dv321_11*v303
-			dv323_6 := -(dv322_6)
-			dv323_7 := -(dv322_7)
-			dv323_8 := -(dv322_8)
-			dv323_9 := -(dv322_9)
-			dv323_10 := -(dv322_10)
-			dv323_11 := -(dv322_11)
-			dv324_6 := dv277_6*v323 + dv323_6*v277
-			dv324_7 := dv277_7*v323 + dv323_7*v277
-			dv324_8 := dv277_8*v323 + dv323_8*v277
-			dv324_9 := dv277_9*v323 + dv323_9*v277
-			dv324_10 := dv323_10 * v277
-			dv324_11 := dv323_11 * v277
+			dv322_10 := dv303_10*v321 - (dv320_10 * v303)
+			dv322_11 := dv303_11*v321 - (dv320_11 * v303)
+			dv324_6 := dv277_6*v323 - (dv322_6 * v277)
+			dv324_7 := dv277_7*v323 - (dv322_7 * v277)
+			dv324_8 := dv277_8*v323 - (dv322_8 * v277)
+			dv324_9 := dv277_9*v323 - (dv322_9 * v277)
+			dv324_10 := -(dv322_10 * v277)
+			dv324_11 := -(dv322_11 * v277)
 			dv325_6 := dv324_6*v324 + dv324_6*v324
 			dv325_7 := dv324_7*v324 + dv324_7*v324
 			dv325_8 := dv324_8*v324 + dv324_8*v324
 			dv325_9 := dv324_9*v324 + dv324_9*v324
 			dv325_10 := dv324_10*v324 + dv324_10*v324
 			dv325_11 := dv324_11*v324 + dv324_11*v324
-			dv326_6 := dv325_6
-			dv326_7 := dv325_7
-			dv326_8 := dv325_8
-			dv326_9 := dv325_9
-			dv326_10 := dv325_10
-			dv326_11 := dv325_11
 			fav327 := 0.5 / v327
 			var dv327_6 float64
-			if dv326_6 != 0 {
-				dv327_6 = dv326_6 * fav327
+			if dv325_6 != 0 {
+				dv327_6 = dv325_6 * fav327
 			}
 			var dv327_7 float64
-			if dv326_7 != 0 {
-				dv327_7 = dv326_7 * fav327
+			if dv325_7 != 0 {
+				dv327_7 = dv325_7 * fav327
 			}
 			var dv327_8 float64
-			if dv326_8 != 0 {
-				dv327_8 = dv326_8 * fav327
+			if dv325_8 != 0 {
+				dv327_8 = dv325_8 * fav327
 			}
 			var dv327_9 float64
-			if dv326_9 != 0 {
-				dv327_9 = dv326_9 * fav327
+			if dv325_9 != 0 {
+				dv327_9 = dv325_9 * fav327
 			}
 			var dv327_10 float64
-			if dv326_10 != 0 {
-				dv327_10 = dv326_10 * fav327
+			if dv325_10 != 0 {
+				dv327_10 = dv325_10 * fav327
 			}
 			var dv327_11 float64
-			if dv326_11 != 0 {
-				dv327_11 = dv326_11 * fav327
+			if dv325_11 != 0 {
+				dv327_11 = dv325_11 * fav327
 			}
-			dv328_6 := dv327_6
-			dv328_7 := dv327_7
-			dv328_8 := dv327_8
-			dv328_9 := dv327_9
-			dv328_10 := dv327_10
-			dv328_11 := dv327_11
 			fav329 := 1 / v328
 			_ = fav329
 			fbv329 := -(v329 * fav329)
-			dv329_6 := dv325_6*fav329 + dv328_6*fbv329
-			dv329_7 := dv325_7*fav329 + dv328_7*fbv329
-			dv329_8 := dv325_8*fav329 + dv328_8*fbv329
-			dv329_9 := dv325_9*fav329 + dv328_9*fbv329
-			dv329_10 := dv325_10*fav329 + dv328_10*fbv329
-			dv329_11 := dv325_11*fav329 + dv328_11*fbv329
+			dv329_6 := dv325_6*fav329 + dv327_6*fbv329
+			dv329_7 := dv325_7*fav329 + dv327_7*fbv329
+			dv329_8 := dv325_8*fav329 + dv327_8*fbv329
+			dv329_9 := dv325_9*fav329 + dv327_9*fbv329
+			dv329_10 := dv325_10*fav329 + dv327_10*fbv329
+			dv329_11 := dv325_11*fav329 + dv327_11*fbv329
 			fav330 := dyn.SignOf(v324)
 			dv330_6 := dv324_6 * fav330
 			dv330_7 := dv324_7 * fav330
@@ -6254,30 +6067,18 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 				dv331_10 = dv330_10
 				dv331_11 = dv330_11
 			}
-			dv332_6 := dv331_6
-			dv332_7 := dv331_7
-			dv332_8 := dv331_8
-			dv332_9 := dv331_9
-			dv332_10 := dv331_10
-			dv332_11 := dv331_11
-			dv333_6 := dv332_6 * 0.0
-			dv333_7 := dv332_7 * 0.0
-			dv333_8 := dv332_8 * 0.0
-			dv333_9 := dv332_9 * 0.0
-			dv333_10 := dv332_10 * 0.0
-			dv333_11 := dv332_11 * 0.0
-			dv334_6 := dv333_6
-			dv334_7 := dv333_7
-			dv334_8 := dv333_8
-			dv334_9 := dv333_9
-			dv334_10 := dv333_10
-			dv334_11 := dv333_11
-			dv335_6 := dv332_6 * fav335
-			dv335_7 := dv332_7 * fav335
-			dv335_8 := dv332_8 * fav335
-			dv335_9 := dv332_9 * fav335
-			dv335_10 := dv332_10 * fav335
-			dv335_11 := dv332_11 * fav335
+			dv333_6 := dv331_6 * 0.0
+			dv333_7 := dv331_7 * 0.0
+			dv333_8 := dv331_8 * 0.0
+			dv333_9 := dv331_9 * 0.0
+			dv333_10 := dv331_10 * 0.0
+			dv333_11 := dv331_11 * 0.0
+			dv335_6 := dv331_6 * fav335
+			dv335_7 := dv331_7 * fav335
+			dv335_8 := dv331_8 * fav335
+			dv335_9 := dv331_9 * fav335
+			dv335_10 := dv331_10 * fav335
+			dv335_11 := dv331_11 * fav335
 			fav336 := 1 - v336*v336
 			dv336_6 := dv335_6 * fav336
 			dv336_7 := dv335_7 * fav336
@@ -6291,20 +6092,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv337_9 := dv336_9 * 0.5
 			dv337_10 := dv336_10 * 0.5
 			dv337_11 := dv336_11 * 0.5
-			dv338_6 := dv337_6
-			dv338_7 := dv337_7
-			dv338_8 := dv337_8
-			dv338_9 := dv337_9
-			dv338_10 := dv337_10
-			dv338_11 := dv337_11
 			var dv340_6, dv340_7, dv340_8, dv340_9, dv340_10, dv340_11 float64
 			if v332 >= v333 {
-				dv340_6 = dv334_6
-				dv340_7 = dv334_7
-				dv340_8 = dv334_8
-				dv340_9 = dv334_9
-				dv340_10 = dv334_10
-				dv340_11 = dv334_11
+				dv340_6 = dv333_6
+				dv340_7 = dv333_7
+				dv340_8 = dv333_8
+				dv340_9 = dv333_9
+				dv340_10 = dv333_10
+				dv340_11 = dv333_11
 			} else {
 				dv340_6 = dv333_6
 				dv340_7 = dv333_7
@@ -6315,12 +6110,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv341_6, dv341_7, dv341_8, dv341_9, dv341_10, dv341_11 float64
 			if q1 > v35 {
-				dv341_6 = dv338_6
-				dv341_7 = dv338_7
-				dv341_8 = dv338_8
-				dv341_9 = dv338_9
-				dv341_10 = dv338_10
-				dv341_11 = dv338_11
+				dv341_6 = dv337_6
+				dv341_7 = dv337_7
+				dv341_8 = dv337_8
+				dv341_9 = dv337_9
+				dv341_10 = dv337_10
+				dv341_11 = dv337_11
 			} else {
 				dv341_6 = dv340_6
 				dv341_7 = dv340_7
@@ -6335,12 +6130,6 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv342_9 := dv324_9 * 0.0
 			dv342_10 := dv324_10 * 0.0
 			dv342_11 := dv324_11 * 0.0
-			dv343_6 := dv342_6
-			dv343_7 := dv342_7
-			dv343_8 := dv342_8
-			dv343_9 := dv342_9
-			dv343_10 := dv342_10
-			dv343_11 := dv342_11
 			dv344_6 := dv324_6 * fav344
 			dv344_7 := dv324_7 * fav344
 			dv344_8 := dv324_8 * fav344
@@ -6360,20 +6149,14 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv346_9 := dv345_9 * 0.5
 			dv346_10 := dv345_10 * 0.5
 			dv346_11 := dv345_11 * 0.5
-			dv347_6 := dv346_6
-			dv347_7 := dv346_7
-			dv347_8 := dv346_8
-			dv347_9 := dv346_9
-			dv347_10 := dv346_10
-			dv347_11 := dv346_11
 			var dv349_6, dv349_7, dv349_8, dv349_9, dv349_10, dv349_11 float64
 			if v324 >= v342 {
-				dv349_6 = dv343_6
-				dv349_7 = dv343_7
-				dv349_8 = dv343_8
-				dv349_9 = dv343_9
-				dv349_10 = dv343_10
-				dv349_11 = dv343_11
+				dv349_6 = dv342_6
+				dv349_7 = dv342_7
+				dv349_8 = dv342_8
+				dv349_9 = dv342_9
+				dv349_10 = dv342_10
+				dv349_11 = dv342_11
 			} else {
 				dv349_6 = dv342_6
 				dv349_7 = dv342_7
@@ -6384,12 +6167,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv350_6, dv350_7, dv350_8, dv350_9, dv350_10, dv350_11 float64
 			if q1 > v35 {
-				dv350_6 = dv347_6
-				dv350_7 = dv347_7
-				dv350_8 = dv347_8
-				dv350_9 = dv347_9
-				dv350_10 = dv347_10
-				dv350_11 = dv347_11
+				dv350_6 = dv346_6
+				dv350_7 = dv346_7
+				dv350_8 = dv346_8
+				dv350_9 = dv346_9
+				dv350_10 = dv346_10
+				dv350_11 = dv346_11
 			} else {
 				dv350_6 = dv349_6
 				dv350_7 = dv349_7
@@ -6404,18 +6187,12 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv351_9 := dv350_9 * 2.0
 			dv351_10 := dv350_10 * 2.0
 			dv351_11 := dv350_11 * 2.0
-			dv352_6 := dv351_6
-			dv352_7 := dv351_7
-			dv352_8 := dv351_8
-			dv352_9 := dv351_9
-			dv352_10 := dv351_10
-			dv352_11 := dv351_11
-			dv353_6 := dv352_6 - (ds5_6)
-			dv353_7 := dv352_7 - (ds5_7)
-			dv353_8 := dv352_8 - (ds5_8)
-			dv353_9 := dv352_9 - (ds5_9)
-			dv353_10 := dv352_10 - (ds5_10)
-			dv353_11 := dv352_11 - (ds5_11)
+			dv353_6 := dv351_6 - (ds5_6)
+			dv353_7 := dv351_7 - (ds5_7)
+			dv353_8 := dv351_8 - (ds5_8)
+			dv353_9 := dv351_9 - (ds5_9)
+			dv353_10 := dv351_10 - (ds5_10)
+			dv353_11 := dv351_11 - (ds5_11)
 			dv354_6 := dv341_6*v353 + dv353_6*v341
 			dv354_7 := dv341_7*v353 + dv353_7*v341
 			dv354_8 := dv341_8*v353 + dv353_8*v341
@@ -6428,99 +6205,73 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv355_9 := ds5_9 + dv354_9
 			dv355_10 := ds5_10 + dv354_10
 			dv355_11 := ds5_11 + dv354_11
-			dv356_0 := dv169_0
-			dv356_1 := dv169_1
-			dv356_2 := dv169_2
-			dv356_3 := dv169_3
-			dv356_4 := dv169_4
-			dv356_5 := dv169_5
-			dv357_6 := dv324_6
-			dv357_7 := dv324_7
-			dv357_8 := dv324_8
-			dv357_9 := dv324_9
-			dv357_10 := dv324_10
-			dv357_11 := dv324_11
-			dv358_0 := dv356_0 * q3
-			dv358_1 := dv356_1 * q3
-			dv358_2 := dv356_2 * q3
-			dv358_3 := dv356_3 * q3
-			dv358_4 := dv356_4 * q3
-			dv358_5 := dv356_5 * q3
-			dv359_0 := dv356_0*v358 + dv358_0*v356
-			dv359_1 := dv356_1*v358 + dv358_1*v356
-			dv359_2 := dv356_2*v358 + dv358_2*v356
-			dv359_3 := dv356_3*v358 + dv358_3*v356
-			dv359_4 := dv356_4*v358 + dv358_4*v356
-			dv359_5 := dv356_5*v358 + dv358_5*v356
-			dv360_6 := dv357_6 * q4
-			dv360_7 := dv357_7 * q4
-			dv360_8 := dv357_8 * q4
-			dv360_9 := dv357_9 * q4
-			dv360_10 := dv357_10 * q4
-			dv360_11 := dv357_11 * q4
-			dv361_6 := dv357_6*v360 + dv360_6*v357
-			dv361_7 := dv357_7*v360 + dv360_7*v357
-			dv361_8 := dv357_8*v360 + dv360_8*v357
-			dv361_9 := dv357_9*v360 + dv360_9*v357
-			dv361_10 := dv357_10*v360 + dv360_10*v357
-			dv361_11 := dv357_11*v360 + dv360_11*v357
-			dv362_0 := dv359_0
-			dv362_1 := dv359_1
-			dv362_2 := dv359_2
-			dv362_3 := dv359_3
-			dv362_4 := dv359_4
-			dv362_5 := dv359_5
-			dv362_6 := dv361_6
-			dv362_7 := dv361_7
-			dv362_8 := dv361_8
-			dv362_9 := dv361_9
-			dv362_10 := dv361_10
-			dv362_11 := dv361_11
-			dv363_0 := dv362_0 * u4
-			dv363_1 := dv362_1 * u4
-			dv363_2 := dv362_2 * u4
-			dv363_3 := dv362_3 * u4
-			dv363_4 := dv362_4 * u4
-			dv363_5 := dv362_5 * u4
-			dv363_6 := dv362_6 * u4
-			dv363_7 := dv362_7 * u4
-			dv363_8 := dv362_8 * u4
-			dv363_9 := dv362_9 * u4
-			dv363_10 := dv362_10 * u4
-			dv363_11 := dv362_11 * u4
+			dv358_0 := dv169_0 * q3
+			dv358_1 := dv169_1 * q3
+			dv358_2 := dv169_2 * q3
+			dv358_3 := dv169_3 * q3
+			dv358_4 := dv169_4 * q3
+			dv358_5 := dv169_5 * q3
+			dv359_0 := dv169_0*v358 + dv358_0*v356
+			dv359_1 := dv169_1*v358 + dv358_1*v356
+			dv359_2 := dv169_2*v358 + dv358_2*v356
+			dv359_3 := dv169_3*v358 + dv358_3*v356
+			dv359_4 := dv169_4*v358 + dv358_4*v356
+			dv359_5 := dv169_5*v358 + dv358_5*v356
+			dv360_6 := dv324_6 * q4
+			dv360_7 := dv324_7 * q4
+			dv360_8 := dv324_8 * q4
+			dv360_9 := dv324_9 * q4
+			dv360_10 := dv324_10 * q4
+			dv360_11 := dv324_11 * q4
+			dv361_6 := dv324_6*v360 + dv360_6*v357
+			dv361_7 := dv324_7*v360 + dv360_7*v357
+			dv361_8 := dv324_8*v360 + dv360_8*v357
+			dv361_9 := dv324_9*v360 + dv360_9*v357
+			dv361_10 := dv324_10*v360 + dv360_10*v357
+			dv361_11 := dv324_11*v360 + dv360_11*v357
+			dv363_0 := dv359_0 * u4
+			dv363_1 := dv359_1 * u4
+			dv363_2 := dv359_2 * u4
+			dv363_3 := dv359_3 * u4
+			dv363_4 := dv359_4 * u4
+			dv363_5 := dv359_5 * u4
+			dv363_6 := dv361_6 * u4
+			dv363_7 := dv361_7 * u4
+			dv363_8 := dv361_8 * u4
+			dv363_9 := dv361_9 * u4
+			dv363_10 := dv361_10 * u4
+			dv363_11 := dv361_11 * u4
 			if y != nil {
-				y[(0*T+t)*n+j] = v169
-				y[(1*T+t)*n+j] = v324
+				y[yo] = v169
+				y[yo+1*yT] = v324
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 12
-				_ = jy[r0+11]
-				jy[r0+0] = dv169_0
-				jy[r0+1] = dv169_1
-				jy[r0+2] = dv169_2
-				jy[r0+3] = dv169_3
-				jy[r0+4] = dv169_4
-				jy[r0+5] = dv169_5
-				jy[r0+6] = 0
-				jy[r0+7] = 0
-				jy[r0+8] = 0
-				jy[r0+9] = 0
-				jy[r0+10] = 0
-				jy[r0+11] = 0
-				r1 := ((1*T+t)*n + j) * 12
-				_ = jy[r1+11]
-				jy[r1+0] = 0
-				jy[r1+1] = 0
-				jy[r1+2] = 0
-				jy[r1+3] = 0
-				jy[r1+4] = 0
-				jy[r1+5] = 0
-				jy[r1+6] = dv324_6
-				jy[r1+7] = dv324_7
-				jy[r1+8] = dv324_8
-				jy[r1+9] = dv324_9
-				jy[r1+10] = dv324_10
-				jy[r1+11] = dv324_11
+				jr0 := (*[12]float64)(jy[jo : jo+12])
+				jr0[0] = dv169_0
+				jr0[1] = dv169_1
+				jr0[2] = dv169_2
+				jr0[3] = dv169_3
+				jr0[4] = dv169_4
+				jr0[5] = dv169_5
+				jr0[6] = 0
+				jr0[7] = 0
+				jr0[8] = 0
+				jr0[9] = 0
+				jr0[10] = 0
+				jr0[11] = 0
+				jr1 := (*[12]float64)(jy[jo+1*jT : jo+1*jT+12])
+				jr1[0] = 0
+				jr1[1] = 0
+				jr1[2] = 0
+				jr1[3] = 0
+				jr1[4] = 0
+				jr1[5] = 0
+				jr1[6] = dv324_6
+				jr1[7] = dv324_7
+				jr1[8] = dv324_8
+				jr1[9] = dv324_9
+				jr1[10] = dv324_10
+				jr1[11] = dv324_11
 			}
 			cost += v363
 			dc_0 += dv363_0
@@ -6599,6 +6350,8 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			ds5_9 = nd5_9
 			ds5_10 = nd5_10
 			ds5_11 = nd5_11
+			yo += n
+			jo += 12 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -6762,58 +6515,88 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 	_ = v272
 	_ = v273
 	_ = v275
-	dv34_0 := -(1.0)
 	fav109 := 1 / p3
 	_ = fav109
 	fbv109 := -(v109 * fav109)
 	dv109_3 := fbv109
-	dv110_3 := -(dv109_3)
-	dv111_3 := dv110_3 * v111
-	dv113_3 := -(dv111_3)
-	dv201_6 := -(1.0)
+	nv111 := -v111
+	_ = nv111
+	dv111_3 := dv109_3 * nv111
 	fav271 := 1 / p9
 	_ = fav271
 	fbv271 := -(v271 * fav271)
 	dv271_9 := fbv271
-	dv272_9 := -(dv271_9)
-	dv273_9 := dv272_9 * v273
-	dv275_9 := -(dv273_9)
+	nv273 := -v273
+	_ = nv273
+	dv273_9 := dv271_9 * nv273
 	fav49 := 1 / v38
 	_ = fav49
+	nfav49 := -fav49
+	_ = nfav49
 	fav56 := 1 / v38
 	_ = fav56
+	nfav56 := -fav56
+	_ = nfav56
 	fav66 := 1 / v65
 	_ = fav66
+	np2 := -p2
+	_ = np2
+	np1 := -p1
+	_ = np1
 	fav94 := 1 / v38
 	_ = fav94
+	nfav94 := -fav94
+	_ = nfav94
 	fav101 := 1 / v38
 	_ = fav101
+	nfav101 := -fav101
+	_ = nfav101
 	fav117 := 1 / q0
 	_ = fav117
 	fav137 := 1 / v65
 	_ = fav137
+	nfav137 := -fav137
+	_ = nfav137
 	fav159 := 1 / v65
 	_ = fav159
+	nfav159 := -fav159
+	_ = nfav159
 	fav180 := 1 / v65
 	_ = fav180
 	fav189 := 1 / v65
 	_ = fav189
 	fav212 := 1 / v38
 	_ = fav212
+	nfav212 := -fav212
+	_ = nfav212
 	fav219 := 1 / v38
 	_ = fav219
+	nfav219 := -fav219
+	_ = nfav219
 	fav228 := 1 / v65
 	_ = fav228
+	np8 := -p8
+	_ = np8
+	np7 := -p7
+	_ = np7
 	fav256 := 1 / v38
 	_ = fav256
+	nfav256 := -fav256
+	_ = nfav256
 	fav263 := 1 / v38
 	_ = fav263
+	nfav263 := -fav263
+	_ = nfav263
 	fav279 := 1 / q0
 	_ = fav279
 	fav293 := 1 / v65
 	_ = fav293
+	nfav293 := -fav293
+	_ = nfav293
 	fav314 := 1 / v65
 	_ = fav314
+	nfav314 := -fav314
+	_ = nfav314
 	fav335 := 1 / v65
 	_ = fav335
 	fav344 := 1 / v65
@@ -6882,6 +6665,10 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 		var dc_15 float64
 		var dc_16 float64
 		var dc_17 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*18, T*n*18
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 5 * n
 			_ = ub
@@ -7280,24 +7067,20 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			v363 := u4 * v362
 			var dv39_0 float64
 			if u0 < v34 {
-				dv39_0 = dv34_0
+				dv39_0 = -1.0
 			} else {
 				if u0 > p0 {
 					dv39_0 = 1.0
 				}
 			}
-			dv46_0 := -(dv34_0)
-			dv47_0 := dv46_0 * v42
-			dv48_0 := -(dv47_0)
-			dv49_0 := dv48_0 * fav49
+			dv47_0 := v42
+			dv49_0 := dv47_0 * nfav49
 			dv50_0 := dv49_0 * v50
 			fav51 := 1 / (1 + v50)
 			dv51_0 := dv50_0 * fav51
 			dv52_0 := dv51_0 * v38
-			dv53_0 := -(1.0)
-			dv54_0 := dv53_0 * v45
-			dv55_0 := -(dv54_0)
-			dv56_0 := dv55_0 * fav56
+			dv54_0 := -(v45)
+			dv56_0 := dv54_0 * nfav56
 			dv57_0 := dv56_0 * v57
 			fav58 := 1 / (1 + v57)
 			dv58_0 := dv57_0 * fav58
@@ -7314,10 +7097,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv63_1 := ds0_1 * 0.0
 			dv63_2 := ds0_2 * 0.0
 			dv63_12 := ds0_12 * 0.0
-			dv64_0 := dv63_0
-			dv64_1 := dv63_1
-			dv64_2 := dv63_2
-			dv64_12 := dv63_12
 			dv66_0 := ds0_0 * fav66
 			dv66_1 := ds0_1 * fav66
 			dv66_2 := ds0_2 * fav66
@@ -7331,16 +7110,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv68_1 := dv67_1 * 0.5
 			dv68_2 := dv67_2 * 0.5
 			dv68_12 := dv67_12 * 0.5
-			dv69_0 := dv68_0
-			dv69_1 := dv68_1
-			dv69_2 := dv68_2
-			dv69_12 := dv68_12
 			var dv71_0, dv71_1, dv71_2, dv71_12 float64
 			if s0 >= v63 {
-				dv71_0 = dv64_0
-				dv71_1 = dv64_1
-				dv71_2 = dv64_2
-				dv71_12 = dv64_12
+				dv71_0 = dv63_0
+				dv71_1 = dv63_1
+				dv71_2 = dv63_2
+				dv71_12 = dv63_12
 			} else {
 				dv71_0 = dv63_0
 				dv71_1 = dv63_1
@@ -7349,28 +7124,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv72_0, dv72_1, dv72_2, dv72_12 float64
 			if q1 > v35 {
-				dv72_0 = dv69_0
-				dv72_1 = dv69_1
-				dv72_2 = dv69_2
-				dv72_12 = dv69_12
+				dv72_0 = dv68_0
+				dv72_1 = dv68_1
+				dv72_2 = dv68_2
+				dv72_12 = dv68_12
 			} else {
 				dv72_0 = dv71_0
 				dv72_1 = dv71_1
 				dv72_2 = dv71_2
 				dv72_12 = dv71_12
 			}
-			dv73_0 := -(dv72_0)
-			dv73_1 := -(dv72_1)
-			dv73_2 := -(dv72_2)
-			dv73_12 := -(dv72_12)
 			dv74_0 := dv72_0 * p1
 			dv74_1 := v72 + dv72_1*p1
 			dv74_2 := dv72_2 * p1
 			dv74_12 := dv72_12 * p1
-			dv75_0 := dv73_0 * p2
-			dv75_1 := dv73_1 * p2
-			dv75_2 := v73 + dv73_2*p2
-			dv75_12 := dv73_12 * p2
+			dv75_0 := dv72_0 * np2
+			dv75_1 := dv72_1 * np2
+			dv75_2 := v73 + dv72_2*np2
+			dv75_12 := dv72_12 * np2
 			dv76_0 := dv74_0 + dv75_0
 			dv76_1 := dv74_1 + dv75_1
 			dv76_2 := dv74_2 + dv75_2
@@ -7383,10 +7154,10 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv78_1 := dv72_1 * p2
 			dv78_2 := v72 + dv72_2*p2
 			dv78_12 := dv72_12 * p2
-			dv79_0 := dv73_0 * p1
-			dv79_1 := v73 + dv73_1*p1
-			dv79_2 := dv73_2 * p1
-			dv79_12 := dv73_12 * p1
+			dv79_0 := dv72_0 * np1
+			dv79_1 := v73 + dv72_1*np1
+			dv79_2 := dv72_2 * np1
+			dv79_12 := dv72_12 * np1
 			dv80_0 := dv78_0 + dv79_0
 			dv80_1 := dv78_1 + dv79_1
 			dv80_2 := dv78_2 + dv79_2
@@ -7396,19 +7167,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv81_2 := dv80_2 * q0
 			dv81_12 := dv80_12 * q0
 			dv82_0 := dv62_0 - (ds0_0)
-			dv82_1 := -(ds0_1)
-			dv82_2 := -(ds0_2)
-			dv82_12 := -(ds0_12)
-			dv83_0 := -(dv81_0)
-			dv83_1 := -(dv81_1)
-			dv83_2 := -(dv81_2)
-			dv83_12 := -(dv81_12)
 			var dv84_0, dv84_1, dv84_2, dv84_12 float64
 			if v82 < v83 {
-				dv84_0 = dv83_0
-				dv84_1 = dv83_1
-				dv84_2 = dv83_2
-				dv84_12 = dv83_12
+				dv84_0 = -(dv81_0)
+				dv84_1 = -(dv81_1)
+				dv84_2 = -(dv81_2)
+				dv84_12 = -(dv81_12)
 			} else {
 				if v82 > v77 {
 					dv84_0 = dv77_0
@@ -7417,27 +7181,23 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 					dv84_12 = dv77_12
 				} else {
 					dv84_0 = dv82_0
-					dv84_1 = dv82_1
-					dv84_2 = dv82_2
-					dv84_12 = dv82_12
+					dv84_1 = -(ds0_1)
+					dv84_2 = -(ds0_2)
+					dv84_12 = -(ds0_12)
 				}
 			}
-			dv91_0 := dv82_0 - (dv83_0)
-			dv91_1 := dv82_1 - (dv83_1)
-			dv91_2 := dv82_2 - (dv83_2)
-			dv91_12 := dv82_12 - (dv83_12)
+			dv91_0 := dv82_0 + dv81_0
+			dv91_1 := dv81_1 - (ds0_1)
+			dv91_2 := dv81_2 - (ds0_2)
+			dv91_12 := dv81_12 - (ds0_12)
 			dv92_0 := dv91_0 * v87
 			dv92_1 := dv91_1 * v87
 			dv92_2 := dv91_2 * v87
 			dv92_12 := dv91_12 * v87
-			dv93_0 := -(dv92_0)
-			dv93_1 := -(dv92_1)
-			dv93_2 := -(dv92_2)
-			dv93_12 := -(dv92_12)
-			dv94_0 := dv93_0 * fav94
-			dv94_1 := dv93_1 * fav94
-			dv94_2 := dv93_2 * fav94
-			dv94_12 := dv93_12 * fav94
+			dv94_0 := dv92_0 * nfav94
+			dv94_1 := dv92_1 * nfav94
+			dv94_2 := dv92_2 * nfav94
+			dv94_12 := dv92_12 * nfav94
 			dv95_0 := dv94_0 * v95
 			dv95_1 := dv94_1 * v95
 			dv95_2 := dv94_2 * v95
@@ -7452,21 +7212,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv97_2 := dv96_2 * v38
 			dv97_12 := dv96_12 * v38
 			dv98_0 := dv82_0 - (dv77_0)
-			dv98_1 := dv82_1 - (dv77_1)
-			dv98_2 := dv82_2 - (dv77_2)
-			dv98_12 := dv82_12 - (dv77_12)
+			dv98_1 := -(ds0_1) - (dv77_1)
+			dv98_2 := -(ds0_2) - (dv77_2)
+			dv98_12 := -(ds0_12) - (dv77_12)
 			dv99_0 := dv98_0 * v90
 			dv99_1 := dv98_1 * v90
 			dv99_2 := dv98_2 * v90
 			dv99_12 := dv98_12 * v90
-			dv100_0 := -(dv99_0)
-			dv100_1 := -(dv99_1)
-			dv100_2 := -(dv99_2)
-			dv100_12 := -(dv99_12)
-			dv101_0 := dv100_0 * fav101
-			dv101_1 := dv100_1 * fav101
-			dv101_2 := dv100_2 * fav101
-			dv101_12 := dv100_12 * fav101
+			dv101_0 := dv99_0 * nfav101
+			dv101_1 := dv99_1 * nfav101
+			dv101_2 := dv99_2 * nfav101
+			dv101_12 := dv99_12 * nfav101
 			dv102_0 := dv101_0 * v102
 			dv102_1 := dv101_1 * v102
 			dv102_2 := dv101_2 * v102
@@ -7513,14 +7269,13 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv114_0 := dv108_0 * v113
 			dv114_1 := dv108_1 * v113
 			dv114_2 := dv108_2 * v113
-			dv114_3 := dv113_3 * v108
+			dv114_3 := -(dv111_3 * v108)
 			dv114_12 := dv108_12 * v113
 			dv115_0 := dv112_0 + dv114_0
 			dv115_1 := dv112_1 + dv114_1
 			dv115_2 := dv112_2 + dv114_2
 			dv115_3 := dv112_3 + dv114_3
 			dv115_12 := dv112_12 + dv114_12
-			dv115_13 := dv112_13
 			dv116_0 := dv108_0 - (ds0_0)
 			dv116_1 := dv108_1 - (ds0_1)
 			dv116_2 := dv108_2 - (ds0_2)
@@ -7533,38 +7288,30 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv123_1 := dv117_1*v117 + dv117_1*v117
 			dv123_2 := dv117_2*v117 + dv117_2*v117
 			dv123_12 := dv117_12*v117 + dv117_12*v117
-			dv125_0 := dv123_0
-			dv125_1 := dv123_1
-			dv125_2 := dv123_2
-			dv125_12 := dv123_12
 			fav126 := 0.5 / v126
 			var dv126_0 float64
-			if dv125_0 != 0 {
-				dv126_0 = dv125_0 * fav126
+			if dv123_0 != 0 {
+				dv126_0 = dv123_0 * fav126
 			}
 			var dv126_1 float64
-			if dv125_1 != 0 {
-				dv126_1 = dv125_1 * fav126
+			if dv123_1 != 0 {
+				dv126_1 = dv123_1 * fav126
 			}
 			var dv126_2 float64
-			if dv125_2 != 0 {
-				dv126_2 = dv125_2 * fav126
+			if dv123_2 != 0 {
+				dv126_2 = dv123_2 * fav126
 			}
 			var dv126_12 float64
-			if dv125_12 != 0 {
-				dv126_12 = dv125_12 * fav126
+			if dv123_12 != 0 {
+				dv126_12 = dv123_12 * fav126
 			}
-			dv127_0 := dv126_0
-			dv127_1 := dv126_1
-			dv127_2 := dv126_2
-			dv127_12 := dv126_12
 			fav128 := 1 / v127
 			_ = fav128
 			fbv128 := -(v128 * fav128)
-			dv128_0 := dv123_0*fav128 + dv127_0*fbv128
-			dv128_1 := dv123_1*fav128 + dv127_1*fbv128
-			dv128_2 := dv123_2*fav128 + dv127_2*fbv128
-			dv128_12 := dv123_12*fav128 + dv127_12*fbv128
+			dv128_0 := dv123_0*fav128 + dv126_0*fbv128
+			dv128_1 := dv123_1*fav128 + dv126_1*fbv128
+			dv128_2 := dv123_2*fav128 + dv126_2*fbv128
+			dv128_12 := dv123_12*fav128 + dv126_12*fbv128
 			fav129 := dyn.SignOf(v117)
 			dv129_0 := dv117_0 * fav129
 			dv129_1 := dv117_1 * fav129
@@ -7587,12 +7334,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv131_2 := dv130_2 * p5
 			dv131_5 := v130
 			dv131_12 := dv130_12 * p5
-			dv132_0 := dv131_0
-			dv132_1 := dv131_1
-			dv132_2 := dv131_2
-			dv132_4 := 1.0
-			dv132_5 := dv131_5
-			dv132_12 := dv131_12
 			dv133_0 := ds2_0*v108 + dv108_0*s2
 			dv133_1 := ds2_1*v108 + dv108_1*s2
 			dv133_2 := ds2_2*v108 + dv108_2*s2
@@ -7602,42 +7343,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv133_12 := ds2_12*v108 + dv108_12*s2
 			dv133_13 := ds2_13 * v108
 			dv133_14 := ds2_14 * v108
-			dv134_0 := -(dv133_0)
-			dv134_1 := -(dv133_1)
-			dv134_2 := -(dv133_2)
-			dv134_3 := -(dv133_3)
-			dv134_4 := -(dv133_4)
-			dv134_5 := -(dv133_5)
-			dv134_12 := -(dv133_12)
-			dv134_13 := -(dv133_13)
-			dv134_14 := -(dv133_14)
-			dv135_0 := dv134_0 * 0.0
-			dv135_1 := dv134_1 * 0.0
-			dv135_2 := dv134_2 * 0.0
-			dv135_3 := dv134_3 * 0.0
-			dv135_4 := dv134_4 * 0.0
-			dv135_5 := dv134_5 * 0.0
-			dv135_12 := dv134_12 * 0.0
-			dv135_13 := dv134_13 * 0.0
-			dv135_14 := dv134_14 * 0.0
-			dv136_0 := dv135_0
-			dv136_1 := dv135_1
-			dv136_2 := dv135_2
-			dv136_3 := dv135_3
-			dv136_4 := dv135_4
-			dv136_5 := dv135_5
-			dv136_12 := dv135_12
-			dv136_13 := dv135_13
-			dv136_14 := dv135_14
-			dv137_0 := dv134_0 * fav137
-			dv137_1 := dv134_1 * fav137
-			dv137_2 := dv134_2 * fav137
-			dv137_3 := dv134_3 * fav137
-			dv137_4 := dv134_4 * fav137
-			dv137_5 := dv134_5 * fav137
-			dv137_12 := dv134_12 * fav137
-			dv137_13 := dv134_13 * fav137
-			dv137_14 := dv134_14 * fav137
+			dv135_0 := -(dv133_0 * 0.0)
+			dv135_1 := -(dv133_1 * 0.0)
+			dv135_2 := -(dv133_2 * 0.0)
+			dv135_3 := -(dv133_3 * 0.0)
+			dv135_4 := -(dv133_4 * 0.0)
+			dv135_5 := -(dv133_5 * 0.0)
+			dv135_12 := -(dv133_12 * 0.0)
+			dv135_13 := -(dv133_13 * 0.0)
+			dv135_14 := -(dv133_14 * 0.0)
+			dv137_0 := dv133_0 * nfav137
+			dv137_1 := dv133_1 * nfav137
+			dv137_2 := dv133_2 * nfav137
+			dv137_3 := dv133_3 * nfav137
+			dv137_4 := dv133_4 * nfav137
+			dv137_5 := dv133_5 * nfav137
+			dv137_12 := dv133_12 * nfav137
+			dv137_13 := dv133_13 * nfav137
+			dv137_14 := dv133_14 * nfav137
 			fav138 := 1 - v138*v138
 			dv138_0 := dv137_0 * fav138
 			dv138_1 := dv137_1 * fav138
@@ -7657,26 +7380,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv139_12 := dv138_12 * 0.5
 			dv139_13 := dv138_13 * 0.5
 			dv139_14 := dv138_14 * 0.5
-			dv140_0 := dv139_0
-			dv140_1 := dv139_1
-			dv140_2 := dv139_2
-			dv140_3 := dv139_3
-			dv140_4 := dv139_4
-			dv140_5 := dv139_5
-			dv140_12 := dv139_12
-			dv140_13 := dv139_13
-			dv140_14 := dv139_14
 			var dv142_0, dv142_1, dv142_2, dv142_3, dv142_4, dv142_5, dv142_12, dv142_13, dv142_14 float64
 			if v134 >= v135 {
-				dv142_0 = dv136_0
-				dv142_1 = dv136_1
-				dv142_2 = dv136_2
-				dv142_3 = dv136_3
-				dv142_4 = dv136_4
-				dv142_5 = dv136_5
-				dv142_12 = dv136_12
-				dv142_13 = dv136_13
-				dv142_14 = dv136_14
+				dv142_0 = dv135_0
+				dv142_1 = dv135_1
+				dv142_2 = dv135_2
+				dv142_3 = dv135_3
+				dv142_4 = dv135_4
+				dv142_5 = dv135_5
+				dv142_12 = dv135_12
+				dv142_13 = dv135_13
+				dv142_14 = dv135_14
 			} else {
 				dv142_0 = dv135_0
 				dv142_1 = dv135_1
@@ -7690,15 +7404,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv143_0, dv143_1, dv143_2, dv143_3, dv143_4, dv143_5, dv143_12, dv143_13, dv143_14 float64
 			if q1 > v35 {
-				dv143_0 = dv140_0
-				dv143_1 = dv140_1
-				dv143_2 = dv140_2
-				dv143_3 = dv140_3
-				dv143_4 = dv140_4
-				dv143_5 = dv140_5
-				dv143_12 = dv140_12
-				dv143_13 = dv140_13
-				dv143_14 = dv140_14
+				dv143_0 = dv139_0
+				dv143_1 = dv139_1
+				dv143_2 = dv139_2
+				dv143_3 = dv139_3
+				dv143_4 = dv139_4
+				dv143_5 = dv139_5
+				dv143_12 = dv139_12
+				dv143_13 = dv139_13
+				dv143_14 = dv139_14
 			} else {
 				dv143_0 = dv142_0
 				dv143_1 = dv142_1
@@ -7723,38 +7437,30 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv148_1 := dv108_1*v108 + dv108_1*v108
 			dv148_2 := dv108_2*v108 + dv108_2*v108
 			dv148_12 := dv108_12*v108 + dv108_12*v108
-			dv150_0 := dv148_0
-			dv150_1 := dv148_1
-			dv150_2 := dv148_2
-			dv150_12 := dv148_12
 			fav151 := 0.5 / v151
 			var dv151_0 float64
-			if dv150_0 != 0 {
-				dv151_0 = dv150_0 * fav151
+			if dv148_0 != 0 {
+				dv151_0 = dv148_0 * fav151
 			}
 			var dv151_1 float64
-			if dv150_1 != 0 {
-				dv151_1 = dv150_1 * fav151
+			if dv148_1 != 0 {
+				dv151_1 = dv148_1 * fav151
 			}
 			var dv151_2 float64
-			if dv150_2 != 0 {
-				dv151_2 = dv150_2 * fav151
+			if dv148_2 != 0 {
+				dv151_2 = dv148_2 * fav151
 			}
 			var dv151_12 float64
-			if dv150_12 != 0 {
-				dv151_12 = dv150_12 * fav151
+			if dv148_12 != 0 {
+				dv151_12 = dv148_12 * fav151
 			}
-			dv152_0 := dv151_0
-			dv152_1 := dv151_1
-			dv152_2 := dv151_2
-			dv152_12 := dv151_12
 			fav153 := 1 / v152
 			_ = fav153
 			fbv153 := -(v153 * fav153)
-			dv153_0 := dv148_0*fav153 + dv152_0*fbv153
-			dv153_1 := dv148_1*fav153 + dv152_1*fbv153
-			dv153_2 := dv148_2*fav153 + dv152_2*fbv153
-			dv153_12 := dv148_12*fav153 + dv152_12*fbv153
+			dv153_0 := dv148_0*fav153 + dv151_0*fbv153
+			dv153_1 := dv148_1*fav153 + dv151_1*fbv153
+			dv153_2 := dv148_2*fav153 + dv151_2*fbv153
+			dv153_12 := dv148_12*fav153 + dv151_12*fbv153
 			fav154 := dyn.SignOf(v108)
 			dv154_0 := dv108_0 * fav154
 			dv154_1 := dv108_1 * fav154
@@ -7772,29 +7478,21 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv155_2 = dv154_2
 				dv155_12 = dv154_12
 			}
-			dv156_0 := dv155_0 - (dv132_0)
-			dv156_1 := dv155_1 - (dv132_1)
-			dv156_2 := dv155_2 - (dv132_2)
-			dv156_4 := -(dv132_4)
-			dv156_5 := -(dv132_5)
-			dv156_12 := dv155_12 - (dv132_12)
+			dv156_0 := dv155_0 - (dv131_0)
+			dv156_1 := dv155_1 - (dv131_1)
+			dv156_2 := dv155_2 - (dv131_2)
+			dv156_12 := dv155_12 - (dv131_12)
 			dv157_0 := dv156_0 * 0.0
 			dv157_1 := dv156_1 * 0.0
 			dv157_2 := dv156_2 * 0.0
-			dv157_4 := dv156_4 * 0.0
-			dv157_5 := dv156_5 * 0.0
+			dv157_4 := -(0.0)
+			dv157_5 := -(dv131_5 * 0.0)
 			dv157_12 := dv156_12 * 0.0
-			dv158_0 := dv157_0
-			dv158_1 := dv157_1
-			dv158_2 := dv157_2
-			dv158_4 := dv157_4
-			dv158_5 := dv157_5
-			dv158_12 := dv157_12
 			dv159_0 := dv156_0 * fav159
 			dv159_1 := dv156_1 * fav159
 			dv159_2 := dv156_2 * fav159
-			dv159_4 := dv156_4 * fav159
-			dv159_5 := dv156_5 * fav159
+			dv159_4 := nfav159
+			dv159_5 := dv131_5 * nfav159
 			dv159_12 := dv156_12 * fav159
 			fav160 := 1 - v160*v160
 			dv160_0 := dv159_0 * fav160
@@ -7809,20 +7507,14 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv161_4 := dv160_4 * 0.5
 			dv161_5 := dv160_5 * 0.5
 			dv161_12 := dv160_12 * 0.5
-			dv162_0 := dv161_0
-			dv162_1 := dv161_1
-			dv162_2 := dv161_2
-			dv162_4 := dv161_4
-			dv162_5 := dv161_5
-			dv162_12 := dv161_12
 			var dv164_0, dv164_1, dv164_2, dv164_4, dv164_5, dv164_12 float64
 			if v156 >= v157 {
-				dv164_0 = dv158_0
-				dv164_1 = dv158_1
-				dv164_2 = dv158_2
-				dv164_4 = dv158_4
-				dv164_5 = dv158_5
-				dv164_12 = dv158_12
+				dv164_0 = dv157_0
+				dv164_1 = dv157_1
+				dv164_2 = dv157_2
+				dv164_4 = dv157_4
+				dv164_5 = dv157_5
+				dv164_12 = dv157_12
 			} else {
 				dv164_0 = dv157_0
 				dv164_1 = dv157_1
@@ -7833,12 +7525,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv165_0, dv165_1, dv165_2, dv165_4, dv165_5, dv165_12 float64
 			if q1 > v35 {
-				dv165_0 = dv162_0
-				dv165_1 = dv162_1
-				dv165_2 = dv162_2
-				dv165_4 = dv162_4
-				dv165_5 = dv162_5
-				dv165_12 = dv162_12
+				dv165_0 = dv161_0
+				dv165_1 = dv161_1
+				dv165_2 = dv161_2
+				dv165_4 = dv161_4
+				dv165_5 = dv161_5
+				dv165_12 = dv161_12
 			} else {
 				dv165_0 = dv164_0
 				dv165_1 = dv164_1
@@ -7847,39 +7539,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv165_5 = dv164_5
 				dv165_12 = dv164_12
 			}
-			dv166_0 := -(dv165_0)
-			dv166_1 := -(dv165_1)
-			dv166_2 := -(dv165_2)
-			dv166_4 := -(dv165_4)
-			dv166_5 := -(dv165_5)
-			dv166_12 := -(dv165_12)
-			dv167_0 := dv147_0*v166 + dv166_0*v147
-			dv167_1 := dv147_1*v166 + dv166_1*v147
-			dv167_2 := dv147_2*v166 + dv166_2*v147
+			dv167_0 := dv147_0*v166 - (dv165_0 * v147)
+			dv167_1 := dv147_1*v166 - (dv165_1 * v147)
+			dv167_2 := dv147_2*v166 - (dv165_2 * v147)
 			dv167_3 := dv147_3 * v166
-			dv167_4 := dv147_4*v166 + dv166_4*v147
-			dv167_5 := dv147_5*v166 + dv166_5*v147
-			dv167_12 := dv147_12*v166 + dv166_12*v147
+			dv167_4 := dv147_4*v166 - (dv165_4 * v147)
+			dv167_5 := dv147_5*v166 - (dv165_5 * v147)
+			dv167_12 := dv147_12*v166 - (dv165_12 * v147)
 			dv167_13 := dv147_13 * v166
 			dv167_14 := dv147_14 * v166
-			dv168_0 := -(dv167_0)
-			dv168_1 := -(dv167_1)
-			dv168_2 := -(dv167_2)
-			dv168_3 := -(dv167_3)
-			dv168_4 := -(dv167_4)
-			dv168_5 := -(dv167_5)
-			dv168_12 := -(dv167_12)
-			dv168_13 := -(dv167_13)
-			dv168_14 := -(dv167_14)
-			dv169_0 := dv115_0*v168 + dv168_0*v115
-			dv169_1 := dv115_1*v168 + dv168_1*v115
-			dv169_2 := dv115_2*v168 + dv168_2*v115
-			dv169_3 := dv115_3*v168 + dv168_3*v115
-			dv169_4 := dv168_4 * v115
-			dv169_5 := dv168_5 * v115
-			dv169_12 := dv115_12*v168 + dv168_12*v115
-			dv169_13 := dv115_13*v168 + dv168_13*v115
-			dv169_14 := dv168_14 * v115
+			dv169_0 := dv115_0*v168 - (dv167_0 * v115)
+			dv169_1 := dv115_1*v168 - (dv167_1 * v115)
+			dv169_2 := dv115_2*v168 - (dv167_2 * v115)
+			dv169_3 := dv115_3*v168 - (dv167_3 * v115)
+			dv169_4 := -(dv167_4 * v115)
+			dv169_5 := -(dv167_5 * v115)
+			dv169_12 := dv115_12*v168 - (dv167_12 * v115)
+			dv169_13 := dv112_13*v168 - (dv167_13 * v115)
+			dv169_14 := -(dv167_14 * v115)
 			dv170_0 := dv169_0*v169 + dv169_0*v169
 			dv170_1 := dv169_1*v169 + dv169_1*v169
 			dv170_2 := dv169_2*v169 + dv169_2*v169
@@ -7889,73 +7566,55 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv170_12 := dv169_12*v169 + dv169_12*v169
 			dv170_13 := dv169_13*v169 + dv169_13*v169
 			dv170_14 := dv169_14*v169 + dv169_14*v169
-			dv171_0 := dv170_0
-			dv171_1 := dv170_1
-			dv171_2 := dv170_2
-			dv171_3 := dv170_3
-			dv171_4 := dv170_4
-			dv171_5 := dv170_5
-			dv171_12 := dv170_12
-			dv171_13 := dv170_13
-			dv171_14 := dv170_14
 			fav172 := 0.5 / v172
 			var dv172_0 float64
-			if dv171_0 != 0 {
-				dv172_0 = dv171_0 * fav172
+			if dv170_0 != 0 {
+				dv172_0 = dv170_0 * fav172
 			}
 			var dv172_1 float64
-			if dv171_1 != 0 {
-				dv172_1 = dv171_1 * fav172
+			if dv170_1 != 0 {
+				dv172_1 = dv170_1 * fav172
 			}
 			var dv172_2 float64
-			if dv171_2 != 0 {
-				dv172_2 = dv171_2 * fav172
+			if dv170_2 != 0 {
+				dv172_2 = dv170_2 * fav172
 			}
 			var dv172_3 float64
-			if dv171_3 != 0 {
-				dv172_3 = dv171_3 * fav172
+			if dv170_3 != 0 {
+				dv172_3 = dv170_3 * fav172
 			}
 			var dv172_4 float64
-			if dv171_4 != 0 {
-				dv172_4 = dv171_4 * fav172
+			if dv170_4 != 0 {
+				dv172_4 = dv170_4 * fav172
 			}
 			var dv172_5 float64
-			if dv171_5 != 0 {
-				dv172_5 = dv171_5 * fav172
+			if dv170_5 != 0 {
+				dv172_5 = dv170_5 * fav172
 			}
 			var dv172_12 float64
-			if dv171_12 != 0 {
-				dv172_12 = dv171_12 * fav172
+			if dv170_12 != 0 {
+				dv172_12 = dv170_12 * fav172
 			}
 			var dv172_13 float64
-			if dv171_13 != 0 {
-				dv172_13 = dv171_13 * fav172
+			if dv170_13 != 0 {
+				dv172_13 = dv170_13 * fav172
 			}
 			var dv172_14 float64
-			if dv171_14 != 0 {
-				dv172_14 = dv171_14 * fav172
+			if dv170_14 != 0 {
+				dv172_14 = dv170_14 * fav172
 			}
-			dv173_0 := dv172_0
-			dv173_1 := dv172_1
-			dv173_2 := dv172_2
-			dv173_3 := dv172_3
-			dv173_4 := dv172_4
-			dv173_5 := dv172_5
-			dv173_12 := dv172_12
-			dv173_13 := dv172_13
-			dv173_14 := dv172_14
 			fav174 := 1 / v173
 			_ = fav174
 			fbv174 := -(v174 * fav174)
-			dv174_0 := dv170_0*fav174 + dv173_0*fbv174
-			dv174_1 := dv170_1*fav174 + dv173_1*fbv174
-			dv174_2 := dv170_2*fav174 + dv173_2*fbv174
-			dv174_3 := dv170_3*fav174 + dv173_3*fbv174
-			dv174_4 := dv170_4*fav174 + dv173_4*fbv174
-			dv174_5 := dv170_5*fav174 + dv173_5*fbv174
-			dv174_12 := dv170_12*fav174 + dv173_12*fbv174
-			dv174_13 := dv170_13*fav174 + dv173_13*fbv174
-			dv174_14 := dv170_14*fav174 + dv173_14*fbv174
+			dv174_0 := dv170_0*fav174 + dv172_0*fbv174
+			dv174_1 := dv170_1*fav174 + dv172_1*fbv174
+			dv174_2 := dv170_2*fav174 + dv172_2*fbv174
+			dv174_3 := dv170_3*fav174 + dv172_3*fbv174
+			dv174_4 := dv170_4*fav174 + dv172_4*fbv174
+			dv174_5 := dv170_5*fav174 + dv172_5*fbv174
+			dv174_12 := dv170_12*fav174 + dv172_12*fbv174
+			dv174_13 := dv170_13*fav174 + dv172_13*fbv174
+			dv174_14 := dv170_14*fav174 + dv172_14*fbv174
 			fav175 := dyn.SignOf(v169)
 			dv175_0 := dv169_0 * fav175
 			dv175_1 := dv169_1 * fav175
@@ -7988,42 +7647,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv176_13 = dv175_13
 				dv176_14 = dv175_14
 			}
-			dv177_0 := dv176_0
-			dv177_1 := dv176_1
-			dv177_2 := dv176_2
-			dv177_3 := dv176_3
-			dv177_4 := dv176_4
-			dv177_5 := dv176_5
-			dv177_12 := dv176_12
-			dv177_13 := dv176_13
-			dv177_14 := dv176_14
-			dv178_0 := dv177_0 * 0.0
-			dv178_1 := dv177_1 * 0.0
-			dv178_2 := dv177_2 * 0.0
-			dv178_3 := dv177_3 * 0.0
-			dv178_4 := dv177_4 * 0.0
-			dv178_5 := dv177_5 * 0.0
-			dv178_12 := dv177_12 * 0.0
-			dv178_13 := dv177_13 * 0.0
-			dv178_14 := dv177_14 * 0.0
-			dv179_0 := dv178_0
-			dv179_1 := dv178_1
-			dv179_2 := dv178_2
-			dv179_3 := dv178_3
-			dv179_4 := dv178_4
-			dv179_5 := dv178_5
-			dv179_12 := dv178_12
-			dv179_13 := dv178_13
-			dv179_14 := dv178_14
-			dv180_0 := dv177_0 * fav180
-			dv180_1 := dv177_1 * fav180
-			dv180_2 := dv177_2 * fav180
-			dv180_3 := dv177_3 * fav180
-			dv180_4 := dv177_4 * fav180
-			dv180_5 := dv177_5 * fav180
-			dv180_12 := dv177_12 * fav180
-			dv180_13 := dv177_13 * fav180
-			dv180_14 := dv177_14 * fav180
+			dv178_0 := dv176_0 * 0.0
+			dv178_1 := dv176_1 * 0.0
+			dv178_2 := dv176_2 * 0.0
+			dv178_3 := dv176_3 * 0.0
+			dv178_4 := dv176_4 * 0.0
+			dv178_5 := dv176_5 * 0.0
+			dv178_12 := dv176_12 * 0.0
+			dv178_13 := dv176_13 * 0.0
+			dv178_14 := dv176_14 * 0.0
+			dv180_0 := dv176_0 * fav180
+			dv180_1 := dv176_1 * fav180
+			dv180_2 := dv176_2 * fav180
+			dv180_3 := dv176_3 * fav180
+			dv180_4 := dv176_4 * fav180
+			dv180_5 := dv176_5 * fav180
+			dv180_12 := dv176_12 * fav180
+			dv180_13 := dv176_13 * fav180
+			dv180_14 := dv176_14 * fav180
 			fav181 := 1 - v181*v181
 			dv181_0 := dv180_0 * fav181
 			dv181_1 := dv180_1 * fav181
@@ -8043,26 +7684,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv182_12 := dv181_12 * 0.5
 			dv182_13 := dv181_13 * 0.5
 			dv182_14 := dv181_14 * 0.5
-			dv183_0 := dv182_0
-			dv183_1 := dv182_1
-			dv183_2 := dv182_2
-			dv183_3 := dv182_3
-			dv183_4 := dv182_4
-			dv183_5 := dv182_5
-			dv183_12 := dv182_12
-			dv183_13 := dv182_13
-			dv183_14 := dv182_14
 			var dv185_0, dv185_1, dv185_2, dv185_3, dv185_4, dv185_5, dv185_12, dv185_13, dv185_14 float64
 			if v177 >= v178 {
-				dv185_0 = dv179_0
-				dv185_1 = dv179_1
-				dv185_2 = dv179_2
-				dv185_3 = dv179_3
-				dv185_4 = dv179_4
-				dv185_5 = dv179_5
-				dv185_12 = dv179_12
-				dv185_13 = dv179_13
-				dv185_14 = dv179_14
+				dv185_0 = dv178_0
+				dv185_1 = dv178_1
+				dv185_2 = dv178_2
+				dv185_3 = dv178_3
+				dv185_4 = dv178_4
+				dv185_5 = dv178_5
+				dv185_12 = dv178_12
+				dv185_13 = dv178_13
+				dv185_14 = dv178_14
 			} else {
 				dv185_0 = dv178_0
 				dv185_1 = dv178_1
@@ -8076,15 +7708,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv186_0, dv186_1, dv186_2, dv186_3, dv186_4, dv186_5, dv186_12, dv186_13, dv186_14 float64
 			if q1 > v35 {
-				dv186_0 = dv183_0
-				dv186_1 = dv183_1
-				dv186_2 = dv183_2
-				dv186_3 = dv183_3
-				dv186_4 = dv183_4
-				dv186_5 = dv183_5
-				dv186_12 = dv183_12
-				dv186_13 = dv183_13
-				dv186_14 = dv183_14
+				dv186_0 = dv182_0
+				dv186_1 = dv182_1
+				dv186_2 = dv182_2
+				dv186_3 = dv182_3
+				dv186_4 = dv182_4
+				dv186_5 = dv182_5
+				dv186_12 = dv182_12
+				dv186_13 = dv182_13
+				dv186_14 = dv182_14
 			} else {
 				dv186_0 = dv185_0
 				dv186_1 = dv185_1
@@ -8105,15 +7737,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv187_12 := dv169_12 * 0.0
 			dv187_13 := dv169_13 * 0.0
 			dv187_14 := dv169_14 * 0.0
-			dv188_0 := dv187_0
-			dv188_1 := dv187_1
-			dv188_2 := dv187_2
-			dv188_3 := dv187_3
-			dv188_4 := dv187_4
-			dv188_5 := dv187_5
-			dv188_12 := dv187_12
-			dv188_13 := dv187_13
-			dv188_14 := dv187_14
 			dv189_0 := dv169_0 * fav189
 			dv189_1 := dv169_1 * fav189
 			dv189_2 := dv169_2 * fav189
@@ -8142,26 +7765,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv191_12 := dv190_12 * 0.5
 			dv191_13 := dv190_13 * 0.5
 			dv191_14 := dv190_14 * 0.5
-			dv192_0 := dv191_0
-			dv192_1 := dv191_1
-			dv192_2 := dv191_2
-			dv192_3 := dv191_3
-			dv192_4 := dv191_4
-			dv192_5 := dv191_5
-			dv192_12 := dv191_12
-			dv192_13 := dv191_13
-			dv192_14 := dv191_14
 			var dv194_0, dv194_1, dv194_2, dv194_3, dv194_4, dv194_5, dv194_12, dv194_13, dv194_14 float64
 			if v169 >= v187 {
-				dv194_0 = dv188_0
-				dv194_1 = dv188_1
-				dv194_2 = dv188_2
-				dv194_3 = dv188_3
-				dv194_4 = dv188_4
-				dv194_5 = dv188_5
-				dv194_12 = dv188_12
-				dv194_13 = dv188_13
-				dv194_14 = dv188_14
+				dv194_0 = dv187_0
+				dv194_1 = dv187_1
+				dv194_2 = dv187_2
+				dv194_3 = dv187_3
+				dv194_4 = dv187_4
+				dv194_5 = dv187_5
+				dv194_12 = dv187_12
+				dv194_13 = dv187_13
+				dv194_14 = dv187_14
 			} else {
 				dv194_0 = dv187_0
 				dv194_1 = dv187_1
@@ -8175,15 +7789,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv195_0, dv195_1, dv195_2, dv195_3, dv195_4, dv195_5, dv195_12, dv195_13, dv195_14 float64
 			if q1 > v35 {
-				dv195_0 = dv192_0
-				dv195_1 = dv192_1
-				dv195_2 = dv192_2
-				dv195_3 = dv192_3
-				dv195_4 = dv192_4
-				dv195_5 = dv192_5
-				dv195_12 = dv192_12
-				dv195_13 = dv192_13
-				dv195_14 = dv192_14
+				dv195_0 = dv191_0
+				dv195_1 = dv191_1
+				dv195_2 = dv191_2
+				dv195_3 = dv191_3
+				dv195_4 = dv191_4
+				dv195_5 = dv191_5
+				dv195_12 = dv191_12
+				dv195_13 = dv191_13
+				dv195_14 = dv191_14
 			} else {
 				dv195_0 = dv194_0
 				dv195_1 = dv194_1
@@ -8204,24 +7818,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv196_12 := dv195_12 * 2.0
 			dv196_13 := dv195_13 * 2.0
 			dv196_14 := dv195_14 * 2.0
-			dv197_0 := dv196_0
-			dv197_1 := dv196_1
-			dv197_2 := dv196_2
-			dv197_3 := dv196_3
-			dv197_4 := dv196_4
-			dv197_5 := dv196_5
-			dv197_12 := dv196_12
-			dv197_13 := dv196_13
-			dv197_14 := dv196_14
-			dv198_0 := dv197_0 - (ds2_0)
-			dv198_1 := dv197_1 - (ds2_1)
-			dv198_2 := dv197_2 - (ds2_2)
-			dv198_3 := dv197_3 - (ds2_3)
-			dv198_4 := dv197_4 - (ds2_4)
-			dv198_5 := dv197_5 - (ds2_5)
-			dv198_12 := dv197_12 - (ds2_12)
-			dv198_13 := dv197_13 - (ds2_13)
-			dv198_14 := dv197_14 - (ds2_14)
+			dv198_0 := dv196_0 - (ds2_0)
+			dv198_1 := dv196_1 - (ds2_1)
+			dv198_2 := dv196_2 - (ds2_2)
+			dv198_3 := dv196_3 - (ds2_3)
+			dv198_4 := dv196_4 - (ds2_4)
+			dv198_5 := dv196_5 - (ds2_5)
+			dv198_12 := dv196_12 - (ds2_12)
+			dv198_13 := dv196_13 - (ds2_13)
+			dv198_14 := dv196_14 - (ds2_14)
 			dv199_0 := dv186_0*v198 + dv198_0*v186
 			dv199_1 := dv186_1*v198 + dv198_1*v186
 			dv199_2 := dv186_2*v198 + dv198_2*v186
@@ -8242,24 +7847,20 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv200_14 := ds2_14 + dv199_14
 			var dv202_6 float64
 			if u1 < v201 {
-				dv202_6 = dv201_6
+				dv202_6 = -1.0
 			} else {
 				if u1 > p6 {
 					dv202_6 = 1.0
 				}
 			}
-			dv209_6 := -(dv201_6)
-			dv210_6 := dv209_6 * v205
-			dv211_6 := -(dv210_6)
-			dv212_6 := dv211_6 * fav212
+			dv210_6 := v205
+			dv212_6 := dv210_6 * nfav212
 			dv213_6 := dv212_6 * v213
 			fav214 := 1 / (1 + v213)
 			dv214_6 := dv213_6 * fav214
 			dv215_6 := dv214_6 * v38
-			dv216_6 := -(1.0)
-			dv217_6 := dv216_6 * v208
-			dv218_6 := -(dv217_6)
-			dv219_6 := dv218_6 * fav219
+			dv217_6 := -(v208)
+			dv219_6 := dv217_6 * nfav219
 			dv220_6 := dv219_6 * v220
 			fav221 := 1 / (1 + v220)
 			dv221_6 := dv220_6 * fav221
@@ -8276,10 +7877,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv226_7 := ds3_7 * 0.0
 			dv226_8 := ds3_8 * 0.0
 			dv226_15 := ds3_15 * 0.0
-			dv227_6 := dv226_6
-			dv227_7 := dv226_7
-			dv227_8 := dv226_8
-			dv227_15 := dv226_15
 			dv228_6 := ds3_6 * fav228
 			dv228_7 := ds3_7 * fav228
 			dv228_8 := ds3_8 * fav228
@@ -8293,16 +7890,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv230_7 := dv229_7 * 0.5
 			dv230_8 := dv229_8 * 0.5
 			dv230_15 := dv229_15 * 0.5
-			dv231_6 := dv230_6
-			dv231_7 := dv230_7
-			dv231_8 := dv230_8
-			dv231_15 := dv230_15
 			var dv233_6, dv233_7, dv233_8, dv233_15 float64
 			if s3 >= v226 {
-				dv233_6 = dv227_6
-				dv233_7 = dv227_7
-				dv233_8 = dv227_8
-				dv233_15 = dv227_15
+				dv233_6 = dv226_6
+				dv233_7 = dv226_7
+				dv233_8 = dv226_8
+				dv233_15 = dv226_15
 			} else {
 				dv233_6 = dv226_6
 				dv233_7 = dv226_7
@@ -8311,28 +7904,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv234_6, dv234_7, dv234_8, dv234_15 float64
 			if q1 > v35 {
-				dv234_6 = dv231_6
-				dv234_7 = dv231_7
-				dv234_8 = dv231_8
-				dv234_15 = dv231_15
+				dv234_6 = dv230_6
+				dv234_7 = dv230_7
+				dv234_8 = dv230_8
+				dv234_15 = dv230_15
 			} else {
 				dv234_6 = dv233_6
 				dv234_7 = dv233_7
 				dv234_8 = dv233_8
 				dv234_15 = dv233_15
 			}
-			dv235_6 := -(dv234_6)
-			dv235_7 := -(dv234_7)
-			dv235_8 := -(dv234_8)
-			dv235_15 := -(dv234_15)
 			dv236_6 := dv234_6 * p7
 			dv236_7 := v234 + dv234_7*p7
 			dv236_8 := dv234_8 * p7
 			dv236_15 := dv234_15 * p7
-			dv237_6 := dv235_6 * p8
-			dv237_7 := dv235_7 * p8
-			dv237_8 := v235 + dv235_8*p8
-			dv237_15 := dv235_15 * p8
+			dv237_6 := dv234_6 * np8
+			dv237_7 := dv234_7 * np8
+			dv237_8 := v235 + dv234_8*np8
+			dv237_15 := dv234_15 * np8
 			dv238_6 := dv236_6 + dv237_6
 			dv238_7 := dv236_7 + dv237_7
 			dv238_8 := dv236_8 + dv237_8
@@ -8345,10 +7934,10 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv240_7 := dv234_7 * p8
 			dv240_8 := v234 + dv234_8*p8
 			dv240_15 := dv234_15 * p8
-			dv241_6 := dv235_6 * p7
-			dv241_7 := v235 + dv235_7*p7
-			dv241_8 := dv235_8 * p7
-			dv241_15 := dv235_15 * p7
+			dv241_6 := dv234_6 * np7
+			dv241_7 := v235 + dv234_7*np7
+			dv241_8 := dv234_8 * np7
+			dv241_15 := dv234_15 * np7
 			dv242_6 := dv240_6 + dv241_6
 			dv242_7 := dv240_7 + dv241_7
 			dv242_8 := dv240_8 + dv241_8
@@ -8358,19 +7947,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv243_8 := dv242_8 * q0
 			dv243_15 := dv242_15 * q0
 			dv244_6 := dv225_6 - (ds3_6)
-			dv244_7 := -(ds3_7)
-			dv244_8 := -(ds3_8)
-			dv244_15 := -(ds3_15)
-			dv245_6 := -(dv243_6)
-			dv245_7 := -(dv243_7)
-			dv245_8 := -(dv243_8)
-			dv245_15 := -(dv243_15)
 			var dv246_6, dv246_7, dv246_8, dv246_15 float64
 			if v244 < v245 {
-				dv246_6 = dv245_6
-				dv246_7 = dv245_7
-				dv246_8 = dv245_8
-				dv246_15 = dv245_15
+				dv246_6 = -(dv243_6)
+				dv246_7 = -(dv243_7)
+				dv246_8 = -(dv243_8)
+				dv246_15 = -(dv243_15)
 			} else {
 				if v244 > v239 {
 					dv246_6 = dv239_6
@@ -8379,27 +7961,23 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 					dv246_15 = dv239_15
 				} else {
 					dv246_6 = dv244_6
-					dv246_7 = dv244_7
-					dv246_8 = dv244_8
-					dv246_15 = dv244_15
+					dv246_7 = -(ds3_7)
+					dv246_8 = -(ds3_8)
+					dv246_15 = -(ds3_15)
 				}
 			}
-			dv253_6 := dv244_6 - (dv245_6)
-			dv253_7 := dv244_7 - (dv245_7)
-			dv253_8 := dv244_8 - (dv245_8)
-			dv253_15 := dv244_15 - (dv245_15)
+			dv253_6 := dv244_6 + dv243_6
+			dv253_7 := dv243_7 - (ds3_7)
+			dv253_8 := dv243_8 - (ds3_8)
+			dv253_15 := dv243_15 - (ds3_15)
 			dv254_6 := dv253_6 * v249
 			dv254_7 := dv253_7 * v249
 			dv254_8 := dv253_8 * v249
 			dv254_15 := dv253_15 * v249
-			dv255_6 := -(dv254_6)
-			dv255_7 := -(dv254_7)
-			dv255_8 := -(dv254_8)
-			dv255_15 := -(dv254_15)
-			dv256_6 := dv255_6 * fav256
-			dv256_7 := dv255_7 * fav256
-			dv256_8 := dv255_8 * fav256
-			dv256_15 := dv255_15 * fav256
+			dv256_6 := dv254_6 * nfav256
+			dv256_7 := dv254_7 * nfav256
+			dv256_8 := dv254_8 * nfav256
+			dv256_15 := dv254_15 * nfav256
 			dv257_6 := dv256_6 * v257
 			dv257_7 := dv256_7 * v257
 			dv257_8 := dv256_8 * v257
@@ -8414,21 +7992,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv259_8 := dv258_8 * v38
 			dv259_15 := dv258_15 * v38
 			dv260_6 := dv244_6 - (dv239_6)
-			dv260_7 := dv244_7 - (dv239_7)
-			dv260_8 := dv244_8 - (dv239_8)
-			dv260_15 := dv244_15 - (dv239_15)
+			dv260_7 := -(ds3_7) - (dv239_7)
+			dv260_8 := -(ds3_8) - (dv239_8)
+			dv260_15 := -(ds3_15) - (dv239_15)
 			dv261_6 := dv260_6 * v252
 			dv261_7 := dv260_7 * v252
 			dv261_8 := dv260_8 * v252
 			dv261_15 := dv260_15 * v252
-			dv262_6 := -(dv261_6)
-			dv262_7 := -(dv261_7)
-			dv262_8 := -(dv261_8)
-			dv262_15 := -(dv261_15)
-			dv263_6 := dv262_6 * fav263
-			dv263_7 := dv262_7 * fav263
-			dv263_8 := dv262_8 * fav263
-			dv263_15 := dv262_15 * fav263
+			dv263_6 := dv261_6 * nfav263
+			dv263_7 := dv261_7 * nfav263
+			dv263_8 := dv261_8 * nfav263
+			dv263_15 := dv261_15 * nfav263
 			dv264_6 := dv263_6 * v264
 			dv264_7 := dv263_7 * v264
 			dv264_8 := dv263_8 * v264
@@ -8475,14 +8049,13 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv276_6 := dv270_6 * v275
 			dv276_7 := dv270_7 * v275
 			dv276_8 := dv270_8 * v275
-			dv276_9 := dv275_9 * v270
+			dv276_9 := -(dv273_9 * v270)
 			dv276_15 := dv270_15 * v275
 			dv277_6 := dv274_6 + dv276_6
 			dv277_7 := dv274_7 + dv276_7
 			dv277_8 := dv274_8 + dv276_8
 			dv277_9 := dv274_9 + dv276_9
 			dv277_15 := dv274_15 + dv276_15
-			dv277_16 := dv274_16
 			dv278_6 := dv270_6 - (ds3_6)
 			dv278_7 := dv270_7 - (ds3_7)
 			dv278_8 := dv270_8 - (ds3_8)
@@ -8495,38 +8068,30 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv280_7 := dv279_7*v279 + dv279_7*v279
 			dv280_8 := dv279_8*v279 + dv279_8*v279
 			dv280_15 := dv279_15*v279 + dv279_15*v279
-			dv281_6 := dv280_6
-			dv281_7 := dv280_7
-			dv281_8 := dv280_8
-			dv281_15 := dv280_15
 			fav282 := 0.5 / v282
 			var dv282_6 float64
-			if dv281_6 != 0 {
-				dv282_6 = dv281_6 * fav282
+			if dv280_6 != 0 {
+				dv282_6 = dv280_6 * fav282
 			}
 			var dv282_7 float64
-			if dv281_7 != 0 {
-				dv282_7 = dv281_7 * fav282
+			if dv280_7 != 0 {
+				dv282_7 = dv280_7 * fav282
 			}
 			var dv282_8 float64
-			if dv281_8 != 0 {
-				dv282_8 = dv281_8 * fav282
+			if dv280_8 != 0 {
+				dv282_8 = dv280_8 * fav282
 			}
 			var dv282_15 float64
-			if dv281_15 != 0 {
-				dv282_15 = dv281_15 * fav282
+			if dv280_15 != 0 {
+				dv282_15 = dv280_15 * fav282
 			}
-			dv283_6 := dv282_6
-			dv283_7 := dv282_7
-			dv283_8 := dv282_8
-			dv283_15 := dv282_15
 			fav284 := 1 / v283
 			_ = fav284
 			fbv284 := -(v284 * fav284)
-			dv284_6 := dv280_6*fav284 + dv283_6*fbv284
-			dv284_7 := dv280_7*fav284 + dv283_7*fbv284
-			dv284_8 := dv280_8*fav284 + dv283_8*fbv284
-			dv284_15 := dv280_15*fav284 + dv283_15*fbv284
+			dv284_6 := dv280_6*fav284 + dv282_6*fbv284
+			dv284_7 := dv280_7*fav284 + dv282_7*fbv284
+			dv284_8 := dv280_8*fav284 + dv282_8*fbv284
+			dv284_15 := dv280_15*fav284 + dv282_15*fbv284
 			fav285 := dyn.SignOf(v279)
 			dv285_6 := dv279_6 * fav285
 			dv285_7 := dv279_7 * fav285
@@ -8549,12 +8114,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv287_8 := dv286_8 * p11
 			dv287_11 := v286
 			dv287_15 := dv286_15 * p11
-			dv288_6 := dv287_6
-			dv288_7 := dv287_7
-			dv288_8 := dv287_8
-			dv288_10 := 1.0
-			dv288_11 := dv287_11
-			dv288_15 := dv287_15
 			dv289_6 := ds5_6*v270 + dv270_6*s5
 			dv289_7 := ds5_7*v270 + dv270_7*s5
 			dv289_8 := ds5_8*v270 + dv270_8*s5
@@ -8564,42 +8123,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv289_15 := ds5_15*v270 + dv270_15*s5
 			dv289_16 := ds5_16 * v270
 			dv289_17 := ds5_17 * v270
-			dv290_6 := -(dv289_6)
-			dv290_7 := -(dv289_7)
-			dv290_8 := -(dv289_8)
-			dv290_9 := -(dv289_9)
-			dv290_10 := -(dv289_10)
-			dv290_11 := -(dv289_11)
-			dv290_15 := -(dv289_15)
-			dv290_16 := -(dv289_16)
-			dv290_17 := -(dv289_17)
-			dv291_6 := dv290_6 * 0.0
-			dv291_7 := dv290_7 * 0.0
-			dv291_8 := dv290_8 * 0.0
-			dv291_9 := dv290_9 * 0.0
-			dv291_10 := dv290_10 * 0.0
-			dv291_11 := dv290_11 * 0.0
-			dv291_15 := dv290_15 * 0.0
-			dv291_16 := dv290_16 * 0.0
-			dv291_17 := dv290_17 * 0.0
-			dv292_6 := dv291_6
-			dv292_7 := dv291_7
-			dv292_8 := dv291_8
-			dv292_9 := dv291_9
-			dv292_10 := dv291_10
-			dv292_11 := dv291_11
-			dv292_15 := dv291_15
-			dv292_16 := dv291_16
-			dv292_17 := dv291_17
-			dv293_6 := dv290_6 * fav293
-			dv293_7 := dv290_7 * fav293
-			dv293_8 := dv290_8 * fav293
-			dv293_9 := dv290_9 * fav293
-			dv293_10 := dv290_10 * fav293
-			dv293_11 := dv290_11 * fav293
-			dv293_15 := dv290_15 * fav293
-			dv293_16 := dv290_16 * fav293
-			dv293_17 := dv290_17 * fav293
+			dv291_6 := -(dv289_6 * 0.0)
+			dv291_7 := -(dv289_7 * 0.0)
+			dv291_8 := -(dv289_8 * 0.0)
+			dv291_9 := -(dv289_9 * 0.0)
+			dv291_10 := -(dv289_10 * 0.0)
+			dv291_11 := -(dv289_11 * 0.0)
+			dv291_15 := -(dv289_15 * 0.0)
+			dv291_16 := -(dv289_16 * 0.0)
+			dv291_17 := -(dv289_17 * 0.0)
+			dv293_6 := dv289_6 * nfav293
+			dv293_7 := dv289_7 * nfav293
+			dv293_8 := dv289_8 * nfav293
+			dv293_9 := dv289_9 * nfav293
+			dv293_10 := dv289_10 * nfav293
+			dv293_11 := dv289_11 * nfav293
+			dv293_15 := dv289_15 * nfav293
+			dv293_16 := dv289_16 * nfav293
+			dv293_17 := dv289_17 * nfav293
 			fav294 := 1 - v294*v294
 			dv294_6 := dv293_6 * fav294
 			dv294_7 := dv293_7 * fav294
@@ -8619,26 +8160,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv295_15 := dv294_15 * 0.5
 			dv295_16 := dv294_16 * 0.5
 			dv295_17 := dv294_17 * 0.5
-			dv296_6 := dv295_6
-			dv296_7 := dv295_7
-			dv296_8 := dv295_8
-			dv296_9 := dv295_9
-			dv296_10 := dv295_10
-			dv296_11 := dv295_11
-			dv296_15 := dv295_15
-			dv296_16 := dv295_16
-			dv296_17 := dv295_17
 			var dv298_6, dv298_7, dv298_8, dv298_9, dv298_10, dv298_11, dv298_15, dv298_16, dv298_17 float64
 			if v290 >= v291 {
-				dv298_6 = dv292_6
-				dv298_7 = dv292_7
-				dv298_8 = dv292_8
-				dv298_9 = dv292_9
-				dv298_10 = dv292_10
-				dv298_11 = dv292_11
-				dv298_15 = dv292_15
-				dv298_16 = dv292_16
-				dv298_17 = dv292_17
+				dv298_6 = dv291_6
+				dv298_7 = dv291_7
+				dv298_8 = dv291_8
+				dv298_9 = dv291_9
+				dv298_10 = dv291_10
+				dv298_11 = dv291_11
+				dv298_15 = dv291_15
+				dv298_16 = dv291_16
+				dv298_17 = dv291_17
 			} else {
 				dv298_6 = dv291_6
 				dv298_7 = dv291_7
@@ -8652,15 +8184,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv299_6, dv299_7, dv299_8, dv299_9, dv299_10, dv299_11, dv299_15, dv299_16, dv299_17 float64
 			if q1 > v35 {
-				dv299_6 = dv296_6
-				dv299_7 = dv296_7
-				dv299_8 = dv296_8
-				dv299_9 = dv296_9
-				dv299_10 = dv296_10
-				dv299_11 = dv296_11
-				dv299_15 = dv296_15
-				dv299_16 = dv296_16
-				dv299_17 = dv296_17
+				dv299_6 = dv295_6
+				dv299_7 = dv295_7
+				dv299_8 = dv295_8
+				dv299_9 = dv295_9
+				dv299_10 = dv295_10
+				dv299_11 = dv295_11
+				dv299_15 = dv295_15
+				dv299_16 = dv295_16
+				dv299_17 = dv295_17
 			} else {
 				dv299_6 = dv298_6
 				dv299_7 = dv298_7
@@ -8685,38 +8217,30 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv304_7 := dv270_7*v270 + dv270_7*v270
 			dv304_8 := dv270_8*v270 + dv270_8*v270
 			dv304_15 := dv270_15*v270 + dv270_15*v270
-			dv305_6 := dv304_6
-			dv305_7 := dv304_7
-			dv305_8 := dv304_8
-			dv305_15 := dv304_15
 			fav306 := 0.5 / v306
 			var dv306_6 float64
-			if dv305_6 != 0 {
-				dv306_6 = dv305_6 * fav306
+			if dv304_6 != 0 {
+				dv306_6 = dv304_6 * fav306
 			}
 			var dv306_7 float64
-			if dv305_7 != 0 {
-				dv306_7 = dv305_7 * fav306
+			if dv304_7 != 0 {
+				dv306_7 = dv304_7 * fav306
 			}
 			var dv306_8 float64
-			if dv305_8 != 0 {
-				dv306_8 = dv305_8 * fav306
+			if dv304_8 != 0 {
+				dv306_8 = dv304_8 * fav306
 			}
 			var dv306_15 float64
-			if dv305_15 != 0 {
-				dv306_15 = dv305_15 * fav306
+			if dv304_15 != 0 {
+				dv306_15 = dv304_15 * fav306
 			}
-			dv307_6 := dv306_6
-			dv307_7 := dv306_7
-			dv307_8 := dv306_8
-			dv307_15 := dv306_15
 			fav308 := 1 / v307
 			_ = fav308
 			fbv308 := -(v308 * fav308)
-			dv308_6 := dv304_6*fav308 + dv307_6*fbv308
-			dv308_7 := dv304_7*fav308 + dv307_7*fbv308
-			dv308_8 := dv304_8*fav308 + dv307_8*fbv308
-			dv308_15 := dv304_15*fav308 + dv307_15*fbv308
+			dv308_6 := dv304_6*fav308 + dv306_6*fbv308
+			dv308_7 := dv304_7*fav308 + dv306_7*fbv308
+			dv308_8 := dv304_8*fav308 + dv306_8*fbv308
+			dv308_15 := dv304_15*fav308 + dv306_15*fbv308
 			fav309 := dyn.SignOf(v270)
 			dv309_6 := dv270_6 * fav309
 			dv309_7 := dv270_7 * fav309
@@ -8734,29 +8258,21 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv310_8 = dv309_8
 				dv310_15 = dv309_15
 			}
-			dv311_6 := dv310_6 - (dv288_6)
-			dv311_7 := dv310_7 - (dv288_7)
-			dv311_8 := dv310_8 - (dv288_8)
-			dv311_10 := -(dv288_10)
-			dv311_11 := -(dv288_11)
-			dv311_15 := dv310_15 - (dv288_15)
+			dv311_6 := dv310_6 - (dv287_6)
+			dv311_7 := dv310_7 - (dv287_7)
+			dv311_8 := dv310_8 - (dv287_8)
+			dv311_15 := dv310_15 - (dv287_15)
 			dv312_6 := dv311_6 * 0.0
 			dv312_7 := dv311_7 * 0.0
 			dv312_8 := dv311_8 * 0.0
-			dv312_10 := dv311_10 * 0.0
-			dv312_11 := dv311_11 * 0.0
+			dv312_10 := -(0.0)
+			dv312_11 := -(dv287_11 * 0.0)
 			dv312_15 := dv311_15 * 0.0
-			dv313_6 := dv312_6
-			dv313_7 := dv312_7
-			dv313_8 := dv312_8
-			dv313_10 := dv312_10
-			dv313_11 := dv312_11
-			dv313_15 := dv312_15
 			dv314_6 := dv311_6 * fav314
 			dv314_7 := dv311_7 * fav314
 			dv314_8 := dv311_8 * fav314
-			dv314_10 := dv311_10 * fav314
-			dv314_11 := dv311_11 * fav314
+			dv314_10 := nfav314
+			dv314_11 := dv287_11 * nfav314
 			dv314_15 := dv311_15 * fav314
 			fav315 := 1 - v315*v315
 			dv315_6 := dv314_6 * fav315
@@ -8771,20 +8287,14 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv316_10 := dv315_10 * 0.5
 			dv316_11 := dv315_11 * 0.5
 			dv316_15 := dv315_15 * 0.5
-			dv317_6 := dv316_6
-			dv317_7 := dv316_7
-			dv317_8 := dv316_8
-			dv317_10 := dv316_10
-			dv317_11 := dv316_11
-			dv317_15 := dv316_15
 			var dv319_6, dv319_7, dv319_8, dv319_10, dv319_11, dv319_15 float64
 			if v311 >= v312 {
-				dv319_6 = dv313_6
-				dv319_7 = dv313_7
-				dv319_8 = dv313_8
-				dv319_10 = dv313_10
-				dv319_11 = dv313_11
-				dv319_15 = dv313_15
+				dv319_6 = dv312_6
+				dv319_7 = dv312_7
+				dv319_8 = dv312_8
+				dv319_10 = dv312_10
+				dv319_11 = dv312_11
+				dv319_15 = dv312_15
 			} else {
 				dv319_6 = dv312_6
 				dv319_7 = dv312_7
@@ -8795,12 +8305,12 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv320_6, dv320_7, dv320_8, dv320_10, dv320_11, dv320_15 float64
 			if q1 > v35 {
-				dv320_6 = dv317_6
-				dv320_7 = dv317_7
-				dv320_8 = dv317_8
-				dv320_10 = dv317_10
-				dv320_11 = dv317_11
-				dv320_15 = dv317_15
+				dv320_6 = dv316_6
+				dv320_7 = dv316_7
+				dv320_8 = dv316_8
+				dv320_10 = dv316_10
+				dv320_11 = dv316_11
+				dv320_15 = dv316_15
 			} else {
 				dv320_6 = dv319_6
 				dv320_7 = dv319_7
@@ -8809,39 +8319,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv320_11 = dv319_11
 				dv320_15 = dv319_15
 			}
-			dv321_6 := -(dv320_6)
-			dv321_7 := -(dv320_7)
-			dv321_8 := -(dv320_8)
-			dv321_10 := -(dv320_10)
-			dv321_11 := -(dv320_11)
-			dv321_15 := -(dv320_15)
-			dv322_6 := dv303_6*v321 + dv321_6*v303
-			dv322_7 := dv303_7*v321 + dv321_7*v303
-			dv322_8 := dv303_8*v321 + dv321_8*v303
+			dv322_6 := dv303_6*v321 - (dv320_6 * v303)
+			dv322_7 := dv303_7*v321 - (dv320_7 * v303)
+			dv322_8 := dv303_8*v321 - (dv320_8 * v303)
 			dv322_9 := dv303_9 * v321
-			dv322_10 := dv303_10*v321 + dv321_10*v303
-			dv322_11 := dv303_11*v321 + dv321_11*v303
-			dv322_15 := dv303_15*v321 + dv321_15*v303
+			dv322_10 := dv303_10*v321 - (dv320_10 * v303)
+			dv322_11 := dv303_11*v321 - (dv320_11 * v303)
+			dv322_15 := dv303_15*v321 - (dv320_15 * v303)
 			dv322_16 := dv303_16 * v321
 			dv322_17 := dv303_17 * v321
-			dv323_6 := -(dv322_6)
-			dv323_7 := -(dv322_7)
-			dv323_8 := -(dv322_8)
-			dv323_9 := -(dv322_9)
-			dv323_10 := -(dv322_10)
-			dv323_11 := -(dv322_11)
-			dv323_15 := -(dv322_15)
-			dv323_16 := -(dv322_16)
-			dv323_17 := -(dv322_17)
-			dv324_6 := dv277_6*v323 + dv323_6*v277
-			dv324_7 := dv277_7*v323 + dv323_7*v277
-			dv324_8 := dv277_8*v323 + dv323_8*v277
-			dv324_9 := dv277_9*v323 + dv323_9*v277
-			dv324_10 := dv323_10 * v277
-			dv324_11 := dv323_11 * v277
-			dv324_15 := dv277_15*v323 + dv323_15*v277
-			dv324_16 := dv277_16*v323 + dv323_16*v277
-			dv324_17 := dv323_17 * v277
+			dv324_6 := dv277_6*v323 - (dv322_6 * v277)
+			dv324_7 := dv277_7*v323 - (dv322_7 * v277)
+			dv324_8 := dv277_8*v323 - (dv322_8 * v277)
+			dv324_9 := dv277_9*v323 - (dv322_9 * v277)
+			dv324_10 := -(dv322_10 * v277)
+			dv324_11 := -(dv322_11 * v277)
+			dv324_15 := dv277_15*v323 - (dv322_15 * v277)
+			dv324_16 := dv274_16*v323 - (dv322_16 * v277)
+			dv324_17 := -(dv322_17 * v277)
 			dv325_6 := dv324_6*v324 + dv324_6*v324
 			dv325_7 := dv324_7*v324 + dv324_7*v324
 			dv325_8 := dv324_8*v324 + dv324_8*v324
@@ -8851,73 +8346,55 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv325_15 := dv324_15*v324 + dv324_15*v324
 			dv325_16 := dv324_16*v324 + dv324_16*v324
 			dv325_17 := dv324_17*v324 + dv324_17*v324
-			dv326_6 := dv325_6
-			dv326_7 := dv325_7
-			dv326_8 := dv325_8
-			dv326_9 := dv325_9
-			dv326_10 := dv325_10
-			dv326_11 := dv325_11
-			dv326_15 := dv325_15
-			dv326_16 := dv325_16
-			dv326_17 := dv325_17
 			fav327 := 0.5 / v327
 			var dv327_6 float64
-			if dv326_6 != 0 {
-				dv327_6 = dv326_6 * fav327
+			if dv325_6 != 0 {
+				dv327_6 = dv325_6 * fav327
 			}
 			var dv327_7 float64
-			if dv326_7 != 0 {
-				dv327_7 = dv326_7 * fav327
+			if dv325_7 != 0 {
+				dv327_7 = dv325_7 * fav327
 			}
 			var dv327_8 float64
-			if dv326_8 != 0 {
-				dv327_8 = dv326_8 * fav327
+			if dv325_8 != 0 {
+				dv327_8 = dv325_8 * fav327
 			}
 			var dv327_9 float64
-			if dv326_9 != 0 {
-				dv327_9 = dv326_9 * fav327
+			if dv325_9 != 0 {
+				dv327_9 = dv325_9 * fav327
 			}
 			var dv327_10 float64
-			if dv326_10 != 0 {
-				dv327_10 = dv326_10 * fav327
+			if dv325_10 != 0 {
+				dv327_10 = dv325_10 * fav327
 			}
 			var dv327_11 float64
-			if dv326_11 != 0 {
-				dv327_11 = dv326_11 * fav327
+			if dv325_11 != 0 {
+				dv327_11 = dv325_11 * fav327
 			}
 			var dv327_15 float64
-			if dv326_15 != 0 {
-				dv327_15 = dv326_15 * fav327
+			if dv325_15 != 0 {
+				dv327_15 = dv325_15 * fav327
 			}
 			var dv327_16 float64
-			if dv326_16 != 0 {
-				dv327_16 = dv326_16 * fav327
+			if dv325_16 != 0 {
+				dv327_16 = dv325_16 * fav327
 			}
 			var dv327_17 float64
-			if dv326_17 != 0 {
-				dv327_17 = dv326_17 * fav327
+			if dv325_17 != 0 {
+				dv327_17 = dv325_17 * fav327
 			}
-			dv328_6 := dv327_6
-			dv328_7 := dv327_7
-			dv328_8 := dv327_8
-			dv328_9 := dv327_9
-			dv328_10 := dv327_10
-			dv328_11 := dv327_11
-			dv328_15 := dv327_15
-			dv328_16 := dv327_16
-			dv328_17 := dv327_17
 			fav329 := 1 / v328
 			_ = fav329
 			fbv329 := -(v329 * fav329)
-			dv329_6 := dv325_6*fav329 + dv328_6*fbv329
-			dv329_7 := dv325_7*fav329 + dv328_7*fbv329
-			dv329_8 := dv325_8*fav329 + dv328_8*fbv329
-			dv329_9 := dv325_9*fav329 + dv328_9*fbv329
-			dv329_10 := dv325_10*fav329 + dv328_10*fbv329
-			dv329_11 := dv325_11*fav329 + dv328_11*fbv329
-			dv329_15 := dv325_15*fav329 + dv328_15*fbv329
-			dv329_16 := dv325_16*fav329 + dv328_16*fbv329
-			dv329_17 := dv325_17*fav329 + dv328_17*fbv329
+			dv329_6 := dv325_6*fav329 + dv327_6*fbv329
+			dv329_7 := dv325_7*fav329 + dv327_7*fbv329
+			dv329_8 := dv325_8*fav329 + dv327_8*fbv329
+			dv329_9 := dv325_9*fav329 + dv327_9*fbv329
+			dv329_10 := dv325_10*fav329 + dv327_10*fbv329
+			dv329_11 := dv325_11*fav329 + dv327_11*fbv329
+			dv329_15 := dv325_15*fav329 + dv327_15*fbv329
+			dv329_16 := dv325_16*fav329 + dv327_16*fbv329
+			dv329_17 := dv325_17*fav329 + dv327_17*fbv329
 			fav330 := dyn.SignOf(v324)
 			dv330_6 := dv324_6 * fav330
 			dv330_7 := dv324_7 * fav330
@@ -8950,42 +8427,24 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 				dv331_16 = dv330_16
 				dv331_17 = dv330_17
 			}
-			dv332_6 := dv331_6
-			dv332_7 := dv331_7
-			dv332_8 := dv331_8
-			dv332_9 := dv331_9
-			dv332_10 := dv331_10
-			dv332_11 := dv331_11
-			dv332_15 := dv331_15
-			dv332_16 := dv331_16
-			dv332_17 := dv331_17
-			dv333_6 := dv332_6 * 0.0
-			dv333_7 := dv332_7 * 0.0
-			dv333_8 := dv332_8 * 0.0
-			dv333_9 := dv332_9 * 0.0
-			dv333_10 := dv332_10 * 0.0
-			dv333_11 := dv332_11 * 0.0
-			dv333_15 := dv332_15 * 0.0
-			dv333_16 := dv332_16 * 0.0
-			dv333_17 := dv332_17 * 0.0
-			dv334_6 := dv333_6
-			dv334_7 := dv333_7
-			dv334_8 := dv333_8
-			dv334_9 := dv333_9
-			dv334_10 := dv333_10
-			dv334_11 := dv333_11
-			dv334_15 := dv333_15
-			dv334_16 := dv333_16
-			dv334_17 := dv333_17
-			dv335_6 := dv332_6 * fav335
-			dv335_7 := dv332_7 * fav335
-			dv335_8 := dv332_8 * fav335
-			dv335_9 := dv332_9 * fav335
-			dv335_10 := dv332_10 * fav335
-			dv335_11 := dv332_11 * fav335
-			dv335_15 := dv332_15 * fav335
-			dv335_16 := dv332_16 * fav335
-			dv335_17 := dv332_17 * fav335
+			dv333_6 := dv331_6 * 0.0
+			dv333_7 := dv331_7 * 0.0
+			dv333_8 := dv331_8 * 0.0
+			dv333_9 := dv331_9 * 0.0
+			dv333_10 := dv331_10 * 0.0
+			dv333_11 := dv331_11 * 0.0
+			dv333_15 := dv331_15 * 0.0
+			dv333_16 := dv331_16 * 0.0
+			dv333_17 := dv331_17 * 0.0
+			dv335_6 := dv331_6 * fav335
+			dv335_7 := dv331_7 * fav335
+			dv335_8 := dv331_8 * fav335
+			dv335_9 := dv331_9 * fav335
+			dv335_10 := dv331_10 * fav335
+			dv335_11 := dv331_11 * fav335
+			dv335_15 := dv331_15 * fav335
+			dv335_16 := dv331_16 * fav335
+			dv335_17 := dv331_17 * fav335
 			fav336 := 1 - v336*v336
 			dv336_6 := dv335_6 * fav336
 			dv336_7 := dv335_7 * fav336
@@ -9005,26 +8464,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv337_15 := dv336_15 * 0.5
 			dv337_16 := dv336_16 * 0.5
 			dv337_17 := dv336_17 * 0.5
-			dv338_6 := dv337_6
-			dv338_7 := dv337_7
-			dv338_8 := dv337_8
-			dv338_9 := dv337_9
-			dv338_10 := dv337_10
-			dv338_11 := dv337_11
-			dv338_15 := dv337_15
-			dv338_16 := dv337_16
-			dv338_17 := dv337_17
 			var dv340_6, dv340_7, dv340_8, dv340_9, dv340_10, dv340_11, dv340_15, dv340_16, dv340_17 float64
 			if v332 >= v333 {
-				dv340_6 = dv334_6
-				dv340_7 = dv334_7
-				dv340_8 = dv334_8
-				dv340_9 = dv334_9
-				dv340_10 = dv334_10
-				dv340_11 = dv334_11
-				dv340_15 = dv334_15
-				dv340_16 = dv334_16
-				dv340_17 = dv334_17
+				dv340_6 = dv333_6
+				dv340_7 = dv333_7
+				dv340_8 = dv333_8
+				dv340_9 = dv333_9
+				dv340_10 = dv333_10
+				dv340_11 = dv333_11
+				dv340_15 = dv333_15
+				dv340_16 = dv333_16
+				dv340_17 = dv333_17
 			} else {
 				dv340_6 = dv333_6
 				dv340_7 = dv333_7
@@ -9038,15 +8488,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv341_6, dv341_7, dv341_8, dv341_9, dv341_10, dv341_11, dv341_15, dv341_16, dv341_17 float64
 			if q1 > v35 {
-				dv341_6 = dv338_6
-				dv341_7 = dv338_7
-				dv341_8 = dv338_8
-				dv341_9 = dv338_9
-				dv341_10 = dv338_10
-				dv341_11 = dv338_11
-				dv341_15 = dv338_15
-				dv341_16 = dv338_16
-				dv341_17 = dv338_17
+				dv341_6 = dv337_6
+				dv341_7 = dv337_7
+				dv341_8 = dv337_8
+				dv341_9 = dv337_9
+				dv341_10 = dv337_10
+				dv341_11 = dv337_11
+				dv341_15 = dv337_15
+				dv341_16 = dv337_16
+				dv341_17 = dv337_17
 			} else {
 				dv341_6 = dv340_6
 				dv341_7 = dv340_7
@@ -9067,15 +8517,6 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv342_15 := dv324_15 * 0.0
 			dv342_16 := dv324_16 * 0.0
 			dv342_17 := dv324_17 * 0.0
-			dv343_6 := dv342_6
-			dv343_7 := dv342_7
-			dv343_8 := dv342_8
-			dv343_9 := dv342_9
-			dv343_10 := dv342_10
-			dv343_11 := dv342_11
-			dv343_15 := dv342_15
-			dv343_16 := dv342_16
-			dv343_17 := dv342_17
 			dv344_6 := dv324_6 * fav344
 			dv344_7 := dv324_7 * fav344
 			dv344_8 := dv324_8 * fav344
@@ -9104,26 +8545,17 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv346_15 := dv345_15 * 0.5
 			dv346_16 := dv345_16 * 0.5
 			dv346_17 := dv345_17 * 0.5
-			dv347_6 := dv346_6
-			dv347_7 := dv346_7
-			dv347_8 := dv346_8
-			dv347_9 := dv346_9
-			dv347_10 := dv346_10
-			dv347_11 := dv346_11
-			dv347_15 := dv346_15
-			dv347_16 := dv346_16
-			dv347_17 := dv346_17
 			var dv349_6, dv349_7, dv349_8, dv349_9, dv349_10, dv349_11, dv349_15, dv349_16, dv349_17 float64
 			if v324 >= v342 {
-				dv349_6 = dv343_6
-				dv349_7 = dv343_7
-				dv349_8 = dv343_8
-				dv349_9 = dv343_9
-				dv349_10 = dv343_10
-				dv349_11 = dv343_11
-				dv349_15 = dv343_15
-				dv349_16 = dv343_16
-				dv349_17 = dv343_17
+				dv349_6 = dv342_6
+				dv349_7 = dv342_7
+				dv349_8 = dv342_8
+				dv349_9 = dv342_9
+				dv349_10 = dv342_10
+				dv349_11 = dv342_11
+				dv349_15 = dv342_15
+				dv349_16 = dv342_16
+				dv349_17 = dv342_17
 			} else {
 				dv349_6 = dv342_6
 				dv349_7 = dv342_7
@@ -9137,15 +8569,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			}
 			var dv350_6, dv350_7, dv350_8, dv350_9, dv350_10, dv350_11, dv350_15, dv350_16, dv350_17 float64
 			if q1 > v35 {
-				dv350_6 = dv347_6
-				dv350_7 = dv347_7
-				dv350_8 = dv347_8
-				dv350_9 = dv347_9
-				dv350_10 = dv347_10
-				dv350_11 = dv347_11
-				dv350_15 = dv347_15
-				dv350_16 = dv347_16
-				dv350_17 = dv347_17
+				dv350_6 = dv346_6
+				dv350_7 = dv346_7
+				dv350_8 = dv346_8
+				dv350_9 = dv346_9
+				dv350_10 = dv346_10
+				dv350_11 = dv346_11
+				dv350_15 = dv346_15
+				dv350_16 = dv346_16
+				dv350_17 = dv346_17
 			} else {
 				dv350_6 = dv349_6
 				dv350_7 = dv349_7
@@ -9166,24 +8598,15 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv351_15 := dv350_15 * 2.0
 			dv351_16 := dv350_16 * 2.0
 			dv351_17 := dv350_17 * 2.0
-			dv352_6 := dv351_6
-			dv352_7 := dv351_7
-			dv352_8 := dv351_8
-			dv352_9 := dv351_9
-			dv352_10 := dv351_10
-			dv352_11 := dv351_11
-			dv352_15 := dv351_15
-			dv352_16 := dv351_16
-			dv352_17 := dv351_17
-			dv353_6 := dv352_6 - (ds5_6)
-			dv353_7 := dv352_7 - (ds5_7)
-			dv353_8 := dv352_8 - (ds5_8)
-			dv353_9 := dv352_9 - (ds5_9)
-			dv353_10 := dv352_10 - (ds5_10)
-			dv353_11 := dv352_11 - (ds5_11)
-			dv353_15 := dv352_15 - (ds5_15)
-			dv353_16 := dv352_16 - (ds5_16)
-			dv353_17 := dv352_17 - (ds5_17)
+			dv353_6 := dv351_6 - (ds5_6)
+			dv353_7 := dv351_7 - (ds5_7)
+			dv353_8 := dv351_8 - (ds5_8)
+			dv353_9 := dv351_9 - (ds5_9)
+			dv353_10 := dv351_10 - (ds5_10)
+			dv353_11 := dv351_11 - (ds5_11)
+			dv353_15 := dv351_15 - (ds5_15)
+			dv353_16 := dv351_16 - (ds5_16)
+			dv353_17 := dv351_17 - (ds5_17)
 			dv354_6 := dv341_6*v353 + dv353_6*v341
 			dv354_7 := dv341_7*v353 + dv353_7*v341
 			dv354_8 := dv341_8*v353 + dv353_8*v341
@@ -9202,141 +8625,103 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv355_15 := ds5_15 + dv354_15
 			dv355_16 := ds5_16 + dv354_16
 			dv355_17 := ds5_17 + dv354_17
-			dv356_0 := dv169_0
-			dv356_1 := dv169_1
-			dv356_2 := dv169_2
-			dv356_3 := dv169_3
-			dv356_4 := dv169_4
-			dv356_5 := dv169_5
-			dv356_12 := dv169_12
-			dv356_13 := dv169_13
-			dv356_14 := dv169_14
-			dv357_6 := dv324_6
-			dv357_7 := dv324_7
-			dv357_8 := dv324_8
-			dv357_9 := dv324_9
-			dv357_10 := dv324_10
-			dv357_11 := dv324_11
-			dv357_15 := dv324_15
-			dv357_16 := dv324_16
-			dv357_17 := dv324_17
-			dv358_0 := dv356_0 * q3
-			dv358_1 := dv356_1 * q3
-			dv358_2 := dv356_2 * q3
-			dv358_3 := dv356_3 * q3
-			dv358_4 := dv356_4 * q3
-			dv358_5 := dv356_5 * q3
-			dv358_12 := dv356_12 * q3
-			dv358_13 := dv356_13 * q3
-			dv358_14 := dv356_14 * q3
-			dv359_0 := dv356_0*v358 + dv358_0*v356
-			dv359_1 := dv356_1*v358 + dv358_1*v356
-			dv359_2 := dv356_2*v358 + dv358_2*v356
-			dv359_3 := dv356_3*v358 + dv358_3*v356
-			dv359_4 := dv356_4*v358 + dv358_4*v356
-			dv359_5 := dv356_5*v358 + dv358_5*v356
-			dv359_12 := dv356_12*v358 + dv358_12*v356
-			dv359_13 := dv356_13*v358 + dv358_13*v356
-			dv359_14 := dv356_14*v358 + dv358_14*v356
-			dv360_6 := dv357_6 * q4
-			dv360_7 := dv357_7 * q4
-			dv360_8 := dv357_8 * q4
-			dv360_9 := dv357_9 * q4
-			dv360_10 := dv357_10 * q4
-			dv360_11 := dv357_11 * q4
-			dv360_15 := dv357_15 * q4
-			dv360_16 := dv357_16 * q4
-			dv360_17 := dv357_17 * q4
-			dv361_6 := dv357_6*v360 + dv360_6*v357
-			dv361_7 := dv357_7*v360 + dv360_7*v357
-			dv361_8 := dv357_8*v360 + dv360_8*v357
-			dv361_9 := dv357_9*v360 + dv360_9*v357
-			dv361_10 := dv357_10*v360 + dv360_10*v357
-			dv361_11 := dv357_11*v360 + dv360_11*v357
-			dv361_15 := dv357_15*v360 + dv360_15*v357
-			dv361_16 := dv357_16*v360 + dv360_16*v357
-			dv361_17 := dv357_17*v360 + dv360_17*v357
-			dv362_0 := dv359_0
-			dv362_1 := dv359_1
-			dv362_2 := dv359_2
-			dv362_3 := dv359_3
-			dv362_4 := dv359_4
-			dv362_5 := dv359_5
-			dv362_6 := dv361_6
-			dv362_7 := dv361_7
-			dv362_8 := dv361_8
-			dv362_9 := dv361_9
-			dv362_10 := dv361_10
-			dv362_11 := dv361_11
-			dv362_12 := dv359_12
-			dv362_13 := dv359_13
-			dv362_14 := dv359_14
-			dv362_15 := dv361_15
-			dv362_16 := dv361_16
-			dv362_17 := dv361_17
-			dv363_0 := dv362_0 * u4
-			dv363_1 := dv362_1 * u4
-			dv363_2 := dv362_2 * u4
-			dv363_3 := dv362_3 * u4
-			dv363_4 := dv362_4 * u4
-			dv363_5 := dv362_5 * u4
-			dv363_6 := dv362_6 * u4
-			dv363_7 := dv362_7 * u4
-			dv363_8 := dv362_8 * u4
-			dv363_9 := dv362_9 * u4
-			dv363_10 := dv362_10 * u4
-			dv363_11 := dv362_11 * u4
-			dv363_12 := dv362_12 * u4
-			dv363_13 := dv362_13 * u4
-			dv363_14 := dv362_14 * u4
-			dv363_15 := dv362_15 * u4
-			dv363_16 := dv362_16 * u4
-			dv363_17 := dv362_17 * u4
+			dv358_0 := dv169_0 * q3
+			dv358_1 := dv169_1 * q3
+			dv358_2 := dv169_2 * q3
+			dv358_3 := dv169_3 * q3
+			dv358_4 := dv169_4 * q3
+			dv358_5 := dv169_5 * q3
+			dv358_12 := dv169_12 * q3
+			dv358_13 := dv169_13 * q3
+			dv358_14 := dv169_14 * q3
+			dv359_0 := dv169_0*v358 + dv358_0*v356
+			dv359_1 := dv169_1*v358 + dv358_1*v356
+			dv359_2 := dv169_2*v358 + dv358_2*v356
+			dv359_3 := dv169_3*v358 + dv358_3*v356
+			dv359_4 := dv169_4*v358 + dv358_4*v356
+			dv359_5 := dv169_5*v358 + dv358_5*v356
+			dv359_12 := dv169_12*v358 + dv358_12*v356
+			dv359_13 := dv169_13*v358 + dv358_13*v356
+			dv359_14 := dv169_14*v358 + dv358_14*v356
+			dv360_6 := dv324_6 * q4
+			dv360_7 := dv324_7 * q4
+			dv360_8 := dv324_8 * q4
+			dv360_9 := dv324_9 * q4
+			dv360_10 := dv324_10 * q4
+			dv360_11 := dv324_11 * q4
+			dv360_15 := dv324_15 * q4
+			dv360_16 := dv324_16 * q4
+			dv360_17 := dv324_17 * q4
+			dv361_6 := dv324_6*v360 + dv360_6*v357
+			dv361_7 := dv324_7*v360 + dv360_7*v357
+			dv361_8 := dv324_8*v360 + dv360_8*v357
+			dv361_9 := dv324_9*v360 + dv360_9*v357
+			dv361_10 := dv324_10*v360 + dv360_10*v357
+			dv361_11 := dv324_11*v360 + dv360_11*v357
+			dv361_15 := dv324_15*v360 + dv360_15*v357
+			dv361_16 := dv324_16*v360 + dv360_16*v357
+			dv361_17 := dv324_17*v360 + dv360_17*v357
+			dv363_0 := dv359_0 * u4
+			dv363_1 := dv359_1 * u4
+			dv363_2 := dv359_2 * u4
+			dv363_3 := dv359_3 * u4
+			dv363_4 := dv359_4 * u4
+			dv363_5 := dv359_5 * u4
+			dv363_6 := dv361_6 * u4
+			dv363_7 := dv361_7 * u4
+			dv363_8 := dv361_8 * u4
+			dv363_9 := dv361_9 * u4
+			dv363_10 := dv361_10 * u4
+			dv363_11 := dv361_11 * u4
+			dv363_12 := dv359_12 * u4
+			dv363_13 := dv359_13 * u4
+			dv363_14 := dv359_14 * u4
+			dv363_15 := dv361_15 * u4
+			dv363_16 := dv361_16 * u4
+			dv363_17 := dv361_17 * u4
 			if y != nil {
-				y[(0*T+t)*n+j] = v169
-				y[(1*T+t)*n+j] = v324
+				y[yo] = v169
+				y[yo+1*yT] = v324
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 18
-				_ = jy[r0+17]
-				jy[r0+0] = dv169_0
-				jy[r0+1] = dv169_1
-				jy[r0+2] = dv169_2
-				jy[r0+3] = dv169_3
-				jy[r0+4] = dv169_4
-				jy[r0+5] = dv169_5
-				jy[r0+6] = 0
-				jy[r0+7] = 0
-				jy[r0+8] = 0
-				jy[r0+9] = 0
-				jy[r0+10] = 0
-				jy[r0+11] = 0
-				jy[r0+12] = dv169_12
-				jy[r0+13] = dv169_13
-				jy[r0+14] = dv169_14
-				jy[r0+15] = 0
-				jy[r0+16] = 0
-				jy[r0+17] = 0
-				r1 := ((1*T+t)*n + j) * 18
-				_ = jy[r1+17]
-				jy[r1+0] = 0
-				jy[r1+1] = 0
-				jy[r1+2] = 0
-				jy[r1+3] = 0
-				jy[r1+4] = 0
-				jy[r1+5] = 0
-				jy[r1+6] = dv324_6
-				jy[r1+7] = dv324_7
-				jy[r1+8] = dv324_8
-				jy[r1+9] = dv324_9
-				jy[r1+10] = dv324_10
-				jy[r1+11] = dv324_11
-				jy[r1+12] = 0
-				jy[r1+13] = 0
-				jy[r1+14] = 0
-				jy[r1+15] = dv324_15
-				jy[r1+16] = dv324_16
-				jy[r1+17] = dv324_17
+				jr0 := (*[18]float64)(jy[jo : jo+18])
+				jr0[0] = dv169_0
+				jr0[1] = dv169_1
+				jr0[2] = dv169_2
+				jr0[3] = dv169_3
+				jr0[4] = dv169_4
+				jr0[5] = dv169_5
+				jr0[6] = 0
+				jr0[7] = 0
+				jr0[8] = 0
+				jr0[9] = 0
+				jr0[10] = 0
+				jr0[11] = 0
+				jr0[12] = dv169_12
+				jr0[13] = dv169_13
+				jr0[14] = dv169_14
+				jr0[15] = 0
+				jr0[16] = 0
+				jr0[17] = 0
+				jr1 := (*[18]float64)(jy[jo+1*jT : jo+1*jT+18])
+				jr1[0] = 0
+				jr1[1] = 0
+				jr1[2] = 0
+				jr1[3] = 0
+				jr1[4] = 0
+				jr1[5] = 0
+				jr1[6] = dv324_6
+				jr1[7] = dv324_7
+				jr1[8] = dv324_8
+				jr1[9] = dv324_9
+				jr1[10] = dv324_10
+				jr1[11] = dv324_11
+				jr1[12] = 0
+				jr1[13] = 0
+				jr1[14] = 0
+				jr1[15] = dv324_15
+				jr1[16] = dv324_16
+				jr1[17] = dv324_17
 			}
 			cost += v363
 			dc_0 += dv363_0
@@ -9368,7 +8753,7 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			nd1_2 := dv115_2
 			nd1_3 := dv115_3
 			nd1_12 := dv115_12
-			nd1_13 := dv115_13
+			nd1_13 := dv112_13
 			ns2 := v200
 			nd2_0 := dv200_0
 			nd2_1 := dv200_1
@@ -9390,7 +8775,7 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			nd4_8 := dv277_8
 			nd4_9 := dv277_9
 			nd4_15 := dv277_15
-			nd4_16 := dv277_16
+			nd4_16 := dv274_16
 			ns5 := v355
 			nd5_6 := dv355_6
 			nd5_7 := dv355_7
@@ -9445,6 +8830,8 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			ds5_15 = nd5_15
 			ds5_16 = nd5_16
 			ds5_17 = nd5_17
+			yo += n
+			jo += 18 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

@@ -6336,6 +6336,8 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 		s42 := x0[42*n+j]
 		s43 := x0[43*n+j]
 		s44 := x0[44*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 3 * n
 			_ = ub
@@ -7178,9 +7180,9 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v476 := u2 * v463
 			v477 := s2 + v476
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			ns0 := v470
 			ns1 := v475
@@ -7272,6 +7274,7 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			s42 = ns42
 			s43 = ns43
 			s44 = ns44
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -7347,6 +7350,8 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 	q1 := q[1]
 	fav272 := 1 / p9
 	_ = fav272
+	np9 := -p9
+	_ = np9
 	fav281 := 1 / p9
 	_ = fav281
 	fav445 := 1 / q1
@@ -7429,6 +7434,10 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 		s42 := x0[42*n+j]
 		s43 := x0[43*n+j]
 		s44 := x0[44*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*11, T*n*11
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 3 * n
 			_ = ub
@@ -8267,9 +8276,7 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 					dv86_10 = dv85_10
 				}
 			}
-			dv267_10 := dv86_10
-			dv268_10 := dv267_10 * v84
-			dv269_10 := -(dv268_10)
+			dv268_10 := dv86_10 * v84
 			var dv271_10 float64
 			if v268 > 0.0 {
 				dv271_10 = dv268_10
@@ -8277,19 +8284,15 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			fbv272 := -(v272 * fav272)
 			dv272_9 := fbv272
 			dv272_10 := dv271_10 * fav272
-			dv273_9 := -(dv272_9)
-			dv273_10 := -(dv272_10)
-			dv274_9 := dv273_9 * v274
-			dv274_10 := dv273_10 * v274
+			dv274_9 := -(dv272_9 * v274)
+			dv274_10 := -(dv272_10 * v274)
 			var dv275_9, dv275_10 float64
 			if v268 > 0.0 {
 				dv275_9 = dv274_9
 				dv275_10 = dv274_10
 			}
-			dv276_9 := -(dv274_9)
-			dv276_10 := -(dv274_10)
-			dv277_9 := v276 + dv276_9*p9
-			dv277_10 := dv276_10 * p9
+			dv277_9 := v276 + dv274_9*np9
+			dv277_10 := dv274_10 * np9
 			var dv278_9, dv278_10 float64
 			if v268 > 0.0 {
 				dv278_9 = dv277_9
@@ -8297,57 +8300,43 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			}
 			var dv280_10 float64
 			if v269 > 0.0 {
-				dv280_10 = dv269_10
+				dv280_10 = -(dv268_10)
 			}
 			fbv281 := -(v281 * fav281)
 			dv281_9 := fbv281
 			dv281_10 := dv280_10 * fav281
-			dv282_9 := -(dv281_9)
-			dv282_10 := -(dv281_10)
-			dv283_9 := dv282_9 * v283
-			dv283_10 := dv282_10 * v283
+			dv283_9 := -(dv281_9 * v283)
+			dv283_10 := -(dv281_10 * v283)
 			var dv284_9, dv284_10 float64
 			if v269 > 0.0 {
 				dv284_9 = dv283_9
 				dv284_10 = dv283_10
 			}
-			dv285_9 := -(dv283_9)
-			dv285_10 := -(dv283_10)
-			dv286_9 := v285 + dv285_9*p9
-			dv286_10 := dv285_10 * p9
+			dv286_9 := v285 + dv283_9*np9
+			dv286_10 := dv283_10 * np9
 			var dv287_9, dv287_10 float64
 			if v269 > 0.0 {
 				dv287_9 = dv286_9
 				dv287_10 = dv286_10
 			}
-			dv288_9 := ds3_9
-			dv288_10 := ds3_10
-			dv289_9 := dv275_9*v288 + dv288_9*v275
-			dv289_10 := dv275_10*v288 + dv288_10*v275
-			dv290_9 := dv289_9
-			dv290_10 := dv289_10
-			dv291_9 := dv290_9
-			dv291_10 := dv290_10
-			dv292_9 := dv284_9*v291 + dv291_9*v284
-			dv292_10 := dv284_10*v291 + dv291_10*v284
-			dv293_9 := dv292_9
-			dv293_10 := dv292_10
+			dv289_9 := dv275_9*v288 + ds3_9*v275
+			dv289_10 := dv275_10*v288 + ds3_10*v275
+			dv292_9 := dv284_9*v291 + dv289_9*v284
+			dv292_10 := dv284_10*v291 + dv289_10*v284
 			dv294_10 := dv268_10 * v264
-			dv295_9 := dv278_9*v288 + dv288_9*v278
-			dv295_10 := dv278_10*v288 + dv288_10*v278
-			dv296_9 := dv295_9
+			dv295_9 := dv278_9*v288 + ds3_9*v278
+			dv295_10 := dv278_10*v288 + ds3_10*v278
 			dv296_10 := dv294_10 + dv295_10
-			dv297_10 := dv269_10 * v262
-			dv298_9 := dv296_9
+			dv297_10 := -(dv268_10 * v262)
 			dv298_10 := dv296_10 + dv297_10
-			dv299_9 := dv287_9*v291 + dv291_9*v287
-			dv299_10 := dv287_10*v291 + dv291_10*v287
-			dv300_9 := dv298_9 + dv299_9
+			dv299_9 := dv287_9*v291 + dv289_9*v287
+			dv299_10 := dv287_10*v291 + dv289_10*v287
+			dv300_9 := dv295_9 + dv299_9
 			dv300_10 := dv298_10 + dv299_10
 			var dv301_9, dv301_10 float64
 			if u2 > 0.0 {
-				dv301_9 = dv293_9
-				dv301_10 = dv293_10
+				dv301_9 = dv292_9
+				dv301_10 = dv292_10
 			} else {
 				dv301_9 = ds3_9
 				dv301_10 = ds3_10
@@ -8364,34 +8353,24 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 				dv303_9 = ds3_9
 				dv303_10 = ds3_10
 			}
-			dv424_9 := ds4_9
-			dv424_10 := ds4_10
-			dv425_9 := dv275_9*v424 + dv424_9*v275
-			dv425_10 := dv275_10*v424 + dv424_10*v275
-			dv426_9 := dv425_9
-			dv426_10 := dv425_10
-			dv427_9 := dv426_9
-			dv427_10 := dv426_10
-			dv428_9 := dv284_9*v427 + dv427_9*v284
-			dv428_10 := dv284_10*v427 + dv427_10*v284
-			dv429_9 := dv428_9
-			dv429_10 := dv428_10
+			dv425_9 := dv275_9*v424 + ds4_9*v275
+			dv425_10 := dv275_10*v424 + ds4_10*v275
+			dv428_9 := dv284_9*v427 + dv425_9*v284
+			dv428_10 := dv284_10*v427 + dv425_10*v284
 			dv430_10 := dv268_10 * v423
-			dv431_9 := dv278_9*v424 + dv424_9*v278
-			dv431_10 := dv278_10*v424 + dv424_10*v278
-			dv432_9 := dv431_9
+			dv431_9 := dv278_9*v424 + ds4_9*v278
+			dv431_10 := dv278_10*v424 + ds4_10*v278
 			dv432_10 := dv430_10 + dv431_10
-			dv433_10 := dv269_10 * v421
-			dv434_9 := dv432_9
+			dv433_10 := -(dv268_10 * v421)
 			dv434_10 := dv432_10 + dv433_10
-			dv435_9 := dv287_9*v427 + dv427_9*v287
-			dv435_10 := dv287_10*v427 + dv427_10*v287
-			dv436_9 := dv434_9 + dv435_9
+			dv435_9 := dv287_9*v427 + dv425_9*v287
+			dv435_10 := dv287_10*v427 + dv425_10*v287
+			dv436_9 := dv431_9 + dv435_9
 			dv436_10 := dv434_10 + dv435_10
 			var dv437_9, dv437_10 float64
 			if u2 > 0.0 {
-				dv437_9 = dv429_9
-				dv437_10 = dv429_10
+				dv437_9 = dv428_9
+				dv437_10 = dv428_10
 			} else {
 				dv437_9 = ds4_9
 				dv437_10 = ds4_10
@@ -8425,22 +8404,16 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv447_0 := v442
 			dv447_9 := dv442_9 * p0
 			dv447_10 := dv442_10 * p0
-			dv448_0 := dv447_0
 			dv448_9 := dv442_9 + dv447_9
 			dv448_10 := dv442_10 + dv447_10
 			dv449_1 := v445
 			dv449_9 := dv445_9 * p1
 			dv449_10 := dv445_10 * p1
-			dv450_0 := dv448_0
-			dv450_1 := dv449_1
 			dv450_9 := dv448_9 + dv449_9
 			dv450_10 := dv448_10 + dv449_10
 			dv451_2 := v446
 			dv451_9 := dv446_9 * p2
 			dv451_10 := dv446_10 * p2
-			dv452_0 := dv450_0
-			dv452_1 := dv450_1
-			dv452_2 := dv451_2
 			dv452_9 := dv450_9 + dv451_9
 			dv452_10 := dv450_10 + dv451_10
 			dv453_3 := v442
@@ -8449,37 +8422,26 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv454_4 := v445
 			dv454_9 := dv445_9 * p4
 			dv454_10 := dv445_10 * p4
-			dv455_3 := dv453_3
-			dv455_4 := dv454_4
 			dv455_9 := dv453_9 + dv454_9
 			dv455_10 := dv453_10 + dv454_10
 			dv456_5 := v446
 			dv456_9 := dv446_9 * p5
 			dv456_10 := dv446_10 * p5
-			dv457_3 := dv455_3
-			dv457_4 := dv455_4
-			dv457_5 := dv456_5
 			dv457_9 := dv455_9 + dv456_9
 			dv457_10 := dv455_10 + dv456_10
 			dv458_6 := v442
 			dv458_9 := dv442_9 * p6
 			dv458_10 := dv442_10 * p6
-			dv459_6 := dv458_6
 			dv459_9 := dv445_9 + dv458_9
 			dv459_10 := dv445_10 + dv458_10
 			dv460_7 := v445
 			dv460_9 := dv445_9 * p7
 			dv460_10 := dv445_10 * p7
-			dv461_6 := dv459_6
-			dv461_7 := dv460_7
 			dv461_9 := dv459_9 + dv460_9
 			dv461_10 := dv459_10 + dv460_10
 			dv462_8 := v446
 			dv462_9 := dv446_9 * p8
 			dv462_10 := dv446_10 * p8
-			dv463_6 := dv461_6
-			dv463_7 := dv461_7
-			dv463_8 := dv462_8
 			dv463_9 := dv461_9 + dv462_9
 			dv463_10 := dv461_10 + dv462_10
 			fav464 := -v465
@@ -8493,39 +8455,33 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv465_8 := ds2_8 * v464
 			dv465_9 := ds2_9 * v464
 			dv465_10 := ds2_10 * v464
-			dv466_0 := dv452_0 * v464
-			dv466_1 := dv452_1 * v464
-			dv466_2 := dv452_2 * v464
+			dv466_0 := dv447_0 * v464
+			dv466_1 := dv449_1 * v464
+			dv466_2 := dv451_2 * v464
 			dv466_6 := dv464_6 * v452
 			dv466_7 := dv464_7 * v452
 			dv466_8 := dv464_8 * v452
 			dv466_9 := dv452_9*v464 + dv464_9*v452
 			dv466_10 := dv452_10*v464 + dv464_10*v452
-			dv467_3 := dv457_3 * v465
-			dv467_4 := dv457_4 * v465
-			dv467_5 := dv457_5 * v465
+			dv467_3 := dv453_3 * v465
+			dv467_4 := dv454_4 * v465
+			dv467_5 := dv456_5 * v465
 			dv467_6 := dv465_6 * v457
 			dv467_7 := dv465_7 * v457
 			dv467_8 := dv465_8 * v457
 			dv467_9 := dv457_9*v465 + dv465_9*v457
 			dv467_10 := dv457_10*v465 + dv465_10*v457
-			dv468_0 := dv466_0
-			dv468_1 := dv466_1
-			dv468_2 := dv466_2
-			dv468_3 := -(dv467_3)
-			dv468_4 := -(dv467_4)
-			dv468_5 := -(dv467_5)
 			dv468_6 := dv466_6 - (dv467_6)
 			dv468_7 := dv466_7 - (dv467_7)
 			dv468_8 := dv466_8 - (dv467_8)
 			dv468_9 := dv466_9 - (dv467_9)
 			dv468_10 := dv466_10 - (dv467_10)
-			dv469_0 := dv468_0 * u2
-			dv469_1 := dv468_1 * u2
-			dv469_2 := dv468_2 * u2
-			dv469_3 := dv468_3 * u2
-			dv469_4 := dv468_4 * u2
-			dv469_5 := dv468_5 * u2
+			dv469_0 := dv466_0 * u2
+			dv469_1 := dv466_1 * u2
+			dv469_2 := dv466_2 * u2
+			dv469_3 := -(dv467_3 * u2)
+			dv469_4 := -(dv467_4 * u2)
+			dv469_5 := -(dv467_5 * u2)
 			dv469_6 := dv468_6 * u2
 			dv469_7 := dv468_7 * u2
 			dv469_8 := dv468_8 * u2
@@ -8542,39 +8498,33 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv470_8 := ds0_8 + dv469_8
 			dv470_9 := ds0_9 + dv469_9
 			dv470_10 := ds0_10 + dv469_10
-			dv471_0 := dv452_0 * v465
-			dv471_1 := dv452_1 * v465
-			dv471_2 := dv452_2 * v465
+			dv471_0 := dv447_0 * v465
+			dv471_1 := dv449_1 * v465
+			dv471_2 := dv451_2 * v465
 			dv471_6 := dv465_6 * v452
 			dv471_7 := dv465_7 * v452
 			dv471_8 := dv465_8 * v452
 			dv471_9 := dv452_9*v465 + dv465_9*v452
 			dv471_10 := dv452_10*v465 + dv465_10*v452
-			dv472_3 := dv457_3 * v464
-			dv472_4 := dv457_4 * v464
-			dv472_5 := dv457_5 * v464
+			dv472_3 := dv453_3 * v464
+			dv472_4 := dv454_4 * v464
+			dv472_5 := dv456_5 * v464
 			dv472_6 := dv464_6 * v457
 			dv472_7 := dv464_7 * v457
 			dv472_8 := dv464_8 * v457
 			dv472_9 := dv457_9*v464 + dv464_9*v457
 			dv472_10 := dv457_10*v464 + dv464_10*v457
-			dv473_0 := dv471_0
-			dv473_1 := dv471_1
-			dv473_2 := dv471_2
-			dv473_3 := dv472_3
-			dv473_4 := dv472_4
-			dv473_5 := dv472_5
 			dv473_6 := dv471_6 + dv472_6
 			dv473_7 := dv471_7 + dv472_7
 			dv473_8 := dv471_8 + dv472_8
 			dv473_9 := dv471_9 + dv472_9
 			dv473_10 := dv471_10 + dv472_10
-			dv474_0 := dv473_0 * u2
-			dv474_1 := dv473_1 * u2
-			dv474_2 := dv473_2 * u2
-			dv474_3 := dv473_3 * u2
-			dv474_4 := dv473_4 * u2
-			dv474_5 := dv473_5 * u2
+			dv474_0 := dv471_0 * u2
+			dv474_1 := dv471_1 * u2
+			dv474_2 := dv471_2 * u2
+			dv474_3 := dv472_3 * u2
+			dv474_4 := dv472_4 * u2
+			dv474_5 := dv472_5 * u2
 			dv474_6 := dv473_6 * u2
 			dv474_7 := dv473_7 * u2
 			dv474_8 := dv473_8 * u2
@@ -8591,9 +8541,9 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv475_8 := ds1_8 + dv474_8
 			dv475_9 := ds1_9 + dv474_9
 			dv475_10 := ds1_10 + dv474_10
-			dv476_6 := dv463_6 * u2
-			dv476_7 := dv463_7 * u2
-			dv476_8 := dv463_8 * u2
+			dv476_6 := dv458_6 * u2
+			dv476_7 := dv460_7 * u2
+			dv476_8 := dv462_8 * u2
 			dv476_9 := dv463_9 * u2
 			dv476_10 := dv463_10 * u2
 			dv477_6 := ds2_6 + dv476_6
@@ -8602,50 +8552,47 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			dv477_9 := ds2_9 + dv476_9
 			dv477_10 := ds2_10 + dv476_10
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 11
-				_ = jy[r0+10]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				jy[r0+4] = ds0_4
-				jy[r0+5] = ds0_5
-				jy[r0+6] = ds0_6
-				jy[r0+7] = ds0_7
-				jy[r0+8] = ds0_8
-				jy[r0+9] = ds0_9
-				jy[r0+10] = ds0_10
-				r1 := ((1*T+t)*n + j) * 11
-				_ = jy[r1+10]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = ds1_3
-				jy[r1+4] = ds1_4
-				jy[r1+5] = ds1_5
-				jy[r1+6] = ds1_6
-				jy[r1+7] = ds1_7
-				jy[r1+8] = ds1_8
-				jy[r1+9] = ds1_9
-				jy[r1+10] = ds1_10
-				r2 := ((2*T+t)*n + j) * 11
-				_ = jy[r2+10]
-				jy[r2+0] = 0
-				jy[r2+1] = 0
-				jy[r2+2] = 0
-				jy[r2+3] = 0
-				jy[r2+4] = 0
-				jy[r2+5] = 0
-				jy[r2+6] = ds2_6
-				jy[r2+7] = ds2_7
-				jy[r2+8] = ds2_8
-				jy[r2+9] = ds2_9
-				jy[r2+10] = ds2_10
+				jr0 := (*[11]float64)(jy[jo : jo+11])
+				jr0[0] = ds0_0
+				jr0[1] = ds0_1
+				jr0[2] = ds0_2
+				jr0[3] = ds0_3
+				jr0[4] = ds0_4
+				jr0[5] = ds0_5
+				jr0[6] = ds0_6
+				jr0[7] = ds0_7
+				jr0[8] = ds0_8
+				jr0[9] = ds0_9
+				jr0[10] = ds0_10
+				jr1 := (*[11]float64)(jy[jo+1*jT : jo+1*jT+11])
+				jr1[0] = ds1_0
+				jr1[1] = ds1_1
+				jr1[2] = ds1_2
+				jr1[3] = ds1_3
+				jr1[4] = ds1_4
+				jr1[5] = ds1_5
+				jr1[6] = ds1_6
+				jr1[7] = ds1_7
+				jr1[8] = ds1_8
+				jr1[9] = ds1_9
+				jr1[10] = ds1_10
+				jr2 := (*[11]float64)(jy[jo+2*jT : jo+2*jT+11])
+				jr2[0] = 0
+				jr2[1] = 0
+				jr2[2] = 0
+				jr2[3] = 0
+				jr2[4] = 0
+				jr2[5] = 0
+				jr2[6] = ds2_6
+				jr2[7] = ds2_7
+				jr2[8] = ds2_8
+				jr2[9] = ds2_9
+				jr2[10] = ds2_10
 			}
 			ns0 := v470
 			nd0_0 := dv470_0
@@ -8799,6 +8746,8 @@ func (lagKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float6
 			s42 = ns42
 			s43 = ns43
 			s44 = ns44
+			yo += n
+			jo += 11 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -9420,8 +9369,12 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 	q1 := q[1]
 	fav272 := 1 / p9
 	_ = fav272
+	np9 := -p9
+	_ = np9
 	fav281 := 1 / p9
 	_ = fav281
+	nq0 := -q0
+	_ = nq0
 	fav445 := 1 / q1
 	_ = fav445
 	var cost float64
@@ -10095,6 +10048,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 		ds44_53 := 0.0
 		ds44_54 := 0.0
 		ds44_55 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*56, T*n*56
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 3 * n
 			_ = ub
@@ -11412,117 +11369,101 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv106_34 = ds24_34
 				dv106_35 = ds24_35
 			}
-			dv107_16 := ds5_16
 			var dv109_16 float64
 			if v86 >= 1.0 {
-				dv109_16 = dv107_16
+				dv109_16 = ds5_16
 			}
-			dv110_16 := dv109_16
 			var dv112_16 float64
 			if v86 >= 0.0 {
-				dv112_16 = dv107_16
+				dv112_16 = ds5_16
 			}
-			dv113_16 := dv112_16
 			dv115_16 := ds6_16 - (ds5_16)
-			dv115_17 := ds6_17
 			var dv117_16, dv117_17 float64
 			if v86 >= 2.0 {
 				dv117_16 = dv115_16
-				dv117_17 = dv115_17
+				dv117_17 = ds6_17
 			}
-			dv118_16 := dv110_16 + dv117_16
-			dv118_17 := dv117_17
+			dv118_16 := dv109_16 + dv117_16
 			var dv119_16, dv119_17 float64
 			if v86 >= 1.0 {
 				dv119_16 = dv115_16
-				dv119_17 = dv115_17
+				dv119_17 = ds6_17
 			}
-			dv120_16 := dv113_16 + dv119_16
-			dv120_17 := dv119_17
+			dv120_16 := dv112_16 + dv119_16
 			dv123_16 := ds7_16 - (ds6_16)
 			dv123_17 := ds7_17 - (ds6_17)
-			dv123_18 := ds7_18
 			var dv125_16, dv125_17, dv125_18 float64
 			if v86 >= 3.0 {
 				dv125_16 = dv123_16
 				dv125_17 = dv123_17
-				dv125_18 = dv123_18
+				dv125_18 = ds7_18
 			}
 			dv126_16 := dv118_16 + dv125_16
-			dv126_17 := dv118_17 + dv125_17
-			dv126_18 := dv125_18
+			dv126_17 := dv117_17 + dv125_17
 			var dv127_16, dv127_17, dv127_18 float64
 			if v86 >= 2.0 {
 				dv127_16 = dv123_16
 				dv127_17 = dv123_17
-				dv127_18 = dv123_18
+				dv127_18 = ds7_18
 			}
 			dv128_16 := dv120_16 + dv127_16
-			dv128_17 := dv120_17 + dv127_17
-			dv128_18 := dv127_18
+			dv128_17 := dv119_17 + dv127_17
 			dv131_16 := ds8_16 - (ds7_16)
 			dv131_17 := ds8_17 - (ds7_17)
 			dv131_18 := ds8_18 - (ds7_18)
-			dv131_19 := ds8_19
 			var dv133_16, dv133_17, dv133_18, dv133_19 float64
 			if v86 >= 4.0 {
 				dv133_16 = dv131_16
 				dv133_17 = dv131_17
 				dv133_18 = dv131_18
-				dv133_19 = dv131_19
+				dv133_19 = ds8_19
 			}
 			dv134_16 := dv126_16 + dv133_16
 			dv134_17 := dv126_17 + dv133_17
-			dv134_18 := dv126_18 + dv133_18
-			dv134_19 := dv133_19
+			dv134_18 := dv125_18 + dv133_18
 			var dv135_16, dv135_17, dv135_18, dv135_19 float64
 			if v86 >= 3.0 {
 				dv135_16 = dv131_16
 				dv135_17 = dv131_17
 				dv135_18 = dv131_18
-				dv135_19 = dv131_19
+				dv135_19 = ds8_19
 			}
 			dv136_16 := dv128_16 + dv135_16
 			dv136_17 := dv128_17 + dv135_17
-			dv136_18 := dv128_18 + dv135_18
-			dv136_19 := dv135_19
+			dv136_18 := dv127_18 + dv135_18
 			dv139_16 := ds9_16 - (ds8_16)
 			dv139_17 := ds9_17 - (ds8_17)
 			dv139_18 := ds9_18 - (ds8_18)
 			dv139_19 := ds9_19 - (ds8_19)
-			dv139_20 := ds9_20
 			var dv141_16, dv141_17, dv141_18, dv141_19, dv141_20 float64
 			if v86 >= 5.0 {
 				dv141_16 = dv139_16
 				dv141_17 = dv139_17
 				dv141_18 = dv139_18
 				dv141_19 = dv139_19
-				dv141_20 = dv139_20
+				dv141_20 = ds9_20
 			}
 			dv142_16 := dv134_16 + dv141_16
 			dv142_17 := dv134_17 + dv141_17
 			dv142_18 := dv134_18 + dv141_18
-			dv142_19 := dv134_19 + dv141_19
-			dv142_20 := dv141_20
+			dv142_19 := dv133_19 + dv141_19
 			var dv143_16, dv143_17, dv143_18, dv143_19, dv143_20 float64
 			if v86 >= 4.0 {
 				dv143_16 = dv139_16
 				dv143_17 = dv139_17
 				dv143_18 = dv139_18
 				dv143_19 = dv139_19
-				dv143_20 = dv139_20
+				dv143_20 = ds9_20
 			}
 			dv144_16 := dv136_16 + dv143_16
 			dv144_17 := dv136_17 + dv143_17
 			dv144_18 := dv136_18 + dv143_18
-			dv144_19 := dv136_19 + dv143_19
-			dv144_20 := dv143_20
+			dv144_19 := dv135_19 + dv143_19
 			dv147_16 := ds10_16 - (ds9_16)
 			dv147_17 := ds10_17 - (ds9_17)
 			dv147_18 := ds10_18 - (ds9_18)
 			dv147_19 := ds10_19 - (ds9_19)
 			dv147_20 := ds10_20 - (ds9_20)
-			dv147_21 := ds10_21
 			var dv149_16, dv149_17, dv149_18, dv149_19, dv149_20, dv149_21 float64
 			if v86 >= 6.0 {
 				dv149_16 = dv147_16
@@ -11530,14 +11471,13 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv149_18 = dv147_18
 				dv149_19 = dv147_19
 				dv149_20 = dv147_20
-				dv149_21 = dv147_21
+				dv149_21 = ds10_21
 			}
 			dv150_16 := dv142_16 + dv149_16
 			dv150_17 := dv142_17 + dv149_17
 			dv150_18 := dv142_18 + dv149_18
 			dv150_19 := dv142_19 + dv149_19
-			dv150_20 := dv142_20 + dv149_20
-			dv150_21 := dv149_21
+			dv150_20 := dv141_20 + dv149_20
 			var dv151_16, dv151_17, dv151_18, dv151_19, dv151_20, dv151_21 float64
 			if v86 >= 5.0 {
 				dv151_16 = dv147_16
@@ -11545,21 +11485,19 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv151_18 = dv147_18
 				dv151_19 = dv147_19
 				dv151_20 = dv147_20
-				dv151_21 = dv147_21
+				dv151_21 = ds10_21
 			}
 			dv152_16 := dv144_16 + dv151_16
 			dv152_17 := dv144_17 + dv151_17
 			dv152_18 := dv144_18 + dv151_18
 			dv152_19 := dv144_19 + dv151_19
-			dv152_20 := dv144_20 + dv151_20
-			dv152_21 := dv151_21
+			dv152_20 := dv143_20 + dv151_20
 			dv155_16 := ds11_16 - (ds10_16)
 			dv155_17 := ds11_17 - (ds10_17)
 			dv155_18 := ds11_18 - (ds10_18)
 			dv155_19 := ds11_19 - (ds10_19)
 			dv155_20 := ds11_20 - (ds10_20)
 			dv155_21 := ds11_21 - (ds10_21)
-			dv155_22 := ds11_22
 			var dv157_16, dv157_17, dv157_18, dv157_19, dv157_20, dv157_21, dv157_22 float64
 			if v86 >= 7.0 {
 				dv157_16 = dv155_16
@@ -11568,15 +11506,14 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv157_19 = dv155_19
 				dv157_20 = dv155_20
 				dv157_21 = dv155_21
-				dv157_22 = dv155_22
+				dv157_22 = ds11_22
 			}
 			dv158_16 := dv150_16 + dv157_16
 			dv158_17 := dv150_17 + dv157_17
 			dv158_18 := dv150_18 + dv157_18
 			dv158_19 := dv150_19 + dv157_19
 			dv158_20 := dv150_20 + dv157_20
-			dv158_21 := dv150_21 + dv157_21
-			dv158_22 := dv157_22
+			dv158_21 := dv149_21 + dv157_21
 			var dv159_16, dv159_17, dv159_18, dv159_19, dv159_20, dv159_21, dv159_22 float64
 			if v86 >= 6.0 {
 				dv159_16 = dv155_16
@@ -11585,15 +11522,14 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv159_19 = dv155_19
 				dv159_20 = dv155_20
 				dv159_21 = dv155_21
-				dv159_22 = dv155_22
+				dv159_22 = ds11_22
 			}
 			dv160_16 := dv152_16 + dv159_16
 			dv160_17 := dv152_17 + dv159_17
 			dv160_18 := dv152_18 + dv159_18
 			dv160_19 := dv152_19 + dv159_19
 			dv160_20 := dv152_20 + dv159_20
-			dv160_21 := dv152_21 + dv159_21
-			dv160_22 := dv159_22
+			dv160_21 := dv151_21 + dv159_21
 			dv163_16 := ds12_16 - (ds11_16)
 			dv163_17 := ds12_17 - (ds11_17)
 			dv163_18 := ds12_18 - (ds11_18)
@@ -11601,7 +11537,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv163_20 := ds12_20 - (ds11_20)
 			dv163_21 := ds12_21 - (ds11_21)
 			dv163_22 := ds12_22 - (ds11_22)
-			dv163_23 := ds12_23
 			var dv165_16, dv165_17, dv165_18, dv165_19, dv165_20, dv165_21, dv165_22, dv165_23 float64
 			if v86 >= 8.0 {
 				dv165_16 = dv163_16
@@ -11611,7 +11546,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv165_20 = dv163_20
 				dv165_21 = dv163_21
 				dv165_22 = dv163_22
-				dv165_23 = dv163_23
+				dv165_23 = ds12_23
 			}
 			dv166_16 := dv158_16 + dv165_16
 			dv166_17 := dv158_17 + dv165_17
@@ -11619,8 +11554,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv166_19 := dv158_19 + dv165_19
 			dv166_20 := dv158_20 + dv165_20
 			dv166_21 := dv158_21 + dv165_21
-			dv166_22 := dv158_22 + dv165_22
-			dv166_23 := dv165_23
+			dv166_22 := dv157_22 + dv165_22
 			var dv167_16, dv167_17, dv167_18, dv167_19, dv167_20, dv167_21, dv167_22, dv167_23 float64
 			if v86 >= 7.0 {
 				dv167_16 = dv163_16
@@ -11630,7 +11564,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv167_20 = dv163_20
 				dv167_21 = dv163_21
 				dv167_22 = dv163_22
-				dv167_23 = dv163_23
+				dv167_23 = ds12_23
 			}
 			dv168_16 := dv160_16 + dv167_16
 			dv168_17 := dv160_17 + dv167_17
@@ -11638,8 +11572,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv168_19 := dv160_19 + dv167_19
 			dv168_20 := dv160_20 + dv167_20
 			dv168_21 := dv160_21 + dv167_21
-			dv168_22 := dv160_22 + dv167_22
-			dv168_23 := dv167_23
+			dv168_22 := dv159_22 + dv167_22
 			dv171_16 := ds13_16 - (ds12_16)
 			dv171_17 := ds13_17 - (ds12_17)
 			dv171_18 := ds13_18 - (ds12_18)
@@ -11648,7 +11581,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv171_21 := ds13_21 - (ds12_21)
 			dv171_22 := ds13_22 - (ds12_22)
 			dv171_23 := ds13_23 - (ds12_23)
-			dv171_24 := ds13_24
 			var dv173_16, dv173_17, dv173_18, dv173_19, dv173_20, dv173_21, dv173_22, dv173_23, dv173_24 float64
 			if v86 >= 9.0 {
 				dv173_16 = dv171_16
@@ -11659,7 +11591,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv173_21 = dv171_21
 				dv173_22 = dv171_22
 				dv173_23 = dv171_23
-				dv173_24 = dv171_24
+				dv173_24 = ds13_24
 			}
 			dv174_16 := dv166_16 + dv173_16
 			dv174_17 := dv166_17 + dv173_17
@@ -11668,8 +11600,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv174_20 := dv166_20 + dv173_20
 			dv174_21 := dv166_21 + dv173_21
 			dv174_22 := dv166_22 + dv173_22
-			dv174_23 := dv166_23 + dv173_23
-			dv174_24 := dv173_24
+			dv174_23 := dv165_23 + dv173_23
 			var dv175_16, dv175_17, dv175_18, dv175_19, dv175_20, dv175_21, dv175_22, dv175_23, dv175_24 float64
 			if v86 >= 8.0 {
 				dv175_16 = dv171_16
@@ -11680,7 +11611,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv175_21 = dv171_21
 				dv175_22 = dv171_22
 				dv175_23 = dv171_23
-				dv175_24 = dv171_24
+				dv175_24 = ds13_24
 			}
 			dv176_16 := dv168_16 + dv175_16
 			dv176_17 := dv168_17 + dv175_17
@@ -11689,8 +11620,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv176_20 := dv168_20 + dv175_20
 			dv176_21 := dv168_21 + dv175_21
 			dv176_22 := dv168_22 + dv175_22
-			dv176_23 := dv168_23 + dv175_23
-			dv176_24 := dv175_24
+			dv176_23 := dv167_23 + dv175_23
 			dv179_16 := ds14_16 - (ds13_16)
 			dv179_17 := ds14_17 - (ds13_17)
 			dv179_18 := ds14_18 - (ds13_18)
@@ -11700,7 +11630,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv179_22 := ds14_22 - (ds13_22)
 			dv179_23 := ds14_23 - (ds13_23)
 			dv179_24 := ds14_24 - (ds13_24)
-			dv179_25 := ds14_25
 			var dv181_16, dv181_17, dv181_18, dv181_19, dv181_20, dv181_21, dv181_22, dv181_23, dv181_24, dv181_25 float64
 			if v86 >= 10.0 {
 				dv181_16 = dv179_16
@@ -11712,7 +11641,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv181_22 = dv179_22
 				dv181_23 = dv179_23
 				dv181_24 = dv179_24
-				dv181_25 = dv179_25
+				dv181_25 = ds14_25
 			}
 			dv182_16 := dv174_16 + dv181_16
 			dv182_17 := dv174_17 + dv181_17
@@ -11722,8 +11651,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv182_21 := dv174_21 + dv181_21
 			dv182_22 := dv174_22 + dv181_22
 			dv182_23 := dv174_23 + dv181_23
-			dv182_24 := dv174_24 + dv181_24
-			dv182_25 := dv181_25
+			dv182_24 := dv173_24 + dv181_24
 			var dv183_16, dv183_17, dv183_18, dv183_19, dv183_20, dv183_21, dv183_22, dv183_23, dv183_24, dv183_25 float64
 			if v86 >= 9.0 {
 				dv183_16 = dv179_16
@@ -11735,7 +11663,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv183_22 = dv179_22
 				dv183_23 = dv179_23
 				dv183_24 = dv179_24
-				dv183_25 = dv179_25
+				dv183_25 = ds14_25
 			}
 			dv184_16 := dv176_16 + dv183_16
 			dv184_17 := dv176_17 + dv183_17
@@ -11745,8 +11673,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv184_21 := dv176_21 + dv183_21
 			dv184_22 := dv176_22 + dv183_22
 			dv184_23 := dv176_23 + dv183_23
-			dv184_24 := dv176_24 + dv183_24
-			dv184_25 := dv183_25
+			dv184_24 := dv175_24 + dv183_24
 			dv187_16 := ds15_16 - (ds14_16)
 			dv187_17 := ds15_17 - (ds14_17)
 			dv187_18 := ds15_18 - (ds14_18)
@@ -11757,7 +11684,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv187_23 := ds15_23 - (ds14_23)
 			dv187_24 := ds15_24 - (ds14_24)
 			dv187_25 := ds15_25 - (ds14_25)
-			dv187_26 := ds15_26
 			var dv189_16, dv189_17, dv189_18, dv189_19, dv189_20, dv189_21, dv189_22, dv189_23, dv189_24, dv189_25, dv189_26 float64
 			if v86 >= 11.0 {
 				dv189_16 = dv187_16
@@ -11770,7 +11696,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv189_23 = dv187_23
 				dv189_24 = dv187_24
 				dv189_25 = dv187_25
-				dv189_26 = dv187_26
+				dv189_26 = ds15_26
 			}
 			dv190_16 := dv182_16 + dv189_16
 			dv190_17 := dv182_17 + dv189_17
@@ -11781,8 +11707,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv190_22 := dv182_22 + dv189_22
 			dv190_23 := dv182_23 + dv189_23
 			dv190_24 := dv182_24 + dv189_24
-			dv190_25 := dv182_25 + dv189_25
-			dv190_26 := dv189_26
+			dv190_25 := dv181_25 + dv189_25
 			var dv191_16, dv191_17, dv191_18, dv191_19, dv191_20, dv191_21, dv191_22, dv191_23, dv191_24, dv191_25, dv191_26 float64
 			if v86 >= 10.0 {
 				dv191_16 = dv187_16
@@ -11795,7 +11720,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv191_23 = dv187_23
 				dv191_24 = dv187_24
 				dv191_25 = dv187_25
-				dv191_26 = dv187_26
+				dv191_26 = ds15_26
 			}
 			dv192_16 := dv184_16 + dv191_16
 			dv192_17 := dv184_17 + dv191_17
@@ -11806,8 +11731,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv192_22 := dv184_22 + dv191_22
 			dv192_23 := dv184_23 + dv191_23
 			dv192_24 := dv184_24 + dv191_24
-			dv192_25 := dv184_25 + dv191_25
-			dv192_26 := dv191_26
+			dv192_25 := dv183_25 + dv191_25
 			dv195_16 := ds16_16 - (ds15_16)
 			dv195_17 := ds16_17 - (ds15_17)
 			dv195_18 := ds16_18 - (ds15_18)
@@ -11819,7 +11743,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv195_24 := ds16_24 - (ds15_24)
 			dv195_25 := ds16_25 - (ds15_25)
 			dv195_26 := ds16_26 - (ds15_26)
-			dv195_27 := ds16_27
 			var dv197_16, dv197_17, dv197_18, dv197_19, dv197_20, dv197_21, dv197_22, dv197_23, dv197_24, dv197_25, dv197_26, dv197_27 float64
 			if v86 >= 12.0 {
 				dv197_16 = dv195_16
@@ -11833,7 +11756,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv197_24 = dv195_24
 				dv197_25 = dv195_25
 				dv197_26 = dv195_26
-				dv197_27 = dv195_27
+				dv197_27 = ds16_27
 			}
 			dv198_16 := dv190_16 + dv197_16
 			dv198_17 := dv190_17 + dv197_17
@@ -11845,8 +11768,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv198_23 := dv190_23 + dv197_23
 			dv198_24 := dv190_24 + dv197_24
 			dv198_25 := dv190_25 + dv197_25
-			dv198_26 := dv190_26 + dv197_26
-			dv198_27 := dv197_27
+			dv198_26 := dv189_26 + dv197_26
 			var dv199_16, dv199_17, dv199_18, dv199_19, dv199_20, dv199_21, dv199_22, dv199_23, dv199_24, dv199_25, dv199_26, dv199_27 float64
 			if v86 >= 11.0 {
 				dv199_16 = dv195_16
@@ -11860,7 +11782,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv199_24 = dv195_24
 				dv199_25 = dv195_25
 				dv199_26 = dv195_26
-				dv199_27 = dv195_27
+				dv199_27 = ds16_27
 			}
 			dv200_16 := dv192_16 + dv199_16
 			dv200_17 := dv192_17 + dv199_17
@@ -11872,8 +11794,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv200_23 := dv192_23 + dv199_23
 			dv200_24 := dv192_24 + dv199_24
 			dv200_25 := dv192_25 + dv199_25
-			dv200_26 := dv192_26 + dv199_26
-			dv200_27 := dv199_27
+			dv200_26 := dv191_26 + dv199_26
 			dv203_16 := ds17_16 - (ds16_16)
 			dv203_17 := ds17_17 - (ds16_17)
 			dv203_18 := ds17_18 - (ds16_18)
@@ -11886,7 +11807,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv203_25 := ds17_25 - (ds16_25)
 			dv203_26 := ds17_26 - (ds16_26)
 			dv203_27 := ds17_27 - (ds16_27)
-			dv203_28 := ds17_28
 			var dv205_16, dv205_17, dv205_18, dv205_19, dv205_20, dv205_21, dv205_22, dv205_23, dv205_24, dv205_25, dv205_26, dv205_27, dv205_28 float64
 			if v86 >= 13.0 {
 				dv205_16 = dv203_16
@@ -11901,7 +11821,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv205_25 = dv203_25
 				dv205_26 = dv203_26
 				dv205_27 = dv203_27
-				dv205_28 = dv203_28
+				dv205_28 = ds17_28
 			}
 			dv206_16 := dv198_16 + dv205_16
 			dv206_17 := dv198_17 + dv205_17
@@ -11914,8 +11834,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv206_24 := dv198_24 + dv205_24
 			dv206_25 := dv198_25 + dv205_25
 			dv206_26 := dv198_26 + dv205_26
-			dv206_27 := dv198_27 + dv205_27
-			dv206_28 := dv205_28
+			dv206_27 := dv197_27 + dv205_27
 			var dv207_16, dv207_17, dv207_18, dv207_19, dv207_20, dv207_21, dv207_22, dv207_23, dv207_24, dv207_25, dv207_26, dv207_27, dv207_28 float64
 			if v86 >= 12.0 {
 				dv207_16 = dv203_16
@@ -11930,7 +11849,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv207_25 = dv203_25
 				dv207_26 = dv203_26
 				dv207_27 = dv203_27
-				dv207_28 = dv203_28
+				dv207_28 = ds17_28
 			}
 			dv208_16 := dv200_16 + dv207_16
 			dv208_17 := dv200_17 + dv207_17
@@ -11943,8 +11862,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv208_24 := dv200_24 + dv207_24
 			dv208_25 := dv200_25 + dv207_25
 			dv208_26 := dv200_26 + dv207_26
-			dv208_27 := dv200_27 + dv207_27
-			dv208_28 := dv207_28
+			dv208_27 := dv199_27 + dv207_27
 			dv211_16 := ds18_16 - (ds17_16)
 			dv211_17 := ds18_17 - (ds17_17)
 			dv211_18 := ds18_18 - (ds17_18)
@@ -11958,7 +11876,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv211_26 := ds18_26 - (ds17_26)
 			dv211_27 := ds18_27 - (ds17_27)
 			dv211_28 := ds18_28 - (ds17_28)
-			dv211_29 := ds18_29
 			var dv213_16, dv213_17, dv213_18, dv213_19, dv213_20, dv213_21, dv213_22, dv213_23, dv213_24, dv213_25, dv213_26, dv213_27, dv213_28, dv213_29 float64
 			if v86 >= 14.0 {
 				dv213_16 = dv211_16
@@ -11974,7 +11891,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv213_26 = dv211_26
 				dv213_27 = dv211_27
 				dv213_28 = dv211_28
-				dv213_29 = dv211_29
+				dv213_29 = ds18_29
 			}
 			dv214_16 := dv206_16 + dv213_16
 			dv214_17 := dv206_17 + dv213_17
@@ -11988,8 +11905,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv214_25 := dv206_25 + dv213_25
 			dv214_26 := dv206_26 + dv213_26
 			dv214_27 := dv206_27 + dv213_27
-			dv214_28 := dv206_28 + dv213_28
-			dv214_29 := dv213_29
+			dv214_28 := dv205_28 + dv213_28
 			var dv215_16, dv215_17, dv215_18, dv215_19, dv215_20, dv215_21, dv215_22, dv215_23, dv215_24, dv215_25, dv215_26, dv215_27, dv215_28, dv215_29 float64
 			if v86 >= 13.0 {
 				dv215_16 = dv211_16
@@ -12005,7 +11921,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv215_26 = dv211_26
 				dv215_27 = dv211_27
 				dv215_28 = dv211_28
-				dv215_29 = dv211_29
+				dv215_29 = ds18_29
 			}
 			dv216_16 := dv208_16 + dv215_16
 			dv216_17 := dv208_17 + dv215_17
@@ -12019,8 +11935,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv216_25 := dv208_25 + dv215_25
 			dv216_26 := dv208_26 + dv215_26
 			dv216_27 := dv208_27 + dv215_27
-			dv216_28 := dv208_28 + dv215_28
-			dv216_29 := dv215_29
+			dv216_28 := dv207_28 + dv215_28
 			dv219_16 := ds19_16 - (ds18_16)
 			dv219_17 := ds19_17 - (ds18_17)
 			dv219_18 := ds19_18 - (ds18_18)
@@ -12035,7 +11950,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv219_27 := ds19_27 - (ds18_27)
 			dv219_28 := ds19_28 - (ds18_28)
 			dv219_29 := ds19_29 - (ds18_29)
-			dv219_30 := ds19_30
 			var dv221_16, dv221_17, dv221_18, dv221_19, dv221_20, dv221_21, dv221_22, dv221_23, dv221_24, dv221_25, dv221_26, dv221_27, dv221_28, dv221_29, dv221_30 float64
 			if v86 >= 15.0 {
 				dv221_16 = dv219_16
@@ -12052,7 +11966,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv221_27 = dv219_27
 				dv221_28 = dv219_28
 				dv221_29 = dv219_29
-				dv221_30 = dv219_30
+				dv221_30 = ds19_30
 			}
 			dv222_16 := dv214_16 + dv221_16
 			dv222_17 := dv214_17 + dv221_17
@@ -12067,8 +11981,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv222_26 := dv214_26 + dv221_26
 			dv222_27 := dv214_27 + dv221_27
 			dv222_28 := dv214_28 + dv221_28
-			dv222_29 := dv214_29 + dv221_29
-			dv222_30 := dv221_30
+			dv222_29 := dv213_29 + dv221_29
 			var dv223_16, dv223_17, dv223_18, dv223_19, dv223_20, dv223_21, dv223_22, dv223_23, dv223_24, dv223_25, dv223_26, dv223_27, dv223_28, dv223_29, dv223_30 float64
 			if v86 >= 14.0 {
 				dv223_16 = dv219_16
@@ -12085,7 +11998,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv223_27 = dv219_27
 				dv223_28 = dv219_28
 				dv223_29 = dv219_29
-				dv223_30 = dv219_30
+				dv223_30 = ds19_30
 			}
 			dv224_16 := dv216_16 + dv223_16
 			dv224_17 := dv216_17 + dv223_17
@@ -12100,8 +12013,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv224_26 := dv216_26 + dv223_26
 			dv224_27 := dv216_27 + dv223_27
 			dv224_28 := dv216_28 + dv223_28
-			dv224_29 := dv216_29 + dv223_29
-			dv224_30 := dv223_30
+			dv224_29 := dv215_29 + dv223_29
 			dv227_16 := ds20_16 - (ds19_16)
 			dv227_17 := ds20_17 - (ds19_17)
 			dv227_18 := ds20_18 - (ds19_18)
@@ -12117,7 +12029,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv227_28 := ds20_28 - (ds19_28)
 			dv227_29 := ds20_29 - (ds19_29)
 			dv227_30 := ds20_30 - (ds19_30)
-			dv227_31 := ds20_31
 			var dv229_16, dv229_17, dv229_18, dv229_19, dv229_20, dv229_21, dv229_22, dv229_23, dv229_24, dv229_25, dv229_26, dv229_27, dv229_28, dv229_29, dv229_30, dv229_31 float64
 			if v86 >= 16.0 {
 				dv229_16 = dv227_16
@@ -12135,7 +12046,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv229_28 = dv227_28
 				dv229_29 = dv227_29
 				dv229_30 = dv227_30
-				dv229_31 = dv227_31
+				dv229_31 = ds20_31
 			}
 			dv230_16 := dv222_16 + dv229_16
 			dv230_17 := dv222_17 + dv229_17
@@ -12151,8 +12062,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv230_27 := dv222_27 + dv229_27
 			dv230_28 := dv222_28 + dv229_28
 			dv230_29 := dv222_29 + dv229_29
-			dv230_30 := dv222_30 + dv229_30
-			dv230_31 := dv229_31
+			dv230_30 := dv221_30 + dv229_30
 			var dv231_16, dv231_17, dv231_18, dv231_19, dv231_20, dv231_21, dv231_22, dv231_23, dv231_24, dv231_25, dv231_26, dv231_27, dv231_28, dv231_29, dv231_30, dv231_31 float64
 			if v86 >= 15.0 {
 				dv231_16 = dv227_16
@@ -12170,7 +12080,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv231_28 = dv227_28
 				dv231_29 = dv227_29
 				dv231_30 = dv227_30
-				dv231_31 = dv227_31
+				dv231_31 = ds20_31
 			}
 			dv232_16 := dv224_16 + dv231_16
 			dv232_17 := dv224_17 + dv231_17
@@ -12186,8 +12096,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv232_27 := dv224_27 + dv231_27
 			dv232_28 := dv224_28 + dv231_28
 			dv232_29 := dv224_29 + dv231_29
-			dv232_30 := dv224_30 + dv231_30
-			dv232_31 := dv231_31
+			dv232_30 := dv223_30 + dv231_30
 			dv235_16 := ds21_16 - (ds20_16)
 			dv235_17 := ds21_17 - (ds20_17)
 			dv235_18 := ds21_18 - (ds20_18)
@@ -12204,7 +12113,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv235_29 := ds21_29 - (ds20_29)
 			dv235_30 := ds21_30 - (ds20_30)
 			dv235_31 := ds21_31 - (ds20_31)
-			dv235_32 := ds21_32
 			var dv237_16, dv237_17, dv237_18, dv237_19, dv237_20, dv237_21, dv237_22, dv237_23, dv237_24, dv237_25, dv237_26, dv237_27, dv237_28, dv237_29, dv237_30, dv237_31, dv237_32 float64
 			if v86 >= 17.0 {
 				dv237_16 = dv235_16
@@ -12223,7 +12131,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv237_29 = dv235_29
 				dv237_30 = dv235_30
 				dv237_31 = dv235_31
-				dv237_32 = dv235_32
+				dv237_32 = ds21_32
 			}
 			dv238_16 := dv230_16 + dv237_16
 			dv238_17 := dv230_17 + dv237_17
@@ -12240,8 +12148,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv238_28 := dv230_28 + dv237_28
 			dv238_29 := dv230_29 + dv237_29
 			dv238_30 := dv230_30 + dv237_30
-			dv238_31 := dv230_31 + dv237_31
-			dv238_32 := dv237_32
+			dv238_31 := dv229_31 + dv237_31
 			var dv239_16, dv239_17, dv239_18, dv239_19, dv239_20, dv239_21, dv239_22, dv239_23, dv239_24, dv239_25, dv239_26, dv239_27, dv239_28, dv239_29, dv239_30, dv239_31, dv239_32 float64
 			if v86 >= 16.0 {
 				dv239_16 = dv235_16
@@ -12260,7 +12167,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv239_29 = dv235_29
 				dv239_30 = dv235_30
 				dv239_31 = dv235_31
-				dv239_32 = dv235_32
+				dv239_32 = ds21_32
 			}
 			dv240_16 := dv232_16 + dv239_16
 			dv240_17 := dv232_17 + dv239_17
@@ -12277,8 +12184,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv240_28 := dv232_28 + dv239_28
 			dv240_29 := dv232_29 + dv239_29
 			dv240_30 := dv232_30 + dv239_30
-			dv240_31 := dv232_31 + dv239_31
-			dv240_32 := dv239_32
+			dv240_31 := dv231_31 + dv239_31
 			dv243_16 := ds22_16 - (ds21_16)
 			dv243_17 := ds22_17 - (ds21_17)
 			dv243_18 := ds22_18 - (ds21_18)
@@ -12296,7 +12202,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv243_30 := ds22_30 - (ds21_30)
 			dv243_31 := ds22_31 - (ds21_31)
 			dv243_32 := ds22_32 - (ds21_32)
-			dv243_33 := ds22_33
 			var dv245_16, dv245_17, dv245_18, dv245_19, dv245_20, dv245_21, dv245_22, dv245_23, dv245_24, dv245_25, dv245_26, dv245_27, dv245_28, dv245_29, dv245_30, dv245_31, dv245_32, dv245_33 float64
 			if v86 >= 18.0 {
 				dv245_16 = dv243_16
@@ -12316,7 +12221,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv245_30 = dv243_30
 				dv245_31 = dv243_31
 				dv245_32 = dv243_32
-				dv245_33 = dv243_33
+				dv245_33 = ds22_33
 			}
 			dv246_16 := dv238_16 + dv245_16
 			dv246_17 := dv238_17 + dv245_17
@@ -12334,8 +12239,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv246_29 := dv238_29 + dv245_29
 			dv246_30 := dv238_30 + dv245_30
 			dv246_31 := dv238_31 + dv245_31
-			dv246_32 := dv238_32 + dv245_32
-			dv246_33 := dv245_33
+			dv246_32 := dv237_32 + dv245_32
 			var dv247_16, dv247_17, dv247_18, dv247_19, dv247_20, dv247_21, dv247_22, dv247_23, dv247_24, dv247_25, dv247_26, dv247_27, dv247_28, dv247_29, dv247_30, dv247_31, dv247_32, dv247_33 float64
 			if v86 >= 17.0 {
 				dv247_16 = dv243_16
@@ -12355,7 +12259,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv247_30 = dv243_30
 				dv247_31 = dv243_31
 				dv247_32 = dv243_32
-				dv247_33 = dv243_33
+				dv247_33 = ds22_33
 			}
 			dv248_16 := dv240_16 + dv247_16
 			dv248_17 := dv240_17 + dv247_17
@@ -12373,8 +12277,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv248_29 := dv240_29 + dv247_29
 			dv248_30 := dv240_30 + dv247_30
 			dv248_31 := dv240_31 + dv247_31
-			dv248_32 := dv240_32 + dv247_32
-			dv248_33 := dv247_33
+			dv248_32 := dv239_32 + dv247_32
 			dv251_16 := ds23_16 - (ds22_16)
 			dv251_17 := ds23_17 - (ds22_17)
 			dv251_18 := ds23_18 - (ds22_18)
@@ -12393,7 +12296,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv251_31 := ds23_31 - (ds22_31)
 			dv251_32 := ds23_32 - (ds22_32)
 			dv251_33 := ds23_33 - (ds22_33)
-			dv251_34 := ds23_34
 			var dv253_16, dv253_17, dv253_18, dv253_19, dv253_20, dv253_21, dv253_22, dv253_23, dv253_24, dv253_25, dv253_26, dv253_27, dv253_28, dv253_29, dv253_30, dv253_31, dv253_32, dv253_33, dv253_34 float64
 			if v86 >= 19.0 {
 				dv253_16 = dv251_16
@@ -12414,7 +12316,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv253_31 = dv251_31
 				dv253_32 = dv251_32
 				dv253_33 = dv251_33
-				dv253_34 = dv251_34
+				dv253_34 = ds23_34
 			}
 			dv254_16 := dv246_16 + dv253_16
 			dv254_17 := dv246_17 + dv253_17
@@ -12433,8 +12335,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv254_30 := dv246_30 + dv253_30
 			dv254_31 := dv246_31 + dv253_31
 			dv254_32 := dv246_32 + dv253_32
-			dv254_33 := dv246_33 + dv253_33
-			dv254_34 := dv253_34
+			dv254_33 := dv245_33 + dv253_33
 			var dv255_16, dv255_17, dv255_18, dv255_19, dv255_20, dv255_21, dv255_22, dv255_23, dv255_24, dv255_25, dv255_26, dv255_27, dv255_28, dv255_29, dv255_30, dv255_31, dv255_32, dv255_33, dv255_34 float64
 			if v86 >= 18.0 {
 				dv255_16 = dv251_16
@@ -12455,7 +12356,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv255_31 = dv251_31
 				dv255_32 = dv251_32
 				dv255_33 = dv251_33
-				dv255_34 = dv251_34
+				dv255_34 = ds23_34
 			}
 			dv256_16 := dv248_16 + dv255_16
 			dv256_17 := dv248_17 + dv255_17
@@ -12474,8 +12375,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv256_30 := dv248_30 + dv255_30
 			dv256_31 := dv248_31 + dv255_31
 			dv256_32 := dv248_32 + dv255_32
-			dv256_33 := dv248_33 + dv255_33
-			dv256_34 := dv255_34
+			dv256_33 := dv247_33 + dv255_33
 			dv259_16 := ds24_16 - (ds23_16)
 			dv259_17 := ds24_17 - (ds23_17)
 			dv259_18 := ds24_18 - (ds23_18)
@@ -12495,7 +12395,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv259_32 := ds24_32 - (ds23_32)
 			dv259_33 := ds24_33 - (ds23_33)
 			dv259_34 := ds24_34 - (ds23_34)
-			dv259_35 := ds24_35
 			var dv261_16, dv261_17, dv261_18, dv261_19, dv261_20, dv261_21, dv261_22, dv261_23, dv261_24, dv261_25, dv261_26, dv261_27, dv261_28, dv261_29, dv261_30, dv261_31, dv261_32, dv261_33, dv261_34, dv261_35 float64
 			if v86 >= 20.0 {
 				dv261_16 = dv259_16
@@ -12517,7 +12416,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv261_32 = dv259_32
 				dv261_33 = dv259_33
 				dv261_34 = dv259_34
-				dv261_35 = dv259_35
+				dv261_35 = ds24_35
 			}
 			dv262_16 := dv254_16 + dv261_16
 			dv262_17 := dv254_17 + dv261_17
@@ -12537,8 +12436,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv262_31 := dv254_31 + dv261_31
 			dv262_32 := dv254_32 + dv261_32
 			dv262_33 := dv254_33 + dv261_33
-			dv262_34 := dv254_34 + dv261_34
-			dv262_35 := dv261_35
+			dv262_34 := dv253_34 + dv261_34
 			var dv263_16, dv263_17, dv263_18, dv263_19, dv263_20, dv263_21, dv263_22, dv263_23, dv263_24, dv263_25, dv263_26, dv263_27, dv263_28, dv263_29, dv263_30, dv263_31, dv263_32, dv263_33, dv263_34, dv263_35 float64
 			if v86 >= 19.0 {
 				dv263_16 = dv259_16
@@ -12560,7 +12458,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv263_32 = dv259_32
 				dv263_33 = dv259_33
 				dv263_34 = dv259_34
-				dv263_35 = dv259_35
+				dv263_35 = ds24_35
 			}
 			dv264_16 := dv256_16 + dv263_16
 			dv264_17 := dv256_17 + dv263_17
@@ -12580,11 +12478,8 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv264_31 := dv256_31 + dv263_31
 			dv264_32 := dv256_32 + dv263_32
 			dv264_33 := dv256_33 + dv263_33
-			dv264_34 := dv256_34 + dv263_34
-			dv264_35 := dv263_35
-			dv267_10 := dv86_10
-			dv268_10 := dv267_10 * v84
-			dv269_10 := -(dv268_10)
+			dv264_34 := dv255_34 + dv263_34
+			dv268_10 := dv86_10 * v84
 			var dv271_10 float64
 			if v268 > 0.0 {
 				dv271_10 = dv268_10
@@ -12592,19 +12487,15 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			fbv272 := -(v272 * fav272)
 			dv272_9 := fbv272
 			dv272_10 := dv271_10 * fav272
-			dv273_9 := -(dv272_9)
-			dv273_10 := -(dv272_10)
-			dv274_9 := dv273_9 * v274
-			dv274_10 := dv273_10 * v274
+			dv274_9 := -(dv272_9 * v274)
+			dv274_10 := -(dv272_10 * v274)
 			var dv275_9, dv275_10 float64
 			if v268 > 0.0 {
 				dv275_9 = dv274_9
 				dv275_10 = dv274_10
 			}
-			dv276_9 := -(dv274_9)
-			dv276_10 := -(dv274_10)
-			dv277_9 := v276 + dv276_9*p9
-			dv277_10 := dv276_10 * p9
+			dv277_9 := v276 + dv274_9*np9
+			dv277_10 := dv274_10 * np9
 			var dv278_9, dv278_10 float64
 			if v268 > 0.0 {
 				dv278_9 = dv277_9
@@ -12612,32 +12503,25 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			}
 			var dv280_10 float64
 			if v269 > 0.0 {
-				dv280_10 = dv269_10
+				dv280_10 = -(dv268_10)
 			}
 			fbv281 := -(v281 * fav281)
 			dv281_9 := fbv281
 			dv281_10 := dv280_10 * fav281
-			dv282_9 := -(dv281_9)
-			dv282_10 := -(dv281_10)
-			dv283_9 := dv282_9 * v283
-			dv283_10 := dv282_10 * v283
+			dv283_9 := -(dv281_9 * v283)
+			dv283_10 := -(dv281_10 * v283)
 			var dv284_9, dv284_10 float64
 			if v269 > 0.0 {
 				dv284_9 = dv283_9
 				dv284_10 = dv283_10
 			}
-			dv285_9 := -(dv283_9)
-			dv285_10 := -(dv283_10)
-			dv286_9 := v285 + dv285_9*p9
-			dv286_10 := dv285_10 * p9
+			dv286_9 := v285 + dv283_9*np9
+			dv286_10 := dv283_10 * np9
 			var dv287_9, dv287_10 float64
 			if v269 > 0.0 {
 				dv287_9 = dv286_9
 				dv287_10 = dv286_10
 			}
-			dv288_9 := ds3_9
-			dv288_10 := ds3_10
-			dv288_14 := ds3_14
 			dv288_16 := ds3_16 - (dv264_16)
 			dv288_17 := ds3_17 - (dv264_17)
 			dv288_18 := ds3_18 - (dv264_18)
@@ -12657,10 +12541,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv288_32 := ds3_32 - (dv264_32)
 			dv288_33 := ds3_33 - (dv264_33)
 			dv288_34 := ds3_34 - (dv264_34)
-			dv288_35 := ds3_35 - (dv264_35)
-			dv289_9 := dv275_9*v288 + dv288_9*v275
-			dv289_10 := dv275_10*v288 + dv288_10*v275
-			dv289_14 := dv288_14 * v275
+			dv288_35 := ds3_35 - (dv263_35)
+			dv289_9 := dv275_9*v288 + ds3_9*v275
+			dv289_10 := dv275_10*v288 + ds3_10*v275
+			dv289_14 := ds3_14 * v275
 			dv289_16 := dv288_16 * v275
 			dv289_17 := dv288_17 * v275
 			dv289_18 := dv288_18 * v275
@@ -12681,9 +12565,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv289_33 := dv288_33 * v275
 			dv289_34 := dv288_34 * v275
 			dv289_35 := dv288_35 * v275
-			dv290_9 := dv289_9
-			dv290_10 := dv289_10
-			dv290_14 := dv289_14
 			dv290_16 := dv264_16 + dv289_16
 			dv290_17 := dv264_17 + dv289_17
 			dv290_18 := dv264_18 + dv289_18
@@ -12703,10 +12584,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv290_32 := dv264_32 + dv289_32
 			dv290_33 := dv264_33 + dv289_33
 			dv290_34 := dv264_34 + dv289_34
-			dv290_35 := dv264_35 + dv289_35
-			dv291_9 := dv290_9
-			dv291_10 := dv290_10
-			dv291_14 := dv290_14
+			dv290_35 := dv263_35 + dv289_35
 			dv291_16 := dv290_16 - (dv262_16)
 			dv291_17 := dv290_17 - (dv262_17)
 			dv291_18 := dv290_18 - (dv262_18)
@@ -12726,10 +12604,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv291_32 := dv290_32 - (dv262_32)
 			dv291_33 := dv290_33 - (dv262_33)
 			dv291_34 := dv290_34 - (dv262_34)
-			dv291_35 := dv290_35 - (dv262_35)
-			dv292_9 := dv284_9*v291 + dv291_9*v284
-			dv292_10 := dv284_10*v291 + dv291_10*v284
-			dv292_14 := dv291_14 * v284
+			dv291_35 := dv290_35 - (dv261_35)
+			dv292_9 := dv284_9*v291 + dv289_9*v284
+			dv292_10 := dv284_10*v291 + dv289_10*v284
+			dv292_14 := dv289_14 * v284
 			dv292_16 := dv291_16 * v284
 			dv292_17 := dv291_17 * v284
 			dv292_18 := dv291_18 * v284
@@ -12750,9 +12628,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv292_33 := dv291_33 * v284
 			dv292_34 := dv291_34 * v284
 			dv292_35 := dv291_35 * v284
-			dv293_9 := dv292_9
-			dv293_10 := dv292_10
-			dv293_14 := dv292_14
 			dv293_16 := dv262_16 + dv292_16
 			dv293_17 := dv262_17 + dv292_17
 			dv293_18 := dv262_18 + dv292_18
@@ -12772,7 +12647,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv293_32 := dv262_32 + dv292_32
 			dv293_33 := dv262_33 + dv292_33
 			dv293_34 := dv262_34 + dv292_34
-			dv293_35 := dv262_35 + dv292_35
+			dv293_35 := dv261_35 + dv292_35
 			dv294_10 := dv268_10 * v264
 			dv294_16 := dv264_16 * v268
 			dv294_17 := dv264_17 * v268
@@ -12793,10 +12668,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv294_32 := dv264_32 * v268
 			dv294_33 := dv264_33 * v268
 			dv294_34 := dv264_34 * v268
-			dv294_35 := dv264_35 * v268
-			dv295_9 := dv278_9*v288 + dv288_9*v278
-			dv295_10 := dv278_10*v288 + dv288_10*v278
-			dv295_14 := dv288_14 * v278
+			dv294_35 := dv263_35 * v268
+			dv295_9 := dv278_9*v288 + ds3_9*v278
+			dv295_10 := dv278_10*v288 + ds3_10*v278
+			dv295_14 := ds3_14 * v278
 			dv295_16 := dv288_16 * v278
 			dv295_17 := dv288_17 * v278
 			dv295_18 := dv288_18 * v278
@@ -12817,9 +12692,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv295_33 := dv288_33 * v278
 			dv295_34 := dv288_34 * v278
 			dv295_35 := dv288_35 * v278
-			dv296_9 := dv295_9
 			dv296_10 := dv294_10 + dv295_10
-			dv296_14 := dv295_14
 			dv296_16 := dv294_16 + dv295_16
 			dv296_17 := dv294_17 + dv295_17
 			dv296_18 := dv294_18 + dv295_18
@@ -12840,7 +12713,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv296_33 := dv294_33 + dv295_33
 			dv296_34 := dv294_34 + dv295_34
 			dv296_35 := dv294_35 + dv295_35
-			dv297_10 := dv269_10 * v262
+			dv297_10 := -(dv268_10 * v262)
 			dv297_16 := dv262_16 * v269
 			dv297_17 := dv262_17 * v269
 			dv297_18 := dv262_18 * v269
@@ -12860,10 +12733,8 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv297_32 := dv262_32 * v269
 			dv297_33 := dv262_33 * v269
 			dv297_34 := dv262_34 * v269
-			dv297_35 := dv262_35 * v269
-			dv298_9 := dv296_9
+			dv297_35 := dv261_35 * v269
 			dv298_10 := dv296_10 + dv297_10
-			dv298_14 := dv296_14
 			dv298_16 := dv296_16 + dv297_16
 			dv298_17 := dv296_17 + dv297_17
 			dv298_18 := dv296_18 + dv297_18
@@ -12884,9 +12755,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv298_33 := dv296_33 + dv297_33
 			dv298_34 := dv296_34 + dv297_34
 			dv298_35 := dv296_35 + dv297_35
-			dv299_9 := dv287_9*v291 + dv291_9*v287
-			dv299_10 := dv287_10*v291 + dv291_10*v287
-			dv299_14 := dv291_14 * v287
+			dv299_9 := dv287_9*v291 + dv289_9*v287
+			dv299_10 := dv287_10*v291 + dv289_10*v287
+			dv299_14 := dv289_14 * v287
 			dv299_16 := dv291_16 * v287
 			dv299_17 := dv291_17 * v287
 			dv299_18 := dv291_18 * v287
@@ -12907,9 +12778,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv299_33 := dv291_33 * v287
 			dv299_34 := dv291_34 * v287
 			dv299_35 := dv291_35 * v287
-			dv300_9 := dv298_9 + dv299_9
+			dv300_9 := dv295_9 + dv299_9
 			dv300_10 := dv298_10 + dv299_10
-			dv300_14 := dv298_14 + dv299_14
+			dv300_14 := dv295_14 + dv299_14
 			dv300_16 := dv298_16 + dv299_16
 			dv300_17 := dv298_17 + dv299_17
 			dv300_18 := dv298_18 + dv299_18
@@ -12932,9 +12803,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv300_35 := dv298_35 + dv299_35
 			var dv301_9, dv301_10, dv301_14, dv301_16, dv301_17, dv301_18, dv301_19, dv301_20, dv301_21, dv301_22, dv301_23, dv301_24, dv301_25, dv301_26, dv301_27, dv301_28, dv301_29, dv301_30, dv301_31, dv301_32, dv301_33, dv301_34, dv301_35 float64
 			if u2 > 0.0 {
-				dv301_9 = dv293_9
-				dv301_10 = dv293_10
-				dv301_14 = dv293_14
+				dv301_9 = dv292_9
+				dv301_10 = dv292_10
+				dv301_14 = dv292_14
 				dv301_16 = dv293_16
 				dv301_17 = dv293_17
 				dv301_18 = dv293_18
@@ -13534,117 +13405,101 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv323_54 = ds44_54
 				dv323_55 = ds44_55
 			}
-			dv324_36 := ds25_36
 			var dv325_36 float64
 			if v86 >= 1.0 {
-				dv325_36 = dv324_36
+				dv325_36 = ds25_36
 			}
-			dv326_36 := dv325_36
 			var dv327_36 float64
 			if v86 >= 0.0 {
-				dv327_36 = dv324_36
+				dv327_36 = ds25_36
 			}
-			dv328_36 := dv327_36
 			dv329_36 := ds26_36 - (ds25_36)
-			dv329_37 := ds26_37
 			var dv330_36, dv330_37 float64
 			if v86 >= 2.0 {
 				dv330_36 = dv329_36
-				dv330_37 = dv329_37
+				dv330_37 = ds26_37
 			}
-			dv331_36 := dv326_36 + dv330_36
-			dv331_37 := dv330_37
+			dv331_36 := dv325_36 + dv330_36
 			var dv332_36, dv332_37 float64
 			if v86 >= 1.0 {
 				dv332_36 = dv329_36
-				dv332_37 = dv329_37
+				dv332_37 = ds26_37
 			}
-			dv333_36 := dv328_36 + dv332_36
-			dv333_37 := dv332_37
+			dv333_36 := dv327_36 + dv332_36
 			dv334_36 := ds27_36 - (ds26_36)
 			dv334_37 := ds27_37 - (ds26_37)
-			dv334_38 := ds27_38
 			var dv335_36, dv335_37, dv335_38 float64
 			if v86 >= 3.0 {
 				dv335_36 = dv334_36
 				dv335_37 = dv334_37
-				dv335_38 = dv334_38
+				dv335_38 = ds27_38
 			}
 			dv336_36 := dv331_36 + dv335_36
-			dv336_37 := dv331_37 + dv335_37
-			dv336_38 := dv335_38
+			dv336_37 := dv330_37 + dv335_37
 			var dv337_36, dv337_37, dv337_38 float64
 			if v86 >= 2.0 {
 				dv337_36 = dv334_36
 				dv337_37 = dv334_37
-				dv337_38 = dv334_38
+				dv337_38 = ds27_38
 			}
 			dv338_36 := dv333_36 + dv337_36
-			dv338_37 := dv333_37 + dv337_37
-			dv338_38 := dv337_38
+			dv338_37 := dv332_37 + dv337_37
 			dv339_36 := ds28_36 - (ds27_36)
 			dv339_37 := ds28_37 - (ds27_37)
 			dv339_38 := ds28_38 - (ds27_38)
-			dv339_39 := ds28_39
 			var dv340_36, dv340_37, dv340_38, dv340_39 float64
 			if v86 >= 4.0 {
 				dv340_36 = dv339_36
 				dv340_37 = dv339_37
 				dv340_38 = dv339_38
-				dv340_39 = dv339_39
+				dv340_39 = ds28_39
 			}
 			dv341_36 := dv336_36 + dv340_36
 			dv341_37 := dv336_37 + dv340_37
-			dv341_38 := dv336_38 + dv340_38
-			dv341_39 := dv340_39
+			dv341_38 := dv335_38 + dv340_38
 			var dv342_36, dv342_37, dv342_38, dv342_39 float64
 			if v86 >= 3.0 {
 				dv342_36 = dv339_36
 				dv342_37 = dv339_37
 				dv342_38 = dv339_38
-				dv342_39 = dv339_39
+				dv342_39 = ds28_39
 			}
 			dv343_36 := dv338_36 + dv342_36
 			dv343_37 := dv338_37 + dv342_37
-			dv343_38 := dv338_38 + dv342_38
-			dv343_39 := dv342_39
+			dv343_38 := dv337_38 + dv342_38
 			dv344_36 := ds29_36 - (ds28_36)
 			dv344_37 := ds29_37 - (ds28_37)
 			dv344_38 := ds29_38 - (ds28_38)
 			dv344_39 := ds29_39 - (ds28_39)
-			dv344_40 := ds29_40
 			var dv345_36, dv345_37, dv345_38, dv345_39, dv345_40 float64
 			if v86 >= 5.0 {
 				dv345_36 = dv344_36
 				dv345_37 = dv344_37
 				dv345_38 = dv344_38
 				dv345_39 = dv344_39
-				dv345_40 = dv344_40
+				dv345_40 = ds29_40
 			}
 			dv346_36 := dv341_36 + dv345_36
 			dv346_37 := dv341_37 + dv345_37
 			dv346_38 := dv341_38 + dv345_38
-			dv346_39 := dv341_39 + dv345_39
-			dv346_40 := dv345_40
+			dv346_39 := dv340_39 + dv345_39
 			var dv347_36, dv347_37, dv347_38, dv347_39, dv347_40 float64
 			if v86 >= 4.0 {
 				dv347_36 = dv344_36
 				dv347_37 = dv344_37
 				dv347_38 = dv344_38
 				dv347_39 = dv344_39
-				dv347_40 = dv344_40
+				dv347_40 = ds29_40
 			}
 			dv348_36 := dv343_36 + dv347_36
 			dv348_37 := dv343_37 + dv347_37
 			dv348_38 := dv343_38 + dv347_38
-			dv348_39 := dv343_39 + dv347_39
-			dv348_40 := dv347_40
+			dv348_39 := dv342_39 + dv347_39
 			dv349_36 := ds30_36 - (ds29_36)
 			dv349_37 := ds30_37 - (ds29_37)
 			dv349_38 := ds30_38 - (ds29_38)
 			dv349_39 := ds30_39 - (ds29_39)
 			dv349_40 := ds30_40 - (ds29_40)
-			dv349_41 := ds30_41
 			var dv350_36, dv350_37, dv350_38, dv350_39, dv350_40, dv350_41 float64
 			if v86 >= 6.0 {
 				dv350_36 = dv349_36
@@ -13652,14 +13507,13 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv350_38 = dv349_38
 				dv350_39 = dv349_39
 				dv350_40 = dv349_40
-				dv350_41 = dv349_41
+				dv350_41 = ds30_41
 			}
 			dv351_36 := dv346_36 + dv350_36
 			dv351_37 := dv346_37 + dv350_37
 			dv351_38 := dv346_38 + dv350_38
 			dv351_39 := dv346_39 + dv350_39
-			dv351_40 := dv346_40 + dv350_40
-			dv351_41 := dv350_41
+			dv351_40 := dv345_40 + dv350_40
 			var dv352_36, dv352_37, dv352_38, dv352_39, dv352_40, dv352_41 float64
 			if v86 >= 5.0 {
 				dv352_36 = dv349_36
@@ -13667,21 +13521,19 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv352_38 = dv349_38
 				dv352_39 = dv349_39
 				dv352_40 = dv349_40
-				dv352_41 = dv349_41
+				dv352_41 = ds30_41
 			}
 			dv353_36 := dv348_36 + dv352_36
 			dv353_37 := dv348_37 + dv352_37
 			dv353_38 := dv348_38 + dv352_38
 			dv353_39 := dv348_39 + dv352_39
-			dv353_40 := dv348_40 + dv352_40
-			dv353_41 := dv352_41
+			dv353_40 := dv347_40 + dv352_40
 			dv354_36 := ds31_36 - (ds30_36)
 			dv354_37 := ds31_37 - (ds30_37)
 			dv354_38 := ds31_38 - (ds30_38)
 			dv354_39 := ds31_39 - (ds30_39)
 			dv354_40 := ds31_40 - (ds30_40)
 			dv354_41 := ds31_41 - (ds30_41)
-			dv354_42 := ds31_42
 			var dv355_36, dv355_37, dv355_38, dv355_39, dv355_40, dv355_41, dv355_42 float64
 			if v86 >= 7.0 {
 				dv355_36 = dv354_36
@@ -13690,15 +13542,14 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv355_39 = dv354_39
 				dv355_40 = dv354_40
 				dv355_41 = dv354_41
-				dv355_42 = dv354_42
+				dv355_42 = ds31_42
 			}
 			dv356_36 := dv351_36 + dv355_36
 			dv356_37 := dv351_37 + dv355_37
 			dv356_38 := dv351_38 + dv355_38
 			dv356_39 := dv351_39 + dv355_39
 			dv356_40 := dv351_40 + dv355_40
-			dv356_41 := dv351_41 + dv355_41
-			dv356_42 := dv355_42
+			dv356_41 := dv350_41 + dv355_41
 			var dv357_36, dv357_37, dv357_38, dv357_39, dv357_40, dv357_41, dv357_42 float64
 			if v86 >= 6.0 {
 				dv357_36 = dv354_36
@@ -13707,15 +13558,14 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv357_39 = dv354_39
 				dv357_40 = dv354_40
 				dv357_41 = dv354_41
-				dv357_42 = dv354_42
+				dv357_42 = ds31_42
 			}
 			dv358_36 := dv353_36 + dv357_36
 			dv358_37 := dv353_37 + dv357_37
 			dv358_38 := dv353_38 + dv357_38
 			dv358_39 := dv353_39 + dv357_39
 			dv358_40 := dv353_40 + dv357_40
-			dv358_41 := dv353_41 + dv357_41
-			dv358_42 := dv357_42
+			dv358_41 := dv352_41 + dv357_41
 			dv359_36 := ds32_36 - (ds31_36)
 			dv359_37 := ds32_37 - (ds31_37)
 			dv359_38 := ds32_38 - (ds31_38)
@@ -13723,7 +13573,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv359_40 := ds32_40 - (ds31_40)
 			dv359_41 := ds32_41 - (ds31_41)
 			dv359_42 := ds32_42 - (ds31_42)
-			dv359_43 := ds32_43
 			var dv360_36, dv360_37, dv360_38, dv360_39, dv360_40, dv360_41, dv360_42, dv360_43 float64
 			if v86 >= 8.0 {
 				dv360_36 = dv359_36
@@ -13733,7 +13582,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv360_40 = dv359_40
 				dv360_41 = dv359_41
 				dv360_42 = dv359_42
-				dv360_43 = dv359_43
+				dv360_43 = ds32_43
 			}
 			dv361_36 := dv356_36 + dv360_36
 			dv361_37 := dv356_37 + dv360_37
@@ -13741,8 +13590,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv361_39 := dv356_39 + dv360_39
 			dv361_40 := dv356_40 + dv360_40
 			dv361_41 := dv356_41 + dv360_41
-			dv361_42 := dv356_42 + dv360_42
-			dv361_43 := dv360_43
+			dv361_42 := dv355_42 + dv360_42
 			var dv362_36, dv362_37, dv362_38, dv362_39, dv362_40, dv362_41, dv362_42, dv362_43 float64
 			if v86 >= 7.0 {
 				dv362_36 = dv359_36
@@ -13752,7 +13600,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv362_40 = dv359_40
 				dv362_41 = dv359_41
 				dv362_42 = dv359_42
-				dv362_43 = dv359_43
+				dv362_43 = ds32_43
 			}
 			dv363_36 := dv358_36 + dv362_36
 			dv363_37 := dv358_37 + dv362_37
@@ -13760,8 +13608,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv363_39 := dv358_39 + dv362_39
 			dv363_40 := dv358_40 + dv362_40
 			dv363_41 := dv358_41 + dv362_41
-			dv363_42 := dv358_42 + dv362_42
-			dv363_43 := dv362_43
+			dv363_42 := dv357_42 + dv362_42
 			dv364_36 := ds33_36 - (ds32_36)
 			dv364_37 := ds33_37 - (ds32_37)
 			dv364_38 := ds33_38 - (ds32_38)
@@ -13770,7 +13617,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv364_41 := ds33_41 - (ds32_41)
 			dv364_42 := ds33_42 - (ds32_42)
 			dv364_43 := ds33_43 - (ds32_43)
-			dv364_44 := ds33_44
 			var dv365_36, dv365_37, dv365_38, dv365_39, dv365_40, dv365_41, dv365_42, dv365_43, dv365_44 float64
 			if v86 >= 9.0 {
 				dv365_36 = dv364_36
@@ -13781,7 +13627,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv365_41 = dv364_41
 				dv365_42 = dv364_42
 				dv365_43 = dv364_43
-				dv365_44 = dv364_44
+				dv365_44 = ds33_44
 			}
 			dv366_36 := dv361_36 + dv365_36
 			dv366_37 := dv361_37 + dv365_37
@@ -13790,8 +13636,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv366_40 := dv361_40 + dv365_40
 			dv366_41 := dv361_41 + dv365_41
 			dv366_42 := dv361_42 + dv365_42
-			dv366_43 := dv361_43 + dv365_43
-			dv366_44 := dv365_44
+			dv366_43 := dv360_43 + dv365_43
 			var dv367_36, dv367_37, dv367_38, dv367_39, dv367_40, dv367_41, dv367_42, dv367_43, dv367_44 float64
 			if v86 >= 8.0 {
 				dv367_36 = dv364_36
@@ -13802,7 +13647,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv367_41 = dv364_41
 				dv367_42 = dv364_42
 				dv367_43 = dv364_43
-				dv367_44 = dv364_44
+				dv367_44 = ds33_44
 			}
 			dv368_36 := dv363_36 + dv367_36
 			dv368_37 := dv363_37 + dv367_37
@@ -13811,8 +13656,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv368_40 := dv363_40 + dv367_40
 			dv368_41 := dv363_41 + dv367_41
 			dv368_42 := dv363_42 + dv367_42
-			dv368_43 := dv363_43 + dv367_43
-			dv368_44 := dv367_44
+			dv368_43 := dv362_43 + dv367_43
 			dv369_36 := ds34_36 - (ds33_36)
 			dv369_37 := ds34_37 - (ds33_37)
 			dv369_38 := ds34_38 - (ds33_38)
@@ -13822,7 +13666,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv369_42 := ds34_42 - (ds33_42)
 			dv369_43 := ds34_43 - (ds33_43)
 			dv369_44 := ds34_44 - (ds33_44)
-			dv369_45 := ds34_45
 			var dv370_36, dv370_37, dv370_38, dv370_39, dv370_40, dv370_41, dv370_42, dv370_43, dv370_44, dv370_45 float64
 			if v86 >= 10.0 {
 				dv370_36 = dv369_36
@@ -13834,7 +13677,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv370_42 = dv369_42
 				dv370_43 = dv369_43
 				dv370_44 = dv369_44
-				dv370_45 = dv369_45
+				dv370_45 = ds34_45
 			}
 			dv371_36 := dv366_36 + dv370_36
 			dv371_37 := dv366_37 + dv370_37
@@ -13844,8 +13687,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv371_41 := dv366_41 + dv370_41
 			dv371_42 := dv366_42 + dv370_42
 			dv371_43 := dv366_43 + dv370_43
-			dv371_44 := dv366_44 + dv370_44
-			dv371_45 := dv370_45
+			dv371_44 := dv365_44 + dv370_44
 			var dv372_36, dv372_37, dv372_38, dv372_39, dv372_40, dv372_41, dv372_42, dv372_43, dv372_44, dv372_45 float64
 			if v86 >= 9.0 {
 				dv372_36 = dv369_36
@@ -13857,7 +13699,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv372_42 = dv369_42
 				dv372_43 = dv369_43
 				dv372_44 = dv369_44
-				dv372_45 = dv369_45
+				dv372_45 = ds34_45
 			}
 			dv373_36 := dv368_36 + dv372_36
 			dv373_37 := dv368_37 + dv372_37
@@ -13867,8 +13709,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv373_41 := dv368_41 + dv372_41
 			dv373_42 := dv368_42 + dv372_42
 			dv373_43 := dv368_43 + dv372_43
-			dv373_44 := dv368_44 + dv372_44
-			dv373_45 := dv372_45
+			dv373_44 := dv367_44 + dv372_44
 			dv374_36 := ds35_36 - (ds34_36)
 			dv374_37 := ds35_37 - (ds34_37)
 			dv374_38 := ds35_38 - (ds34_38)
@@ -13879,7 +13720,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv374_43 := ds35_43 - (ds34_43)
 			dv374_44 := ds35_44 - (ds34_44)
 			dv374_45 := ds35_45 - (ds34_45)
-			dv374_46 := ds35_46
 			var dv375_36, dv375_37, dv375_38, dv375_39, dv375_40, dv375_41, dv375_42, dv375_43, dv375_44, dv375_45, dv375_46 float64
 			if v86 >= 11.0 {
 				dv375_36 = dv374_36
@@ -13892,7 +13732,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv375_43 = dv374_43
 				dv375_44 = dv374_44
 				dv375_45 = dv374_45
-				dv375_46 = dv374_46
+				dv375_46 = ds35_46
 			}
 			dv376_36 := dv371_36 + dv375_36
 			dv376_37 := dv371_37 + dv375_37
@@ -13903,8 +13743,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv376_42 := dv371_42 + dv375_42
 			dv376_43 := dv371_43 + dv375_43
 			dv376_44 := dv371_44 + dv375_44
-			dv376_45 := dv371_45 + dv375_45
-			dv376_46 := dv375_46
+			dv376_45 := dv370_45 + dv375_45
 			var dv377_36, dv377_37, dv377_38, dv377_39, dv377_40, dv377_41, dv377_42, dv377_43, dv377_44, dv377_45, dv377_46 float64
 			if v86 >= 10.0 {
 				dv377_36 = dv374_36
@@ -13917,7 +13756,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv377_43 = dv374_43
 				dv377_44 = dv374_44
 				dv377_45 = dv374_45
-				dv377_46 = dv374_46
+				dv377_46 = ds35_46
 			}
 			dv378_36 := dv373_36 + dv377_36
 			dv378_37 := dv373_37 + dv377_37
@@ -13928,8 +13767,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv378_42 := dv373_42 + dv377_42
 			dv378_43 := dv373_43 + dv377_43
 			dv378_44 := dv373_44 + dv377_44
-			dv378_45 := dv373_45 + dv377_45
-			dv378_46 := dv377_46
+			dv378_45 := dv372_45 + dv377_45
 			dv379_36 := ds36_36 - (ds35_36)
 			dv379_37 := ds36_37 - (ds35_37)
 			dv379_38 := ds36_38 - (ds35_38)
@@ -13941,7 +13779,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv379_44 := ds36_44 - (ds35_44)
 			dv379_45 := ds36_45 - (ds35_45)
 			dv379_46 := ds36_46 - (ds35_46)
-			dv379_47 := ds36_47
 			var dv380_36, dv380_37, dv380_38, dv380_39, dv380_40, dv380_41, dv380_42, dv380_43, dv380_44, dv380_45, dv380_46, dv380_47 float64
 			if v86 >= 12.0 {
 				dv380_36 = dv379_36
@@ -13955,7 +13792,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv380_44 = dv379_44
 				dv380_45 = dv379_45
 				dv380_46 = dv379_46
-				dv380_47 = dv379_47
+				dv380_47 = ds36_47
 			}
 			dv381_36 := dv376_36 + dv380_36
 			dv381_37 := dv376_37 + dv380_37
@@ -13967,8 +13804,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv381_43 := dv376_43 + dv380_43
 			dv381_44 := dv376_44 + dv380_44
 			dv381_45 := dv376_45 + dv380_45
-			dv381_46 := dv376_46 + dv380_46
-			dv381_47 := dv380_47
+			dv381_46 := dv375_46 + dv380_46
 			var dv382_36, dv382_37, dv382_38, dv382_39, dv382_40, dv382_41, dv382_42, dv382_43, dv382_44, dv382_45, dv382_46, dv382_47 float64
 			if v86 >= 11.0 {
 				dv382_36 = dv379_36
@@ -13982,7 +13818,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv382_44 = dv379_44
 				dv382_45 = dv379_45
 				dv382_46 = dv379_46
-				dv382_47 = dv379_47
+				dv382_47 = ds36_47
 			}
 			dv383_36 := dv378_36 + dv382_36
 			dv383_37 := dv378_37 + dv382_37
@@ -13994,8 +13830,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv383_43 := dv378_43 + dv382_43
 			dv383_44 := dv378_44 + dv382_44
 			dv383_45 := dv378_45 + dv382_45
-			dv383_46 := dv378_46 + dv382_46
-			dv383_47 := dv382_47
+			dv383_46 := dv377_46 + dv382_46
 			dv384_36 := ds37_36 - (ds36_36)
 			dv384_37 := ds37_37 - (ds36_37)
 			dv384_38 := ds37_38 - (ds36_38)
@@ -14008,7 +13843,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv384_45 := ds37_45 - (ds36_45)
 			dv384_46 := ds37_46 - (ds36_46)
 			dv384_47 := ds37_47 - (ds36_47)
-			dv384_48 := ds37_48
 			var dv385_36, dv385_37, dv385_38, dv385_39, dv385_40, dv385_41, dv385_42, dv385_43, dv385_44, dv385_45, dv385_46, dv385_47, dv385_48 float64
 			if v86 >= 13.0 {
 				dv385_36 = dv384_36
@@ -14023,7 +13857,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv385_45 = dv384_45
 				dv385_46 = dv384_46
 				dv385_47 = dv384_47
-				dv385_48 = dv384_48
+				dv385_48 = ds37_48
 			}
 			dv386_36 := dv381_36 + dv385_36
 			dv386_37 := dv381_37 + dv385_37
@@ -14036,8 +13870,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv386_44 := dv381_44 + dv385_44
 			dv386_45 := dv381_45 + dv385_45
 			dv386_46 := dv381_46 + dv385_46
-			dv386_47 := dv381_47 + dv385_47
-			dv386_48 := dv385_48
+			dv386_47 := dv380_47 + dv385_47
 			var dv387_36, dv387_37, dv387_38, dv387_39, dv387_40, dv387_41, dv387_42, dv387_43, dv387_44, dv387_45, dv387_46, dv387_47, dv387_48 float64
 			if v86 >= 12.0 {
 				dv387_36 = dv384_36
@@ -14052,7 +13885,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv387_45 = dv384_45
 				dv387_46 = dv384_46
 				dv387_47 = dv384_47
-				dv387_48 = dv384_48
+				dv387_48 = ds37_48
 			}
 			dv388_36 := dv383_36 + dv387_36
 			dv388_37 := dv383_37 + dv387_37
@@ -14065,8 +13898,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv388_44 := dv383_44 + dv387_44
 			dv388_45 := dv383_45 + dv387_45
 			dv388_46 := dv383_46 + dv387_46
-			dv388_47 := dv383_47 + dv387_47
-			dv388_48 := dv387_48
+			dv388_47 := dv382_47 + dv387_47
 			dv389_36 := ds38_36 - (ds37_36)
 			dv389_37 := ds38_37 - (ds37_37)
 			dv389_38 := ds38_38 - (ds37_38)
@@ -14080,7 +13912,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv389_46 := ds38_46 - (ds37_46)
 			dv389_47 := ds38_47 - (ds37_47)
 			dv389_48 := ds38_48 - (ds37_48)
-			dv389_49 := ds38_49
 			var dv390_36, dv390_37, dv390_38, dv390_39, dv390_40, dv390_41, dv390_42, dv390_43, dv390_44, dv390_45, dv390_46, dv390_47, dv390_48, dv390_49 float64
 			if v86 >= 14.0 {
 				dv390_36 = dv389_36
@@ -14096,7 +13927,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv390_46 = dv389_46
 				dv390_47 = dv389_47
 				dv390_48 = dv389_48
-				dv390_49 = dv389_49
+				dv390_49 = ds38_49
 			}
 			dv391_36 := dv386_36 + dv390_36
 			dv391_37 := dv386_37 + dv390_37
@@ -14110,8 +13941,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv391_45 := dv386_45 + dv390_45
 			dv391_46 := dv386_46 + dv390_46
 			dv391_47 := dv386_47 + dv390_47
-			dv391_48 := dv386_48 + dv390_48
-			dv391_49 := dv390_49
+			dv391_48 := dv385_48 + dv390_48
 			var dv392_36, dv392_37, dv392_38, dv392_39, dv392_40, dv392_41, dv392_42, dv392_43, dv392_44, dv392_45, dv392_46, dv392_47, dv392_48, dv392_49 float64
 			if v86 >= 13.0 {
 				dv392_36 = dv389_36
@@ -14127,7 +13957,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv392_46 = dv389_46
 				dv392_47 = dv389_47
 				dv392_48 = dv389_48
-				dv392_49 = dv389_49
+				dv392_49 = ds38_49
 			}
 			dv393_36 := dv388_36 + dv392_36
 			dv393_37 := dv388_37 + dv392_37
@@ -14141,8 +13971,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv393_45 := dv388_45 + dv392_45
 			dv393_46 := dv388_46 + dv392_46
 			dv393_47 := dv388_47 + dv392_47
-			dv393_48 := dv388_48 + dv392_48
-			dv393_49 := dv392_49
+			dv393_48 := dv387_48 + dv392_48
 			dv394_36 := ds39_36 - (ds38_36)
 			dv394_37 := ds39_37 - (ds38_37)
 			dv394_38 := ds39_38 - (ds38_38)
@@ -14157,7 +13986,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv394_47 := ds39_47 - (ds38_47)
 			dv394_48 := ds39_48 - (ds38_48)
 			dv394_49 := ds39_49 - (ds38_49)
-			dv394_50 := ds39_50
 			var dv395_36, dv395_37, dv395_38, dv395_39, dv395_40, dv395_41, dv395_42, dv395_43, dv395_44, dv395_45, dv395_46, dv395_47, dv395_48, dv395_49, dv395_50 float64
 			if v86 >= 15.0 {
 				dv395_36 = dv394_36
@@ -14174,7 +14002,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv395_47 = dv394_47
 				dv395_48 = dv394_48
 				dv395_49 = dv394_49
-				dv395_50 = dv394_50
+				dv395_50 = ds39_50
 			}
 			dv396_36 := dv391_36 + dv395_36
 			dv396_37 := dv391_37 + dv395_37
@@ -14189,8 +14017,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv396_46 := dv391_46 + dv395_46
 			dv396_47 := dv391_47 + dv395_47
 			dv396_48 := dv391_48 + dv395_48
-			dv396_49 := dv391_49 + dv395_49
-			dv396_50 := dv395_50
+			dv396_49 := dv390_49 + dv395_49
 			var dv397_36, dv397_37, dv397_38, dv397_39, dv397_40, dv397_41, dv397_42, dv397_43, dv397_44, dv397_45, dv397_46, dv397_47, dv397_48, dv397_49, dv397_50 float64
 			if v86 >= 14.0 {
 				dv397_36 = dv394_36
@@ -14207,7 +14034,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv397_47 = dv394_47
 				dv397_48 = dv394_48
 				dv397_49 = dv394_49
-				dv397_50 = dv394_50
+				dv397_50 = ds39_50
 			}
 			dv398_36 := dv393_36 + dv397_36
 			dv398_37 := dv393_37 + dv397_37
@@ -14222,8 +14049,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv398_46 := dv393_46 + dv397_46
 			dv398_47 := dv393_47 + dv397_47
 			dv398_48 := dv393_48 + dv397_48
-			dv398_49 := dv393_49 + dv397_49
-			dv398_50 := dv397_50
+			dv398_49 := dv392_49 + dv397_49
 			dv399_36 := ds40_36 - (ds39_36)
 			dv399_37 := ds40_37 - (ds39_37)
 			dv399_38 := ds40_38 - (ds39_38)
@@ -14239,7 +14065,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv399_48 := ds40_48 - (ds39_48)
 			dv399_49 := ds40_49 - (ds39_49)
 			dv399_50 := ds40_50 - (ds39_50)
-			dv399_51 := ds40_51
 			var dv400_36, dv400_37, dv400_38, dv400_39, dv400_40, dv400_41, dv400_42, dv400_43, dv400_44, dv400_45, dv400_46, dv400_47, dv400_48, dv400_49, dv400_50, dv400_51 float64
 			if v86 >= 16.0 {
 				dv400_36 = dv399_36
@@ -14257,7 +14082,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv400_48 = dv399_48
 				dv400_49 = dv399_49
 				dv400_50 = dv399_50
-				dv400_51 = dv399_51
+				dv400_51 = ds40_51
 			}
 			dv401_36 := dv396_36 + dv400_36
 			dv401_37 := dv396_37 + dv400_37
@@ -14273,8 +14098,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv401_47 := dv396_47 + dv400_47
 			dv401_48 := dv396_48 + dv400_48
 			dv401_49 := dv396_49 + dv400_49
-			dv401_50 := dv396_50 + dv400_50
-			dv401_51 := dv400_51
+			dv401_50 := dv395_50 + dv400_50
 			var dv402_36, dv402_37, dv402_38, dv402_39, dv402_40, dv402_41, dv402_42, dv402_43, dv402_44, dv402_45, dv402_46, dv402_47, dv402_48, dv402_49, dv402_50, dv402_51 float64
 			if v86 >= 15.0 {
 				dv402_36 = dv399_36
@@ -14292,7 +14116,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv402_48 = dv399_48
 				dv402_49 = dv399_49
 				dv402_50 = dv399_50
-				dv402_51 = dv399_51
+				dv402_51 = ds40_51
 			}
 			dv403_36 := dv398_36 + dv402_36
 			dv403_37 := dv398_37 + dv402_37
@@ -14308,8 +14132,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv403_47 := dv398_47 + dv402_47
 			dv403_48 := dv398_48 + dv402_48
 			dv403_49 := dv398_49 + dv402_49
-			dv403_50 := dv398_50 + dv402_50
-			dv403_51 := dv402_51
+			dv403_50 := dv397_50 + dv402_50
 			dv404_36 := ds41_36 - (ds40_36)
 			dv404_37 := ds41_37 - (ds40_37)
 			dv404_38 := ds41_38 - (ds40_38)
@@ -14326,7 +14149,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv404_49 := ds41_49 - (ds40_49)
 			dv404_50 := ds41_50 - (ds40_50)
 			dv404_51 := ds41_51 - (ds40_51)
-			dv404_52 := ds41_52
 			var dv405_36, dv405_37, dv405_38, dv405_39, dv405_40, dv405_41, dv405_42, dv405_43, dv405_44, dv405_45, dv405_46, dv405_47, dv405_48, dv405_49, dv405_50, dv405_51, dv405_52 float64
 			if v86 >= 17.0 {
 				dv405_36 = dv404_36
@@ -14345,7 +14167,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv405_49 = dv404_49
 				dv405_50 = dv404_50
 				dv405_51 = dv404_51
-				dv405_52 = dv404_52
+				dv405_52 = ds41_52
 			}
 			dv406_36 := dv401_36 + dv405_36
 			dv406_37 := dv401_37 + dv405_37
@@ -14362,8 +14184,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv406_48 := dv401_48 + dv405_48
 			dv406_49 := dv401_49 + dv405_49
 			dv406_50 := dv401_50 + dv405_50
-			dv406_51 := dv401_51 + dv405_51
-			dv406_52 := dv405_52
+			dv406_51 := dv400_51 + dv405_51
 			var dv407_36, dv407_37, dv407_38, dv407_39, dv407_40, dv407_41, dv407_42, dv407_43, dv407_44, dv407_45, dv407_46, dv407_47, dv407_48, dv407_49, dv407_50, dv407_51, dv407_52 float64
 			if v86 >= 16.0 {
 				dv407_36 = dv404_36
@@ -14382,7 +14203,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv407_49 = dv404_49
 				dv407_50 = dv404_50
 				dv407_51 = dv404_51
-				dv407_52 = dv404_52
+				dv407_52 = ds41_52
 			}
 			dv408_36 := dv403_36 + dv407_36
 			dv408_37 := dv403_37 + dv407_37
@@ -14399,8 +14220,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv408_48 := dv403_48 + dv407_48
 			dv408_49 := dv403_49 + dv407_49
 			dv408_50 := dv403_50 + dv407_50
-			dv408_51 := dv403_51 + dv407_51
-			dv408_52 := dv407_52
+			dv408_51 := dv402_51 + dv407_51
 			dv409_36 := ds42_36 - (ds41_36)
 			dv409_37 := ds42_37 - (ds41_37)
 			dv409_38 := ds42_38 - (ds41_38)
@@ -14418,7 +14238,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv409_50 := ds42_50 - (ds41_50)
 			dv409_51 := ds42_51 - (ds41_51)
 			dv409_52 := ds42_52 - (ds41_52)
-			dv409_53 := ds42_53
 			var dv410_36, dv410_37, dv410_38, dv410_39, dv410_40, dv410_41, dv410_42, dv410_43, dv410_44, dv410_45, dv410_46, dv410_47, dv410_48, dv410_49, dv410_50, dv410_51, dv410_52, dv410_53 float64
 			if v86 >= 18.0 {
 				dv410_36 = dv409_36
@@ -14438,7 +14257,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv410_50 = dv409_50
 				dv410_51 = dv409_51
 				dv410_52 = dv409_52
-				dv410_53 = dv409_53
+				dv410_53 = ds42_53
 			}
 			dv411_36 := dv406_36 + dv410_36
 			dv411_37 := dv406_37 + dv410_37
@@ -14456,8 +14275,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv411_49 := dv406_49 + dv410_49
 			dv411_50 := dv406_50 + dv410_50
 			dv411_51 := dv406_51 + dv410_51
-			dv411_52 := dv406_52 + dv410_52
-			dv411_53 := dv410_53
+			dv411_52 := dv405_52 + dv410_52
 			var dv412_36, dv412_37, dv412_38, dv412_39, dv412_40, dv412_41, dv412_42, dv412_43, dv412_44, dv412_45, dv412_46, dv412_47, dv412_48, dv412_49, dv412_50, dv412_51, dv412_52, dv412_53 float64
 			if v86 >= 17.0 {
 				dv412_36 = dv409_36
@@ -14477,7 +14295,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv412_50 = dv409_50
 				dv412_51 = dv409_51
 				dv412_52 = dv409_52
-				dv412_53 = dv409_53
+				dv412_53 = ds42_53
 			}
 			dv413_36 := dv408_36 + dv412_36
 			dv413_37 := dv408_37 + dv412_37
@@ -14495,8 +14313,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv413_49 := dv408_49 + dv412_49
 			dv413_50 := dv408_50 + dv412_50
 			dv413_51 := dv408_51 + dv412_51
-			dv413_52 := dv408_52 + dv412_52
-			dv413_53 := dv412_53
+			dv413_52 := dv407_52 + dv412_52
 			dv414_36 := ds43_36 - (ds42_36)
 			dv414_37 := ds43_37 - (ds42_37)
 			dv414_38 := ds43_38 - (ds42_38)
@@ -14515,7 +14332,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv414_51 := ds43_51 - (ds42_51)
 			dv414_52 := ds43_52 - (ds42_52)
 			dv414_53 := ds43_53 - (ds42_53)
-			dv414_54 := ds43_54
 			var dv415_36, dv415_37, dv415_38, dv415_39, dv415_40, dv415_41, dv415_42, dv415_43, dv415_44, dv415_45, dv415_46, dv415_47, dv415_48, dv415_49, dv415_50, dv415_51, dv415_52, dv415_53, dv415_54 float64
 			if v86 >= 19.0 {
 				dv415_36 = dv414_36
@@ -14536,7 +14352,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv415_51 = dv414_51
 				dv415_52 = dv414_52
 				dv415_53 = dv414_53
-				dv415_54 = dv414_54
+				dv415_54 = ds43_54
 			}
 			dv416_36 := dv411_36 + dv415_36
 			dv416_37 := dv411_37 + dv415_37
@@ -14555,8 +14371,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv416_50 := dv411_50 + dv415_50
 			dv416_51 := dv411_51 + dv415_51
 			dv416_52 := dv411_52 + dv415_52
-			dv416_53 := dv411_53 + dv415_53
-			dv416_54 := dv415_54
+			dv416_53 := dv410_53 + dv415_53
 			var dv417_36, dv417_37, dv417_38, dv417_39, dv417_40, dv417_41, dv417_42, dv417_43, dv417_44, dv417_45, dv417_46, dv417_47, dv417_48, dv417_49, dv417_50, dv417_51, dv417_52, dv417_53, dv417_54 float64
 			if v86 >= 18.0 {
 				dv417_36 = dv414_36
@@ -14577,7 +14392,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv417_51 = dv414_51
 				dv417_52 = dv414_52
 				dv417_53 = dv414_53
-				dv417_54 = dv414_54
+				dv417_54 = ds43_54
 			}
 			dv418_36 := dv413_36 + dv417_36
 			dv418_37 := dv413_37 + dv417_37
@@ -14596,8 +14411,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv418_50 := dv413_50 + dv417_50
 			dv418_51 := dv413_51 + dv417_51
 			dv418_52 := dv413_52 + dv417_52
-			dv418_53 := dv413_53 + dv417_53
-			dv418_54 := dv417_54
+			dv418_53 := dv412_53 + dv417_53
 			dv419_36 := ds44_36 - (ds43_36)
 			dv419_37 := ds44_37 - (ds43_37)
 			dv419_38 := ds44_38 - (ds43_38)
@@ -14617,7 +14431,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv419_52 := ds44_52 - (ds43_52)
 			dv419_53 := ds44_53 - (ds43_53)
 			dv419_54 := ds44_54 - (ds43_54)
-			dv419_55 := ds44_55
 			var dv420_36, dv420_37, dv420_38, dv420_39, dv420_40, dv420_41, dv420_42, dv420_43, dv420_44, dv420_45, dv420_46, dv420_47, dv420_48, dv420_49, dv420_50, dv420_51, dv420_52, dv420_53, dv420_54, dv420_55 float64
 			if v86 >= 20.0 {
 				dv420_36 = dv419_36
@@ -14639,7 +14452,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv420_52 = dv419_52
 				dv420_53 = dv419_53
 				dv420_54 = dv419_54
-				dv420_55 = dv419_55
+				dv420_55 = ds44_55
 			}
 			dv421_36 := dv416_36 + dv420_36
 			dv421_37 := dv416_37 + dv420_37
@@ -14659,8 +14472,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv421_51 := dv416_51 + dv420_51
 			dv421_52 := dv416_52 + dv420_52
 			dv421_53 := dv416_53 + dv420_53
-			dv421_54 := dv416_54 + dv420_54
-			dv421_55 := dv420_55
+			dv421_54 := dv415_54 + dv420_54
 			var dv422_36, dv422_37, dv422_38, dv422_39, dv422_40, dv422_41, dv422_42, dv422_43, dv422_44, dv422_45, dv422_46, dv422_47, dv422_48, dv422_49, dv422_50, dv422_51, dv422_52, dv422_53, dv422_54, dv422_55 float64
 			if v86 >= 19.0 {
 				dv422_36 = dv419_36
@@ -14682,7 +14494,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv422_52 = dv419_52
 				dv422_53 = dv419_53
 				dv422_54 = dv419_54
-				dv422_55 = dv419_55
+				dv422_55 = ds44_55
 			}
 			dv423_36 := dv418_36 + dv422_36
 			dv423_37 := dv418_37 + dv422_37
@@ -14702,11 +14514,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv423_51 := dv418_51 + dv422_51
 			dv423_52 := dv418_52 + dv422_52
 			dv423_53 := dv418_53 + dv422_53
-			dv423_54 := dv418_54 + dv422_54
-			dv423_55 := dv422_55
-			dv424_9 := ds4_9
-			dv424_10 := ds4_10
-			dv424_15 := ds4_15
+			dv423_54 := dv417_54 + dv422_54
 			dv424_36 := ds4_36 - (dv423_36)
 			dv424_37 := ds4_37 - (dv423_37)
 			dv424_38 := ds4_38 - (dv423_38)
@@ -14726,10 +14534,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv424_52 := ds4_52 - (dv423_52)
 			dv424_53 := ds4_53 - (dv423_53)
 			dv424_54 := ds4_54 - (dv423_54)
-			dv424_55 := ds4_55 - (dv423_55)
-			dv425_9 := dv275_9*v424 + dv424_9*v275
-			dv425_10 := dv275_10*v424 + dv424_10*v275
-			dv425_15 := dv424_15 * v275
+			dv424_55 := ds4_55 - (dv422_55)
+			dv425_9 := dv275_9*v424 + ds4_9*v275
+			dv425_10 := dv275_10*v424 + ds4_10*v275
+			dv425_15 := ds4_15 * v275
 			dv425_36 := dv424_36 * v275
 			dv425_37 := dv424_37 * v275
 			dv425_38 := dv424_38 * v275
@@ -14750,9 +14558,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv425_53 := dv424_53 * v275
 			dv425_54 := dv424_54 * v275
 			dv425_55 := dv424_55 * v275
-			dv426_9 := dv425_9
-			dv426_10 := dv425_10
-			dv426_15 := dv425_15
 			dv426_36 := dv423_36 + dv425_36
 			dv426_37 := dv423_37 + dv425_37
 			dv426_38 := dv423_38 + dv425_38
@@ -14772,10 +14577,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv426_52 := dv423_52 + dv425_52
 			dv426_53 := dv423_53 + dv425_53
 			dv426_54 := dv423_54 + dv425_54
-			dv426_55 := dv423_55 + dv425_55
-			dv427_9 := dv426_9
-			dv427_10 := dv426_10
-			dv427_15 := dv426_15
+			dv426_55 := dv422_55 + dv425_55
 			dv427_36 := dv426_36 - (dv421_36)
 			dv427_37 := dv426_37 - (dv421_37)
 			dv427_38 := dv426_38 - (dv421_38)
@@ -14795,10 +14597,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv427_52 := dv426_52 - (dv421_52)
 			dv427_53 := dv426_53 - (dv421_53)
 			dv427_54 := dv426_54 - (dv421_54)
-			dv427_55 := dv426_55 - (dv421_55)
-			dv428_9 := dv284_9*v427 + dv427_9*v284
-			dv428_10 := dv284_10*v427 + dv427_10*v284
-			dv428_15 := dv427_15 * v284
+			dv427_55 := dv426_55 - (dv420_55)
+			dv428_9 := dv284_9*v427 + dv425_9*v284
+			dv428_10 := dv284_10*v427 + dv425_10*v284
+			dv428_15 := dv425_15 * v284
 			dv428_36 := dv427_36 * v284
 			dv428_37 := dv427_37 * v284
 			dv428_38 := dv427_38 * v284
@@ -14819,9 +14621,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv428_53 := dv427_53 * v284
 			dv428_54 := dv427_54 * v284
 			dv428_55 := dv427_55 * v284
-			dv429_9 := dv428_9
-			dv429_10 := dv428_10
-			dv429_15 := dv428_15
 			dv429_36 := dv421_36 + dv428_36
 			dv429_37 := dv421_37 + dv428_37
 			dv429_38 := dv421_38 + dv428_38
@@ -14841,7 +14640,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv429_52 := dv421_52 + dv428_52
 			dv429_53 := dv421_53 + dv428_53
 			dv429_54 := dv421_54 + dv428_54
-			dv429_55 := dv421_55 + dv428_55
+			dv429_55 := dv420_55 + dv428_55
 			dv430_10 := dv268_10 * v423
 			dv430_36 := dv423_36 * v268
 			dv430_37 := dv423_37 * v268
@@ -14862,10 +14661,10 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv430_52 := dv423_52 * v268
 			dv430_53 := dv423_53 * v268
 			dv430_54 := dv423_54 * v268
-			dv430_55 := dv423_55 * v268
-			dv431_9 := dv278_9*v424 + dv424_9*v278
-			dv431_10 := dv278_10*v424 + dv424_10*v278
-			dv431_15 := dv424_15 * v278
+			dv430_55 := dv422_55 * v268
+			dv431_9 := dv278_9*v424 + ds4_9*v278
+			dv431_10 := dv278_10*v424 + ds4_10*v278
+			dv431_15 := ds4_15 * v278
 			dv431_36 := dv424_36 * v278
 			dv431_37 := dv424_37 * v278
 			dv431_38 := dv424_38 * v278
@@ -14886,9 +14685,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv431_53 := dv424_53 * v278
 			dv431_54 := dv424_54 * v278
 			dv431_55 := dv424_55 * v278
-			dv432_9 := dv431_9
 			dv432_10 := dv430_10 + dv431_10
-			dv432_15 := dv431_15
 			dv432_36 := dv430_36 + dv431_36
 			dv432_37 := dv430_37 + dv431_37
 			dv432_38 := dv430_38 + dv431_38
@@ -14909,7 +14706,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv432_53 := dv430_53 + dv431_53
 			dv432_54 := dv430_54 + dv431_54
 			dv432_55 := dv430_55 + dv431_55
-			dv433_10 := dv269_10 * v421
+			dv433_10 := -(dv268_10 * v421)
 			dv433_36 := dv421_36 * v269
 			dv433_37 := dv421_37 * v269
 			dv433_38 := dv421_38 * v269
@@ -14929,10 +14726,8 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv433_52 := dv421_52 * v269
 			dv433_53 := dv421_53 * v269
 			dv433_54 := dv421_54 * v269
-			dv433_55 := dv421_55 * v269
-			dv434_9 := dv432_9
+			dv433_55 := dv420_55 * v269
 			dv434_10 := dv432_10 + dv433_10
-			dv434_15 := dv432_15
 			dv434_36 := dv432_36 + dv433_36
 			dv434_37 := dv432_37 + dv433_37
 			dv434_38 := dv432_38 + dv433_38
@@ -14953,9 +14748,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv434_53 := dv432_53 + dv433_53
 			dv434_54 := dv432_54 + dv433_54
 			dv434_55 := dv432_55 + dv433_55
-			dv435_9 := dv287_9*v427 + dv427_9*v287
-			dv435_10 := dv287_10*v427 + dv427_10*v287
-			dv435_15 := dv427_15 * v287
+			dv435_9 := dv287_9*v427 + dv425_9*v287
+			dv435_10 := dv287_10*v427 + dv425_10*v287
+			dv435_15 := dv425_15 * v287
 			dv435_36 := dv427_36 * v287
 			dv435_37 := dv427_37 * v287
 			dv435_38 := dv427_38 * v287
@@ -14976,9 +14771,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv435_53 := dv427_53 * v287
 			dv435_54 := dv427_54 * v287
 			dv435_55 := dv427_55 * v287
-			dv436_9 := dv434_9 + dv435_9
+			dv436_9 := dv431_9 + dv435_9
 			dv436_10 := dv434_10 + dv435_10
-			dv436_15 := dv434_15 + dv435_15
+			dv436_15 := dv431_15 + dv435_15
 			dv436_36 := dv434_36 + dv435_36
 			dv436_37 := dv434_37 + dv435_37
 			dv436_38 := dv434_38 + dv435_38
@@ -15001,9 +14796,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv436_55 := dv434_55 + dv435_55
 			var dv437_9, dv437_10, dv437_15, dv437_36, dv437_37, dv437_38, dv437_39, dv437_40, dv437_41, dv437_42, dv437_43, dv437_44, dv437_45, dv437_46, dv437_47, dv437_48, dv437_49, dv437_50, dv437_51, dv437_52, dv437_53, dv437_54, dv437_55 float64
 			if u2 > 0.0 {
-				dv437_9 = dv429_9
-				dv437_10 = dv429_10
-				dv437_15 = dv429_15
+				dv437_9 = dv428_9
+				dv437_10 = dv428_10
+				dv437_15 = dv428_15
 				dv437_36 = dv429_36
 				dv437_37 = dv429_37
 				dv437_38 = dv429_38
@@ -15126,92 +14921,50 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			}
 			dv440_9 := dv303_9 + dv439_9
 			dv440_10 := dv303_10 + dv439_10
-			dv440_14 := dv303_14
-			dv440_15 := dv439_15
-			dv440_16 := dv303_16
-			dv440_17 := dv303_17
-			dv440_18 := dv303_18
-			dv440_19 := dv303_19
-			dv440_20 := dv303_20
-			dv440_21 := dv303_21
-			dv440_22 := dv303_22
-			dv440_23 := dv303_23
-			dv440_24 := dv303_24
-			dv440_25 := dv303_25
-			dv440_26 := dv303_26
-			dv440_27 := dv303_27
-			dv440_28 := dv303_28
-			dv440_29 := dv303_29
-			dv440_30 := dv303_30
-			dv440_31 := dv303_31
-			dv440_32 := dv303_32
-			dv440_33 := dv303_33
-			dv440_34 := dv303_34
-			dv440_35 := dv303_35
-			dv440_36 := dv439_36
-			dv440_37 := dv439_37
-			dv440_38 := dv439_38
-			dv440_39 := dv439_39
-			dv440_40 := dv439_40
-			dv440_41 := dv439_41
-			dv440_42 := dv439_42
-			dv440_43 := dv439_43
-			dv440_44 := dv439_44
-			dv440_45 := dv439_45
-			dv440_46 := dv439_46
-			dv440_47 := dv439_47
-			dv440_48 := dv439_48
-			dv440_49 := dv439_49
-			dv440_50 := dv439_50
-			dv440_51 := dv439_51
-			dv440_52 := dv439_52
-			dv440_53 := dv439_53
-			dv440_54 := dv439_54
-			dv440_55 := dv439_55
 			dv441_9 := dv440_9 * q0
 			dv441_10 := dv440_10 * q0
-			dv441_14 := dv440_14 * q0
-			dv441_15 := dv440_15 * q0
-			dv441_16 := dv440_16 * q0
-			dv441_17 := dv440_17 * q0
-			dv441_18 := dv440_18 * q0
-			dv441_19 := dv440_19 * q0
-			dv441_20 := dv440_20 * q0
-			dv441_21 := dv440_21 * q0
-			dv441_22 := dv440_22 * q0
-			dv441_23 := dv440_23 * q0
-			dv441_24 := dv440_24 * q0
-			dv441_25 := dv440_25 * q0
-			dv441_26 := dv440_26 * q0
-			dv441_27 := dv440_27 * q0
-			dv441_28 := dv440_28 * q0
-			dv441_29 := dv440_29 * q0
-			dv441_30 := dv440_30 * q0
-			dv441_31 := dv440_31 * q0
-			dv441_32 := dv440_32 * q0
-			dv441_33 := dv440_33 * q0
-			dv441_34 := dv440_34 * q0
-			dv441_35 := dv440_35 * q0
-			dv441_36 := dv440_36 * q0
-			dv441_37 := dv440_37 * q0
-			dv441_38 := dv440_38 * q0
-			dv441_39 := dv440_39 * q0
-			dv441_40 := dv440_40 * q0
-			dv441_41 := dv440_41 * q0
-			dv441_42 := dv440_42 * q0
-			dv441_43 := dv440_43 * q0
-			dv441_44 := dv440_44 * q0
-			dv441_45 := dv440_45 * q0
-			dv441_46 := dv440_46 * q0
-			dv441_47 := dv440_47 * q0
-			dv441_48 := dv440_48 * q0
-			dv441_49 := dv440_49 * q0
-			dv441_50 := dv440_50 * q0
-			dv441_51 := dv440_51 * q0
-			dv441_52 := dv440_52 * q0
-			dv441_53 := dv440_53 * q0
-			dv441_54 := dv440_54 * q0
-			dv441_55 := dv440_55 * q0
+			dv441_14 := dv303_14 * q0
+			dv441_15 := dv439_15 * q0
+			dv441_16 := dv303_16 * q0
+			dv441_17 := dv303_17 * q0
+			dv441_18 := dv303_18 * q0
+			dv441_19 := dv303_19 * q0
+			dv441_20 := dv303_20 * q0
+			dv441_21 := dv303_21 * q0
+			dv441_22 := dv303_22 * q0
+			dv441_23 := dv303_23 * q0
+			dv441_24 := dv303_24 * q0
+			dv441_25 := dv303_25 * q0
+			dv441_26 := dv303_26 * q0
+			dv441_27 := dv303_27 * q0
+			dv441_28 := dv303_28 * q0
+			dv441_29 := dv303_29 * q0
+			dv441_30 := dv303_30 * q0
+			dv441_31 := dv303_31 * q0
+			dv441_32 := dv303_32 * q0
+			dv441_33 := dv303_33 * q0
+			dv441_34 := dv303_34 * q0
+			dv441_35 := dv303_35 * q0
+			dv441_36 := dv439_36 * q0
+			dv441_37 := dv439_37 * q0
+			dv441_38 := dv439_38 * q0
+			dv441_39 := dv439_39 * q0
+			dv441_40 := dv439_40 * q0
+			dv441_41 := dv439_41 * q0
+			dv441_42 := dv439_42 * q0
+			dv441_43 := dv439_43 * q0
+			dv441_44 := dv439_44 * q0
+			dv441_45 := dv439_45 * q0
+			dv441_46 := dv439_46 * q0
+			dv441_47 := dv439_47 * q0
+			dv441_48 := dv439_48 * q0
+			dv441_49 := dv439_49 * q0
+			dv441_50 := dv439_50 * q0
+			dv441_51 := dv439_51 * q0
+			dv441_52 := dv439_52 * q0
+			dv441_53 := dv439_53 * q0
+			dv441_54 := dv439_54 * q0
+			dv441_55 := dv439_55 * q0
 			dv442_9 := dv441_9 * 0.5
 			dv442_10 := dv441_10 * 0.5
 			dv442_14 := dv441_14 * 0.5
@@ -15258,92 +15011,50 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv442_55 := dv441_55 * 0.5
 			dv443_9 := dv439_9 - (dv303_9)
 			dv443_10 := dv439_10 - (dv303_10)
-			dv443_14 := -(dv303_14)
-			dv443_15 := dv439_15
-			dv443_16 := -(dv303_16)
-			dv443_17 := -(dv303_17)
-			dv443_18 := -(dv303_18)
-			dv443_19 := -(dv303_19)
-			dv443_20 := -(dv303_20)
-			dv443_21 := -(dv303_21)
-			dv443_22 := -(dv303_22)
-			dv443_23 := -(dv303_23)
-			dv443_24 := -(dv303_24)
-			dv443_25 := -(dv303_25)
-			dv443_26 := -(dv303_26)
-			dv443_27 := -(dv303_27)
-			dv443_28 := -(dv303_28)
-			dv443_29 := -(dv303_29)
-			dv443_30 := -(dv303_30)
-			dv443_31 := -(dv303_31)
-			dv443_32 := -(dv303_32)
-			dv443_33 := -(dv303_33)
-			dv443_34 := -(dv303_34)
-			dv443_35 := -(dv303_35)
-			dv443_36 := dv439_36
-			dv443_37 := dv439_37
-			dv443_38 := dv439_38
-			dv443_39 := dv439_39
-			dv443_40 := dv439_40
-			dv443_41 := dv439_41
-			dv443_42 := dv439_42
-			dv443_43 := dv439_43
-			dv443_44 := dv439_44
-			dv443_45 := dv439_45
-			dv443_46 := dv439_46
-			dv443_47 := dv439_47
-			dv443_48 := dv439_48
-			dv443_49 := dv439_49
-			dv443_50 := dv439_50
-			dv443_51 := dv439_51
-			dv443_52 := dv439_52
-			dv443_53 := dv439_53
-			dv443_54 := dv439_54
-			dv443_55 := dv439_55
 			dv444_9 := dv443_9 * q0
 			dv444_10 := dv443_10 * q0
-			dv444_14 := dv443_14 * q0
-			dv444_15 := dv443_15 * q0
-			dv444_16 := dv443_16 * q0
-			dv444_17 := dv443_17 * q0
-			dv444_18 := dv443_18 * q0
-			dv444_19 := dv443_19 * q0
-			dv444_20 := dv443_20 * q0
-			dv444_21 := dv443_21 * q0
-			dv444_22 := dv443_22 * q0
-			dv444_23 := dv443_23 * q0
-			dv444_24 := dv443_24 * q0
-			dv444_25 := dv443_25 * q0
-			dv444_26 := dv443_26 * q0
-			dv444_27 := dv443_27 * q0
-			dv444_28 := dv443_28 * q0
-			dv444_29 := dv443_29 * q0
-			dv444_30 := dv443_30 * q0
-			dv444_31 := dv443_31 * q0
-			dv444_32 := dv443_32 * q0
-			dv444_33 := dv443_33 * q0
-			dv444_34 := dv443_34 * q0
-			dv444_35 := dv443_35 * q0
-			dv444_36 := dv443_36 * q0
-			dv444_37 := dv443_37 * q0
-			dv444_38 := dv443_38 * q0
-			dv444_39 := dv443_39 * q0
-			dv444_40 := dv443_40 * q0
-			dv444_41 := dv443_41 * q0
-			dv444_42 := dv443_42 * q0
-			dv444_43 := dv443_43 * q0
-			dv444_44 := dv443_44 * q0
-			dv444_45 := dv443_45 * q0
-			dv444_46 := dv443_46 * q0
-			dv444_47 := dv443_47 * q0
-			dv444_48 := dv443_48 * q0
-			dv444_49 := dv443_49 * q0
-			dv444_50 := dv443_50 * q0
-			dv444_51 := dv443_51 * q0
-			dv444_52 := dv443_52 * q0
-			dv444_53 := dv443_53 * q0
-			dv444_54 := dv443_54 * q0
-			dv444_55 := dv443_55 * q0
+			dv444_14 := dv303_14 * nq0
+			dv444_15 := dv439_15 * q0
+			dv444_16 := dv303_16 * nq0
+			dv444_17 := dv303_17 * nq0
+			dv444_18 := dv303_18 * nq0
+			dv444_19 := dv303_19 * nq0
+			dv444_20 := dv303_20 * nq0
+			dv444_21 := dv303_21 * nq0
+			dv444_22 := dv303_22 * nq0
+			dv444_23 := dv303_23 * nq0
+			dv444_24 := dv303_24 * nq0
+			dv444_25 := dv303_25 * nq0
+			dv444_26 := dv303_26 * nq0
+			dv444_27 := dv303_27 * nq0
+			dv444_28 := dv303_28 * nq0
+			dv444_29 := dv303_29 * nq0
+			dv444_30 := dv303_30 * nq0
+			dv444_31 := dv303_31 * nq0
+			dv444_32 := dv303_32 * nq0
+			dv444_33 := dv303_33 * nq0
+			dv444_34 := dv303_34 * nq0
+			dv444_35 := dv303_35 * nq0
+			dv444_36 := dv439_36 * q0
+			dv444_37 := dv439_37 * q0
+			dv444_38 := dv439_38 * q0
+			dv444_39 := dv439_39 * q0
+			dv444_40 := dv439_40 * q0
+			dv444_41 := dv439_41 * q0
+			dv444_42 := dv439_42 * q0
+			dv444_43 := dv439_43 * q0
+			dv444_44 := dv439_44 * q0
+			dv444_45 := dv439_45 * q0
+			dv444_46 := dv439_46 * q0
+			dv444_47 := dv439_47 * q0
+			dv444_48 := dv439_48 * q0
+			dv444_49 := dv439_49 * q0
+			dv444_50 := dv439_50 * q0
+			dv444_51 := dv439_51 * q0
+			dv444_52 := dv439_52 * q0
+			dv444_53 := dv439_53 * q0
+			dv444_54 := dv439_54 * q0
+			dv444_55 := dv439_55 * q0
 			dv445_9 := dv444_9 * fav445
 			dv445_10 := dv444_10 * fav445
 			dv445_14 := dv444_14 * fav445
@@ -15477,7 +15188,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv447_53 := dv442_53 * p0
 			dv447_54 := dv442_54 * p0
 			dv447_55 := dv442_55 * p0
-			dv448_0 := dv447_0
 			dv448_9 := dv442_9 + dv447_9
 			dv448_10 := dv442_10 + dv447_10
 			dv448_14 := dv442_14 + dv447_14
@@ -15567,8 +15277,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv449_53 := dv445_53 * p1
 			dv449_54 := dv445_54 * p1
 			dv449_55 := dv445_55 * p1
-			dv450_0 := dv448_0
-			dv450_1 := dv449_1
 			dv450_9 := dv448_9 + dv449_9
 			dv450_10 := dv448_10 + dv449_10
 			dv450_14 := dv448_14 + dv449_14
@@ -15658,9 +15366,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv451_53 := dv446_53 * p2
 			dv451_54 := dv446_54 * p2
 			dv451_55 := dv446_55 * p2
-			dv452_0 := dv450_0
-			dv452_1 := dv450_1
-			dv452_2 := dv451_2
 			dv452_9 := dv450_9 + dv451_9
 			dv452_10 := dv450_10 + dv451_10
 			dv452_14 := dv450_14 + dv451_14
@@ -15795,8 +15500,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv454_53 := dv445_53 * p4
 			dv454_54 := dv445_54 * p4
 			dv454_55 := dv445_55 * p4
-			dv455_3 := dv453_3
-			dv455_4 := dv454_4
 			dv455_9 := dv453_9 + dv454_9
 			dv455_10 := dv453_10 + dv454_10
 			dv455_14 := dv453_14 + dv454_14
@@ -15886,9 +15589,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv456_53 := dv446_53 * p5
 			dv456_54 := dv446_54 * p5
 			dv456_55 := dv446_55 * p5
-			dv457_3 := dv455_3
-			dv457_4 := dv455_4
-			dv457_5 := dv456_5
 			dv457_9 := dv455_9 + dv456_9
 			dv457_10 := dv455_10 + dv456_10
 			dv457_14 := dv455_14 + dv456_14
@@ -15978,7 +15678,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv458_53 := dv442_53 * p6
 			dv458_54 := dv442_54 * p6
 			dv458_55 := dv442_55 * p6
-			dv459_6 := dv458_6
 			dv459_9 := dv445_9 + dv458_9
 			dv459_10 := dv445_10 + dv458_10
 			dv459_14 := dv445_14 + dv458_14
@@ -16068,8 +15767,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv460_53 := dv445_53 * p7
 			dv460_54 := dv445_54 * p7
 			dv460_55 := dv445_55 * p7
-			dv461_6 := dv459_6
-			dv461_7 := dv460_7
 			dv461_9 := dv459_9 + dv460_9
 			dv461_10 := dv459_10 + dv460_10
 			dv461_14 := dv459_14 + dv460_14
@@ -16159,9 +15856,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv462_53 := dv446_53 * p8
 			dv462_54 := dv446_54 * p8
 			dv462_55 := dv446_55 * p8
-			dv463_6 := dv461_6
-			dv463_7 := dv461_7
-			dv463_8 := dv462_8
 			dv463_9 := dv461_9 + dv462_9
 			dv463_10 := dv461_10 + dv462_10
 			dv463_14 := dv461_14 + dv462_14
@@ -16303,9 +15997,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv465_53 := ds2_53 * v464
 			dv465_54 := ds2_54 * v464
 			dv465_55 := ds2_55 * v464
-			dv466_0 := dv452_0 * v464
-			dv466_1 := dv452_1 * v464
-			dv466_2 := dv452_2 * v464
+			dv466_0 := dv447_0 * v464
+			dv466_1 := dv449_1 * v464
+			dv466_2 := dv451_2 * v464
 			dv466_6 := dv464_6 * v452
 			dv466_7 := dv464_7 * v452
 			dv466_8 := dv464_8 * v452
@@ -16354,9 +16048,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv466_53 := dv452_53*v464 + dv464_53*v452
 			dv466_54 := dv452_54*v464 + dv464_54*v452
 			dv466_55 := dv452_55*v464 + dv464_55*v452
-			dv467_3 := dv457_3 * v465
-			dv467_4 := dv457_4 * v465
-			dv467_5 := dv457_5 * v465
+			dv467_3 := dv453_3 * v465
+			dv467_4 := dv454_4 * v465
+			dv467_5 := dv456_5 * v465
 			dv467_6 := dv465_6 * v457
 			dv467_7 := dv465_7 * v457
 			dv467_8 := dv465_8 * v457
@@ -16405,12 +16099,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv467_53 := dv457_53*v465 + dv465_53*v457
 			dv467_54 := dv457_54*v465 + dv465_54*v457
 			dv467_55 := dv457_55*v465 + dv465_55*v457
-			dv468_0 := dv466_0
-			dv468_1 := dv466_1
-			dv468_2 := dv466_2
-			dv468_3 := -(dv467_3)
-			dv468_4 := -(dv467_4)
-			dv468_5 := -(dv467_5)
 			dv468_6 := dv466_6 - (dv467_6)
 			dv468_7 := dv466_7 - (dv467_7)
 			dv468_8 := dv466_8 - (dv467_8)
@@ -16459,12 +16147,12 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv468_53 := dv466_53 - (dv467_53)
 			dv468_54 := dv466_54 - (dv467_54)
 			dv468_55 := dv466_55 - (dv467_55)
-			dv469_0 := dv468_0 * u2
-			dv469_1 := dv468_1 * u2
-			dv469_2 := dv468_2 * u2
-			dv469_3 := dv468_3 * u2
-			dv469_4 := dv468_4 * u2
-			dv469_5 := dv468_5 * u2
+			dv469_0 := dv466_0 * u2
+			dv469_1 := dv466_1 * u2
+			dv469_2 := dv466_2 * u2
+			dv469_3 := -(dv467_3 * u2)
+			dv469_4 := -(dv467_4 * u2)
+			dv469_5 := -(dv467_5 * u2)
 			dv469_6 := dv468_6 * u2
 			dv469_7 := dv468_7 * u2
 			dv469_8 := dv468_8 * u2
@@ -16524,7 +16212,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv470_8 := ds0_8 + dv469_8
 			dv470_9 := ds0_9 + dv469_9
 			dv470_10 := ds0_10 + dv469_10
-			dv470_11 := ds0_11
 			dv470_13 := ds0_13 + dv469_13
 			dv470_14 := ds0_14 + dv469_14
 			dv470_15 := ds0_15 + dv469_15
@@ -16568,9 +16255,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv470_53 := ds0_53 + dv469_53
 			dv470_54 := ds0_54 + dv469_54
 			dv470_55 := ds0_55 + dv469_55
-			dv471_0 := dv452_0 * v465
-			dv471_1 := dv452_1 * v465
-			dv471_2 := dv452_2 * v465
+			dv471_0 := dv447_0 * v465
+			dv471_1 := dv449_1 * v465
+			dv471_2 := dv451_2 * v465
 			dv471_6 := dv465_6 * v452
 			dv471_7 := dv465_7 * v452
 			dv471_8 := dv465_8 * v452
@@ -16619,9 +16306,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv471_53 := dv452_53*v465 + dv465_53*v452
 			dv471_54 := dv452_54*v465 + dv465_54*v452
 			dv471_55 := dv452_55*v465 + dv465_55*v452
-			dv472_3 := dv457_3 * v464
-			dv472_4 := dv457_4 * v464
-			dv472_5 := dv457_5 * v464
+			dv472_3 := dv453_3 * v464
+			dv472_4 := dv454_4 * v464
+			dv472_5 := dv456_5 * v464
 			dv472_6 := dv464_6 * v457
 			dv472_7 := dv464_7 * v457
 			dv472_8 := dv464_8 * v457
@@ -16670,12 +16357,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv472_53 := dv457_53*v464 + dv464_53*v457
 			dv472_54 := dv457_54*v464 + dv464_54*v457
 			dv472_55 := dv457_55*v464 + dv464_55*v457
-			dv473_0 := dv471_0
-			dv473_1 := dv471_1
-			dv473_2 := dv471_2
-			dv473_3 := dv472_3
-			dv473_4 := dv472_4
-			dv473_5 := dv472_5
 			dv473_6 := dv471_6 + dv472_6
 			dv473_7 := dv471_7 + dv472_7
 			dv473_8 := dv471_8 + dv472_8
@@ -16724,12 +16405,12 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv473_53 := dv471_53 + dv472_53
 			dv473_54 := dv471_54 + dv472_54
 			dv473_55 := dv471_55 + dv472_55
-			dv474_0 := dv473_0 * u2
-			dv474_1 := dv473_1 * u2
-			dv474_2 := dv473_2 * u2
-			dv474_3 := dv473_3 * u2
-			dv474_4 := dv473_4 * u2
-			dv474_5 := dv473_5 * u2
+			dv474_0 := dv471_0 * u2
+			dv474_1 := dv471_1 * u2
+			dv474_2 := dv471_2 * u2
+			dv474_3 := dv472_3 * u2
+			dv474_4 := dv472_4 * u2
+			dv474_5 := dv472_5 * u2
 			dv474_6 := dv473_6 * u2
 			dv474_7 := dv473_7 * u2
 			dv474_8 := dv473_8 * u2
@@ -16789,7 +16470,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv475_8 := ds1_8 + dv474_8
 			dv475_9 := ds1_9 + dv474_9
 			dv475_10 := ds1_10 + dv474_10
-			dv475_12 := ds1_12
 			dv475_13 := ds1_13 + dv474_13
 			dv475_14 := ds1_14 + dv474_14
 			dv475_15 := ds1_15 + dv474_15
@@ -16833,9 +16513,9 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv475_53 := ds1_53 + dv474_53
 			dv475_54 := ds1_54 + dv474_54
 			dv475_55 := ds1_55 + dv474_55
-			dv476_6 := dv463_6 * u2
-			dv476_7 := dv463_7 * u2
-			dv476_8 := dv463_8 * u2
+			dv476_6 := dv458_6 * u2
+			dv476_7 := dv460_7 * u2
+			dv476_8 := dv462_8 * u2
 			dv476_9 := dv463_9 * u2
 			dv476_10 := dv463_10 * u2
 			dv476_14 := dv463_14 * u2
@@ -16885,7 +16565,6 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv477_8 := ds2_8 + dv476_8
 			dv477_9 := ds2_9 + dv476_9
 			dv477_10 := ds2_10 + dv476_10
-			dv477_13 := ds2_13
 			dv477_14 := ds2_14 + dv476_14
 			dv477_15 := ds2_15 + dv476_15
 			dv477_16 := ds2_16 + dv476_16
@@ -16929,185 +16608,182 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			dv477_54 := ds2_54 + dv476_54
 			dv477_55 := ds2_55 + dv476_55
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 56
-				_ = jy[r0+55]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = ds0_1
-				jy[r0+2] = ds0_2
-				jy[r0+3] = ds0_3
-				jy[r0+4] = ds0_4
-				jy[r0+5] = ds0_5
-				jy[r0+6] = ds0_6
-				jy[r0+7] = ds0_7
-				jy[r0+8] = ds0_8
-				jy[r0+9] = ds0_9
-				jy[r0+10] = ds0_10
-				jy[r0+11] = ds0_11
-				jy[r0+12] = 0
-				jy[r0+13] = ds0_13
-				jy[r0+14] = ds0_14
-				jy[r0+15] = ds0_15
-				jy[r0+16] = ds0_16
-				jy[r0+17] = ds0_17
-				jy[r0+18] = ds0_18
-				jy[r0+19] = ds0_19
-				jy[r0+20] = ds0_20
-				jy[r0+21] = ds0_21
-				jy[r0+22] = ds0_22
-				jy[r0+23] = ds0_23
-				jy[r0+24] = ds0_24
-				jy[r0+25] = ds0_25
-				jy[r0+26] = ds0_26
-				jy[r0+27] = ds0_27
-				jy[r0+28] = ds0_28
-				jy[r0+29] = ds0_29
-				jy[r0+30] = ds0_30
-				jy[r0+31] = ds0_31
-				jy[r0+32] = ds0_32
-				jy[r0+33] = ds0_33
-				jy[r0+34] = ds0_34
-				jy[r0+35] = ds0_35
-				jy[r0+36] = ds0_36
-				jy[r0+37] = ds0_37
-				jy[r0+38] = ds0_38
-				jy[r0+39] = ds0_39
-				jy[r0+40] = ds0_40
-				jy[r0+41] = ds0_41
-				jy[r0+42] = ds0_42
-				jy[r0+43] = ds0_43
-				jy[r0+44] = ds0_44
-				jy[r0+45] = ds0_45
-				jy[r0+46] = ds0_46
-				jy[r0+47] = ds0_47
-				jy[r0+48] = ds0_48
-				jy[r0+49] = ds0_49
-				jy[r0+50] = ds0_50
-				jy[r0+51] = ds0_51
-				jy[r0+52] = ds0_52
-				jy[r0+53] = ds0_53
-				jy[r0+54] = ds0_54
-				jy[r0+55] = ds0_55
-				r1 := ((1*T+t)*n + j) * 56
-				_ = jy[r1+55]
-				jy[r1+0] = ds1_0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = ds1_2
-				jy[r1+3] = ds1_3
-				jy[r1+4] = ds1_4
-				jy[r1+5] = ds1_5
-				jy[r1+6] = ds1_6
-				jy[r1+7] = ds1_7
-				jy[r1+8] = ds1_8
-				jy[r1+9] = ds1_9
-				jy[r1+10] = ds1_10
-				jy[r1+11] = 0
-				jy[r1+12] = ds1_12
-				jy[r1+13] = ds1_13
-				jy[r1+14] = ds1_14
-				jy[r1+15] = ds1_15
-				jy[r1+16] = ds1_16
-				jy[r1+17] = ds1_17
-				jy[r1+18] = ds1_18
-				jy[r1+19] = ds1_19
-				jy[r1+20] = ds1_20
-				jy[r1+21] = ds1_21
-				jy[r1+22] = ds1_22
-				jy[r1+23] = ds1_23
-				jy[r1+24] = ds1_24
-				jy[r1+25] = ds1_25
-				jy[r1+26] = ds1_26
-				jy[r1+27] = ds1_27
-				jy[r1+28] = ds1_28
-				jy[r1+29] = ds1_29
-				jy[r1+30] = ds1_30
-				jy[r1+31] = ds1_31
-				jy[r1+32] = ds1_32
-				jy[r1+33] = ds1_33
-				jy[r1+34] = ds1_34
-				jy[r1+35] = ds1_35
-				jy[r1+36] = ds1_36
-				jy[r1+37] = ds1_37
-				jy[r1+38] = ds1_38
-				jy[r1+39] = ds1_39
-				jy[r1+40] = ds1_40
-				jy[r1+41] = ds1_41
-				jy[r1+42] = ds1_42
-				jy[r1+43] = ds1_43
-				jy[r1+44] = ds1_44
-				jy[r1+45] = ds1_45
-				jy[r1+46] = ds1_46
-				jy[r1+47] = ds1_47
-				jy[r1+48] = ds1_48
-				jy[r1+49] = ds1_49
-				jy[r1+50] = ds1_50
-				jy[r1+51] = ds1_51
-				jy[r1+52] = ds1_52
-				jy[r1+53] = ds1_53
-				jy[r1+54] = ds1_54
-				jy[r1+55] = ds1_55
-				r2 := ((2*T+t)*n + j) * 56
-				_ = jy[r2+55]
-				jy[r2+0] = 0
-				jy[r2+1] = 0
-				jy[r2+2] = 0
-				jy[r2+3] = 0
-				jy[r2+4] = 0
-				jy[r2+5] = 0
-				jy[r2+6] = ds2_6
-				jy[r2+7] = ds2_7
-				jy[r2+8] = ds2_8
-				jy[r2+9] = ds2_9
-				jy[r2+10] = ds2_10
-				jy[r2+11] = 0
-				jy[r2+12] = 0
-				jy[r2+13] = ds2_13
-				jy[r2+14] = ds2_14
-				jy[r2+15] = ds2_15
-				jy[r2+16] = ds2_16
-				jy[r2+17] = ds2_17
-				jy[r2+18] = ds2_18
-				jy[r2+19] = ds2_19
-				jy[r2+20] = ds2_20
-				jy[r2+21] = ds2_21
-				jy[r2+22] = ds2_22
-				jy[r2+23] = ds2_23
-				jy[r2+24] = ds2_24
-				jy[r2+25] = ds2_25
-				jy[r2+26] = ds2_26
-				jy[r2+27] = ds2_27
-				jy[r2+28] = ds2_28
-				jy[r2+29] = ds2_29
-				jy[r2+30] = ds2_30
-				jy[r2+31] = ds2_31
-				jy[r2+32] = ds2_32
-				jy[r2+33] = ds2_33
-				jy[r2+34] = ds2_34
-				jy[r2+35] = ds2_35
-				jy[r2+36] = ds2_36
-				jy[r2+37] = ds2_37
-				jy[r2+38] = ds2_38
-				jy[r2+39] = ds2_39
-				jy[r2+40] = ds2_40
-				jy[r2+41] = ds2_41
-				jy[r2+42] = ds2_42
-				jy[r2+43] = ds2_43
-				jy[r2+44] = ds2_44
-				jy[r2+45] = ds2_45
-				jy[r2+46] = ds2_46
-				jy[r2+47] = ds2_47
-				jy[r2+48] = ds2_48
-				jy[r2+49] = ds2_49
-				jy[r2+50] = ds2_50
-				jy[r2+51] = ds2_51
-				jy[r2+52] = ds2_52
-				jy[r2+53] = ds2_53
-				jy[r2+54] = ds2_54
-				jy[r2+55] = ds2_55
+				jr0 := (*[56]float64)(jy[jo : jo+56])
+				jr0[0] = ds0_0
+				jr0[1] = ds0_1
+				jr0[2] = ds0_2
+				jr0[3] = ds0_3
+				jr0[4] = ds0_4
+				jr0[5] = ds0_5
+				jr0[6] = ds0_6
+				jr0[7] = ds0_7
+				jr0[8] = ds0_8
+				jr0[9] = ds0_9
+				jr0[10] = ds0_10
+				jr0[11] = ds0_11
+				jr0[12] = 0
+				jr0[13] = ds0_13
+				jr0[14] = ds0_14
+				jr0[15] = ds0_15
+				jr0[16] = ds0_16
+				jr0[17] = ds0_17
+				jr0[18] = ds0_18
+				jr0[19] = ds0_19
+				jr0[20] = ds0_20
+				jr0[21] = ds0_21
+				jr0[22] = ds0_22
+				jr0[23] = ds0_23
+				jr0[24] = ds0_24
+				jr0[25] = ds0_25
+				jr0[26] = ds0_26
+				jr0[27] = ds0_27
+				jr0[28] = ds0_28
+				jr0[29] = ds0_29
+				jr0[30] = ds0_30
+				jr0[31] = ds0_31
+				jr0[32] = ds0_32
+				jr0[33] = ds0_33
+				jr0[34] = ds0_34
+				jr0[35] = ds0_35
+				jr0[36] = ds0_36
+				jr0[37] = ds0_37
+				jr0[38] = ds0_38
+				jr0[39] = ds0_39
+				jr0[40] = ds0_40
+				jr0[41] = ds0_41
+				jr0[42] = ds0_42
+				jr0[43] = ds0_43
+				jr0[44] = ds0_44
+				jr0[45] = ds0_45
+				jr0[46] = ds0_46
+				jr0[47] = ds0_47
+				jr0[48] = ds0_48
+				jr0[49] = ds0_49
+				jr0[50] = ds0_50
+				jr0[51] = ds0_51
+				jr0[52] = ds0_52
+				jr0[53] = ds0_53
+				jr0[54] = ds0_54
+				jr0[55] = ds0_55
+				jr1 := (*[56]float64)(jy[jo+1*jT : jo+1*jT+56])
+				jr1[0] = ds1_0
+				jr1[1] = ds1_1
+				jr1[2] = ds1_2
+				jr1[3] = ds1_3
+				jr1[4] = ds1_4
+				jr1[5] = ds1_5
+				jr1[6] = ds1_6
+				jr1[7] = ds1_7
+				jr1[8] = ds1_8
+				jr1[9] = ds1_9
+				jr1[10] = ds1_10
+				jr1[11] = 0
+				jr1[12] = ds1_12
+				jr1[13] = ds1_13
+				jr1[14] = ds1_14
+				jr1[15] = ds1_15
+				jr1[16] = ds1_16
+				jr1[17] = ds1_17
+				jr1[18] = ds1_18
+				jr1[19] = ds1_19
+				jr1[20] = ds1_20
+				jr1[21] = ds1_21
+				jr1[22] = ds1_22
+				jr1[23] = ds1_23
+				jr1[24] = ds1_24
+				jr1[25] = ds1_25
+				jr1[26] = ds1_26
+				jr1[27] = ds1_27
+				jr1[28] = ds1_28
+				jr1[29] = ds1_29
+				jr1[30] = ds1_30
+				jr1[31] = ds1_31
+				jr1[32] = ds1_32
+				jr1[33] = ds1_33
+				jr1[34] = ds1_34
+				jr1[35] = ds1_35
+				jr1[36] = ds1_36
+				jr1[37] = ds1_37
+				jr1[38] = ds1_38
+				jr1[39] = ds1_39
+				jr1[40] = ds1_40
+				jr1[41] = ds1_41
+				jr1[42] = ds1_42
+				jr1[43] = ds1_43
+				jr1[44] = ds1_44
+				jr1[45] = ds1_45
+				jr1[46] = ds1_46
+				jr1[47] = ds1_47
+				jr1[48] = ds1_48
+				jr1[49] = ds1_49
+				jr1[50] = ds1_50
+				jr1[51] = ds1_51
+				jr1[52] = ds1_52
+				jr1[53] = ds1_53
+				jr1[54] = ds1_54
+				jr1[55] = ds1_55
+				jr2 := (*[56]float64)(jy[jo+2*jT : jo+2*jT+56])
+				jr2[0] = 0
+				jr2[1] = 0
+				jr2[2] = 0
+				jr2[3] = 0
+				jr2[4] = 0
+				jr2[5] = 0
+				jr2[6] = ds2_6
+				jr2[7] = ds2_7
+				jr2[8] = ds2_8
+				jr2[9] = ds2_9
+				jr2[10] = ds2_10
+				jr2[11] = 0
+				jr2[12] = 0
+				jr2[13] = ds2_13
+				jr2[14] = ds2_14
+				jr2[15] = ds2_15
+				jr2[16] = ds2_16
+				jr2[17] = ds2_17
+				jr2[18] = ds2_18
+				jr2[19] = ds2_19
+				jr2[20] = ds2_20
+				jr2[21] = ds2_21
+				jr2[22] = ds2_22
+				jr2[23] = ds2_23
+				jr2[24] = ds2_24
+				jr2[25] = ds2_25
+				jr2[26] = ds2_26
+				jr2[27] = ds2_27
+				jr2[28] = ds2_28
+				jr2[29] = ds2_29
+				jr2[30] = ds2_30
+				jr2[31] = ds2_31
+				jr2[32] = ds2_32
+				jr2[33] = ds2_33
+				jr2[34] = ds2_34
+				jr2[35] = ds2_35
+				jr2[36] = ds2_36
+				jr2[37] = ds2_37
+				jr2[38] = ds2_38
+				jr2[39] = ds2_39
+				jr2[40] = ds2_40
+				jr2[41] = ds2_41
+				jr2[42] = ds2_42
+				jr2[43] = ds2_43
+				jr2[44] = ds2_44
+				jr2[45] = ds2_45
+				jr2[46] = ds2_46
+				jr2[47] = ds2_47
+				jr2[48] = ds2_48
+				jr2[49] = ds2_49
+				jr2[50] = ds2_50
+				jr2[51] = ds2_51
+				jr2[52] = ds2_52
+				jr2[53] = ds2_53
+				jr2[54] = ds2_54
+				jr2[55] = ds2_55
 			}
 			ns0 := v470
 			nd0_0 := dv470_0
@@ -17121,7 +16797,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			nd0_8 := dv470_8
 			nd0_9 := dv470_9
 			nd0_10 := dv470_10
-			nd0_11 := dv470_11
+			nd0_11 := ds0_11
 			nd0_13 := dv470_13
 			nd0_14 := dv470_14
 			nd0_15 := dv470_15
@@ -17177,7 +16853,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			nd1_8 := dv475_8
 			nd1_9 := dv475_9
 			nd1_10 := dv475_10
-			nd1_12 := dv475_12
+			nd1_12 := ds1_12
 			nd1_13 := dv475_13
 			nd1_14 := dv475_14
 			nd1_15 := dv475_15
@@ -17227,7 +16903,7 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			nd2_8 := dv477_8
 			nd2_9 := dv477_9
 			nd2_10 := dv477_10
-			nd2_13 := dv477_13
+			nd2_13 := ds2_13
 			nd2_14 := dv477_14
 			nd2_15 := dv477_15
 			nd2_16 := dv477_16
@@ -18447,6 +18123,8 @@ func (lagKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 			ds44_53 = nd44_53
 			ds44_54 = nd44_54
 			ds44_55 = nd44_55
+			yo += n
+			jo += 56 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

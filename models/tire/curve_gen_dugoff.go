@@ -458,6 +458,8 @@ func (kernelDugoffCurve) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 0 * n
 			_ = ub
@@ -499,13 +501,14 @@ func (kernelDugoffCurve) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float
 				v32 = v31
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v28
-				y[(1*T+t)*n+j] = v32
+				y[yo] = v28
+				y[yo+1*yT] = v32
 			}
 			ns0 := s0
 			ns1 := s1
 			s0 = ns0
 			s1 = ns1
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -530,10 +533,16 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 	v16 := p0 * q0
 	_ = v16
 	dv16_0 := q0
+	nv16 := -v16
+	_ = nv16
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*4, T*n*4
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 0 * n
 			_ = ub
@@ -572,16 +581,14 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv10_2 := s1
 			dv11_1 := dv9_1*v9 + dv9_1*v9
 			dv12_2 := dv10_2*v10 + dv10_2*v10
-			dv13_1 := dv11_1
-			dv13_2 := dv12_2
 			fav14 := 0.5 / v14
 			var dv14_1 float64
-			if dv13_1 != 0 {
-				dv14_1 = dv13_1 * fav14
+			if dv11_1 != 0 {
+				dv14_1 = dv11_1 * fav14
 			}
 			var dv14_2 float64
-			if dv13_2 != 0 {
-				dv14_2 = dv13_2 * fav14
+			if dv12_2 != 0 {
+				dv14_2 = dv12_2 * fav14
 			}
 			dv17_0 := dv16_0 * v15
 			dv18_1 := dv14_1 * 2.0
@@ -592,12 +599,9 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv18_1 * fbv19
 			dv19_2 := dv18_2 * fbv19
-			dv23_0 := -(dv19_0)
-			dv23_1 := -(dv19_1)
-			dv23_2 := -(dv19_2)
-			dv24_0 := dv16_0*v23 + dv23_0*v16
-			dv24_1 := dv23_1 * v16
-			dv24_2 := dv23_2 * v16
+			dv24_0 := dv16_0*v23 + dv19_0*nv16
+			dv24_1 := dv19_1 * nv16
+			dv24_2 := dv19_2 * nv16
 			fav25 := 1 / v18
 			_ = fav25
 			fbv25 := -(v25 * fav25)
@@ -618,13 +622,12 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv28_1 = dv27_1
 				dv28_2 = dv27_2
 			}
-			dv29_2 := -(dv10_2)
 			fav30 := 1 / v15
 			_ = fav30
-			dv30_2 := dv29_2 * fav30
+			dv30_2 := -(dv10_2 * fav30)
 			dv31_0 := dv25_0 * v29
 			dv31_1 := dv25_1 * v29
-			dv31_2 := dv25_2*v29 + dv29_2*v25
+			dv31_2 := dv25_2*v29 - (dv10_2 * v25)
 			var dv32_0, dv32_1, dv32_2 float64
 			if v22 != 0 {
 				dv32_2 = dv30_2
@@ -634,27 +637,27 @@ func (kernelDugoffCurve) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 				dv32_2 = dv31_2
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v28
-				y[(1*T+t)*n+j] = v32
+				y[yo] = v28
+				y[yo+1*yT] = v32
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 4
-				_ = jy[r0+3]
-				jy[r0+0] = dv28_0
-				jy[r0+1] = dv28_1
-				jy[r0+2] = dv28_2
-				jy[r0+3] = 0
-				r1 := ((1*T+t)*n + j) * 4
-				_ = jy[r1+3]
-				jy[r1+0] = dv32_0
-				jy[r1+1] = dv32_1
-				jy[r1+2] = dv32_2
-				jy[r1+3] = 0
+				jr0 := (*[4]float64)(jy[jo : jo+4])
+				jr0[0] = dv28_0
+				jr0[1] = dv28_1
+				jr0[2] = dv28_2
+				jr0[3] = 0
+				jr1 := (*[4]float64)(jy[jo+1*jT : jo+1*jT+4])
+				jr1[0] = dv32_0
+				jr1[1] = dv32_1
+				jr1[2] = dv32_2
+				jr1[3] = 0
 			}
 			ns0 := s0
 			ns1 := s1
 			s0 = ns0
 			s1 = ns1
+			yo += n
+			jo += 4 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -688,12 +691,18 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 	v16 := p0 * q0
 	_ = v16
 	dv16_0 := q0
+	nv16 := -v16
+	_ = nv16
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		ds0_4 := 1.0
 		s1 := x0[1*n+j]
 		ds1_5 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*6, T*n*6
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 0 * n
 			_ = ub
@@ -736,30 +745,25 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv11_4 := dv9_4*v9 + dv9_4*v9
 			dv12_2 := dv10_2*v10 + dv10_2*v10
 			dv12_5 := dv10_5*v10 + dv10_5*v10
-			dv13_1 := dv11_1
-			dv13_2 := dv12_2
-			dv13_4 := dv11_4
-			dv13_5 := dv12_5
 			fav14 := 0.5 / v14
 			var dv14_1 float64
-			if dv13_1 != 0 {
-				dv14_1 = dv13_1 * fav14
+			if dv11_1 != 0 {
+				dv14_1 = dv11_1 * fav14
 			}
 			var dv14_2 float64
-			if dv13_2 != 0 {
-				dv14_2 = dv13_2 * fav14
+			if dv12_2 != 0 {
+				dv14_2 = dv12_2 * fav14
 			}
 			var dv14_4 float64
-			if dv13_4 != 0 {
-				dv14_4 = dv13_4 * fav14
+			if dv11_4 != 0 {
+				dv14_4 = dv11_4 * fav14
 			}
 			var dv14_5 float64
-			if dv13_5 != 0 {
-				dv14_5 = dv13_5 * fav14
+			if dv12_5 != 0 {
+				dv14_5 = dv12_5 * fav14
 			}
-			dv15_4 := -(ds0_4)
 			dv17_0 := dv16_0 * v15
-			dv17_4 := dv15_4 * v16
+			dv17_4 := ds0_4 * nv16
 			dv18_1 := dv14_1 * 2.0
 			dv18_2 := dv14_2 * 2.0
 			dv18_4 := dv14_4 * 2.0
@@ -772,16 +776,11 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			dv19_2 := dv18_2 * fbv19
 			dv19_4 := dv17_4*fav19 + dv18_4*fbv19
 			dv19_5 := dv18_5 * fbv19
-			dv23_0 := -(dv19_0)
-			dv23_1 := -(dv19_1)
-			dv23_2 := -(dv19_2)
-			dv23_4 := -(dv19_4)
-			dv23_5 := -(dv19_5)
-			dv24_0 := dv16_0*v23 + dv23_0*v16
-			dv24_1 := dv23_1 * v16
-			dv24_2 := dv23_2 * v16
-			dv24_4 := dv23_4 * v16
-			dv24_5 := dv23_5 * v16
+			dv24_0 := dv16_0*v23 + dv19_0*nv16
+			dv24_1 := dv19_1 * nv16
+			dv24_2 := dv19_2 * nv16
+			dv24_4 := dv19_4 * nv16
+			dv24_5 := dv19_5 * nv16
 			fav25 := 1 / v18
 			_ = fav25
 			fbv25 := -(v25 * fav25)
@@ -794,7 +793,7 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			_ = fav26
 			fbv26 := -(v26 * fav26)
 			dv26_1 := dv9_1 * fav26
-			dv26_4 := dv9_4*fav26 + dv15_4*fbv26
+			dv26_4 := dv9_4*fav26 - (ds0_4 * fbv26)
 			dv27_0 := dv25_0 * v9
 			dv27_1 := dv9_1*v25 + dv25_1*v9
 			dv27_2 := dv25_2 * v9
@@ -811,19 +810,17 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 				dv28_4 = dv27_4
 				dv28_5 = dv27_5
 			}
-			dv29_2 := -(dv10_2)
-			dv29_5 := -(dv10_5)
 			fav30 := 1 / v15
 			_ = fav30
 			fbv30 := -(v30 * fav30)
-			dv30_2 := dv29_2 * fav30
-			dv30_4 := dv15_4 * fbv30
-			dv30_5 := dv29_5 * fav30
+			dv30_2 := -(dv10_2 * fav30)
+			dv30_4 := -(ds0_4 * fbv30)
+			dv30_5 := -(dv10_5 * fav30)
 			dv31_0 := dv25_0 * v29
 			dv31_1 := dv25_1 * v29
-			dv31_2 := dv25_2*v29 + dv29_2*v25
+			dv31_2 := dv25_2*v29 - (dv10_2 * v25)
 			dv31_4 := dv25_4 * v29
-			dv31_5 := dv25_5*v29 + dv29_5*v25
+			dv31_5 := dv25_5*v29 - (dv10_5 * v25)
 			var dv32_0, dv32_1, dv32_2, dv32_4, dv32_5 float64
 			if v22 != 0 {
 				dv32_2 = dv30_2
@@ -837,26 +834,24 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 				dv32_5 = dv31_5
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v28
-				y[(1*T+t)*n+j] = v32
+				y[yo] = v28
+				y[yo+1*yT] = v32
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 6
-				_ = jy[r0+5]
-				jy[r0+0] = dv28_0
-				jy[r0+1] = dv28_1
-				jy[r0+2] = dv28_2
-				jy[r0+3] = 0
-				jy[r0+4] = dv28_4
-				jy[r0+5] = dv28_5
-				r1 := ((1*T+t)*n + j) * 6
-				_ = jy[r1+5]
-				jy[r1+0] = dv32_0
-				jy[r1+1] = dv32_1
-				jy[r1+2] = dv32_2
-				jy[r1+3] = 0
-				jy[r1+4] = dv32_4
-				jy[r1+5] = dv32_5
+				jr0 := (*[6]float64)(jy[jo : jo+6])
+				jr0[0] = dv28_0
+				jr0[1] = dv28_1
+				jr0[2] = dv28_2
+				jr0[3] = 0
+				jr0[4] = dv28_4
+				jr0[5] = dv28_5
+				jr1 := (*[6]float64)(jy[jo+1*jT : jo+1*jT+6])
+				jr1[0] = dv32_0
+				jr1[1] = dv32_1
+				jr1[2] = dv32_2
+				jr1[3] = 0
+				jr1[4] = dv32_4
+				jr1[5] = dv32_5
 			}
 			ns0 := s0
 			nd0_4 := ds0_4
@@ -866,6 +861,8 @@ func (kernelDugoffCurve) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			ds0_4 = nd0_4
 			s1 = ns1
 			ds1_5 = nd1_5
+			yo += n
+			jo += 6 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

@@ -480,6 +480,8 @@ func (edgesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -517,12 +519,13 @@ func (edgesKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v39 := v22 + v38
 			v40 := v27 + v39
 			if y != nil {
-				y[(0*T+t)*n+j] = v40
+				y[yo] = v40
 			}
 			ns0 := v32
 			ns1 := v37
 			s0 = ns0
 			s1 = ns1
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -544,7 +547,6 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	p1 := p[1]
 	v17 := -p1
 	_ = v17
-	dv17_1 := -(1.0)
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -553,6 +555,10 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 		s1 := x0[1*n+j]
 		ds1_0 := 0.0
 		ds1_1 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*2, T*n*2
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -616,37 +622,31 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			}
 			dv15_0 := dv12_0 + dv14_0
 			dv15_1 := dv12_1 + dv14_1
-			dv16_0 := ds0_0
-			dv16_1 := ds0_1
 			var dv18_0, dv18_1 float64
 			if v16 < v17 {
-				dv18_1 = dv17_1
+				dv18_1 = -1.0
 			} else {
 				if v16 > p0 {
 					dv18_0 = 1.0
 				} else {
-					dv18_0 = dv16_0
-					dv18_1 = dv16_1
+					dv18_0 = ds0_0
+					dv18_1 = ds0_1
 				}
 			}
-			dv19_0 := ds1_0
 			dv19_1 := ds1_1 + 1.0
 			dv20_0 := ds0_0 - (1.0)
-			dv20_1 := ds0_1
 			var fav21, fbv21 float64
 			if r2 := v19*v19 + v20*v20; r2 != 0 {
 				fav21, fbv21 = v20/r2, -v19/r2
 			}
 			_, _ = fav21, fbv21
-			dv21_0 := dv19_0*fav21 + dv20_0*fbv21
-			dv21_1 := dv19_1*fav21 + dv20_1*fbv21
+			dv21_0 := ds1_0*fav21 + dv20_0*fbv21
+			dv21_1 := dv19_1*fav21 + ds0_1*fbv21
 			dv22_0 := dv18_0 + dv21_0
 			dv22_1 := dv18_1 + dv21_1
-			dv23_0 := ds1_0
-			dv23_1 := ds1_1
 			fav24 := dyn.SignOf(v23)
-			dv24_0 := dv23_0 * fav24
-			dv24_1 := dv23_1 * fav24
+			dv24_0 := ds1_0 * fav24
+			dv24_1 := ds1_1 * fav24
 			dv27_0 := dv24_0 * v26
 			dv27_1 := dv24_1 * v26
 			dv28_0 := dv10_0 + dv22_0
@@ -655,8 +655,6 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv29_1 := dv28_1 * 0.05
 			dv30_0 := ds0_0 + dv29_0
 			dv30_1 := ds0_1 + dv29_1
-			dv32_0 := dv30_0
-			dv32_1 := dv30_1
 			dv33_0 := dv15_0 - (dv27_0)
 			dv33_1 := dv15_1 - (dv27_1)
 			dv34_0 := dv33_0 * 0.05
@@ -674,17 +672,16 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv40_0 := dv27_0 + dv39_0
 			dv40_1 := dv27_1 + dv39_1
 			if y != nil {
-				y[(0*T+t)*n+j] = v40
+				y[yo] = v40
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 2
-				_ = jy[r0+1]
-				jy[r0+0] = dv40_0
-				jy[r0+1] = dv40_1
+				jr0 := (*[2]float64)(jy[jo : jo+2])
+				jr0[0] = dv40_0
+				jr0[1] = dv40_1
 			}
 			ns0 := v32
-			nd0_0 := dv32_0
-			nd0_1 := dv32_1
+			nd0_0 := dv30_0
+			nd0_1 := dv30_1
 			ns1 := v37
 			nd1_0 := dv37_0
 			nd1_1 := dv37_1
@@ -694,6 +691,8 @@ func (edgesKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			s1 = ns1
 			ds1_0 = nd1_0
 			ds1_1 = nd1_1
+			yo += n
+			jo += 2 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -718,7 +717,6 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 	p1 := p[1]
 	v17 := -p1
 	_ = v17
-	dv17_1 := -(1.0)
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -731,6 +729,10 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 		ds1_1 := 0.0
 		ds1_2 := 0.0
 		ds1_3 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*4, T*n*4
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -812,53 +814,39 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv15_1 := dv12_1 + dv14_1
 			dv15_2 := dv12_2 + dv14_2
 			dv15_3 := dv12_3 + dv14_3
-			dv16_0 := ds0_0
-			dv16_1 := ds0_1
-			dv16_2 := ds0_2
-			dv16_3 := ds0_3
 			var dv18_0, dv18_1, dv18_2, dv18_3 float64
 			if v16 < v17 {
-				dv18_1 = dv17_1
+				dv18_1 = -1.0
 			} else {
 				if v16 > p0 {
 					dv18_0 = 1.0
 				} else {
-					dv18_0 = dv16_0
-					dv18_1 = dv16_1
-					dv18_2 = dv16_2
-					dv18_3 = dv16_3
+					dv18_0 = ds0_0
+					dv18_1 = ds0_1
+					dv18_2 = ds0_2
+					dv18_3 = ds0_3
 				}
 			}
-			dv19_0 := ds1_0
 			dv19_1 := ds1_1 + 1.0
-			dv19_2 := ds1_2
-			dv19_3 := ds1_3
 			dv20_0 := ds0_0 - (1.0)
-			dv20_1 := ds0_1
-			dv20_2 := ds0_2
-			dv20_3 := ds0_3
 			var fav21, fbv21 float64
 			if r2 := v19*v19 + v20*v20; r2 != 0 {
 				fav21, fbv21 = v20/r2, -v19/r2
 			}
 			_, _ = fav21, fbv21
-			dv21_0 := dv19_0*fav21 + dv20_0*fbv21
-			dv21_1 := dv19_1*fav21 + dv20_1*fbv21
-			dv21_2 := dv19_2*fav21 + dv20_2*fbv21
-			dv21_3 := dv19_3*fav21 + dv20_3*fbv21
+			dv21_0 := ds1_0*fav21 + dv20_0*fbv21
+			dv21_1 := dv19_1*fav21 + ds0_1*fbv21
+			dv21_2 := ds1_2*fav21 + ds0_2*fbv21
+			dv21_3 := ds1_3*fav21 + ds0_3*fbv21
 			dv22_0 := dv18_0 + dv21_0
 			dv22_1 := dv18_1 + dv21_1
 			dv22_2 := dv18_2 + dv21_2
 			dv22_3 := dv18_3 + dv21_3
-			dv23_0 := ds1_0
-			dv23_1 := ds1_1
-			dv23_2 := ds1_2
-			dv23_3 := ds1_3
 			fav24 := dyn.SignOf(v23)
-			dv24_0 := dv23_0 * fav24
-			dv24_1 := dv23_1 * fav24
-			dv24_2 := dv23_2 * fav24
-			dv24_3 := dv23_3 * fav24
+			dv24_0 := ds1_0 * fav24
+			dv24_1 := ds1_1 * fav24
+			dv24_2 := ds1_2 * fav24
+			dv24_3 := ds1_3 * fav24
 			dv27_0 := dv24_0 * v26
 			dv27_1 := dv24_1 * v26
 			dv27_2 := dv24_2 * v26
@@ -875,10 +863,6 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv30_1 := ds0_1 + dv29_1
 			dv30_2 := ds0_2 + dv29_2
 			dv30_3 := ds0_3 + dv29_3
-			dv32_0 := dv30_0
-			dv32_1 := dv30_1
-			dv32_2 := dv30_2
-			dv32_3 := dv30_3
 			dv33_0 := dv15_0 - (dv27_0)
 			dv33_1 := dv15_1 - (dv27_1)
 			dv33_2 := dv15_2 - (dv27_2)
@@ -912,21 +896,20 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv40_2 := dv27_2 + dv39_2
 			dv40_3 := dv27_3 + dv39_3
 			if y != nil {
-				y[(0*T+t)*n+j] = v40
+				y[yo] = v40
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 4
-				_ = jy[r0+3]
-				jy[r0+0] = dv40_0
-				jy[r0+1] = dv40_1
-				jy[r0+2] = dv40_2
-				jy[r0+3] = dv40_3
+				jr0 := (*[4]float64)(jy[jo : jo+4])
+				jr0[0] = dv40_0
+				jr0[1] = dv40_1
+				jr0[2] = dv40_2
+				jr0[3] = dv40_3
 			}
 			ns0 := v32
-			nd0_0 := dv32_0
-			nd0_1 := dv32_1
-			nd0_2 := dv32_2
-			nd0_3 := dv32_3
+			nd0_0 := dv30_0
+			nd0_1 := dv30_1
+			nd0_2 := dv30_2
+			nd0_3 := dv30_3
 			ns1 := v37
 			nd1_0 := dv37_0
 			nd1_1 := dv37_1
@@ -942,6 +925,8 @@ func (edgesKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			ds1_1 = nd1_1
 			ds1_2 = nd1_2
 			ds1_3 = nd1_3
+			yo += n
+			jo += 4 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

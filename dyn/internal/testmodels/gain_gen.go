@@ -241,6 +241,8 @@ func (gainKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -259,10 +261,11 @@ func (gainKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 				v16 = v15
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v16
+				y[yo] = v16
 			}
 			ns0 := v16
 			s0 = ns0
+			yo += n
 		}
 		xT[0*n+j] = s0
 	}
@@ -287,6 +290,10 @@ func (gainKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		ds0_0 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*1, T*n*1
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -316,17 +323,18 @@ func (gainKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float
 				dv16_0 = dv15_0
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v16
+				y[yo] = v16
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 1
-				_ = jy[r0+0]
-				jy[r0+0] = dv16_0
+				jr0 := (*[1]float64)(jy[jo : jo+1])
+				jr0[0] = dv16_0
 			}
 			ns0 := v16
 			nd0_0 := dv16_0
 			s0 = ns0
 			ds0_0 = nd0_0
+			yo += n
+			jo += 1 * n
 		}
 		xT[0*n+j] = s0
 		if jxT != nil {
@@ -345,11 +353,17 @@ func (gainKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	q0 := q[0]
 	v9 := 1.0 / q0
 	_ = v9
+	nv9 := -v9
+	_ = nv9
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		ds0_0 := 0.0
 		ds0_1 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*2, T*n*2
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -367,15 +381,14 @@ func (gainKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			}
 			dv7_0 := u0
 			dv8_0 := dv7_0 - (ds0_0)
-			dv8_1 := -(ds0_1)
 			dv11_0 := dv8_0 * v9
-			dv11_1 := dv8_1 * v9
+			dv11_1 := ds0_1 * nv9
 			dv12_0 := dv11_0 * 0.01
 			dv12_1 := dv11_1 * 0.01
 			dv13_0 := ds0_0 + dv12_0
 			dv13_1 := ds0_1 + dv12_1
 			dv14_0 := dv8_0 * 0.01
-			dv14_1 := dv8_1 * 0.01
+			dv14_1 := -(ds0_1 * 0.01)
 			dv15_0 := ds0_0 + dv14_0
 			dv15_1 := ds0_1 + dv14_1
 			var dv16_0, dv16_1 float64
@@ -387,13 +400,12 @@ func (gainKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 				dv16_1 = dv15_1
 			}
 			if y != nil {
-				y[(0*T+t)*n+j] = v16
+				y[yo] = v16
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 2
-				_ = jy[r0+1]
-				jy[r0+0] = dv16_0
-				jy[r0+1] = dv16_1
+				jr0 := (*[2]float64)(jy[jo : jo+2])
+				jr0[0] = dv16_0
+				jr0[1] = dv16_1
 			}
 			ns0 := v16
 			nd0_0 := dv16_0
@@ -401,6 +413,8 @@ func (gainKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			s0 = ns0
 			ds0_0 = nd0_0
 			ds0_1 = nd0_1
+			yo += n
+			jo += 2 * n
 		}
 		xT[0*n+j] = s0
 		if jxT != nil {

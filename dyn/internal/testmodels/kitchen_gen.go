@@ -1564,6 +1564,8 @@ func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1718,8 +1720,8 @@ func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v155 := v154 * v154
 			v156 := 0.5 * v155
 			if y != nil {
-				y[(0*T+t)*n+j] = v151
-				y[(1*T+t)*n+j] = v153
+				y[yo] = v151
+				y[yo+1*yT] = v153
 			}
 			cost += v156
 			ns0 := v135
@@ -1728,6 +1730,7 @@ func (kitchenKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			s0 = ns0
 			s1 = ns1
 			s2 = ns2
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -1767,18 +1770,22 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 	_ = v95
 	fav41 := 1 - v41*v41
 	dv41_0 := fav41
-	dv52_1 := -(1.0)
-	dv81_2 := 1.0
-	dv82_2 := dv81_2 * v80
+	dv82_2 := v80
 	dv83_2 := 1.0 - (dv82_2)
 	fav64 := 1 / q0
 	_ = fav64
+	nfav64 := -fav64
+	_ = nfav64
 	fav71 := 1 / q0
 	_ = fav71
+	nfav71 := -fav71
+	_ = nfav71
 	fav85 := 1 / v83
 	_ = fav85
 	fav105 := 1 / q0
 	_ = fav105
+	nfav105 := -fav105
+	_ = nfav105
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1796,6 +1803,10 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 		var dc_0 float64
 		var dc_1 float64
 		var dc_2 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*3, T*n*3
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1942,9 +1953,6 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv22_0 := ds0_0*s0 + ds0_0*s0
 			dv22_1 := ds0_1*s0 + ds0_1*s0
 			dv22_2 := ds0_2*s0 + ds0_2*s0
-			dv23_0 := dv22_0
-			dv23_1 := dv22_1
-			dv23_2 := dv22_2
 			fav24 := math.Cos(s0)
 			dv24_0 := ds0_0 * fav24
 			dv24_1 := ds0_1 * fav24
@@ -1971,44 +1979,41 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 				fav31, fbv31 = v23/r2, -s1/r2
 			}
 			_, _ = fav31, fbv31
-			dv31_0 := ds1_0*fav31 + dv23_0*fbv31
-			dv31_1 := ds1_1*fav31 + dv23_1*fbv31
-			dv31_2 := ds1_2*fav31 + dv23_2*fbv31
-			dv32_0 := -(dv31_0)
-			dv32_1 := -(dv31_1)
-			dv32_2 := -(dv31_2)
+			dv31_0 := ds1_0*fav31 + dv22_0*fbv31
+			dv31_1 := ds1_1*fav31 + dv22_1*fbv31
+			dv31_2 := ds1_2*fav31 + dv22_2*fbv31
 			dv33_0 := ds2_0 * (-0.5)
 			dv33_1 := ds2_1 * (-0.5)
 			dv33_2 := ds2_2 * (-0.5)
 			dv34_0 := dv33_0 * v34
 			dv34_1 := dv33_1 * v34
 			dv34_2 := dv33_2 * v34
-			dv35_0 := dv32_0 + dv34_0
-			dv35_1 := dv32_1 + dv34_1
-			dv35_2 := dv32_2 + dv34_2
+			dv35_0 := dv34_0 - (dv31_0)
+			dv35_1 := dv34_1 - (dv31_1)
+			dv35_2 := dv34_2 - (dv31_2)
 			fav36 := 1 / v23
-			dv36_0 := dv23_0 * fav36
-			dv36_1 := dv23_1 * fav36
-			dv36_2 := dv23_2 * fav36
+			dv36_0 := dv22_0 * fav36
+			dv36_1 := dv22_1 * fav36
+			dv36_2 := dv22_2 * fav36
 			fav37 := 1 / (1 + v23)
-			dv37_0 := dv23_0 * fav37
-			dv37_1 := dv23_1 * fav37
-			dv37_2 := dv23_2 * fav37
+			dv37_0 := dv22_0 * fav37
+			dv37_1 := dv22_1 * fav37
+			dv37_2 := dv22_2 * fav37
 			dv38_0 := dv36_0 + dv37_0
 			dv38_1 := dv36_1 + dv37_1
 			dv38_2 := dv36_2 + dv37_2
 			fav39 := 0.5 / v39
 			var dv39_0 float64
-			if dv23_0 != 0 {
-				dv39_0 = dv23_0 * fav39
+			if dv22_0 != 0 {
+				dv39_0 = dv22_0 * fav39
 			}
 			var dv39_1 float64
-			if dv23_1 != 0 {
-				dv39_1 = dv23_1 * fav39
+			if dv22_1 != 0 {
+				dv39_1 = dv22_1 * fav39
 			}
 			var dv39_2 float64
-			if dv23_2 != 0 {
-				dv39_2 = dv23_2 * fav39
+			if dv22_2 != 0 {
+				dv39_2 = dv22_2 * fav39
 			}
 			dv40_0 := dv38_0 + dv39_0
 			dv40_1 := dv38_1 + dv39_1
@@ -2016,13 +2021,10 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv42_0 := dv40_0*v41 + dv41_0*v40
 			dv42_1 := dv40_1 * v41
 			dv42_2 := dv40_2 * v41
-			dv43_0 := ds0_0
-			dv43_1 := ds0_1
-			dv43_2 := ds0_2
 			fav44 := dyn.SignOf(v43)
-			dv44_0 := dv43_0 * fav44
-			dv44_1 := dv43_1 * fav44
-			dv44_2 := dv43_2 * fav44
+			dv44_0 := ds0_0 * fav44
+			dv44_1 := ds0_1 * fav44
+			dv44_2 := ds0_2 * fav44
 			dv46_0 := dv44_0 * v45
 			dv46_1 := dv44_1 * v45
 			dv46_2 := dv44_2 * v45
@@ -2051,7 +2053,7 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv51_2 := ds0_2 * p0
 			var dv53_0, dv53_1, dv53_2 float64
 			if v51 < v52 {
-				dv53_1 = dv52_1
+				dv53_1 = -1.0
 			} else {
 				if v51 > p1 {
 					dv53_1 = 1.0
@@ -2063,7 +2065,7 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			}
 			var dv54_0, dv54_1, dv54_2 float64
 			if s1 < v52 {
-				dv54_1 = dv52_1
+				dv54_1 = -1.0
 			} else {
 				if s1 > p2 {
 					dv54_2 = 1.0
@@ -2073,18 +2075,13 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 					dv54_2 = ds1_2
 				}
 			}
-			dv61_0 := ds1_0
-			dv61_1 := ds1_1 - (dv52_1)
-			dv61_2 := ds1_2
-			dv62_0 := dv61_0 * v57
+			dv61_1 := ds1_1 + 1.0
+			dv62_0 := ds1_0 * v57
 			dv62_1 := dv61_1 * v57
-			dv62_2 := dv61_2 * v57
-			dv63_0 := -(dv62_0)
-			dv63_1 := -(dv62_1)
-			dv63_2 := -(dv62_2)
-			dv64_0 := dv63_0 * fav64
-			dv64_1 := dv63_1 * fav64
-			dv64_2 := dv63_2 * fav64
+			dv62_2 := ds1_2 * v57
+			dv64_0 := dv62_0 * nfav64
+			dv64_1 := dv62_1 * nfav64
+			dv64_2 := dv62_2 * nfav64
 			dv65_0 := dv64_0 * v65
 			dv65_1 := dv64_1 * v65
 			dv65_2 := dv64_2 * v65
@@ -2095,18 +2092,13 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv67_0 := dv66_0 * q0
 			dv67_1 := dv66_1 * q0
 			dv67_2 := dv66_2 * q0
-			dv68_0 := ds1_0
-			dv68_1 := ds1_1
 			dv68_2 := ds1_2 - (1.0)
-			dv69_0 := dv68_0 * v60
-			dv69_1 := dv68_1 * v60
+			dv69_0 := ds1_0 * v60
+			dv69_1 := ds1_1 * v60
 			dv69_2 := dv68_2 * v60
-			dv70_0 := -(dv69_0)
-			dv70_1 := -(dv69_1)
-			dv70_2 := -(dv69_2)
-			dv71_0 := dv70_0 * fav71
-			dv71_1 := dv70_1 * fav71
-			dv71_2 := dv70_2 * fav71
+			dv71_0 := dv69_0 * nfav71
+			dv71_1 := dv69_1 * nfav71
+			dv71_2 := dv69_2 * nfav71
 			dv72_0 := dv71_0 * v72
 			dv72_1 := dv71_1 * v72
 			dv72_2 := dv71_2 * v72
@@ -2126,19 +2118,14 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv77_0 := dv53_0 + dv76_0
 			dv77_1 := dv53_1 + dv76_1
 			dv77_2 := dv53_2 + dv76_2
-			dv78_0 := ds2_0
-			dv78_1 := ds2_1
-			dv78_2 := ds2_2
 			fav79 := dyn.SignOf(v78)
-			dv79_0 := dv78_0 * fav79
-			dv79_1 := dv78_1 * fav79
-			dv79_2 := dv78_2 * fav79
-			dv84_0 := dv79_0
-			dv84_1 := dv79_1
+			dv79_0 := ds2_0 * fav79
+			dv79_1 := ds2_1 * fav79
+			dv79_2 := ds2_2 * fav79
 			dv84_2 := dv79_2 - (dv82_2)
 			fbv85 := -(v85 * fav85)
-			dv85_0 := dv84_0 * fav85
-			dv85_1 := dv84_1 * fav85
+			dv85_0 := dv79_0 * fav85
+			dv85_1 := dv79_1 * fav85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
 			fav86 := 1 - v86*v86
 			dv86_0 := dv85_0 * fav86
@@ -2147,17 +2134,15 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv87_0 := dv86_0 * v83
 			dv87_1 := dv86_1 * v83
 			dv87_2 := dv83_2*v86 + dv86_2*v83
-			dv88_0 := dv87_0
-			dv88_1 := dv87_1
 			dv88_2 := dv82_2 + dv87_2
-			dv91_0 := dv88_0 * v90
-			dv91_1 := dv88_1 * v90
+			dv91_0 := dv87_0 * v90
+			dv91_1 := dv87_1 * v90
 			dv91_2 := dv88_2 * v90
 			var dv92_0, dv92_1, dv92_2 float64
 			if v79 <= v82 {
-				dv92_0 = dv78_0
-				dv92_1 = dv78_1
-				dv92_2 = dv78_2
+				dv92_0 = ds2_0
+				dv92_1 = ds2_1
+				dv92_2 = ds2_2
 			} else {
 				dv92_0 = dv91_0
 				dv92_1 = dv91_1
@@ -2169,31 +2154,25 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv94_0 := dv93_0*v93 + dv93_0*v93
 			dv94_1 := dv93_1*v93 + dv93_1*v93
 			dv94_2 := dv93_2*v93 + dv93_2*v93
-			dv96_0 := dv94_0
-			dv96_1 := dv94_1
-			dv96_2 := dv94_2
 			fav97 := 0.5 / v97
 			var dv97_0 float64
-			if dv96_0 != 0 {
-				dv97_0 = dv96_0 * fav97
+			if dv94_0 != 0 {
+				dv97_0 = dv94_0 * fav97
 			}
 			var dv97_1 float64
-			if dv96_1 != 0 {
-				dv97_1 = dv96_1 * fav97
+			if dv94_1 != 0 {
+				dv97_1 = dv94_1 * fav97
 			}
 			var dv97_2 float64
-			if dv96_2 != 0 {
-				dv97_2 = dv96_2 * fav97
+			if dv94_2 != 0 {
+				dv97_2 = dv94_2 * fav97
 			}
-			dv98_0 := dv97_0
-			dv98_1 := dv97_1
-			dv98_2 := dv97_2
 			fav99 := 1 / v98
 			_ = fav99
 			fbv99 := -(v99 * fav99)
-			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
-			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
-			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
+			dv99_0 := dv94_0*fav99 + dv97_0*fbv99
+			dv99_1 := dv94_1*fav99 + dv97_1*fbv99
+			dv99_2 := dv94_2*fav99 + dv97_2*fbv99
 			dv100_0 := dv92_0 + dv99_0
 			dv100_1 := dv92_1 + dv99_1
 			dv100_2 := dv92_2 + dv99_2
@@ -2207,12 +2186,9 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv103_0 := dv102_0 * 0.5
 			dv103_1 := dv102_1 * 0.5
 			dv103_2 := dv102_2 * 0.5
-			dv104_0 := -(dv101_0)
-			dv104_1 := -(dv101_1)
-			dv104_2 := -(dv101_2)
-			dv105_0 := dv104_0 * fav105
-			dv105_1 := dv104_1 * fav105
-			dv105_2 := dv104_2 * fav105
+			dv105_0 := dv101_0 * nfav105
+			dv105_1 := dv101_1 * nfav105
+			dv105_2 := dv101_2 * nfav105
 			dv106_0 := dv105_0 * v106
 			dv106_1 := dv105_1 * v106
 			dv106_2 := dv105_2 * v106
@@ -2229,21 +2205,18 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv110_0 := dv100_0 + dv109_0
 			dv110_1 := dv100_1 + dv109_1
 			dv110_2 := dv100_2 + dv109_2
-			dv112_0 := -(ds0_0)
-			dv112_1 := -(ds0_1)
-			dv112_2 := -(ds0_2)
 			fav113 := 0.5 / v113
 			var dv113_0 float64
-			if dv112_0 != 0 {
-				dv113_0 = dv112_0 * fav113
+			if -(ds0_0) != 0 {
+				dv113_0 = -(ds0_0) * fav113
 			}
 			var dv113_1 float64
-			if dv112_1 != 0 {
-				dv113_1 = dv112_1 * fav113
+			if -(ds0_1) != 0 {
+				dv113_1 = -(ds0_1) * fav113
 			}
 			var dv113_2 float64
-			if dv112_2 != 0 {
-				dv113_2 = dv112_2 * fav113
+			if -(ds0_2) != 0 {
+				dv113_2 = -(ds0_2) * fav113
 			}
 			fav114 := 0.5 / v114
 			var dv114_0 float64
@@ -2290,22 +2263,16 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv121_0 := dv115_0 + dv120_0
 			dv121_1 := dv115_1 + dv120_1
 			dv121_2 := dv115_2 + dv120_2
-			dv123_0 := -(ds2_0)
-			dv123_1 := -(ds2_1)
-			dv123_2 := -(ds2_2)
 			var dv124_0, dv124_1, dv124_2 float64
 			if s2 > 0.0 {
 				dv124_0 = ds2_0
 				dv124_1 = ds2_1
 				dv124_2 = ds2_2
 			} else {
-				dv124_0 = dv123_0
-				dv124_1 = dv123_1
-				dv124_2 = dv123_2
+				dv124_0 = -(ds2_0)
+				dv124_1 = -(ds2_1)
+				dv124_2 = -(ds2_2)
 			}
-			dv129_0 := dv124_0
-			dv129_1 := dv124_1
-			dv129_2 := dv124_2
 			dv130_0 := dv29_0 + dv50_0
 			dv130_1 := dv29_1 + dv50_1
 			dv130_2 := dv29_2 + dv50_2
@@ -2314,11 +2281,9 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv131_2 := dv130_2 * 0.1
 			dv132_0 := u0
 			dv133_0 := dv131_0 + dv132_0
-			dv133_1 := dv131_1
-			dv133_2 := dv131_2
 			dv134_0 := dv133_0 * q1
-			dv134_1 := dv133_1 * q1
-			dv134_2 := dv133_2 * q1
+			dv134_1 := dv131_1 * q1
+			dv134_2 := dv131_2 * q1
 			dv135_0 := ds0_0 + dv134_0
 			dv135_1 := ds0_1 + dv134_1
 			dv135_2 := ds0_2 + dv134_2
@@ -2346,9 +2311,9 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv143_0 := dv121_0 + dv142_0
 			dv143_1 := dv121_1 + dv142_1
 			dv143_2 := dv121_2 + dv142_2
-			dv144_0 := dv129_0 + dv143_0
-			dv144_1 := dv129_1 + dv143_1
-			dv144_2 := dv129_2 + dv143_2
+			dv144_0 := dv124_0 + dv143_0
+			dv144_1 := dv124_1 + dv143_1
+			dv144_2 := dv124_2 + dv143_2
 			dv145_0 := dv144_0 * 0.05
 			dv145_1 := dv144_1 * 0.05
 			dv145_2 := dv144_2 * 0.05
@@ -2374,33 +2339,28 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			dv152_0 := ds2_0 * fav152
 			dv152_1 := ds2_1 * fav152
 			dv152_2 := ds2_2 * fav152
-			dv153_0 := dv129_0 + dv152_0
-			dv153_1 := dv129_1 + dv152_1
-			dv153_2 := dv129_2 + dv152_2
-			dv154_0 := ds0_0
-			dv154_1 := ds0_1
-			dv154_2 := ds0_2
-			dv155_0 := dv154_0*v154 + dv154_0*v154
-			dv155_1 := dv154_1*v154 + dv154_1*v154
-			dv155_2 := dv154_2*v154 + dv154_2*v154
+			dv153_0 := dv124_0 + dv152_0
+			dv153_1 := dv124_1 + dv152_1
+			dv153_2 := dv124_2 + dv152_2
+			dv155_0 := ds0_0*v154 + ds0_0*v154
+			dv155_1 := ds0_1*v154 + ds0_1*v154
+			dv155_2 := ds0_2*v154 + ds0_2*v154
 			dv156_0 := dv155_0 * 0.5
 			dv156_1 := dv155_1 * 0.5
 			dv156_2 := dv155_2 * 0.5
 			if y != nil {
-				y[(0*T+t)*n+j] = v151
-				y[(1*T+t)*n+j] = v153
+				y[yo] = v151
+				y[yo+1*yT] = v153
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = dv151_0
-				jy[r0+1] = dv151_1
-				jy[r0+2] = dv151_2
-				r1 := ((1*T+t)*n + j) * 3
-				_ = jy[r1+2]
-				jy[r1+0] = dv153_0
-				jy[r1+1] = dv153_1
-				jy[r1+2] = dv153_2
+				jr0 := (*[3]float64)(jy[jo : jo+3])
+				jr0[0] = dv151_0
+				jr0[1] = dv151_1
+				jr0[2] = dv151_2
+				jr1 := (*[3]float64)(jy[jo+1*jT : jo+1*jT+3])
+				jr1[0] = dv153_0
+				jr1[1] = dv153_1
+				jr1[2] = dv153_2
 			}
 			cost += v156
 			dc_0 += dv156_0
@@ -2430,6 +2390,8 @@ func (kitchenKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []fl
 			ds2_0 = nd2_0
 			ds2_1 = nd2_1
 			ds2_2 = nd2_2
+			yo += n
+			jo += 3 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -2479,18 +2441,22 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 	_ = v95
 	fav41 := 1 - v41*v41
 	dv41_0 := fav41
-	dv52_1 := -(1.0)
-	dv81_2 := 1.0
-	dv82_2 := dv81_2 * v80
+	dv82_2 := v80
 	dv83_2 := 1.0 - (dv82_2)
 	fav64 := 1 / q0
 	_ = fav64
+	nfav64 := -fav64
+	_ = nfav64
 	fav71 := 1 / q0
 	_ = fav71
+	nfav71 := -fav71
+	_ = nfav71
 	fav85 := 1 / v83
 	_ = fav85
 	fav105 := 1 / q0
 	_ = fav105
+	nfav105 := -fav105
+	_ = nfav105
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2520,6 +2486,10 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 		var dc_3 float64
 		var dc_4 float64
 		var dc_5 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*6, T*n*6
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -2669,12 +2639,6 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv22_3 := ds0_3*s0 + ds0_3*s0
 			dv22_4 := ds0_4*s0 + ds0_4*s0
 			dv22_5 := ds0_5*s0 + ds0_5*s0
-			dv23_0 := dv22_0
-			dv23_1 := dv22_1
-			dv23_2 := dv22_2
-			dv23_3 := dv22_3
-			dv23_4 := dv22_4
-			dv23_5 := dv22_5
 			fav24 := math.Cos(s0)
 			dv24_0 := ds0_0 * fav24
 			dv24_1 := ds0_1 * fav24
@@ -2719,18 +2683,12 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 				fav31, fbv31 = v23/r2, -s1/r2
 			}
 			_, _ = fav31, fbv31
-			dv31_0 := ds1_0*fav31 + dv23_0*fbv31
-			dv31_1 := ds1_1*fav31 + dv23_1*fbv31
-			dv31_2 := ds1_2*fav31 + dv23_2*fbv31
-			dv31_3 := ds1_3*fav31 + dv23_3*fbv31
-			dv31_4 := ds1_4*fav31 + dv23_4*fbv31
-			dv31_5 := ds1_5*fav31 + dv23_5*fbv31
-			dv32_0 := -(dv31_0)
-			dv32_1 := -(dv31_1)
-			dv32_2 := -(dv31_2)
-			dv32_3 := -(dv31_3)
-			dv32_4 := -(dv31_4)
-			dv32_5 := -(dv31_5)
+			dv31_0 := ds1_0*fav31 + dv22_0*fbv31
+			dv31_1 := ds1_1*fav31 + dv22_1*fbv31
+			dv31_2 := ds1_2*fav31 + dv22_2*fbv31
+			dv31_3 := ds1_3*fav31 + dv22_3*fbv31
+			dv31_4 := ds1_4*fav31 + dv22_4*fbv31
+			dv31_5 := ds1_5*fav31 + dv22_5*fbv31
 			dv33_0 := ds2_0 * (-0.5)
 			dv33_1 := ds2_1 * (-0.5)
 			dv33_2 := ds2_2 * (-0.5)
@@ -2743,26 +2701,26 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv34_3 := dv33_3 * v34
 			dv34_4 := dv33_4 * v34
 			dv34_5 := dv33_5 * v34
-			dv35_0 := dv32_0 + dv34_0
-			dv35_1 := dv32_1 + dv34_1
-			dv35_2 := dv32_2 + dv34_2
-			dv35_3 := dv32_3 + dv34_3
-			dv35_4 := dv32_4 + dv34_4
-			dv35_5 := dv32_5 + dv34_5
+			dv35_0 := dv34_0 - (dv31_0)
+			dv35_1 := dv34_1 - (dv31_1)
+			dv35_2 := dv34_2 - (dv31_2)
+			dv35_3 := dv34_3 - (dv31_3)
+			dv35_4 := dv34_4 - (dv31_4)
+			dv35_5 := dv34_5 - (dv31_5)
 			fav36 := 1 / v23
-			dv36_0 := dv23_0 * fav36
-			dv36_1 := dv23_1 * fav36
-			dv36_2 := dv23_2 * fav36
-			dv36_3 := dv23_3 * fav36
-			dv36_4 := dv23_4 * fav36
-			dv36_5 := dv23_5 * fav36
+			dv36_0 := dv22_0 * fav36
+			dv36_1 := dv22_1 * fav36
+			dv36_2 := dv22_2 * fav36
+			dv36_3 := dv22_3 * fav36
+			dv36_4 := dv22_4 * fav36
+			dv36_5 := dv22_5 * fav36
 			fav37 := 1 / (1 + v23)
-			dv37_0 := dv23_0 * fav37
-			dv37_1 := dv23_1 * fav37
-			dv37_2 := dv23_2 * fav37
-			dv37_3 := dv23_3 * fav37
-			dv37_4 := dv23_4 * fav37
-			dv37_5 := dv23_5 * fav37
+			dv37_0 := dv22_0 * fav37
+			dv37_1 := dv22_1 * fav37
+			dv37_2 := dv22_2 * fav37
+			dv37_3 := dv22_3 * fav37
+			dv37_4 := dv22_4 * fav37
+			dv37_5 := dv22_5 * fav37
 			dv38_0 := dv36_0 + dv37_0
 			dv38_1 := dv36_1 + dv37_1
 			dv38_2 := dv36_2 + dv37_2
@@ -2771,28 +2729,28 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv38_5 := dv36_5 + dv37_5
 			fav39 := 0.5 / v39
 			var dv39_0 float64
-			if dv23_0 != 0 {
-				dv39_0 = dv23_0 * fav39
+			if dv22_0 != 0 {
+				dv39_0 = dv22_0 * fav39
 			}
 			var dv39_1 float64
-			if dv23_1 != 0 {
-				dv39_1 = dv23_1 * fav39
+			if dv22_1 != 0 {
+				dv39_1 = dv22_1 * fav39
 			}
 			var dv39_2 float64
-			if dv23_2 != 0 {
-				dv39_2 = dv23_2 * fav39
+			if dv22_2 != 0 {
+				dv39_2 = dv22_2 * fav39
 			}
 			var dv39_3 float64
-			if dv23_3 != 0 {
-				dv39_3 = dv23_3 * fav39
+			if dv22_3 != 0 {
+				dv39_3 = dv22_3 * fav39
 			}
 			var dv39_4 float64
-			if dv23_4 != 0 {
-				dv39_4 = dv23_4 * fav39
+			if dv22_4 != 0 {
+				dv39_4 = dv22_4 * fav39
 			}
 			var dv39_5 float64
-			if dv23_5 != 0 {
-				dv39_5 = dv23_5 * fav39
+			if dv22_5 != 0 {
+				dv39_5 = dv22_5 * fav39
 			}
 			dv40_0 := dv38_0 + dv39_0
 			dv40_1 := dv38_1 + dv39_1
@@ -2806,19 +2764,13 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv42_3 := dv40_3 * v41
 			dv42_4 := dv40_4 * v41
 			dv42_5 := dv40_5 * v41
-			dv43_0 := ds0_0
-			dv43_1 := ds0_1
-			dv43_2 := ds0_2
-			dv43_3 := ds0_3
-			dv43_4 := ds0_4
-			dv43_5 := ds0_5
 			fav44 := dyn.SignOf(v43)
-			dv44_0 := dv43_0 * fav44
-			dv44_1 := dv43_1 * fav44
-			dv44_2 := dv43_2 * fav44
-			dv44_3 := dv43_3 * fav44
-			dv44_4 := dv43_4 * fav44
-			dv44_5 := dv43_5 * fav44
+			dv44_0 := ds0_0 * fav44
+			dv44_1 := ds0_1 * fav44
+			dv44_2 := ds0_2 * fav44
+			dv44_3 := ds0_3 * fav44
+			dv44_4 := ds0_4 * fav44
+			dv44_5 := ds0_5 * fav44
 			dv46_0 := dv44_0 * v45
 			dv46_1 := dv44_1 * v45
 			dv46_2 := dv44_2 * v45
@@ -2865,7 +2817,7 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv51_5 := ds0_5 * p0
 			var dv53_0, dv53_1, dv53_2, dv53_3, dv53_4, dv53_5 float64
 			if v51 < v52 {
-				dv53_1 = dv52_1
+				dv53_1 = -1.0
 			} else {
 				if v51 > p1 {
 					dv53_1 = 1.0
@@ -2880,7 +2832,7 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			}
 			var dv54_0, dv54_1, dv54_2, dv54_3, dv54_4, dv54_5 float64
 			if s1 < v52 {
-				dv54_1 = dv52_1
+				dv54_1 = -1.0
 			} else {
 				if s1 > p2 {
 					dv54_2 = 1.0
@@ -2893,30 +2845,19 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 					dv54_5 = ds1_5
 				}
 			}
-			dv61_0 := ds1_0
-			dv61_1 := ds1_1 - (dv52_1)
-			dv61_2 := ds1_2
-			dv61_3 := ds1_3
-			dv61_4 := ds1_4
-			dv61_5 := ds1_5
-			dv62_0 := dv61_0 * v57
+			dv61_1 := ds1_1 + 1.0
+			dv62_0 := ds1_0 * v57
 			dv62_1 := dv61_1 * v57
-			dv62_2 := dv61_2 * v57
-			dv62_3 := dv61_3 * v57
-			dv62_4 := dv61_4 * v57
-			dv62_5 := dv61_5 * v57
-			dv63_0 := -(dv62_0)
-			dv63_1 := -(dv62_1)
-			dv63_2 := -(dv62_2)
-			dv63_3 := -(dv62_3)
-			dv63_4 := -(dv62_4)
-			dv63_5 := -(dv62_5)
-			dv64_0 := dv63_0 * fav64
-			dv64_1 := dv63_1 * fav64
-			dv64_2 := dv63_2 * fav64
-			dv64_3 := dv63_3 * fav64
-			dv64_4 := dv63_4 * fav64
-			dv64_5 := dv63_5 * fav64
+			dv62_2 := ds1_2 * v57
+			dv62_3 := ds1_3 * v57
+			dv62_4 := ds1_4 * v57
+			dv62_5 := ds1_5 * v57
+			dv64_0 := dv62_0 * nfav64
+			dv64_1 := dv62_1 * nfav64
+			dv64_2 := dv62_2 * nfav64
+			dv64_3 := dv62_3 * nfav64
+			dv64_4 := dv62_4 * nfav64
+			dv64_5 := dv62_5 * nfav64
 			dv65_0 := dv64_0 * v65
 			dv65_1 := dv64_1 * v65
 			dv65_2 := dv64_2 * v65
@@ -2936,30 +2877,19 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv67_3 := dv66_3 * q0
 			dv67_4 := dv66_4 * q0
 			dv67_5 := dv66_5 * q0
-			dv68_0 := ds1_0
-			dv68_1 := ds1_1
 			dv68_2 := ds1_2 - (1.0)
-			dv68_3 := ds1_3
-			dv68_4 := ds1_4
-			dv68_5 := ds1_5
-			dv69_0 := dv68_0 * v60
-			dv69_1 := dv68_1 * v60
+			dv69_0 := ds1_0 * v60
+			dv69_1 := ds1_1 * v60
 			dv69_2 := dv68_2 * v60
-			dv69_3 := dv68_3 * v60
-			dv69_4 := dv68_4 * v60
-			dv69_5 := dv68_5 * v60
-			dv70_0 := -(dv69_0)
-			dv70_1 := -(dv69_1)
-			dv70_2 := -(dv69_2)
-			dv70_3 := -(dv69_3)
-			dv70_4 := -(dv69_4)
-			dv70_5 := -(dv69_5)
-			dv71_0 := dv70_0 * fav71
-			dv71_1 := dv70_1 * fav71
-			dv71_2 := dv70_2 * fav71
-			dv71_3 := dv70_3 * fav71
-			dv71_4 := dv70_4 * fav71
-			dv71_5 := dv70_5 * fav71
+			dv69_3 := ds1_3 * v60
+			dv69_4 := ds1_4 * v60
+			dv69_5 := ds1_5 * v60
+			dv71_0 := dv69_0 * nfav71
+			dv71_1 := dv69_1 * nfav71
+			dv71_2 := dv69_2 * nfav71
+			dv71_3 := dv69_3 * nfav71
+			dv71_4 := dv69_4 * nfav71
+			dv71_5 := dv69_5 * nfav71
 			dv72_0 := dv71_0 * v72
 			dv72_1 := dv71_1 * v72
 			dv72_2 := dv71_2 * v72
@@ -2997,32 +2927,21 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv77_3 := dv53_3 + dv76_3
 			dv77_4 := dv53_4 + dv76_4
 			dv77_5 := dv53_5 + dv76_5
-			dv78_0 := ds2_0
-			dv78_1 := ds2_1
-			dv78_2 := ds2_2
-			dv78_3 := ds2_3
-			dv78_4 := ds2_4
-			dv78_5 := ds2_5
 			fav79 := dyn.SignOf(v78)
-			dv79_0 := dv78_0 * fav79
-			dv79_1 := dv78_1 * fav79
-			dv79_2 := dv78_2 * fav79
-			dv79_3 := dv78_3 * fav79
-			dv79_4 := dv78_4 * fav79
-			dv79_5 := dv78_5 * fav79
-			dv84_0 := dv79_0
-			dv84_1 := dv79_1
+			dv79_0 := ds2_0 * fav79
+			dv79_1 := ds2_1 * fav79
+			dv79_2 := ds2_2 * fav79
+			dv79_3 := ds2_3 * fav79
+			dv79_4 := ds2_4 * fav79
+			dv79_5 := ds2_5 * fav79
 			dv84_2 := dv79_2 - (dv82_2)
-			dv84_3 := dv79_3
-			dv84_4 := dv79_4
-			dv84_5 := dv79_5
 			fbv85 := -(v85 * fav85)
-			dv85_0 := dv84_0 * fav85
-			dv85_1 := dv84_1 * fav85
+			dv85_0 := dv79_0 * fav85
+			dv85_1 := dv79_1 * fav85
 			dv85_2 := dv84_2*fav85 + dv83_2*fbv85
-			dv85_3 := dv84_3 * fav85
-			dv85_4 := dv84_4 * fav85
-			dv85_5 := dv84_5 * fav85
+			dv85_3 := dv79_3 * fav85
+			dv85_4 := dv79_4 * fav85
+			dv85_5 := dv79_5 * fav85
 			fav86 := 1 - v86*v86
 			dv86_0 := dv85_0 * fav86
 			dv86_1 := dv85_1 * fav86
@@ -3036,26 +2955,21 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv87_3 := dv86_3 * v83
 			dv87_4 := dv86_4 * v83
 			dv87_5 := dv86_5 * v83
-			dv88_0 := dv87_0
-			dv88_1 := dv87_1
 			dv88_2 := dv82_2 + dv87_2
-			dv88_3 := dv87_3
-			dv88_4 := dv87_4
-			dv88_5 := dv87_5
-			dv91_0 := dv88_0 * v90
-			dv91_1 := dv88_1 * v90
+			dv91_0 := dv87_0 * v90
+			dv91_1 := dv87_1 * v90
 			dv91_2 := dv88_2 * v90
-			dv91_3 := dv88_3 * v90
-			dv91_4 := dv88_4 * v90
-			dv91_5 := dv88_5 * v90
+			dv91_3 := dv87_3 * v90
+			dv91_4 := dv87_4 * v90
+			dv91_5 := dv87_5 * v90
 			var dv92_0, dv92_1, dv92_2, dv92_3, dv92_4, dv92_5 float64
 			if v79 <= v82 {
-				dv92_0 = dv78_0
-				dv92_1 = dv78_1
-				dv92_2 = dv78_2
-				dv92_3 = dv78_3
-				dv92_4 = dv78_4
-				dv92_5 = dv78_5
+				dv92_0 = ds2_0
+				dv92_1 = ds2_1
+				dv92_2 = ds2_2
+				dv92_3 = ds2_3
+				dv92_4 = ds2_4
+				dv92_5 = ds2_5
 			} else {
 				dv92_0 = dv91_0
 				dv92_1 = dv91_1
@@ -3076,52 +2990,40 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv94_3 := dv93_3*v93 + dv93_3*v93
 			dv94_4 := dv93_4*v93 + dv93_4*v93
 			dv94_5 := dv93_5*v93 + dv93_5*v93
-			dv96_0 := dv94_0
-			dv96_1 := dv94_1
-			dv96_2 := dv94_2
-			dv96_3 := dv94_3
-			dv96_4 := dv94_4
-			dv96_5 := dv94_5
 			fav97 := 0.5 / v97
 			var dv97_0 float64
-			if dv96_0 != 0 {
-				dv97_0 = dv96_0 * fav97
+			if dv94_0 != 0 {
+				dv97_0 = dv94_0 * fav97
 			}
 			var dv97_1 float64
-			if dv96_1 != 0 {
-				dv97_1 = dv96_1 * fav97
+			if dv94_1 != 0 {
+				dv97_1 = dv94_1 * fav97
 			}
 			var dv97_2 float64
-			if dv96_2 != 0 {
-				dv97_2 = dv96_2 * fav97
+			if dv94_2 != 0 {
+				dv97_2 = dv94_2 * fav97
 			}
 			var dv97_3 float64
-			if dv96_3 != 0 {
-				dv97_3 = dv96_3 * fav97
+			if dv94_3 != 0 {
+				dv97_3 = dv94_3 * fav97
 			}
 			var dv97_4 float64
-			if dv96_4 != 0 {
-				dv97_4 = dv96_4 * fav97
+			if dv94_4 != 0 {
+				dv97_4 = dv94_4 * fav97
 			}
 			var dv97_5 float64
-			if dv96_5 != 0 {
-				dv97_5 = dv96_5 * fav97
+			if dv94_5 != 0 {
+				dv97_5 = dv94_5 * fav97
 			}
-			dv98_0 := dv97_0
-			dv98_1 := dv97_1
-			dv98_2 := dv97_2
-			dv98_3 := dv97_3
-			dv98_4 := dv97_4
-			dv98_5 := dv97_5
 			fav99 := 1 / v98
 			_ = fav99
 			fbv99 := -(v99 * fav99)
-			dv99_0 := dv94_0*fav99 + dv98_0*fbv99
-			dv99_1 := dv94_1*fav99 + dv98_1*fbv99
-			dv99_2 := dv94_2*fav99 + dv98_2*fbv99
-			dv99_3 := dv94_3*fav99 + dv98_3*fbv99
-			dv99_4 := dv94_4*fav99 + dv98_4*fbv99
-			dv99_5 := dv94_5*fav99 + dv98_5*fbv99
+			dv99_0 := dv94_0*fav99 + dv97_0*fbv99
+			dv99_1 := dv94_1*fav99 + dv97_1*fbv99
+			dv99_2 := dv94_2*fav99 + dv97_2*fbv99
+			dv99_3 := dv94_3*fav99 + dv97_3*fbv99
+			dv99_4 := dv94_4*fav99 + dv97_4*fbv99
+			dv99_5 := dv94_5*fav99 + dv97_5*fbv99
 			dv100_0 := dv92_0 + dv99_0
 			dv100_1 := dv92_1 + dv99_1
 			dv100_2 := dv92_2 + dv99_2
@@ -3147,18 +3049,12 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv103_3 := dv102_3 * 0.5
 			dv103_4 := dv102_4 * 0.5
 			dv103_5 := dv102_5 * 0.5
-			dv104_0 := -(dv101_0)
-			dv104_1 := -(dv101_1)
-			dv104_2 := -(dv101_2)
-			dv104_3 := -(dv101_3)
-			dv104_4 := -(dv101_4)
-			dv104_5 := -(dv101_5)
-			dv105_0 := dv104_0 * fav105
-			dv105_1 := dv104_1 * fav105
-			dv105_2 := dv104_2 * fav105
-			dv105_3 := dv104_3 * fav105
-			dv105_4 := dv104_4 * fav105
-			dv105_5 := dv104_5 * fav105
+			dv105_0 := dv101_0 * nfav105
+			dv105_1 := dv101_1 * nfav105
+			dv105_2 := dv101_2 * nfav105
+			dv105_3 := dv101_3 * nfav105
+			dv105_4 := dv101_4 * nfav105
+			dv105_5 := dv101_5 * nfav105
 			dv106_0 := dv105_0 * v106
 			dv106_1 := dv105_1 * v106
 			dv106_2 := dv105_2 * v106
@@ -3190,36 +3086,30 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv110_3 := dv100_3 + dv109_3
 			dv110_4 := dv100_4 + dv109_4
 			dv110_5 := dv100_5 + dv109_5
-			dv112_0 := -(ds0_0)
-			dv112_1 := -(ds0_1)
-			dv112_2 := -(ds0_2)
-			dv112_3 := -(ds0_3)
-			dv112_4 := -(ds0_4)
-			dv112_5 := -(ds0_5)
 			fav113 := 0.5 / v113
 			var dv113_0 float64
-			if dv112_0 != 0 {
-				dv113_0 = dv112_0 * fav113
+			if -(ds0_0) != 0 {
+				dv113_0 = -(ds0_0) * fav113
 			}
 			var dv113_1 float64
-			if dv112_1 != 0 {
-				dv113_1 = dv112_1 * fav113
+			if -(ds0_1) != 0 {
+				dv113_1 = -(ds0_1) * fav113
 			}
 			var dv113_2 float64
-			if dv112_2 != 0 {
-				dv113_2 = dv112_2 * fav113
+			if -(ds0_2) != 0 {
+				dv113_2 = -(ds0_2) * fav113
 			}
 			var dv113_3 float64
-			if dv112_3 != 0 {
-				dv113_3 = dv112_3 * fav113
+			if -(ds0_3) != 0 {
+				dv113_3 = -(ds0_3) * fav113
 			}
 			var dv113_4 float64
-			if dv112_4 != 0 {
-				dv113_4 = dv112_4 * fav113
+			if -(ds0_4) != 0 {
+				dv113_4 = -(ds0_4) * fav113
 			}
 			var dv113_5 float64
-			if dv112_5 != 0 {
-				dv113_5 = dv112_5 * fav113
+			if -(ds0_5) != 0 {
+				dv113_5 = -(ds0_5) * fav113
 			}
 			fav114 := 0.5 / v114
 			var dv114_0 float64
@@ -3299,12 +3189,6 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv121_3 := dv115_3 + dv120_3
 			dv121_4 := dv115_4 + dv120_4
 			dv121_5 := dv115_5 + dv120_5
-			dv123_0 := -(ds2_0)
-			dv123_1 := -(ds2_1)
-			dv123_2 := -(ds2_2)
-			dv123_3 := -(ds2_3)
-			dv123_4 := -(ds2_4)
-			dv123_5 := -(ds2_5)
 			var dv124_0, dv124_1, dv124_2, dv124_3, dv124_4, dv124_5 float64
 			if s2 > 0.0 {
 				dv124_0 = ds2_0
@@ -3314,19 +3198,13 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 				dv124_4 = ds2_4
 				dv124_5 = ds2_5
 			} else {
-				dv124_0 = dv123_0
-				dv124_1 = dv123_1
-				dv124_2 = dv123_2
-				dv124_3 = dv123_3
-				dv124_4 = dv123_4
-				dv124_5 = dv123_5
+				dv124_0 = -(ds2_0)
+				dv124_1 = -(ds2_1)
+				dv124_2 = -(ds2_2)
+				dv124_3 = -(ds2_3)
+				dv124_4 = -(ds2_4)
+				dv124_5 = -(ds2_5)
 			}
-			dv129_0 := dv124_0
-			dv129_1 := dv124_1
-			dv129_2 := dv124_2
-			dv129_3 := dv124_3
-			dv129_4 := dv124_4
-			dv129_5 := dv124_5
 			dv130_0 := dv29_0 + dv50_0
 			dv130_1 := dv29_1 + dv50_1
 			dv130_2 := dv29_2 + dv50_2
@@ -3341,17 +3219,12 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv131_5 := dv130_5 * 0.1
 			dv132_0 := u0
 			dv133_0 := dv131_0 + dv132_0
-			dv133_1 := dv131_1
-			dv133_2 := dv131_2
-			dv133_3 := dv131_3
-			dv133_4 := dv131_4
-			dv133_5 := dv131_5
 			dv134_0 := dv133_0 * q1
-			dv134_1 := dv133_1 * q1
-			dv134_2 := dv133_2 * q1
-			dv134_3 := dv133_3 * q1
-			dv134_4 := dv133_4 * q1
-			dv134_5 := dv133_5 * q1
+			dv134_1 := dv131_1 * q1
+			dv134_2 := dv131_2 * q1
+			dv134_3 := dv131_3 * q1
+			dv134_4 := dv131_4 * q1
+			dv134_5 := dv131_5 * q1
 			dv135_0 := ds0_0 + dv134_0
 			dv135_1 := ds0_1 + dv134_1
 			dv135_2 := ds0_2 + dv134_2
@@ -3406,12 +3279,12 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv143_3 := dv121_3 + dv142_3
 			dv143_4 := dv121_4 + dv142_4
 			dv143_5 := dv121_5 + dv142_5
-			dv144_0 := dv129_0 + dv143_0
-			dv144_1 := dv129_1 + dv143_1
-			dv144_2 := dv129_2 + dv143_2
-			dv144_3 := dv129_3 + dv143_3
-			dv144_4 := dv129_4 + dv143_4
-			dv144_5 := dv129_5 + dv143_5
+			dv144_0 := dv124_0 + dv143_0
+			dv144_1 := dv124_1 + dv143_1
+			dv144_2 := dv124_2 + dv143_2
+			dv144_3 := dv124_3 + dv143_3
+			dv144_4 := dv124_4 + dv143_4
+			dv144_5 := dv124_5 + dv143_5
 			dv145_0 := dv144_0 * 0.05
 			dv145_1 := dv144_1 * 0.05
 			dv145_2 := dv144_2 * 0.05
@@ -3461,24 +3334,18 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv152_3 := ds2_3 * fav152
 			dv152_4 := ds2_4 * fav152
 			dv152_5 := ds2_5 * fav152
-			dv153_0 := dv129_0 + dv152_0
-			dv153_1 := dv129_1 + dv152_1
-			dv153_2 := dv129_2 + dv152_2
-			dv153_3 := dv129_3 + dv152_3
-			dv153_4 := dv129_4 + dv152_4
-			dv153_5 := dv129_5 + dv152_5
-			dv154_0 := ds0_0
-			dv154_1 := ds0_1
-			dv154_2 := ds0_2
-			dv154_3 := ds0_3
-			dv154_4 := ds0_4
-			dv154_5 := ds0_5
-			dv155_0 := dv154_0*v154 + dv154_0*v154
-			dv155_1 := dv154_1*v154 + dv154_1*v154
-			dv155_2 := dv154_2*v154 + dv154_2*v154
-			dv155_3 := dv154_3*v154 + dv154_3*v154
-			dv155_4 := dv154_4*v154 + dv154_4*v154
-			dv155_5 := dv154_5*v154 + dv154_5*v154
+			dv153_0 := dv124_0 + dv152_0
+			dv153_1 := dv124_1 + dv152_1
+			dv153_2 := dv124_2 + dv152_2
+			dv153_3 := dv124_3 + dv152_3
+			dv153_4 := dv124_4 + dv152_4
+			dv153_5 := dv124_5 + dv152_5
+			dv155_0 := ds0_0*v154 + ds0_0*v154
+			dv155_1 := ds0_1*v154 + ds0_1*v154
+			dv155_2 := ds0_2*v154 + ds0_2*v154
+			dv155_3 := ds0_3*v154 + ds0_3*v154
+			dv155_4 := ds0_4*v154 + ds0_4*v154
+			dv155_5 := ds0_5*v154 + ds0_5*v154
 			dv156_0 := dv155_0 * 0.5
 			dv156_1 := dv155_1 * 0.5
 			dv156_2 := dv155_2 * 0.5
@@ -3486,26 +3353,24 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			dv156_4 := dv155_4 * 0.5
 			dv156_5 := dv155_5 * 0.5
 			if y != nil {
-				y[(0*T+t)*n+j] = v151
-				y[(1*T+t)*n+j] = v153
+				y[yo] = v151
+				y[yo+1*yT] = v153
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 6
-				_ = jy[r0+5]
-				jy[r0+0] = dv151_0
-				jy[r0+1] = dv151_1
-				jy[r0+2] = dv151_2
-				jy[r0+3] = dv151_3
-				jy[r0+4] = dv151_4
-				jy[r0+5] = dv151_5
-				r1 := ((1*T+t)*n + j) * 6
-				_ = jy[r1+5]
-				jy[r1+0] = dv153_0
-				jy[r1+1] = dv153_1
-				jy[r1+2] = dv153_2
-				jy[r1+3] = dv153_3
-				jy[r1+4] = dv153_4
-				jy[r1+5] = dv153_5
+				jr0 := (*[6]float64)(jy[jo : jo+6])
+				jr0[0] = dv151_0
+				jr0[1] = dv151_1
+				jr0[2] = dv151_2
+				jr0[3] = dv151_3
+				jr0[4] = dv151_4
+				jr0[5] = dv151_5
+				jr1 := (*[6]float64)(jy[jo+1*jT : jo+1*jT+6])
+				jr1[0] = dv153_0
+				jr1[1] = dv153_1
+				jr1[2] = dv153_2
+				jr1[3] = dv153_3
+				jr1[4] = dv153_4
+				jr1[5] = dv153_5
 			}
 			cost += v156
 			dc_0 += dv156_0
@@ -3556,6 +3421,8 @@ func (kitchenKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []f
 			ds2_3 = nd2_3
 			ds2_4 = nd2_4
 			ds2_5 = nd2_5
+			yo += n
+			jo += 6 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

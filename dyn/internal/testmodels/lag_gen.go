@@ -611,6 +611,8 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
 		s3 := x0[3*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -655,8 +657,8 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v46 := v41 * v45
 			v47 := s1 + v46
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
 			ns0 := v44
 			ns1 := v47
@@ -666,6 +668,7 @@ func (lagKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			s1 = ns1
 			s2 = ns2
 			s3 = ns3
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -710,14 +713,16 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -735,6 +740,8 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 		ds3_0 := 0.0
 		ds3_1 := 0.0
 		ds3_2 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -770,14 +777,11 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -812,19 +816,14 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -832,12 +831,10 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
@@ -846,11 +843,9 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv27_0 := dv26_0 * v23
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
 			var dv32_0, dv32_1, dv32_2 float64
 			if v19 <= v22 {
@@ -864,7 +859,7 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			}
 			var dv34_0, dv34_1, dv34_2 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -909,8 +904,8 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
 			if jy != nil {
 				k := t*n + j
@@ -919,15 +914,15 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 				}
 				if k >= 0 {
 					r0 := (0*K + k) * 3
-					_ = jy[r0+2]
-					jy[r0+0] = ds0_0
-					jy[r0+1] = ds0_1
-					jy[r0+2] = ds0_2
+					jr0 := (*[3]float64)(jy[r0 : r0+3])
+					jr0[0] = ds0_0
+					jr0[1] = ds0_1
+					jr0[2] = ds0_2
 					r1 := (1*K + k) * 3
-					_ = jy[r1+2]
-					jy[r1+0] = ds1_0
-					jy[r1+1] = ds1_1
-					jy[r1+2] = ds1_2
+					jr1 := (*[3]float64)(jy[r1 : r1+3])
+					jr1[0] = ds1_0
+					jr1[1] = ds1_1
+					jr1[2] = ds1_2
 				}
 			}
 			ns0 := v44
@@ -956,6 +951,7 @@ func (lagKernel) rollTangentP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -1008,14 +1004,16 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -1041,6 +1039,8 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		ds3_6 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1076,14 +1076,11 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1118,23 +1115,16 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv15_6 := -(ds3_6)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
-			dv16_6 := dv15_6 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
+			dv16_6 := ds3_6 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -1144,15 +1134,12 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
 			dv19_6 := dv17_6 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
-			dv24_6 := dv19_6
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
-			dv25_6 := dv24_6 * fav25
+			dv25_6 := dv19_6 * fav25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
 			dv26_1 := dv25_1 * fav26
@@ -1162,14 +1149,11 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
 			dv27_6 := dv26_6 * v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv28_6 := dv27_6
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
-			dv31_6 := dv28_6 * v30
+			dv31_6 := dv27_6 * v30
 			var dv32_0, dv32_1, dv32_2, dv32_6 float64
 			if v19 <= v22 {
 				dv32_0 = dv17_0
@@ -1184,7 +1168,7 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv34_0, dv34_1, dv34_2, dv34_6 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -1219,7 +1203,6 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv38_1 := ds3_1 + dv37_1
 			dv38_2 := ds3_2 + dv37_2
 			dv38_6 := ds3_6 + dv37_6
-			dv40_5 := ds2_5
 			dv41_0 := ds3_0 * q0
 			dv41_1 := ds3_1 * q0
 			dv41_2 := ds3_2 * q0
@@ -1234,7 +1217,6 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv44_0 := ds0_0 + dv43_0
 			dv44_1 := ds0_1 + dv43_1
 			dv44_2 := ds0_2 + dv43_2
-			dv44_3 := ds0_3
 			dv44_5 := ds0_5 + dv43_5
 			dv44_6 := ds0_6 + dv43_6
 			dv45_5 := ds2_5 * v42
@@ -1246,12 +1228,11 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv47_0 := ds1_0 + dv46_0
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
-			dv47_4 := ds1_4
 			dv47_5 := ds1_5 + dv46_5
 			dv47_6 := ds1_6 + dv46_6
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
 			if jy != nil {
 				k := t*n + j
@@ -1260,41 +1241,41 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 				}
 				if k >= 0 {
 					r0 := (0*K + k) * 7
-					_ = jy[r0+6]
-					jy[r0+0] = ds0_0
-					jy[r0+1] = ds0_1
-					jy[r0+2] = ds0_2
-					jy[r0+3] = ds0_3
-					jy[r0+4] = 0
-					jy[r0+5] = ds0_5
-					jy[r0+6] = ds0_6
+					jr0 := (*[7]float64)(jy[r0 : r0+7])
+					jr0[0] = ds0_0
+					jr0[1] = ds0_1
+					jr0[2] = ds0_2
+					jr0[3] = ds0_3
+					jr0[4] = 0
+					jr0[5] = ds0_5
+					jr0[6] = ds0_6
 					r1 := (1*K + k) * 7
-					_ = jy[r1+6]
-					jy[r1+0] = ds1_0
-					jy[r1+1] = ds1_1
-					jy[r1+2] = ds1_2
-					jy[r1+3] = 0
-					jy[r1+4] = ds1_4
-					jy[r1+5] = ds1_5
-					jy[r1+6] = ds1_6
+					jr1 := (*[7]float64)(jy[r1 : r1+7])
+					jr1[0] = ds1_0
+					jr1[1] = ds1_1
+					jr1[2] = ds1_2
+					jr1[3] = 0
+					jr1[4] = ds1_4
+					jr1[5] = ds1_5
+					jr1[6] = ds1_6
 				}
 			}
 			ns0 := v44
 			nd0_0 := dv44_0
 			nd0_1 := dv44_1
 			nd0_2 := dv44_2
-			nd0_3 := dv44_3
+			nd0_3 := ds0_3
 			nd0_5 := dv44_5
 			nd0_6 := dv44_6
 			ns1 := v47
 			nd1_0 := dv47_0
 			nd1_1 := dv47_1
 			nd1_2 := dv47_2
-			nd1_4 := dv47_4
+			nd1_4 := ds1_4
 			nd1_5 := dv47_5
 			nd1_6 := dv47_6
 			ns2 := v40
-			nd2_5 := dv40_5
+			nd2_5 := ds2_5
 			ns3 := v38
 			nd3_0 := dv38_0
 			nd3_1 := dv38_1
@@ -1321,6 +1302,7 @@ func (lagKernel) rollTangentX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -1411,14 +1393,16 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -1437,6 +1421,8 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		var fs float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1472,14 +1458,11 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1514,19 +1497,14 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -1534,12 +1512,10 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
@@ -1548,11 +1524,9 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv27_0 := dv26_0 * v23
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
 			var dv32_0, dv32_1, dv32_2 float64
 			if v19 <= v22 {
@@ -1566,7 +1540,7 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			}
 			var dv34_0, dv34_1, dv34_2 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -1611,8 +1585,8 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
 			if k := t*n + j; at == nil || at[k] >= 0 {
 				if at != nil {
@@ -1667,6 +1641,7 @@ func (lagKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
 		}
 		facc[0] = fs
 		xT[0*n+j] = s0
@@ -1744,14 +1719,16 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -1778,6 +1755,8 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 		ds3_2 := 0.0
 		ds3_6 := 1.0
 		var fs float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1813,14 +1792,11 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1855,23 +1831,16 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv15_6 := -(ds3_6)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
-			dv16_6 := dv15_6 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
+			dv16_6 := ds3_6 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -1881,15 +1850,12 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
 			dv19_6 := dv17_6 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
-			dv24_6 := dv19_6
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
-			dv25_6 := dv24_6 * fav25
+			dv25_6 := dv19_6 * fav25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
 			dv26_1 := dv25_1 * fav26
@@ -1899,14 +1865,11 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
 			dv27_6 := dv26_6 * v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv28_6 := dv27_6
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
-			dv31_6 := dv28_6 * v30
+			dv31_6 := dv27_6 * v30
 			var dv32_0, dv32_1, dv32_2, dv32_6 float64
 			if v19 <= v22 {
 				dv32_0 = dv17_0
@@ -1921,7 +1884,7 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv34_0, dv34_1, dv34_2, dv34_6 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -1956,7 +1919,6 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv38_1 := ds3_1 + dv37_1
 			dv38_2 := ds3_2 + dv37_2
 			dv38_6 := ds3_6 + dv37_6
-			dv40_5 := ds2_5
 			dv41_0 := ds3_0 * q0
 			dv41_1 := ds3_1 * q0
 			dv41_2 := ds3_2 * q0
@@ -1971,7 +1933,6 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv44_0 := ds0_0 + dv43_0
 			dv44_1 := ds0_1 + dv43_1
 			dv44_2 := ds0_2 + dv43_2
-			dv44_3 := ds0_3
 			dv44_5 := ds0_5 + dv43_5
 			dv44_6 := ds0_6 + dv43_6
 			dv45_5 := ds2_5 * v42
@@ -1983,12 +1944,11 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv47_0 := ds1_0 + dv46_0
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
-			dv47_4 := ds1_4
 			dv47_5 := ds1_5 + dv46_5
 			dv47_6 := ds1_6 + dv46_6
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
 			if k := t*n + j; at == nil || at[k] >= 0 {
 				if at != nil {
@@ -2029,18 +1989,18 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			nd0_0 := dv44_0
 			nd0_1 := dv44_1
 			nd0_2 := dv44_2
-			nd0_3 := dv44_3
+			nd0_3 := ds0_3
 			nd0_5 := dv44_5
 			nd0_6 := dv44_6
 			ns1 := v47
 			nd1_0 := dv47_0
 			nd1_1 := dv47_1
 			nd1_2 := dv47_2
-			nd1_4 := dv47_4
+			nd1_4 := ds1_4
 			nd1_5 := dv47_5
 			nd1_6 := dv47_6
 			ns2 := v40
-			nd2_5 := dv40_5
+			nd2_5 := ds2_5
 			ns3 := v38
 			nd3_0 := dv38_0
 			nd3_1 := dv38_1
@@ -2067,6 +2027,7 @@ func (lagKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
 		}
 		facc[0] = fs
 		xT[0*n+j] = s0
@@ -2203,14 +2164,16 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -2229,6 +2192,8 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		facc = [10]float64{}
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -2264,14 +2229,11 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2306,19 +2268,14 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -2326,12 +2283,10 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv19_0 := dv17_0 * fav19
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
@@ -2340,11 +2295,9 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv27_0 := dv26_0 * v23
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
 			var dv32_0, dv32_1, dv32_2 float64
 			if v19 <= v22 {
@@ -2358,7 +2311,7 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			}
 			var dv34_0, dv34_1, dv34_2 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -2403,19 +2356,18 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
-			fo := t * 8
-			_ = fb[fo+7]
-			fb[fo+0] = s0
-			fb[fo+1] = ds0_0
-			fb[fo+2] = ds0_1
-			fb[fo+3] = ds0_2
-			fb[fo+4] = s1
-			fb[fo+5] = ds1_0
-			fb[fo+6] = ds1_1
-			fb[fo+7] = ds1_2
+			fo := (*[8]float64)(fb[t*8 : t*8+8])
+			fo[0] = s0
+			fo[1] = ds0_0
+			fo[2] = ds0_1
+			fo[3] = ds0_2
+			fo[4] = s1
+			fo[5] = ds1_0
+			fo[6] = ds1_1
+			fo[7] = ds1_2
 			ns0 := v44
 			nd0_0 := dv44_0
 			nd0_1 := dv44_1
@@ -2442,6 +2394,7 @@ func (lagKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT,
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
 		}
 		lagKernel{}.fitFlushP(fb, T, j, n, at, fit, jy, &facc)
 		xT[0*n+j] = s0
@@ -2641,14 +2594,16 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 	_ = v22
 	_ = v23
 	_ = v33
-	dv21_2 := 1.0
-	dv22_2 := dv21_2 * v20
+	dv22_2 := v20
 	dv23_2 := 1.0 - (dv22_2)
-	dv33_2 := -(1.0)
 	fav14 := 1 / p0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	fav16 := 1 / q0
 	_ = fav16
+	nfav16 := -fav16
+	_ = nfav16
 	fav25 := 1 / v23
 	_ = fav25
 	var cost float64
@@ -2675,6 +2630,8 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 		ds3_2 := 0.0
 		ds3_6 := 1.0
 		facc = [36]float64{}
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -2710,14 +2667,11 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v40 := s2 + v39
 			v41 := s3 * q0
 			var v45, v42 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v45, v42 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2752,23 +2706,16 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			v46 := v41 * v45
 			v47 := s1 + v46
 			dv12_1 := u0
-			dv13_0 := -(ds3_0)
 			dv13_1 := dv12_1 - (ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
 			fbv14 := -(v14 * fav14)
-			dv14_0 := dv13_0*fav14 + fbv14
+			dv14_0 := ds3_0*nfav14 + fbv14
 			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
-			dv15_0 := -(ds3_0)
-			dv15_1 := -(ds3_1)
-			dv15_2 := -(ds3_2)
-			dv15_6 := -(ds3_6)
-			dv16_0 := dv15_0 * fav16
-			dv16_1 := dv15_1 * fav16
-			dv16_2 := dv15_2 * fav16
-			dv16_6 := dv15_6 * fav16
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
+			dv16_0 := ds3_0 * nfav16
+			dv16_1 := ds3_1 * nfav16
+			dv16_2 := ds3_2 * nfav16
+			dv16_6 := ds3_6 * nfav16
 			dv17_0 := dv16_0 - (dv14_0)
 			dv17_1 := dv16_1 - (dv14_1)
 			dv17_2 := dv16_2 - (dv14_2)
@@ -2778,15 +2725,12 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv19_1 := dv17_1 * fav19
 			dv19_2 := dv17_2 * fav19
 			dv19_6 := dv17_6 * fav19
-			dv24_0 := dv19_0
-			dv24_1 := dv19_1
 			dv24_2 := dv19_2 - (dv22_2)
-			dv24_6 := dv19_6
 			fbv25 := -(v25 * fav25)
-			dv25_0 := dv24_0 * fav25
-			dv25_1 := dv24_1 * fav25
+			dv25_0 := dv19_0 * fav25
+			dv25_1 := dv19_1 * fav25
 			dv25_2 := dv24_2*fav25 + dv23_2*fbv25
-			dv25_6 := dv24_6 * fav25
+			dv25_6 := dv19_6 * fav25
 			fav26 := 1 - v26*v26
 			dv26_0 := dv25_0 * fav26
 			dv26_1 := dv25_1 * fav26
@@ -2796,14 +2740,11 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv27_1 := dv26_1 * v23
 			dv27_2 := dv23_2*v26 + dv26_2*v23
 			dv27_6 := dv26_6 * v23
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
 			dv28_2 := dv22_2 + dv27_2
-			dv28_6 := dv27_6
-			dv31_0 := dv28_0 * v30
-			dv31_1 := dv28_1 * v30
+			dv31_0 := dv27_0 * v30
+			dv31_1 := dv27_1 * v30
 			dv31_2 := dv28_2 * v30
-			dv31_6 := dv28_6 * v30
+			dv31_6 := dv27_6 * v30
 			var dv32_0, dv32_1, dv32_2, dv32_6 float64
 			if v19 <= v22 {
 				dv32_0 = dv17_0
@@ -2818,7 +2759,7 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			}
 			var dv34_0, dv34_1, dv34_2, dv34_6 float64
 			if v17 < v33 {
-				dv34_2 = dv33_2
+				dv34_2 = -1.0
 			} else {
 				if v17 > p2 {
 					dv34_2 = 1.0
@@ -2853,7 +2794,6 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv38_1 := ds3_1 + dv37_1
 			dv38_2 := ds3_2 + dv37_2
 			dv38_6 := ds3_6 + dv37_6
-			dv40_5 := ds2_5
 			dv41_0 := ds3_0 * q0
 			dv41_1 := ds3_1 * q0
 			dv41_2 := ds3_2 * q0
@@ -2868,7 +2808,6 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv44_0 := ds0_0 + dv43_0
 			dv44_1 := ds0_1 + dv43_1
 			dv44_2 := ds0_2 + dv43_2
-			dv44_3 := ds0_3
 			dv44_5 := ds0_5 + dv43_5
 			dv44_6 := ds0_6 + dv43_6
 			dv45_5 := ds2_5 * v42
@@ -2880,45 +2819,43 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			dv47_0 := ds1_0 + dv46_0
 			dv47_1 := ds1_1 + dv46_1
 			dv47_2 := ds1_2 + dv46_2
-			dv47_4 := ds1_4
 			dv47_5 := ds1_5 + dv46_5
 			dv47_6 := ds1_6 + dv46_6
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
+				y[yo] = s0
+				y[yo+1*yT] = s1
 			}
-			fo := t * 16
-			_ = fb[fo+15]
-			fb[fo+0] = s0
-			fb[fo+1] = ds0_0
-			fb[fo+2] = ds0_1
-			fb[fo+3] = ds0_2
-			fb[fo+4] = ds0_3
-			fb[fo+6] = ds0_5
-			fb[fo+7] = ds0_6
-			fb[fo+8] = s1
-			fb[fo+9] = ds1_0
-			fb[fo+10] = ds1_1
-			fb[fo+11] = ds1_2
-			fb[fo+13] = ds1_4
-			fb[fo+14] = ds1_5
-			fb[fo+15] = ds1_6
+			fo := (*[16]float64)(fb[t*16 : t*16+16])
+			fo[0] = s0
+			fo[1] = ds0_0
+			fo[2] = ds0_1
+			fo[3] = ds0_2
+			fo[4] = ds0_3
+			fo[6] = ds0_5
+			fo[7] = ds0_6
+			fo[8] = s1
+			fo[9] = ds1_0
+			fo[10] = ds1_1
+			fo[11] = ds1_2
+			fo[13] = ds1_4
+			fo[14] = ds1_5
+			fo[15] = ds1_6
 			ns0 := v44
 			nd0_0 := dv44_0
 			nd0_1 := dv44_1
 			nd0_2 := dv44_2
-			nd0_3 := dv44_3
+			nd0_3 := ds0_3
 			nd0_5 := dv44_5
 			nd0_6 := dv44_6
 			ns1 := v47
 			nd1_0 := dv47_0
 			nd1_1 := dv47_1
 			nd1_2 := dv47_2
-			nd1_4 := dv47_4
+			nd1_4 := ds1_4
 			nd1_5 := dv47_5
 			nd1_6 := dv47_6
 			ns2 := v40
-			nd2_5 := dv40_5
+			nd2_5 := ds2_5
 			ns3 := v38
 			nd3_0 := dv38_0
 			nd3_1 := dv38_1
@@ -2945,6 +2882,7 @@ func (lagKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, jxT
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
 		}
 		lagKernel{}.fitFlushX0(fb, T, j, n, at, fit, jy, &facc)
 		xT[0*n+j] = s0

@@ -234,6 +234,8 @@ func (wide1Kernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -248,12 +250,13 @@ func (wide1Kernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v14 := s1 * q0
 			v15 := s0 + v14
 			if y != nil {
-				y[(0*T+t)*n+j] = v15
+				y[yo] = v15
 			}
 			ns0 := v15
 			ns1 := v13
 			s0 = ns0
 			s1 = ns1
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -273,12 +276,18 @@ func (k wide1Kernel) RollTangent(n, T int, x0dirs bool, p, q, x0, u, y, jy, xT, 
 func (wide1Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
 	p0 := p[0]
 	q0 := q[0]
+	nq0 := -q0
+	_ = nq0
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		ds0_0 := 0.0
 		s1 := x0[1*n+j]
 		ds1_0 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*1, T*n*1
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -292,23 +301,20 @@ func (wide1Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v13 := s1 + v12
 			v14 := s1 * q0
 			v15 := s0 + v14
-			dv7_0 := ds1_0
-			dv8_0 := dv7_0 * 3.0
+			dv8_0 := ds1_0 * 3.0
 			fav9 := 1 - v9*v9
 			dv9_0 := dv8_0 * fav9
 			dv10_0 := v9 + dv9_0*p0
-			dv11_0 := -(dv10_0)
-			dv12_0 := dv11_0 * q0
+			dv12_0 := dv10_0 * nq0
 			dv13_0 := ds1_0 + dv12_0
 			dv14_0 := ds1_0 * q0
 			dv15_0 := ds0_0 + dv14_0
 			if y != nil {
-				y[(0*T+t)*n+j] = v15
+				y[yo] = v15
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 1
-				_ = jy[r0+0]
-				jy[r0+0] = dv15_0
+				jr0 := (*[1]float64)(jy[jo : jo+1])
+				jr0[0] = dv15_0
 			}
 			ns0 := v15
 			nd0_0 := dv15_0
@@ -318,6 +324,8 @@ func (wide1Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			ds0_0 = nd0_0
 			s1 = ns1
 			ds1_0 = nd1_0
+			yo += n
+			jo += 1 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -337,6 +345,8 @@ func (wide1Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 func (wide1Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []float64) float64 {
 	p0 := p[0]
 	q0 := q[0]
+	nq0 := -q0
+	_ = nq0
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -346,6 +356,10 @@ func (wide1Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 		s1 := x0[1*n+j]
 		ds1_0 := 0.0
 		ds1_2 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*3, T*n*3
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -359,39 +373,33 @@ func (wide1Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v13 := s1 + v12
 			v14 := s1 * q0
 			v15 := s0 + v14
-			dv7_0 := ds1_0
-			dv7_2 := ds1_2
-			dv8_0 := dv7_0 * 3.0
-			dv8_2 := dv7_2 * 3.0
+			dv8_0 := ds1_0 * 3.0
+			dv8_2 := ds1_2 * 3.0
 			fav9 := 1 - v9*v9
 			dv9_0 := dv8_0 * fav9
 			dv9_2 := dv8_2 * fav9
 			dv10_0 := v9 + dv9_0*p0
 			dv10_2 := dv9_2 * p0
-			dv11_0 := -(dv10_0)
-			dv11_2 := -(dv10_2)
-			dv12_0 := dv11_0 * q0
-			dv12_2 := dv11_2 * q0
+			dv12_0 := dv10_0 * nq0
+			dv12_2 := dv10_2 * nq0
 			dv13_0 := ds1_0 + dv12_0
 			dv13_2 := ds1_2 + dv12_2
 			dv14_0 := ds1_0 * q0
 			dv14_2 := ds1_2 * q0
 			dv15_0 := ds0_0 + dv14_0
-			dv15_1 := ds0_1
 			dv15_2 := ds0_2 + dv14_2
 			if y != nil {
-				y[(0*T+t)*n+j] = v15
+				y[yo] = v15
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = dv15_0
-				jy[r0+1] = dv15_1
-				jy[r0+2] = dv15_2
+				jr0 := (*[3]float64)(jy[jo : jo+3])
+				jr0[0] = dv15_0
+				jr0[1] = ds0_1
+				jr0[2] = dv15_2
 			}
 			ns0 := v15
 			nd0_0 := dv15_0
-			nd0_1 := dv15_1
+			nd0_1 := ds0_1
 			nd0_2 := dv15_2
 			ns1 := v13
 			nd1_0 := dv13_0
@@ -403,6 +411,8 @@ func (wide1Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			s1 = ns1
 			ds1_0 = nd1_0
 			ds1_2 = nd1_2
+			yo += n
+			jo += 3 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

@@ -291,6 +291,8 @@ func (wide2Kernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -310,12 +312,13 @@ func (wide2Kernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v21 := s1 * q0
 			v22 := s0 + v21
 			if y != nil {
-				y[(0*T+t)*n+j] = v22
+				y[yo] = v22
 			}
 			ns0 := v22
 			ns1 := v20
 			s0 = ns0
 			s1 = ns1
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -336,6 +339,8 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	p0 := p[0]
 	p1 := p[1]
 	q0 := q[0]
+	nq0 := -q0
+	_ = nq0
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -344,6 +349,10 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 		s1 := x0[1*n+j]
 		ds1_0 := 0.0
 		ds1_1 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*2, T*n*2
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -362,19 +371,15 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v20 := s1 + v19
 			v21 := s1 * q0
 			v22 := s0 + v21
-			dv9_0 := ds1_0
-			dv9_1 := ds1_1
-			dv10_0 := dv9_0 * 3.0
-			dv10_1 := dv9_1 * 3.0
+			dv10_0 := ds1_0 * 3.0
+			dv10_1 := ds1_1 * 3.0
 			fav11 := 1 - v11*v11
 			dv11_0 := dv10_0 * fav11
 			dv11_1 := dv10_1 * fav11
 			dv12_0 := v11 + dv11_0*p0
 			dv12_1 := dv11_1 * p0
-			dv13_0 := ds1_0
-			dv13_1 := ds1_1
-			dv14_0 := dv13_0 * 3.0
-			dv14_1 := dv13_1 * 3.0
+			dv14_0 := ds1_0 * 3.0
+			dv14_1 := ds1_1 * 3.0
 			fav15 := 1 - v15*v15
 			dv15_0 := dv14_0 * fav15
 			dv15_1 := dv14_1 * fav15
@@ -382,10 +387,8 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv16_1 := v15 + dv15_1*p1
 			dv17_0 := dv12_0 + dv16_0
 			dv17_1 := dv12_1 + dv16_1
-			dv18_0 := -(dv17_0)
-			dv18_1 := -(dv17_1)
-			dv19_0 := dv18_0 * q0
-			dv19_1 := dv18_1 * q0
+			dv19_0 := dv17_0 * nq0
+			dv19_1 := dv17_1 * nq0
 			dv20_0 := ds1_0 + dv19_0
 			dv20_1 := ds1_1 + dv19_1
 			dv21_0 := ds1_0 * q0
@@ -393,13 +396,12 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv22_0 := ds0_0 + dv21_0
 			dv22_1 := ds0_1 + dv21_1
 			if y != nil {
-				y[(0*T+t)*n+j] = v22
+				y[yo] = v22
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 2
-				_ = jy[r0+1]
-				jy[r0+0] = dv22_0
-				jy[r0+1] = dv22_1
+				jr0 := (*[2]float64)(jy[jo : jo+2])
+				jr0[0] = dv22_0
+				jr0[1] = dv22_1
 			}
 			ns0 := v22
 			nd0_0 := dv22_0
@@ -413,6 +415,8 @@ func (wide2Kernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			s1 = ns1
 			ds1_0 = nd1_0
 			ds1_1 = nd1_1
+			yo += n
+			jo += 2 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -436,6 +440,8 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 	p0 := p[0]
 	p1 := p[1]
 	q0 := q[0]
+	nq0 := -q0
+	_ = nq0
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -447,6 +453,10 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 		ds1_0 := 0.0
 		ds1_1 := 0.0
 		ds1_3 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*4, T*n*4
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 1 * n
 			_ = ub
@@ -465,12 +475,9 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v20 := s1 + v19
 			v21 := s1 * q0
 			v22 := s0 + v21
-			dv9_0 := ds1_0
-			dv9_1 := ds1_1
-			dv9_3 := ds1_3
-			dv10_0 := dv9_0 * 3.0
-			dv10_1 := dv9_1 * 3.0
-			dv10_3 := dv9_3 * 3.0
+			dv10_0 := ds1_0 * 3.0
+			dv10_1 := ds1_1 * 3.0
+			dv10_3 := ds1_3 * 3.0
 			fav11 := 1 - v11*v11
 			dv11_0 := dv10_0 * fav11
 			dv11_1 := dv10_1 * fav11
@@ -478,12 +485,9 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv12_0 := v11 + dv11_0*p0
 			dv12_1 := dv11_1 * p0
 			dv12_3 := dv11_3 * p0
-			dv13_0 := ds1_0
-			dv13_1 := ds1_1
-			dv13_3 := ds1_3
-			dv14_0 := dv13_0 * 3.0
-			dv14_1 := dv13_1 * 3.0
-			dv14_3 := dv13_3 * 3.0
+			dv14_0 := ds1_0 * 3.0
+			dv14_1 := ds1_1 * 3.0
+			dv14_3 := ds1_3 * 3.0
 			fav15 := 1 - v15*v15
 			dv15_0 := dv14_0 * fav15
 			dv15_1 := dv14_1 * fav15
@@ -494,12 +498,9 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv17_0 := dv12_0 + dv16_0
 			dv17_1 := dv12_1 + dv16_1
 			dv17_3 := dv12_3 + dv16_3
-			dv18_0 := -(dv17_0)
-			dv18_1 := -(dv17_1)
-			dv18_3 := -(dv17_3)
-			dv19_0 := dv18_0 * q0
-			dv19_1 := dv18_1 * q0
-			dv19_3 := dv18_3 * q0
+			dv19_0 := dv17_0 * nq0
+			dv19_1 := dv17_1 * nq0
+			dv19_3 := dv17_3 * nq0
 			dv20_0 := ds1_0 + dv19_0
 			dv20_1 := ds1_1 + dv19_1
 			dv20_3 := ds1_3 + dv19_3
@@ -508,23 +509,21 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv21_3 := ds1_3 * q0
 			dv22_0 := ds0_0 + dv21_0
 			dv22_1 := ds0_1 + dv21_1
-			dv22_2 := ds0_2
 			dv22_3 := ds0_3 + dv21_3
 			if y != nil {
-				y[(0*T+t)*n+j] = v22
+				y[yo] = v22
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 4
-				_ = jy[r0+3]
-				jy[r0+0] = dv22_0
-				jy[r0+1] = dv22_1
-				jy[r0+2] = dv22_2
-				jy[r0+3] = dv22_3
+				jr0 := (*[4]float64)(jy[jo : jo+4])
+				jr0[0] = dv22_0
+				jr0[1] = dv22_1
+				jr0[2] = ds0_2
+				jr0[3] = dv22_3
 			}
 			ns0 := v22
 			nd0_0 := dv22_0
 			nd0_1 := dv22_1
-			nd0_2 := dv22_2
+			nd0_2 := ds0_2
 			nd0_3 := dv22_3
 			ns1 := v20
 			nd1_0 := dv20_0
@@ -539,6 +538,8 @@ func (wide2Kernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			ds1_0 = nd1_0
 			ds1_1 = nd1_1
 			ds1_3 = nd1_3
+			yo += n
+			jo += 4 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1

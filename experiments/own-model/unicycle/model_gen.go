@@ -420,6 +420,8 @@ func (robotKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
 		s3 := x0[3*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -444,8 +446,8 @@ func (robotKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			v28 := v23 * v27
 			v29 := s1 + v28
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
 			ns0 := v26
 			ns1 := v29
@@ -455,6 +457,7 @@ func (robotKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float64 {
 			s1 = ns1
 			s2 = ns2
 			s3 = ns3
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -480,11 +483,14 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -500,6 +506,10 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 		ds3_0 := 0.0
 		ds3_1 := 0.0
 		ds3_2 := 0.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*3, T*n*3
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -519,14 +529,11 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -561,25 +568,20 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			var dv17_0, dv17_1, dv17_2 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -614,20 +616,18 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = dv26_0
-				jy[r0+1] = dv26_1
-				jy[r0+2] = dv26_2
-				r1 := ((1*T+t)*n + j) * 3
-				_ = jy[r1+2]
-				jy[r1+0] = dv29_0
-				jy[r1+1] = dv29_1
-				jy[r1+2] = dv29_2
+				jr0 := (*[3]float64)(jy[jo : jo+3])
+				jr0[0] = dv26_0
+				jr0[1] = dv26_1
+				jr0[2] = dv26_2
+				jr1 := (*[3]float64)(jy[jo+1*jT : jo+1*jT+3])
+				jr1[0] = dv29_0
+				jr1[1] = dv29_1
+				jr1[2] = dv29_2
 			}
 			ns0 := v26
 			nd0_0 := dv26_0
@@ -655,6 +655,8 @@ func (robotKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []floa
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
+			jo += 3 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -694,11 +696,14 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -722,6 +727,10 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		ds3_6 := 1.0
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*7, T*n*7
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -741,14 +750,11 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -783,30 +789,23 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
-			dv11_6 := -(ds3_6)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv12_6 := dv11_6 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv12_6 := ds3_6 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			dv15_6 := dv14_6 - (dv12_6)
 			var dv17_0, dv17_1, dv17_2, dv17_6 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -829,7 +828,6 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv20_1 := ds3_1 + dv19_1
 			dv20_2 := ds3_2 + dv19_2
 			dv20_6 := ds3_6 + dv19_6
-			dv22_5 := ds2_5
 			dv23_0 := ds3_0 * q0
 			dv23_1 := ds3_1 * q0
 			dv23_2 := ds3_2 * q0
@@ -844,7 +842,6 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv26_0 := ds0_0 + dv25_0
 			dv26_1 := ds0_1 + dv25_1
 			dv26_2 := ds0_2 + dv25_2
-			dv26_3 := ds0_3
 			dv26_5 := ds0_5 + dv25_5
 			dv26_6 := ds0_6 + dv25_6
 			dv27_5 := ds2_5 * v24
@@ -856,49 +853,46 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			dv29_0 := ds1_0 + dv28_0
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
-			dv29_4 := ds1_4
 			dv29_5 := ds1_5 + dv28_5
 			dv29_6 := ds1_6 + dv28_6
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 7
-				_ = jy[r0+6]
-				jy[r0+0] = dv26_0
-				jy[r0+1] = dv26_1
-				jy[r0+2] = dv26_2
-				jy[r0+3] = dv26_3
-				jy[r0+4] = 0
-				jy[r0+5] = dv26_5
-				jy[r0+6] = dv26_6
-				r1 := ((1*T+t)*n + j) * 7
-				_ = jy[r1+6]
-				jy[r1+0] = dv29_0
-				jy[r1+1] = dv29_1
-				jy[r1+2] = dv29_2
-				jy[r1+3] = 0
-				jy[r1+4] = dv29_4
-				jy[r1+5] = dv29_5
-				jy[r1+6] = dv29_6
+				jr0 := (*[7]float64)(jy[jo : jo+7])
+				jr0[0] = dv26_0
+				jr0[1] = dv26_1
+				jr0[2] = dv26_2
+				jr0[3] = ds0_3
+				jr0[4] = 0
+				jr0[5] = dv26_5
+				jr0[6] = dv26_6
+				jr1 := (*[7]float64)(jy[jo+1*jT : jo+1*jT+7])
+				jr1[0] = dv29_0
+				jr1[1] = dv29_1
+				jr1[2] = dv29_2
+				jr1[3] = 0
+				jr1[4] = ds1_4
+				jr1[5] = dv29_5
+				jr1[6] = dv29_6
 			}
 			ns0 := v26
 			nd0_0 := dv26_0
 			nd0_1 := dv26_1
 			nd0_2 := dv26_2
-			nd0_3 := dv26_3
+			nd0_3 := ds0_3
 			nd0_5 := dv26_5
 			nd0_6 := dv26_6
 			ns1 := v29
 			nd1_0 := dv29_0
 			nd1_1 := dv29_1
 			nd1_2 := dv29_2
-			nd1_4 := dv29_4
+			nd1_4 := ds1_4
 			nd1_5 := dv29_5
 			nd1_6 := dv29_6
 			ns2 := v22
-			nd2_5 := dv22_5
+			nd2_5 := ds2_5
 			ns3 := v20
 			nd3_0 := dv20_0
 			nd3_1 := dv20_1
@@ -925,6 +919,8 @@ func (robotKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc []flo
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
+			jo += 7 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -1006,11 +1002,14 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1027,6 +1026,8 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		var fs float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1046,14 +1047,11 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1088,25 +1086,20 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			var dv17_0, dv17_1, dv17_2 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -1141,8 +1134,8 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
 			if k := t*n + j; at == nil || at[k] >= 0 {
 				if at != nil {
@@ -1197,6 +1190,7 @@ func (robotKernel) rollFitRowsP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
 		}
 		facc[0] = fs
 		xT[0*n+j] = s0
@@ -1265,11 +1259,14 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1294,6 +1291,8 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 		ds3_2 := 0.0
 		ds3_6 := 1.0
 		var fs float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1313,14 +1312,11 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1355,30 +1351,23 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
-			dv11_6 := -(ds3_6)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv12_6 := dv11_6 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv12_6 := ds3_6 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			dv15_6 := dv14_6 - (dv12_6)
 			var dv17_0, dv17_1, dv17_2, dv17_6 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -1401,7 +1390,6 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv20_1 := ds3_1 + dv19_1
 			dv20_2 := ds3_2 + dv19_2
 			dv20_6 := ds3_6 + dv19_6
-			dv22_5 := ds2_5
 			dv23_0 := ds3_0 * q0
 			dv23_1 := ds3_1 * q0
 			dv23_2 := ds3_2 * q0
@@ -1416,7 +1404,6 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv26_0 := ds0_0 + dv25_0
 			dv26_1 := ds0_1 + dv25_1
 			dv26_2 := ds0_2 + dv25_2
-			dv26_3 := ds0_3
 			dv26_5 := ds0_5 + dv25_5
 			dv26_6 := ds0_6 + dv25_6
 			dv27_5 := ds2_5 * v24
@@ -1428,12 +1415,11 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv29_0 := ds1_0 + dv28_0
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
-			dv29_4 := ds1_4
 			dv29_5 := ds1_5 + dv28_5
 			dv29_6 := ds1_6 + dv28_6
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
 			if k := t*n + j; at == nil || at[k] >= 0 {
 				if at != nil {
@@ -1456,7 +1442,7 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 					jy[i0*7+0] = dv26_0 * w0
 					jy[i0*7+1] = dv26_1 * w0
 					jy[i0*7+2] = dv26_2 * w0
-					jy[i0*7+3] = dv26_3 * w0
+					jy[i0*7+3] = ds0_3 * w0
 					jy[i0*7+4] = 0
 					jy[i0*7+5] = dv26_5 * w0
 					jy[i0*7+6] = dv26_6 * w0
@@ -1465,7 +1451,7 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 					jy[i1*7+1] = dv29_1 * w1
 					jy[i1*7+2] = dv29_2 * w1
 					jy[i1*7+3] = 0
-					jy[i1*7+4] = dv29_4 * w1
+					jy[i1*7+4] = ds1_4 * w1
 					jy[i1*7+5] = dv29_5 * w1
 					jy[i1*7+6] = dv29_6 * w1
 				}
@@ -1474,18 +1460,18 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			nd0_0 := dv26_0
 			nd0_1 := dv26_1
 			nd0_2 := dv26_2
-			nd0_3 := dv26_3
+			nd0_3 := ds0_3
 			nd0_5 := dv26_5
 			nd0_6 := dv26_6
 			ns1 := v29
 			nd1_0 := dv29_0
 			nd1_1 := dv29_1
 			nd1_2 := dv29_2
-			nd1_4 := dv29_4
+			nd1_4 := ds1_4
 			nd1_5 := dv29_5
 			nd1_6 := dv29_6
 			ns2 := v22
-			nd2_5 := dv22_5
+			nd2_5 := ds2_5
 			ns3 := v20
 			nd3_0 := dv20_0
 			nd3_1 := dv20_1
@@ -1512,6 +1498,7 @@ func (robotKernel) rollFitRowsX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
 		}
 		facc[0] = fs
 		xT[0*n+j] = s0
@@ -1639,11 +1626,14 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -1660,6 +1650,8 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 		ds3_1 := 0.0
 		ds3_2 := 0.0
 		facc = [10]float64{}
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -1679,14 +1671,11 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -1721,25 +1710,20 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			var dv17_0, dv17_1, dv17_2 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -1774,19 +1758,18 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
-			fo := t * 8
-			_ = fb[fo+7]
-			fb[fo+0] = v26
-			fb[fo+1] = dv26_0
-			fb[fo+2] = dv26_1
-			fb[fo+3] = dv26_2
-			fb[fo+4] = v29
-			fb[fo+5] = dv29_0
-			fb[fo+6] = dv29_1
-			fb[fo+7] = dv29_2
+			fo := (*[8]float64)(fb[t*8 : t*8+8])
+			fo[0] = v26
+			fo[1] = dv26_0
+			fo[2] = dv26_1
+			fo[3] = dv26_2
+			fo[4] = v29
+			fo[5] = dv29_0
+			fo[6] = dv29_1
+			fo[7] = dv29_2
 			ns0 := v26
 			nd0_0 := dv26_0
 			nd0_1 := dv26_1
@@ -1813,6 +1796,7 @@ func (robotKernel) rollFitNormP(n, T int, at []int32, p, q, x0, u, y, jy, xT, jx
 			ds3_0 = nd3_0
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
+			yo += n
 		}
 		robotKernel{}.fitFlushP(fb, T, j, n, at, fit, jy, &facc)
 		xT[0*n+j] = s0
@@ -2003,11 +1987,14 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 	q0 := q[0]
 	v16 := -p2
 	_ = v16
-	dv16_2 := -(1.0)
 	fav12 := 1 / p0
 	_ = fav12
+	nfav12 := -fav12
+	_ = nfav12
 	fav14 := 1 / q0
 	_ = fav14
+	nfav14 := -fav14
+	_ = nfav14
 	var cost float64
 	for j := 0; j < n; j++ {
 		s0 := x0[0*n+j]
@@ -2032,6 +2019,8 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 		ds3_2 := 0.0
 		ds3_6 := 1.0
 		facc = [36]float64{}
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 2 * n
 			_ = ub
@@ -2051,14 +2040,11 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v22 := s2 + v21
 			v23 := s3 * q0
 			var v27, v24 float64
-			if scx := s2; scx == 0 || scx-scx != 0 || scx >= 1<<29 || scx <= -(1<<29) {
+			if scx, sca := s2, math.Abs(s2); !(sca > 0 && sca < 1<<29) {
 				v27, v24 = math.Sincos(scx)
 			} else {
-				scS, scC := false, false
-				if scx < 0 {
-					scx = -scx
-					scS = true
-				}
+				scS, scC := scx < 0, false
+				scx = sca
 				scj := int64(scx * (4 / math.Pi))
 				scy := float64(scj)
 				if scj&1 == 1 {
@@ -2093,30 +2079,23 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			v28 := v23 * v27
 			v29 := s1 + v28
 			dv10_1 := u0
-			dv11_0 := -(ds3_0)
 			dv11_1 := dv10_1 - (ds3_1)
-			dv11_2 := -(ds3_2)
-			dv11_6 := -(ds3_6)
 			fbv12 := -(v12 * fav12)
-			dv12_0 := dv11_0*fav12 + fbv12
+			dv12_0 := ds3_0*nfav12 + fbv12
 			dv12_1 := dv11_1 * fav12
-			dv12_2 := dv11_2 * fav12
-			dv12_6 := dv11_6 * fav12
-			dv13_0 := -(ds3_0)
-			dv13_1 := -(ds3_1)
-			dv13_2 := -(ds3_2)
-			dv13_6 := -(ds3_6)
-			dv14_0 := dv13_0 * fav14
-			dv14_1 := dv13_1 * fav14
-			dv14_2 := dv13_2 * fav14
-			dv14_6 := dv13_6 * fav14
+			dv12_2 := ds3_2 * nfav12
+			dv12_6 := ds3_6 * nfav12
+			dv14_0 := ds3_0 * nfav14
+			dv14_1 := ds3_1 * nfav14
+			dv14_2 := ds3_2 * nfav14
+			dv14_6 := ds3_6 * nfav14
 			dv15_0 := dv14_0 - (dv12_0)
 			dv15_1 := dv14_1 - (dv12_1)
 			dv15_2 := dv14_2 - (dv12_2)
 			dv15_6 := dv14_6 - (dv12_6)
 			var dv17_0, dv17_1, dv17_2, dv17_6 float64
 			if v15 < v16 {
-				dv17_2 = dv16_2
+				dv17_2 = -1.0
 			} else {
 				if v15 > p2 {
 					dv17_2 = 1.0
@@ -2139,7 +2118,6 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv20_1 := ds3_1 + dv19_1
 			dv20_2 := ds3_2 + dv19_2
 			dv20_6 := ds3_6 + dv19_6
-			dv22_5 := ds2_5
 			dv23_0 := ds3_0 * q0
 			dv23_1 := ds3_1 * q0
 			dv23_2 := ds3_2 * q0
@@ -2154,7 +2132,6 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv26_0 := ds0_0 + dv25_0
 			dv26_1 := ds0_1 + dv25_1
 			dv26_2 := ds0_2 + dv25_2
-			dv26_3 := ds0_3
 			dv26_5 := ds0_5 + dv25_5
 			dv26_6 := ds0_6 + dv25_6
 			dv27_5 := ds2_5 * v24
@@ -2166,45 +2143,43 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			dv29_0 := ds1_0 + dv28_0
 			dv29_1 := ds1_1 + dv28_1
 			dv29_2 := ds1_2 + dv28_2
-			dv29_4 := ds1_4
 			dv29_5 := ds1_5 + dv28_5
 			dv29_6 := ds1_6 + dv28_6
 			if y != nil {
-				y[(0*T+t)*n+j] = v26
-				y[(1*T+t)*n+j] = v29
+				y[yo] = v26
+				y[yo+1*yT] = v29
 			}
-			fo := t * 16
-			_ = fb[fo+15]
-			fb[fo+0] = v26
-			fb[fo+1] = dv26_0
-			fb[fo+2] = dv26_1
-			fb[fo+3] = dv26_2
-			fb[fo+4] = dv26_3
-			fb[fo+6] = dv26_5
-			fb[fo+7] = dv26_6
-			fb[fo+8] = v29
-			fb[fo+9] = dv29_0
-			fb[fo+10] = dv29_1
-			fb[fo+11] = dv29_2
-			fb[fo+13] = dv29_4
-			fb[fo+14] = dv29_5
-			fb[fo+15] = dv29_6
+			fo := (*[16]float64)(fb[t*16 : t*16+16])
+			fo[0] = v26
+			fo[1] = dv26_0
+			fo[2] = dv26_1
+			fo[3] = dv26_2
+			fo[4] = ds0_3
+			fo[6] = dv26_5
+			fo[7] = dv26_6
+			fo[8] = v29
+			fo[9] = dv29_0
+			fo[10] = dv29_1
+			fo[11] = dv29_2
+			fo[13] = ds1_4
+			fo[14] = dv29_5
+			fo[15] = dv29_6
 			ns0 := v26
 			nd0_0 := dv26_0
 			nd0_1 := dv26_1
 			nd0_2 := dv26_2
-			nd0_3 := dv26_3
+			nd0_3 := ds0_3
 			nd0_5 := dv26_5
 			nd0_6 := dv26_6
 			ns1 := v29
 			nd1_0 := dv29_0
 			nd1_1 := dv29_1
 			nd1_2 := dv29_2
-			nd1_4 := dv29_4
+			nd1_4 := ds1_4
 			nd1_5 := dv29_5
 			nd1_6 := dv29_6
 			ns2 := v22
-			nd2_5 := dv22_5
+			nd2_5 := ds2_5
 			ns3 := v20
 			nd3_0 := dv20_0
 			nd3_1 := dv20_1
@@ -2231,6 +2206,7 @@ func (robotKernel) rollFitNormX0(n, T int, at []int32, p, q, x0, u, y, jy, xT, j
 			ds3_1 = nd3_1
 			ds3_2 = nd3_2
 			ds3_6 = nd3_6
+			yo += n
 		}
 		robotKernel{}.fitFlushX0(fb, T, j, n, at, fit, jy, &facc)
 		xT[0*n+j] = s0
