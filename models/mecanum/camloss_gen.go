@@ -680,6 +680,8 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 12 * n
 			_ = ub
@@ -751,9 +753,9 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			v62 := q2 * v61
 			v63 := v53 + v62
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			cost += v63
 			ns0 := s0
@@ -762,6 +764,7 @@ func (cameraLossKernel) RollFinal(n, T int, p, q, x0, u, y, xT []float64) float6
 			s0 = ns0
 			s1 = ns1
 			s2 = ns2
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -789,6 +792,8 @@ func (cameraLossKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 		s0 := x0[0*n+j]
 		s1 := x0[1*n+j]
 		s2 := x0[2*n+j]
+		yo, yT := j, T*n
+		_, _ = yo, yT
 		for t := 0; t < T; t++ {
 			ub := t * 12 * n
 			_ = ub
@@ -854,9 +859,9 @@ func (cameraLossKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			v62 := q2 * v61
 			v63 := v53 + v62
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			cost += v63
 			ns0 := s0
@@ -865,6 +870,7 @@ func (cameraLossKernel) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc [
 			s0 = ns0
 			s1 = ns1
 			s2 = ns2
+			yo += n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
@@ -889,6 +895,10 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 		var dc_0 float64
 		var dc_1 float64
 		var dc_2 float64
+		yo, yT := j, T*n
+		_, _ = yo, yT
+		jo, jT := j*3, T*n*3
+		_, _ = jo, jT
 		for t := 0; t < T; t++ {
 			ub := t * 12 * n
 			_ = ub
@@ -953,43 +963,27 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			}
 			v62 := q2 * v61
 			v63 := v53 + v62
-			dv20_0 := ds0_0
-			dv21_0 := dv20_0 * u10
-			dv22_1 := ds1_1
-			dv23_1 := dv22_1 * u11
-			dv24_0 := dv21_0
-			dv24_1 := dv23_1
-			dv25_0 := dv24_0 * u8
-			dv25_1 := dv24_1 * u8
-			dv26_0 := dv25_0
-			dv26_1 := dv25_1
-			dv27_0 := dv24_0 * u9
-			dv27_1 := dv24_1 * u9
-			dv28_0 := dv27_0
-			dv28_1 := dv27_1
+			dv21_0 := ds0_0 * u10
+			dv23_1 := ds1_1 * u11
+			dv25_0 := dv21_0 * u8
+			dv25_1 := dv23_1 * u8
+			dv27_0 := dv21_0 * u9
+			dv27_1 := dv23_1 * u9
 			dv29_2 := ds2_2 * v32
 			dv30_2 := dv29_2 * q3
-			dv31_0 := ds0_0
-			dv31_2 := -(dv30_2)
 			fav32 := -v29
 			dv32_2 := ds2_2 * fav32
 			dv33_2 := dv32_2 * q3
-			dv34_1 := ds1_1
-			dv34_2 := dv33_2
-			dv35_0 := ds0_0
-			dv36_1 := ds1_1
-			dv37_0 := dv35_0*v35 + dv35_0*v35
-			dv38_1 := dv36_1*v36 + dv36_1*v36
-			dv39_0 := dv37_0
-			dv39_1 := dv38_1
+			dv37_0 := ds0_0*v35 + ds0_0*v35
+			dv38_1 := ds1_1*v36 + ds1_1*v36
 			fav41 := 0.5 / v41
 			var dv41_0 float64
-			if dv39_0 != 0 {
-				dv41_0 = dv39_0 * fav41
+			if dv37_0 != 0 {
+				dv41_0 = dv37_0 * fav41
 			}
 			var dv41_1 float64
-			if dv39_1 != 0 {
-				dv41_1 = dv39_1 * fav41
+			if dv38_1 != 0 {
+				dv41_1 = dv38_1 * fav41
 			}
 			var dv42_0, dv42_1 float64
 			if v39 > 0.0 {
@@ -998,13 +992,11 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			}
 			dv43_0 := dv42_0 * q1
 			dv43_1 := dv42_1 * q1
-			dv44_0 := ds0_0 - (dv26_0)
-			dv44_1 := -(dv26_1)
-			dv45_0 := -(dv28_0)
-			dv45_1 := ds1_1 - (dv28_1)
+			dv44_0 := ds0_0 - (dv25_0)
+			dv45_1 := ds1_1 - (dv27_1)
 			dv46_0 := dv44_0*v44 + dv44_0*v44
-			dv46_1 := dv44_1*v44 + dv44_1*v44
-			dv47_0 := dv45_0*v45 + dv45_0*v45
+			dv46_1 := -(dv25_1 * v44) - (dv25_1 * v44)
+			dv47_0 := -(dv27_0 * v45) - (dv27_0 * v45)
 			dv47_1 := dv45_1*v45 + dv45_1*v45
 			dv48_0 := dv46_0 + dv47_0
 			dv48_1 := dv46_1 + dv47_1
@@ -1026,25 +1018,19 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv52_1 := dv51_1 * q0
 			dv53_0 := dv43_0 + dv52_0
 			dv53_1 := dv43_1 + dv52_1
-			dv54_0 := dv31_0
-			dv54_2 := dv31_2
-			dv55_1 := dv34_1
-			dv55_2 := dv34_2
-			dv56_0 := dv54_0*v54 + dv54_0*v54
-			dv56_2 := dv54_2*v54 + dv54_2*v54
-			dv57_1 := dv55_1*v55 + dv55_1*v55
-			dv57_2 := dv55_2*v55 + dv55_2*v55
-			dv58_0 := dv56_0
-			dv58_1 := dv57_1
+			dv56_0 := ds0_0*v54 + ds0_0*v54
+			dv56_2 := -(dv30_2 * v54) - (dv30_2 * v54)
+			dv57_1 := ds1_1*v55 + ds1_1*v55
+			dv57_2 := dv33_2*v55 + dv33_2*v55
 			dv58_2 := dv56_2 + dv57_2
 			fav60 := 0.5 / v60
 			var dv60_0 float64
-			if dv58_0 != 0 {
-				dv60_0 = dv58_0 * fav60
+			if dv56_0 != 0 {
+				dv60_0 = dv56_0 * fav60
 			}
 			var dv60_1 float64
-			if dv58_1 != 0 {
-				dv60_1 = dv58_1 * fav60
+			if dv57_1 != 0 {
+				dv60_1 = dv57_1 * fav60
 			}
 			var dv60_2 float64
 			if dv58_2 != 0 {
@@ -1061,33 +1047,29 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			dv62_2 := dv61_2 * q2
 			dv63_0 := dv53_0 + dv62_0
 			dv63_1 := dv53_1 + dv62_1
-			dv63_2 := dv62_2
 			if y != nil {
-				y[(0*T+t)*n+j] = s0
-				y[(1*T+t)*n+j] = s1
-				y[(2*T+t)*n+j] = s2
+				y[yo] = s0
+				y[yo+1*yT] = s1
+				y[yo+2*yT] = s2
 			}
 			if jy != nil {
-				r0 := ((0*T+t)*n + j) * 3
-				_ = jy[r0+2]
-				jy[r0+0] = ds0_0
-				jy[r0+1] = 0
-				jy[r0+2] = 0
-				r1 := ((1*T+t)*n + j) * 3
-				_ = jy[r1+2]
-				jy[r1+0] = 0
-				jy[r1+1] = ds1_1
-				jy[r1+2] = 0
-				r2 := ((2*T+t)*n + j) * 3
-				_ = jy[r2+2]
-				jy[r2+0] = 0
-				jy[r2+1] = 0
-				jy[r2+2] = ds2_2
+				jr0 := (*[3]float64)(jy[jo : jo+3])
+				jr0[0] = ds0_0
+				jr0[1] = 0
+				jr0[2] = 0
+				jr1 := (*[3]float64)(jy[jo+1*jT : jo+1*jT+3])
+				jr1[0] = 0
+				jr1[1] = ds1_1
+				jr1[2] = 0
+				jr2 := (*[3]float64)(jy[jo+2*jT : jo+2*jT+3])
+				jr2[0] = 0
+				jr2[1] = 0
+				jr2[2] = ds2_2
 			}
 			cost += v63
 			dc_0 += dv63_0
 			dc_1 += dv63_1
-			dc_2 += dv63_2
+			dc_2 += dv62_2
 			ns0 := s0
 			nd0_0 := ds0_0
 			ns1 := s1
@@ -1100,6 +1082,8 @@ func (cameraLossKernel) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, jc 
 			ds1_1 = nd1_1
 			s2 = ns2
 			ds2_2 = nd2_2
+			yo += n
+			jo += 3 * n
 		}
 		xT[0*n+j] = s0
 		xT[1*n+j] = s1
