@@ -267,8 +267,9 @@ func TestFirstStageNormalPath(t *testing.T) {
 }
 
 // The first stage by SquaredLS (squaredFirst) is squaredStage's problem:
-// on the three stage sets, run to a tight tolerance from the same start,
-// both reach the same point (x to 1e-7 of its scale) at the same cost (F
+// on the three stage sets, run to a tight tolerance (squaredFirst from
+// SquaredLS's linear estimate, squaredStage from μ = 0.5 and the first
+// camera poses), both reach the same point (x to 1e-7 of its scale) at the same cost (F
 // in the first stage's scale, 1e-9 relative), and the cost squaredFirst
 // reports at its answer is squaredStage's there (1e-12). Where the two
 // problems differ (the marker term weighed unlike the position's, a prior,
