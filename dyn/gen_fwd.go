@@ -3,6 +3,7 @@ package dyn
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -251,6 +252,9 @@ func sum(ts ...term) string {
 			e = x.t + " * " + x.coef
 		}
 		switch {
+		case s == "" && x.neg && x.t == "1" && zeroLiteral(x.coef):
+			// −(0.0) is Go's constant +0; the −1·0 it stands for is −0
+			s = "math.Copysign(0, -1)"
 		case s == "" && x.neg:
 			s = "-(" + e + ")"
 		case s == "":
@@ -262,6 +266,12 @@ func sum(ts ...term) string {
 		}
 	}
 	return s
+}
+
+// zeroLiteral reports whether c is a numeric literal of value zero.
+func zeroLiteral(c string) bool {
+	v, err := strconv.ParseFloat(c, 64)
+	return err == nil && v == 0
 }
 
 // emitTangent writes node id's tangents in every direction it has; a

@@ -5359,7 +5359,7 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv157_0 := dv156_0 * 0.0
 			dv157_1 := dv156_1 * 0.0
 			dv157_2 := dv156_2 * 0.0
-			dv157_4 := -(0.0)
+			dv157_4 := math.Copysign(0, -1)
 			dv157_5 := -(dv131_5 * 0.0)
 			dv159_0 := dv156_0 * fav159
 			dv159_1 := dv156_1 * fav159
@@ -5946,7 +5946,7 @@ func (kernelExperimentalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT
 			dv312_6 := dv311_6 * 0.0
 			dv312_7 := dv311_7 * 0.0
 			dv312_8 := dv311_8 * 0.0
-			dv312_10 := -(0.0)
+			dv312_10 := math.Copysign(0, -1)
 			dv312_11 := -(dv287_11 * 0.0)
 			dv314_6 := dv311_6 * fav314
 			dv314_7 := dv311_7 * fav314
@@ -7485,7 +7485,7 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv157_0 := dv156_0 * 0.0
 			dv157_1 := dv156_1 * 0.0
 			dv157_2 := dv156_2 * 0.0
-			dv157_4 := -(0.0)
+			dv157_4 := math.Copysign(0, -1)
 			dv157_5 := -(dv131_5 * 0.0)
 			dv157_12 := dv156_12 * 0.0
 			dv159_0 := dv156_0 * fav159
@@ -8265,7 +8265,7 @@ func (kernelExperimentalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jx
 			dv312_6 := dv311_6 * 0.0
 			dv312_7 := dv311_7 * 0.0
 			dv312_8 := dv311_8 * 0.0
-			dv312_10 := -(0.0)
+			dv312_10 := math.Copysign(0, -1)
 			dv312_11 := -(dv287_11 * 0.0)
 			dv312_15 := dv311_15 * 0.0
 			dv314_6 := dv311_6 * fav314

@@ -4464,7 +4464,7 @@ func (kernelPhysicalStep) rollTangentP(n, T int, p, q, x0, u, y, jy, xT, jxT, jc
 			v315 := v312 + v314
 			v316 := u6 * u9
 			v317 := v315 * v316
-			dv54_6 := -(0.0)
+			dv54_6 := math.Copysign(0, -1)
 			dv60_6 := nfav60
 			fav61 := 1 - v61*v61
 			dv61_6 := dv60_6 * fav61
@@ -7550,7 +7550,7 @@ func (kernelPhysicalStep) rollTangentX0(n, T int, p, q, x0, u, y, jy, xT, jxT, j
 			v315 := v312 + v314
 			v316 := u6 * u9
 			v317 := v315 * v316
-			dv54_6 := -(0.0)
+			dv54_6 := math.Copysign(0, -1)
 			dv60_6 := nfav60
 			fav61 := 1 - v61*v61
 			dv61_6 := dv60_6 * fav61
