@@ -499,12 +499,9 @@ func (f *Fit) rows() int {
 			terms++
 		}
 	}
-	k := 0
-	for _, s := range f.segs {
-		k += len(s.cam)
-		if f.Cfg.Pose == PoseFixed {
-			k--
-		}
+	k := f.samples()
+	if f.Cfg.Pose == PoseFixed {
+		k -= len(f.segs) // each run's first sample is its start pose
 	}
 	return 2 * terms * k
 }
