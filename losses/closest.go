@@ -176,10 +176,11 @@ func NewWarms(n int) []Warm {
 
 // nearSeg is a segment of a Warm's near set with a lower bound lb of its
 // distance from a point C = (cx, cy), and at = lb − |C − P′| (a bound from
-// P′).
+// P′); h is the offset of its valley's minimum where Spline.Branches last
+// found one (Newton's start there next time), NaN otherwise.
 type nearSeg struct {
-	j              int32
-	lb, cx, cy, at float64
+	j                 int32
+	lb, cx, cy, at, h float64
 }
 
 func countIf(n *int, b bool) {
@@ -316,7 +317,7 @@ func (s *Spline) ClosestWarm(px, py, u, w float64, m *Warm) Closest {
 					if !exact0 {
 						lb = math.Sqrt(s.boxes[i0].dist2(px, py))
 					}
-					m.near[0], m.near[bi] = m.near[bi], nearSeg{int32(i0), lb, px, py, lb - delta}
+					m.near[0], m.near[bi] = m.near[bi], nearSeg{int32(i0), lb, px, py, lb - delta, math.NaN()}
 					sortAt(m.near)
 					m.sh0 = shapeUnknown
 				}
@@ -381,7 +382,7 @@ func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []ne
 	wlo, whi := window(u, w)
 	clear2 := math.Inf(1)
 	base := len(near)
-	near = append(near, nearSeg{int32(i), s.boxes[i].dist2(px, py), px, py, 0}) // squared until the end
+	near = append(near, nearSeg{int32(i), s.boxes[i].dist2(px, py), px, py, 0, math.NaN()}) // squared until the end
 	// add keeps candidate j at squared box distance e among the warmNear − 1
 	// nearest others; a candidate left out lowers clear2. Once the set is
 	// full, far is the kept segment (not i) whose box is farthest, at
@@ -398,7 +399,7 @@ func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []ne
 	add := func(j int, e float64) {
 		switch {
 		case len(near)-base < warmNear:
-			near = append(near, nearSeg{int32(j), e, px, py, 0})
+			near = append(near, nearSeg{int32(j), e, px, py, 0, math.NaN()})
 			if len(near)-base == warmNear {
 				findFar()
 			}
@@ -406,7 +407,7 @@ func (s *Spline) nearSegments(px, py, u, w float64, i int, r2 float64, near []ne
 			clear2 = min(clear2, e)
 		default:
 			clear2 = min(clear2, farE)
-			near[far] = nearSeg{int32(j), e, px, py, 0}
+			near[far] = nearSeg{int32(j), e, px, py, 0, math.NaN()}
 			findFar()
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"github.com/wheelgrad/wheelgrad/losses"
 )
 
 // sqpState holds one second-order model of linEq8 at a point δ_k
@@ -15,6 +17,22 @@ type sqpState struct {
 	qp   l1QP      // the spline terms: distances and rows at δ_k
 	blk  [][7][7]float64
 	g7   [][7]float64
+	// the spline terms' other branches at δ_k (branches) and a buffer
+	br []branch
+	cl []losses.Closest
+	ap []float64
+	zw []int
+}
+
+// branch is one branch of a spline term's distance at the point of a
+// hessEval: its distance s and row a (as l1QP's s_i and a_i) and the
+// term i. A term with other branches (losses.Spline.Branches) has a
+// group of them in sqpState.br, its nearest (the one in l1QP) first.
+type branch struct {
+	i     int
+	first bool
+	s     float64
+	a     [7]float64
 }
 
 func newSQPState(n, terms, runs int) *sqpState {
@@ -86,6 +104,7 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 	clear(st.g7)
 	q := &st.qp
 	q.s, q.a, q.run = q.s[:0], q.a[:0], q.run[:0]
+	st.br = st.br[:0]
 	var L float64
 	for i := range m.terms {
 		t := &m.terms[i]
@@ -107,19 +126,13 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 			px, py := e[0]+seg.gx[t.k], e[1]+seg.gy[t.k]
 			c := seg.spline.ClosestWarm(px, py, seg.tcam[t.k], win, &m.warm[i])
 			L += w1 * c.Dist
-			var nx, ny float64
-			if c.Dist > 0 {
-				nx, ny = (px-c.X)/c.Dist, (py-c.Y)/c.Dist
-			} else if l := math.Hypot(c.DX, c.DY); l > 0 {
-				nx, ny = -c.DY/l, c.DX/l
-			}
-			var row [7]float64
-			for j := range 7 {
-				row[j] = nx*t.gp[0][j] + ny*t.gp[1][j]
-			}
+			row := normalRow(px, py, &c, &t.gp)
 			q.s = append(q.s, c.Dist)
 			q.a = append(q.a, row)
 			q.run = append(q.run, int32(t.run))
+			if R := m.branchR; R > 0 {
+				m.branches(st, i, seg, px, py, R, c, row)
+			}
 		}
 	}
 	clear(st.g)
@@ -146,6 +159,71 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 		}
 	}
 	st.F = L
+}
+
+// branches adds term i's other branches within R of its distance c.Dist
+// (losses.Spline.Branches) to st.br, its nearest (row) first, if it has
+// any. A term is searched with 2R, and searched again only once it has
+// moved R/2 from there; until then, only a term that had branches within
+// 2R is searched (with R): a distance changes no faster than the point
+// moves, so a branch that comes within R of the nearest in between was
+// within 2R at the search. (A valley can also form on a segment as the
+// point moves, which this does not see: the branches improve the model,
+// and the loss is evaluated exactly whatever they are.)
+func (m *linEq8) branches(st *sqpState, i int, seg *seg, px, py, R float64, c losses.Closest, row [7]float64) {
+	t, mb := &m.terms[i], &m.brAt[i]
+	cl := st.cl[:0]
+	if dx, dy := px-mb.x, py-mb.y; !(dx*dx+dy*dy <= 0.25*R*R) {
+		cl = seg.spline.Branches(px, py, 2*R, c, &m.warm[i], cl)
+		mb.x, mb.y, mb.any = px, py, len(cl) > 0
+		k := 0
+		for _, b := range cl {
+			if b.Dist < c.Dist+R {
+				cl[k] = b
+				k++
+			}
+		}
+		cl = cl[:k]
+	} else if mb.any {
+		cl = seg.spline.Branches(px, py, R, c, &m.warm[i], cl)
+	}
+	st.cl = cl
+	if len(cl) == 0 {
+		return
+	}
+	k := len(st.qp.s) - 1
+	st.br = append(st.br, branch{k, true, c.Dist, row})
+	for j := range cl {
+		st.br = append(st.br, branch{k, false, cl[j].Dist, normalRow(px, py, &cl[j], &t.gp)})
+	}
+}
+
+// normalRow is the row of the distance from P to the curve across it, at
+// its closest point c: the unit normal n toward P times the position's
+// rows G. The normal is the tangent's perpendicular wherever c is an
+// interior closest point (where P − c is normal to the curve), with the
+// sign of P − c, and (P − c)/|P − c| only at an end of the curve: a point
+// on the curve (a term held at its kink) is 1e-17 or so from it, and
+// there P − c is rounding, its direction noise. The held term's row then
+// pointed anywhere, the subproblem's step left the curve where it meant to
+// follow it, and steps predicted to lower the loss raised it by as much
+// (on a demo-like set, nine such steps in a row ended one linearisation).
+func normalRow(px, py float64, c *losses.Closest, G *[2][7]float64) (row [7]float64) {
+	var nx, ny float64
+	if l := math.Sqrt(c.DX*c.DX + c.DY*c.DY); c.Interior && l > 0 {
+		nx, ny = -c.DY/l, c.DX/l
+		if (px-c.X)*nx+(py-c.Y)*ny < 0 {
+			nx, ny = -nx, -ny
+		}
+	} else if c.Dist > 0 {
+		nx, ny = (px-c.X)/c.Dist, (py-c.Y)/c.Dist
+	} else if l > 0 {
+		nx, ny = -c.DY/l, c.DX/l
+	}
+	for j := range 7 {
+		row[j] = nx*G[0][j] + ny*G[1][j]
+	}
+	return row
 }
 
 // errNotPD: a matrix of l1QP.solve is not positive definite.
@@ -603,6 +681,100 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	return phi, nil
 }
 
+// branchPasses caps sqp's passes over the branches per step.
+const branchPasses = 20
+
+// restore puts every term with branches back on its nearest (its
+// distance at δ_k).
+func (st *sqpState) restore() {
+	for k := range st.br {
+		if b := &st.br[k]; b.first {
+			st.qp.s[b.i], st.qp.a[b.i] = b.s, b.a
+		}
+	}
+}
+
+// assign puts every term with branches on the one with the least
+// |s + aᵀΔ| at Δ (ties keep the current) and returns how many moved.
+func (st *sqpState) assign(d []float64) int {
+	q := &st.qp
+	st.ap = grow(st.ap, len(q.s))
+	ap := st.ap
+	q.along(d, ap)
+	moved := 0
+	for k := 0; k < len(st.br); {
+		i := st.br[k].i
+		best, bk := math.Abs(q.s[i]+ap[i]), -1
+		for ; k < len(st.br) && st.br[k].i == i; k++ {
+			b := &st.br[k]
+			if b.s == q.s[i] && b.a == q.a[i] {
+				continue // the current
+			}
+			t := b.s
+			for j := range 7 {
+				t += b.a[j] * d[q.col(q.run[i], j)]
+			}
+			if v := math.Abs(t); v < best {
+				best, bk = v, k
+			}
+		}
+		if bk >= 0 {
+			q.s[i], q.a[i] = st.br[bk].s, st.br[bk].a
+			moved++
+		}
+	}
+	return moved
+}
+
+// onBranches follows solve's answer Δ (step) over the branches: each term
+// is put on its nearest branch at Δ (assign) and the subproblem solved
+// again from there (on the last held set), until none moves or after
+// branchPasses solves (then the terms are on their nearest branches at
+// the last Δ, unsolved). Each pass lowers the model: at Δ the new
+// assignment's value is no higher, and the solve then lowers it. It
+// returns the model's change at Δ from the loss at δ_k (computed
+// directly, with the offset of the branches at Δ = 0); phi is solve's
+// answer's, returned as is where no term has branches.
+func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float64) (float64, error) {
+	if len(st.br) == 0 {
+		return phi, nil
+	}
+	for pass := 0; st.assign(step) > 0 && pass < branchPasses; pass++ {
+		st.zw = append(st.zw[:0], st.qp.Z...)
+		if _, err := st.qp.solve(H, st.g, w, step, st.zw); err != nil {
+			return 0, err
+		}
+	}
+	q := &st.qp
+	n := q.n
+	var v float64
+	for i := range n {
+		var t float64
+		for j := range n {
+			t += H[i*n+j] * step[j]
+		}
+		v += step[i] * (0.5*t + st.g[i])
+	}
+	for i := range q.s {
+		v += w * (math.Abs(q.s[i]+q.dotRow(i, step)) - math.Abs(q.s[i]))
+	}
+	return v + st.offset(w), nil
+}
+
+// offset is w·Σ (|s_i| − |s_i of the nearest|) over the terms with
+// branches: what the model of the current assignment at Δ = 0 lies above
+// linEq8 at δ_k (the subproblem's φ(Δ) − φ(0) plus offset is the model's
+// change from the loss at δ_k).
+func (st *sqpState) offset(w float64) float64 {
+	var o float64
+	for k := range st.br {
+		if b := &st.br[k]; b.first {
+			o += w * (math.Abs(st.qp.s[b.i]) - math.Abs(b.s))
+		}
+	}
+	return o
+}
+
 // sqp minimises linEq8 from δ = 0 by l1QP.solve's steps on hessEval's model,
 // damped as Levenberg–Marquardt: Δ from H + λ·diag(H), accepted when the
 // loss falls, λ adapted by the ratio of the actual to the predicted
@@ -616,18 +788,27 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 // cross the curve the gradients jump, so it needed 59–86 evaluations of
 // the model per linearisation on the three sets of TestLinearStage; these
 // steps know where the kinks are and took 5–13, to losses 7e-7–1.6e-6
-// (relative) lower. Where the steps stay short the model is pessimistic
-// (actual decreases 1.4–2.7× the predicted on the demo-like logs, 13 steps
-// on the first linearisation where the other sets take 4–6). Measured per
-// step there: points that cross the curve are modelled to 1e-7; the error
-// is 2–6 closest points that jump more than 0.3 s along the curve (a run
-// that passes the same ground twice, its start and its end: the distance
-// is then the smaller of two, which no convex model holds) and 1–3 that
-// slide 0.02–0.3 s, −2e-5 to −1.3e-4 of loss each step.
-// Following the second branch in the subproblem (a local search around
-// the branch a point left, the nearer branch taken at each step) was
-// tried and dropped: over seven sets of three or four 7-s runs it took
-// 136 evaluations in all against 129 without.
+// (relative) lower.
+//
+// Branches: where a run passes its own path again (the demo-like logs'
+// third run spins nearly in place, its positions a 5-cm scribble of
+// noise), a point's distance to the curve is the least of several
+// branches, each smooth, and as the points move their closest points jump
+// from one to another. A model that knows only the nearest branch was
+// pessimistic there (actual decreases 1.3–4.2× the predicted, 11 steps on
+// the first linearisation where the other sets take 3–4): each step found
+// more jumps that lowered the loss, a crawl that moved μ by 0.5 σ. So
+// hessEval keeps each term's other branches within branchR of its
+// distance (linEq8.branches), and after each solve every term is put on
+// its nearest branch at the step and the subproblem solved again from
+// there (onBranches: a descent on the model, which is the least of the
+// branches' models). On the demo-like logs the first linearisation then
+// takes 3 steps, the whole stage 10 evaluations instead of 18, to a loss
+// 2e-10 lower; over four sets with such runs, 44 evaluations against
+// 127 (81 → 12 on four spinning runs, to a loss 1.6e-4 lower); sets
+// without them are unchanged. (Keeping only the branch a point had just
+// left was tried before and dropped: 136 evaluations against 129 over
+// seven sets.)
 func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool) (F float64, evals int, err error) {
 	n := len(delta)
 	clear(delta)
@@ -644,24 +825,29 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	lambda := 1e-3
 	Hd := make([]float64, n*n)
 	step, xt, floor := make([]float64, n), make([]float64, n), make([]float64, n)
+	w1 := m.f.Cfg.Weights.Spline
 	warmZ := m.held // the last subproblem's held terms (at the last linearisation)
 	for iter(cur.F, delta) {
 		// damping on the Hessian's diagonal, where no smooth term curves
 		// (the spline term alone acts) on the spline rows' own scale
-		cur.qp.rowScale(m.f.Cfg.Weights.Spline, floor)
+		cur.restore()
+		cur.qp.rowScale(w1, floor)
 		var phi float64
 		for {
 			copy(Hd, cur.H)
 			for j := range n {
 				Hd[j*n+j] += lambda * math.Max(cur.H[j*n+j], floor[j])
 			}
-			phi, err = cur.qp.solve(Hd, cur.g, m.f.Cfg.Weights.Spline, step, warmZ)
+			phi, err = cur.qp.solve(Hd, cur.g, w1, step, warmZ)
 			if !errors.Is(err, errNotPD) || lambda >= 1e12 {
 				break
 			}
 			lambda = math.Max(10*lambda, 1e-6)
 		}
 		if err != nil {
+			return cur.F, evals, err
+		}
+		if phi, err = cur.onBranches(Hd, w1, step, phi); err != nil {
 			return cur.F, evals, err
 		}
 		warmZ = append(warmZ[:0], cur.qp.Z...)

@@ -54,6 +54,29 @@ type linEq8 struct {
 	// again makes none); rollouts counts the rollouts made
 	rolled   bool
 	rollouts int
+	// branchR is a quarter of the mean distance from the measured
+	// positions at x̄ (the noise's scale): hessEval keeps a spline term's
+	// other branches within branchR of its distance (see linEq8.sqp), and
+	// brAt is where each term's were last searched (linEq8.branches)
+	branchR float64
+	brAt    []brMemo
+}
+
+// branchFrac is linEq8.branchR over the mean position error: on four
+// sets with runs that pass their own path again (the demo-like logs and
+// three more), 1 and 0.3 gave the same evaluations (44 in all), 0.1 one
+// more, 0.03 four more; the search's cost grows with it.
+const branchFrac = 0.25
+
+// sqpBranches: linEq8.sqp keeps the spline terms' other branches (tests
+// compare with and without).
+var sqpBranches = true
+
+// brMemo is where linEq8.branches last searched a term (NaN: not yet)
+// and whether it found branches.
+type brMemo struct {
+	x, y float64
+	any  bool
 }
 
 // linTerm is one counted camera sample of linEq8.
@@ -95,6 +118,7 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 		return nil, err
 	}
 	TB, K, ell := d.T*B, len(j.Rows), f.ell
+	var ebar float64
 	for k, at := range d.at {
 		s := &f.segs[d.seg[k]]
 		i := d.sample[k]
@@ -110,6 +134,14 @@ func (f *Fit) linearize(x []float64, old *linEq8) (*linEq8, error) {
 			t.gp[0][c], t.gp[1][c] = jx[c], jy[c]
 			t.gq[0][c], t.gq[1][c] = jx[c]-ell*cs*jt[c], jy[c]-ell*sn*jt[c]
 		}
+		ebar += math.Sqrt(t.e[0]*t.e[0] + t.e[1]*t.e[1])
+	}
+	m.branchR = 0
+	if len(d.at) > 0 && sqpBranches {
+		m.branchR = branchFrac * ebar / float64(len(d.at))
+	}
+	for i := range m.brAt {
+		m.brAt[i] = brMemo{x: math.NaN()}
 	}
 	m.rolled = true
 	m.rollouts++
@@ -154,7 +186,7 @@ func (f *Fit) newLinEq8() (*linEq8, error) {
 		m.jac = j
 	}
 	if old != nil && len(old.terms) == K {
-		m.terms, m.row, m.warm = old.terms, old.row, old.warm
+		m.terms, m.row, m.warm, m.brAt = old.terms, old.row, old.warm, old.brAt
 		for i := range m.warm {
 			m.warm[i].Reset()
 		}
@@ -164,7 +196,7 @@ func (f *Fit) newLinEq8() (*linEq8, error) {
 		}
 		m.x = old.x[:0]
 	} else {
-		m.terms, m.row, m.warm = make([]linTerm, K), make([]int, K), losses.NewWarms(K)
+		m.terms, m.row, m.warm, m.brAt = make([]linTerm, K), make([]int, K), losses.NewWarms(K), make([]brMemo, K)
 	}
 	for k, r := range d.at {
 		m.row[k], _ = slices.BinarySearch(m.jac.Rows, r)
