@@ -72,12 +72,14 @@ func normGrad(g7 *[7]float64, w float64, e [2]float64, G *[2][7]float64, v *[7]f
 	if w == 0 || r == 0 {
 		return 0, 0
 	}
-	ux, uy := e[0]/r, e[1]/r
+	inv := 1 / r
+	ux, uy := e[0]*inv, e[1]*inv
+	wx, wy := w*ux, w*uy
 	for j := range 7 {
-		g7[j] += w * (ux*G[0][j] + uy*G[1][j])
+		g7[j] += wx*G[0][j] + wy*G[1][j]
 		v[j] = -uy*G[0][j] + ux*G[1][j]
 	}
-	return w / r, w * r
+	return w * inv, w * r
 }
 
 // hessEval evaluates linEq8 at δ into st: the loss (st.F, the same as
@@ -200,17 +202,22 @@ func (m *linEq8) branches(st *sqpState, i int, seg *seg, px, py, R float64, c lo
 
 // normalRow is the row of the distance from P to the curve across it, at
 // its closest point c: the unit normal n toward P times the position's
-// rows G. The normal is the tangent's perpendicular wherever c is an
-// interior closest point (where P − c is normal to the curve), with the
-// sign of P − c, and (P − c)/|P − c| only at an end of the curve: a point
-// on the curve (a term held at its kink) is 1e-17 or so from it, and
-// there P − c is rounding, its direction noise. The held term's row then
-// pointed anywhere, the subproblem's step left the curve where it meant to
-// follow it, and steps predicted to lower the loss raised it by as much
-// (on a demo-like set, nine such steps in a row ended one linearisation).
+// rows G. The normal is (P − c)/|P − c| where |P − c| lies far above its
+// rounding (1e-9 of the coordinates' size), and otherwise the tangent's
+// perpendicular at an interior closest point (where P − c is normal to
+// the curve), with the sign of P − c: a point on the curve (a term held at
+// its kink) is 1e-17 or so from it, and there P − c is rounding, its
+// direction noise. The held term's row then pointed anywhere, the
+// subproblem's step left the curve where it meant to follow it, and steps
+// predicted to lower the loss raised it by as much (on a demo-like set,
+// nine such steps in a row ended one linearisation).
 func normalRow(px, py float64, c *losses.Closest, G *[2][7]float64) (row [7]float64) {
 	var nx, ny float64
-	if l := math.Sqrt(c.DX*c.DX + c.DY*c.DY); c.Interior && l > 0 {
+	if c.Dist > 1e-9*(1+math.Abs(px)+math.Abs(py)) {
+		// far above the rounding of P − c: its direction (one division)
+		inv := 1 / c.Dist
+		nx, ny = (px-c.X)*inv, (py-c.Y)*inv
+	} else if l := math.Sqrt(c.DX*c.DX + c.DY*c.DY); c.Interior && l > 0 {
 		nx, ny = -c.DY/l, c.DX/l
 		if (px-c.X)*nx+(py-c.Y)*ny < 0 {
 			nx, ny = -nx, -ny
