@@ -22,6 +22,10 @@ type sqpState struct {
 	cl []losses.Closest
 	ap []float64
 	zw []int
+	// onBranches' buffers: the distances while it solves from Δ, the
+	// step from there, g + HΔ, and the terms assign moved
+	sv, ds, gw []float64
+	mv         []bool
 }
 
 // branch is one branch of a spline term's distance at the point of a
@@ -702,12 +706,18 @@ func (st *sqpState) restore() {
 }
 
 // assign puts every term with branches on the one with the least
-// |s + aᵀΔ| at Δ (ties keep the current) and returns how many moved.
+// |s + aᵀΔ| at Δ (ties keep the current) and returns how many moved (st.mv
+// marks them); st.ap holds every term's aᵀΔ, on its new branch.
 func (st *sqpState) assign(d []float64) int {
 	q := &st.qp
 	st.ap = grow(st.ap, len(q.s))
 	ap := st.ap
 	q.along(d, ap)
+	if cap(st.mv) < len(q.s) {
+		st.mv = make([]bool, len(q.s))
+	}
+	st.mv = st.mv[:len(q.s)]
+	clear(st.mv)
 	moved := 0
 	for k := 0; k < len(st.br); {
 		i := st.br[k].i
@@ -727,6 +737,8 @@ func (st *sqpState) assign(d []float64) int {
 		}
 		if bk >= 0 {
 			q.s[i], q.a[i] = st.br[bk].s, st.br[bk].a
+			ap[i] = q.dotRow(i, d)
+			st.mv[i] = true
 			moved++
 		}
 	}
@@ -746,14 +758,45 @@ func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float
 	if len(st.br) == 0 {
 		return phi, nil
 	}
-	for pass := 0; st.assign(step) > 0 && pass < branchPasses; pass++ {
-		st.zw = append(st.zw[:0], st.qp.Z...)
-		if _, err := st.qp.solve(H, st.g, w, step, st.zw); err != nil {
-			return 0, err
-		}
-	}
 	q := &st.qp
 	n := q.n
+	st.ds = grow(st.ds, n)
+	st.gw = grow(st.gw, n)
+	for pass := 0; st.assign(step) > 0 && pass < branchPasses; pass++ {
+		// solved from the last answer Δ: in Δ' = Δ'' − Δ the subproblem is
+		// the same with s + AΔ for s (the residuals at Δ, 0 on the held
+		// terms that kept their rows) and g + HΔ for g, so that it starts
+		// from Δ with the signs there; the held set goes on without the
+		// terms that moved to another branch
+		st.sv = append(st.sv[:0], q.s...)
+		st.zw = st.zw[:0]
+		for _, i := range q.Z {
+			if !st.mv[i] {
+				st.zw = append(st.zw, i)
+			}
+		}
+		for i := range q.s {
+			q.s[i] += st.ap[i]
+		}
+		for _, i := range st.zw {
+			q.s[i] = 0
+		}
+		for i := range n {
+			t := st.g[i]
+			for j := range n {
+				t += H[i*n+j] * step[j]
+			}
+			st.gw[i] = t
+		}
+		_, err := q.solve(H, st.gw, w, st.ds, st.zw)
+		copy(q.s, st.sv)
+		if err != nil {
+			return 0, err
+		}
+		for j := range n {
+			step[j] += st.ds[j]
+		}
+	}
 	var v float64
 	for i := range n {
 		var t float64
