@@ -210,11 +210,57 @@ type l1QP struct {
 	S                   []float64
 	pl                  [][7]float64
 	cands               []l1Cross
+	iters               int // the active-set iterations of the last solve
+	// solve's scan index (rebase): the base point d0, each term's κ and
+	// bucket, the terms by run and bucket (ord, bstart), the terms whose
+	// sign changed since d0 (extra, inX); per run, d's entries (pd) and
+	// the last bucket tested (jB)
+	d0        []float64
+	smax      float64 // the largest |s_i|/‖a_i‖
+	bk        []uint8
+	ord       []int32
+	bstart    []int32
+	fill      []int32
+	kb        int
+	extra, jS []int32
+	nd, np    []float64
+	inX       []bool
+	pd        [][7]float64
+	// counters for tests and benchmarks: terms tested, rebases
+	tested, rebases int
 }
 
+// bounds sets q.nd[r] = ‖(d − d0)_r‖, padded for rounding (see solve),
+// and q.np[r] = ‖p_r‖ over run r's 7 entries.
+func (q *l1QP) bounds(r int, d, p []float64) {
+	var pp, dd, dn, d0n float64
+	for j := range 7 {
+		c := q.col(int32(r), j)
+		x := d[c] - q.d0[c]
+		pp += p[c] * p[c]
+		dd += x * x
+		dn += d[c] * d[c]
+		d0n += q.d0[c] * q.d0[c]
+	}
+	q.nd[r] = math.Sqrt(dd) + 1e-13*(math.Sqrt(dn)+math.Sqrt(d0n))
+	q.np[r] = math.Sqrt(pp)
+}
+
+// l1IndexAfter is the number of solve's iterations that scan every term
+// before it indexes them (rebase): a solve this short does not repay the
+// index's passes. (A variable for the tests, which index from the first.)
+var l1IndexAfter = 2
+
+// l1QPRecord, when set (by tests and benchmarks: nil otherwise), is
+// handed each subproblem as solve begins: the terms (q), H, g, w and the
+// warm start, to be copied.
+var l1QPRecord func(q *l1QP, H, g []float64, w float64, warm []int)
+
+// l1Cross is a crossing of solve's line search: the step a at which term
+// i reaches zero and its a_iᵀp (t).
 type l1Cross struct {
-	a float64
-	i int
+	a, t float64
+	i    int
 }
 
 // col is the column of entry j of a row of run r.
@@ -364,6 +410,143 @@ func (q *l1QP) signSum(gs []float64) {
 	}
 }
 
+// l1Buckets is the number of κ classes per run of solve's scan index
+// (rebase): four per octave, the top one at the largest κ's, the lowest
+// holding all κ 32 octaves below it and less.
+const l1Buckets = 128
+
+// l1Key is the octave-quarter of x ≥ 0: its exponent and first two
+// mantissa bits, non-decreasing in x (the bits of a non-negative float64
+// are ordered as its values).
+func l1Key(x float64) int { return int(math.Float64bits(x) >> 50) }
+
+// bucket is the class of x ≥ 0 in the index (l1Key from q.kb, clamped):
+// bucket(x) > bucket(y) implies x > y.
+func (q *l1QP) bucket(x float64) int {
+	return min(max(l1Key(x)-q.kb, 0), l1Buckets-1)
+}
+
+// rebase computes q.r = s + A·d for the free terms (0 for the held ones);
+// with setSig (the warm start) the free terms take the signs of their
+// nonzero residuals and gs becomes Σσ_i·a_i over them. With index, d
+// becomes the scan index's base point d0: each term's κ_i = |r_i|/‖a_i‖ (0 for a held term and for
+// one whose sign σ_i is not its residual's) puts it in a bucket (the top
+// one at q.smax + ‖d0‖, an upper bound of κ), and q.ord lists the terms'
+// indices by run and then by bucket, q.bstart the start of each (run,
+// bucket) in it; q.extra is emptied.
+func (q *l1QP) rebase(d []float64, setSig, index bool) {
+	m, r, sig, inZ := len(q.s), q.r, q.sig, q.inZ
+	nb := q.nb
+	dmax := 0.0
+	for rr := range nb {
+		var t float64
+		for j := range 7 {
+			v := d[q.col(int32(rr), j)]
+			q.pd[rr][j] = v
+			t += v * v
+		}
+		dmax = math.Max(dmax, math.Sqrt(t))
+	}
+	clear(q.pl)
+	q.d0 = append(q.d0[:0], d...)
+	q.kb = l1Key(q.smax+dmax) - (l1Buckets - 1)
+	if cap(q.bstart) < nb*l1Buckets+1 {
+		q.bstart = make([]int32, nb*l1Buckets+1)
+	}
+	q.bstart = q.bstart[:nb*l1Buckets+1]
+	if cap(q.bk) < m {
+		q.bk = make([]uint8, m)
+	}
+	q.bk = q.bk[:m]
+	cnt := q.bstart
+	clear(cnt)
+	for i := range m {
+		k := 0.0
+		if inZ[i] {
+			r[i] = 0
+		} else {
+			a, pd := &q.a[i], &q.pd[q.run[i]]
+			ri := (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6]) + q.s[i]
+			r[i] = ri
+			if setSig {
+				if ri < 0 {
+					sig[i] = -1
+				} else if ri > 0 {
+					sig[i] = 1
+				}
+				pl, c := &q.pl[q.run[i]], sig[i]
+				for j := range 7 {
+					pl[j] += c * a[j]
+				}
+			}
+			if index && sig[i]*ri > 0 {
+				k = math.Abs(ri) / q.an[i]
+			}
+		}
+		if !index {
+			continue
+		}
+		b := q.bucket(k)
+		q.bk[i] = uint8(b)
+		cnt[int(q.run[i])*l1Buckets+b+1]++
+	}
+	if setSig {
+		clear(q.gs)
+		for rr := range nb {
+			for j := range 7 {
+				q.gs[q.col(int32(rr), j)] += q.pl[rr][j]
+			}
+		}
+	}
+	if !index {
+		return
+	}
+	for j := 1; j < len(cnt); j++ {
+		cnt[j] += cnt[j-1]
+	}
+	if cap(q.ord) < m {
+		q.ord = make([]int32, m)
+	}
+	q.ord = q.ord[:m]
+	q.fill = append(q.fill[:0], q.bstart[:nb*l1Buckets]...)
+	for i := range m {
+		c := int(q.run[i])*l1Buckets + int(q.bk[i])
+		q.ord[q.fill[c]] = int32(i)
+		q.fill[c]++
+	}
+	clear(q.inX)
+	q.extra = q.extra[:0]
+}
+
+// flag puts term i on q.extra: its sign changed since the base point.
+func (q *l1QP) flag(i int) {
+	if !q.inX[i] {
+		q.inX[i] = true
+		q.extra = append(q.extra, int32(i))
+	}
+}
+
+// consider adds term i to q.cands if it crosses zero before α = 1 along
+// p (q.pl: p's entries per run) from d (q.pd): the test of the full scan
+// (see solve), r_i = s_i + a_iᵀd computed here.
+func (q *l1QP) consider(i int, pn float64) {
+	if q.inZ[i] {
+		return
+	}
+	a, pl := &q.a[i], &q.pl[q.run[i]]
+	t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
+	// a row (numerically) in the span of the held rows does not move
+	// along p: its rounding is no crossing
+	if q.sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
+		return
+	}
+	pd := &q.pd[q.run[i]]
+	r := q.s[i] + (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6])
+	if al := -r / t; al < 1 {
+		q.cands = append(q.cands, l1Cross{a: math.Max(al, 0), t: t, i: i})
+	}
+}
+
 // solve minimises the convex piecewise quadratic
 //
 //	φ(Δ) = ½ΔᵀHΔ + gᵀΔ + w·Σ_i |s_i + a_iᵀΔ|   (H positive definite)
@@ -377,7 +560,40 @@ func (q *l1QP) signSum(gs []float64) {
 // exceeds w (its subgradient's bound) is released. Each step lowers φ,
 // so it ends at φ's minimum (the Osborne–Watson subproblem of an L1
 // Gauss–Newton method). It returns φ(Δ) − φ(0) and Δ in out.
+//
+// An iteration costs what it touches, not the m terms: only a term whose
+// residual r_i = s_i + a_iᵀd can reach zero along the step d → d + αp,
+// α ∈ [0, 1], needs its r_i and a_iᵀp, and that is decided without them.
+// At a base point d0 (the start, after the warm start; rebase) each term
+// has b_i = r_i(d0) and κ_i = |b_i|/‖a_i‖; a_i touches the 7 entries of
+// its run k (μ and the run's start pose), so by Cauchy–Schwarz
+// |r_i(d) − b_i| ≤ ‖a_i‖·‖(d − d0)_k‖ and |a_iᵀp| ≤ ‖a_i‖·‖p_k‖. A term
+// with κ_i > ‖(d − d0)_k‖ + ‖p_k‖ thus has |r_i(d)| > |a_iᵀp|, r_i of b_i's
+// sign all along the step: if its σ_i is still b_i's it is no crossing
+// (the full scan's test −r_i/a_iᵀp < 1 fails), whatever d and p are. The
+// terms whose σ_i changed since d0 (crossed, or released from Z) are kept
+// on a list (q.extra) and always tested, and a term whose σ_i differs
+// from b_i's sign at d0 (rounding-level residuals) gets κ_i = 0. The terms
+// of each run are kept in classes of κ (q.ord, a quarter octave each,
+// sorted by counting once per base), so the ones tested are a prefix per
+// run found in O(1): those with κ_i in the classes up to the bound's.
+// Rounding: r_i, a_iᵀp and the norms are computed, so the bound is padded,
+// by 1e-13 of ‖d_k‖ + ‖d0_k‖ (the residuals' absolute rounding, ~10 ulps
+// of |s_i| + ‖a_i‖·‖d‖) and then by 1e-12 relative; the class of a κ is a
+// truncation of its bits, only lowering it. The tested terms go through
+// the same test as the full scan's (held terms, σ_i·a_iᵀp ≥ 0 and the
+// degenerate rows |a_iᵀp| ≤ 1e-11‖p‖‖a_i‖ skipped), their crossings sorted
+// by step and then by term (a tie broken the same way every time); gs =
+// Σσ_i·a_i over the free terms is kept by addRow on each flip, hold and
+// release, and the residuals are computed again, all m, only for φ at
+// the end. When an iteration tests more than a quarter of the terms
+// because d moved far from d0 (the cold start's first steps), d becomes
+// the base again (O(m), as one iteration of the full scan). Measured on
+// the subproblems of two identifications (BenchmarkL1QPSolve): see there.
 func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (float64, error) {
+	if l1QPRecord != nil {
+		l1QPRecord(q, H, g, w, warm)
+	}
 	n, m := q.n, len(q.s)
 	q.L = append(q.L[:0], H...)
 	L := q.L
@@ -386,38 +602,57 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	d := out
 	clear(d)
-	q.r = append(q.r[:0], q.s...)
-	q.sig, q.ap = grow(q.sig, m), grow(q.ap, m)
+	q.tested, q.rebases = 0, 0
+	q.r = grow(q.r, m)
+	q.sig = grow(q.sig, m)
 	q.y, q.p, q.hp, q.gs = grow(q.y, n), grow(q.p, n), grow(q.hp, n), grow(q.gs, n)
 	if cap(q.inZ) < m {
 		q.inZ = make([]bool, m)
 	}
-	r, sig, ap, inZ := q.r, q.sig, q.ap, q.inZ[:m]
+	q.inZ = q.inZ[:m]
+	sig, inZ := q.sig, q.inZ
 	p, hp, gs := q.p, q.hp, q.gs
 	clear(inZ)
 	q.an = grow(q.an, m)
-	tiny := 1.0
-	for _, v := range q.s {
-		tiny += w * math.Abs(v)
-	}
-	tiny *= 1e-15
-	for i := range m {
-		var t float64
-		for _, v := range q.a[i] {
-			t += v * v
-		}
-		q.an[i] = math.Sqrt(t)
-	}
 	if len(q.pl) != q.nb {
 		q.pl = make([][7]float64, q.nb)
 	}
+	if len(q.pd) != q.nb {
+		q.pd = make([][7]float64, q.nb)
+	}
+	q.jS = grow32(q.jS, q.nb)
+	q.nd, q.np = grow(q.nd, q.nb), grow(q.np, q.nb)
+	// in one pass: ‖a_i‖, σ = the signs of s and gs = Σσ_i·a_i (signSum)
+	tiny, smax := 1.0, 0.0
+	clear(q.pl)
 	for i := range m {
-		sig[i] = 1
+		a, pl := &q.a[i], &q.pl[q.run[i]]
+		var t float64
+		for _, v := range a {
+			t += v * v
+		}
+		q.an[i] = math.Sqrt(t)
+		tiny += w * math.Abs(q.s[i])
+		if k := math.Abs(q.s[i]) / q.an[i]; k > smax && k <= math.MaxFloat64 {
+			smax = k
+		}
+		c := 1.0
 		if q.s[i] < 0 {
-			sig[i] = -1
+			c = -1
+		}
+		sig[i] = c
+		for j := range 7 {
+			pl[j] += c * a[j]
 		}
 	}
-	q.signSum(gs)
+	tiny *= 1e-15
+	q.smax = smax
+	clear(gs)
+	for rr := range q.pl {
+		for j := range 7 {
+			gs[q.col(int32(rr), j)] += q.pl[rr][j]
+		}
+	}
 	if len(q.K) != n {
 		q.K = make([][]float64, n)
 		for j := range q.K {
@@ -426,6 +661,12 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	q.kz = q.kz[:0] // K's columns are H's: none made yet
 	Z := q.Z[:0]
+	if cap(q.inX) < m {
+		q.inX = make([]bool, m)
+	}
+	q.inX = q.inX[:m]
+	clear(q.inX)
+	q.extra = q.extra[:0]
 	if len(warm) > 0 && len(warm) <= n {
 		// start on the held set of the last subproblem: Δ its minimiser
 		// for the signs of s (the start need only satisfy Z's constraints;
@@ -442,18 +683,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			for j := range n {
 				d[j] += q.p[j]
 			}
-			q.along(d, r)
-			for i := range m {
-				r[i] += q.s[i]
-				if inZ[i] {
-					r[i] = 0
-				} else if r[i] < 0 {
-					sig[i] = -1
-				} else if r[i] > 0 {
-					sig[i] = 1
-				}
-			}
-			q.signSum(gs)
+			q.rebase(d, true, false)
 		} else {
 			for _, i := range Z {
 				inZ[i] = false
@@ -464,7 +694,11 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	const maxIter = 1000
 	released, bland := -1, false
+	excess := 0 // the terms tested because d moved from d0, since d0
+	indexed := false
+	q.iters = 0
 	for iter := 0; iter < maxIter; iter++ {
+		q.iters++
 		nu, ok := q.held(Z, g, w, L)
 		if !ok {
 			break // the held rows became dependent: stop where we are
@@ -487,63 +721,116 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 				pn += v * v
 			}
 			pn = 1e-11 * math.Sqrt(pn)
-			// ap = A·p (along) and the terms that cross zero before α = 1,
-			// in one pass over the rows
-			for rr := range q.pl {
+			if !indexed && q.iters > l1IndexAfter {
+				// a solve this long: index the terms (see above)
+				q.rebase(d, false, true)
+				indexed = true
+			}
+			// per run: ‖(d − d0)_k‖ (padded) and ‖p_k‖ (see above); when the
+			// terms tested because d moved from d0 have cost about two
+			// passes over all, d becomes the base
+			if indexed {
+				heavy := 0
+				for rr := range q.nb {
+					q.bounds(rr, d, p)
+					heavy += int(q.bstart[rr*l1Buckets+q.bucket(q.nd[rr]*(1+1e-12))+1] - q.bstart[rr*l1Buckets])
+				}
+				if excess += heavy; excess > 2*m {
+					excess = 0
+					q.rebase(d, false, true)
+					q.rebases++
+					for rr := range q.nb {
+						q.bounds(rr, d, p)
+					}
+				}
+			}
+			for rr := range q.nb {
 				for j := range 7 {
-					q.pl[rr][j] = p[q.col(int32(rr), j)]
+					c := q.col(int32(rr), j)
+					q.pl[rr][j], q.pd[rr][j] = p[c], d[c]
 				}
+				q.jS[rr] = -1
 			}
-			cands := q.cands[:0]
-			for i := range q.a {
-				a, pl := &q.a[i], &q.pl[q.run[i]]
-				t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
-				ap[i] = t
-				// a row (numerically) in the span of the held rows does not
-				// move along p: its rounding is no crossing
-				if inZ[i] || sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
-					continue
+			// the crossings before α = a1 are all among the terms with κ_i ≤
+			// ‖(d − d0)_k‖ + a1·‖p_k‖ and those on q.extra; a1 doubles until
+			// the line search ends before it
+			q.cands = q.cands[:0]
+			a1 := 1.0
+			if indexed {
+				a1 = 1.0 / 8
+				for _, i := range q.extra {
+					q.consider(int(i), pn)
 				}
-				if a := -r[i] / t; a < 1 {
-					cands = append(cands, l1Cross{math.Max(a, 0), i})
+				q.tested += len(q.extra)
+			} else {
+				for i := range m {
+					q.consider(i, pn)
 				}
+				q.tested += m
 			}
-			slices.SortFunc(cands, func(x, y l1Cross) int {
-				if x.a < y.a {
-					return -1
+			var C, alpha float64
+			var stop, nflip int
+			for {
+				for rr := 0; indexed && rr < q.nb; rr++ {
+					j := int32(q.bucket((q.nd[rr] + a1*q.np[rr]) * (1 + 1e-12)))
+					if j <= q.jS[rr] {
+						continue
+					}
+					pre := q.ord[q.bstart[rr*l1Buckets+int(q.jS[rr])+1]:q.bstart[rr*l1Buckets+int(j)+1]]
+					for _, i := range pre {
+						if !q.inX[i] { // else tested from q.extra
+							q.consider(int(i), pn)
+						}
+					}
+					q.tested += len(pre)
+					q.jS[rr] = j
 				}
-				if x.a > y.a {
-					return 1
+				slices.SortFunc(q.cands, func(x, y l1Cross) int {
+					if x.a < y.a {
+						return -1
+					}
+					if x.a > y.a {
+						return 1
+					}
+					return x.i - y.i
+				})
+				C, alpha, stop, nflip = 0, 1, -1, 0
+				done := false
+				for _, c := range q.cands {
+					if c.a > a1 {
+						break // crossings past a1 may be missing
+					}
+					if am := 1 - C/pHp; am <= c.a {
+						alpha, done = am, true
+						break
+					}
+					if (c.a-1)*pHp+C+2*w*math.Abs(c.t) >= 0 {
+						alpha, stop, done = c.a, c.i, true
+						break
+					}
+					C += 2 * w * math.Abs(c.t)
+					nflip++
 				}
-				return 0
-			})
-			q.cands = cands
-			C, alpha, stop := 0.0, 1.0, -1
-			nflip := 0
-			for _, c := range cands {
-				if am := 1 - C/pHp; am <= c.a {
-					alpha = am
+				if !done {
+					// no crossing left before a1: the line's minimum, if there
+					if am := 1 - C/pHp; am <= a1 || a1 >= 1 {
+						alpha, done = am, true
+					} else {
+						a1 = math.Min(2*a1, 1)
+					}
+				}
+				if done {
 					break
 				}
-				if (c.a-1)*pHp+C+2*w*math.Abs(ap[c.i]) >= 0 {
-					alpha, stop = c.a, c.i
-					break
-				}
-				C += 2 * w * math.Abs(ap[c.i])
-				nflip++
 			}
-			if stop < 0 && nflip == len(cands) {
-				alpha = 1 - C/pHp
-			}
+			cands := q.cands
 			for j := range n {
 				d[j] += alpha * p[j]
-			}
-			for i := range m {
-				r[i] += alpha * ap[i]
 			}
 			for _, c := range cands[:nflip] {
 				q.addRow(c.i, -2*sig[c.i], gs)
 				sig[c.i] = -sig[c.i]
+				q.flag(c.i)
 			}
 			if stop >= 0 && stop == released {
 				// the term just released is held again: at a degenerate
@@ -556,7 +843,6 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			if stop >= 0 {
 				inZ[stop] = true
 				Z = append(Z, stop)
-				r[stop] = 0
 				q.addRow(stop, -sig[stop], gs)
 			}
 			if !(alpha == 1 && C == 0 && stop < 0) {
@@ -587,6 +873,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		inZ[i] = false
 		sig[i] = math.Copysign(1, nu[worst])
 		q.addRow(i, sig[i], gs)
+		q.flag(i)
 	}
 	q.Z = Z
 	var phi float64
@@ -597,10 +884,30 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		}
 		phi += d[i] * (0.5*t + g[i])
 	}
+	// the residuals at Δ (q.r), 0 for the held terms
+	r := q.r
+	for rr := range q.nb {
+		for j := range 7 {
+			q.pd[rr][j] = d[q.col(int32(rr), j)]
+		}
+	}
 	for i := range m {
-		phi += w * (math.Abs(r[i]) - math.Abs(q.s[i]))
+		ri := 0.0
+		if !inZ[i] {
+			a, pd := &q.a[i], &q.pd[q.run[i]]
+			ri = (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6]) + q.s[i]
+		}
+		r[i] = ri
+		phi += w * (math.Abs(ri) - math.Abs(q.s[i]))
 	}
 	return phi, nil
+}
+
+func grow32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
 }
 
 // sqp minimises linEq8 from δ = 0 by l1QP.solve's steps on hessEval's model,
