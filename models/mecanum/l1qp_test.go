@@ -75,14 +75,13 @@ func sameAsRef(t *testing.T, name string, q *l1QP, H, g []float64, w float64, wa
 // (to ‖Δ‖∞) and φ within 1e-14 of the sums it is the difference of
 // (phiScale: φ itself can be 1e-8 of them, its last digits cancellation,
 // computed from the residuals the full scan updates step by step and solve
-// computes at Δ); and φ is the objective computed at its Δ to the same. Also with the index built
-// from the first iteration (l1IndexAfter = 0), so that it is on trial in
-// every line search.
+// computes at Δ); and φ is the objective computed at its Δ to the same. Also
+// with a new base point for the index at every line search (l1Rebase = 0).
 func TestL1QPSameAsRef(t *testing.T) {
 	subs := recordL1Subs(t)
-	defer func(v int) { l1IndexAfter = v }(l1IndexAfter)
+	defer func(v int) { l1Rebase = v }(l1Rebase)
 	for _, after := range []int{2, 0} {
-		l1IndexAfter = after
+		l1Rebase = after
 		var worstD, worstPhi, worstPhiS float64
 		var diffZ, diffSig, iters int
 		for k, s := range subs {
@@ -91,21 +90,21 @@ func TestL1QPSameAsRef(t *testing.T) {
 				worstD, worstPhi, worstPhiS = math.Max(worstD, dd), math.Max(worstPhi, dphi), math.Max(worstPhiS, dphiS)
 				if !sameZ {
 					diffZ++
-					t.Errorf("index after %d, subproblem %d (%s, warm %v): held sets differ", after, k, s.set, warm != nil)
+					t.Errorf("rebase after %d·m, subproblem %d (%s, warm %v): held sets differ", after, k, s.set, warm != nil)
 				}
 				if !sameSig {
 					diffSig++
-					t.Errorf("index after %d, subproblem %d (%s, warm %v): signs differ", after, k, s.set, warm != nil)
+					t.Errorf("rebase after %d·m, subproblem %d (%s, warm %v): signs differ", after, k, s.set, warm != nil)
 				}
 				if dd > 1e-12 || dphiS > 1e-14 {
-					t.Errorf("index after %d, subproblem %d (%s, warm %v): Δ differs by %.3g (relative to ‖Δ‖∞), φ by %.3g of its sums' size", after, k, s.set, warm != nil, dd, dphiS)
+					t.Errorf("rebase after %d·m, subproblem %d (%s, warm %v): Δ differs by %.3g (relative to ‖Δ‖∞), φ by %.3g of its sums' size", after, k, s.set, warm != nil, dd, dphiS)
 				}
 				c := *s.q
 				c.solve(s.H, s.g, s.w, make([]float64, c.n), warm)
 				iters += c.iters
 			}
 		}
-		t.Logf("index after %d iterations: %d subproblems × 2 starts (%d iterations): largest Δ difference %.3g (relative to ‖Δ‖∞), φ %.3g (relative to φ), %.3g (to its sums' size); held sets differ %d, signs %d",
+		t.Logf("rebase after %d·m: %d subproblems × 2 starts (%d iterations): largest Δ difference %.3g (relative to ‖Δ‖∞), φ %.3g (relative to φ), %.3g (to its sums' size); held sets differ %d, signs %d",
 			after, len(subs), iters, worstD, worstPhi, worstPhiS, diffZ, diffSig)
 	}
 }
@@ -119,7 +118,7 @@ func TestL1QPSameAsRef(t *testing.T) {
 // cancelling), leaves them at 0. Both solves end there, in two
 // iterations (one line search and the check of the minimiser).
 func TestL1QPManyCrossings(t *testing.T) {
-	defer func(v int) { l1IndexAfter = v }(l1IndexAfter)
+	defer func(v int) { l1Rebase = v }(l1Rebase)
 	const nb, w = 3, 0.001
 	n := 4 + 3*nb
 	q := &l1QP{n: n, nb: nb}
@@ -141,7 +140,7 @@ func TestL1QPManyCrossings(t *testing.T) {
 	}
 	g[0] = -10
 	for _, after := range []int{2, 0} {
-		l1IndexAfter = after
+		l1Rebase = after
 		for _, ref := range []bool{false, true} {
 			c := *q
 			d := make([]float64, n)
@@ -155,19 +154,19 @@ func TestL1QPManyCrossings(t *testing.T) {
 			}
 			want := 10 - 60*w
 			if math.Abs(d[0]-want) > 1e-12*want || c.iters != 2 || len(c.Z) != 0 {
-				t.Errorf("index after %d, ref %v: Δ_1 = %.17g (want %.17g) in %d iterations, %d held", after, ref, d[0], want, c.iters, len(c.Z))
+				t.Errorf("rebase after %d·m, ref %v: Δ_1 = %.17g (want %.17g) in %d iterations, %d held", after, ref, d[0], want, c.iters, len(c.Z))
 			}
 			for j := 1; j < n; j++ {
 				if d[j] != 0 {
-					t.Errorf("index after %d, ref %v: Δ_%d = %g, want 0", after, ref, j, d[j])
+					t.Errorf("rebase after %d·m, ref %v: Δ_%d = %g, want 0", after, ref, j, d[j])
 				}
 			}
 			if direct := phiOf(q, H, g, w, d); math.Abs(direct-phi) > 1e-12*math.Abs(phi) {
-				t.Errorf("index after %d, ref %v: φ %.17g, the objective at Δ %.17g", after, ref, phi, direct)
+				t.Errorf("rebase after %d·m, ref %v: φ %.17g, the objective at Δ %.17g", after, ref, phi, direct)
 			}
 			for i := range 60 {
 				if c.sig[i] != 1 {
-					t.Errorf("index after %d, ref %v: term %d (distance %g) not crossed", after, ref, i, q.s[i])
+					t.Errorf("rebase after %d·m, ref %v: term %d (distance %g) not crossed", after, ref, i, q.s[i])
 					break
 				}
 			}

@@ -211,12 +211,14 @@ type l1QP struct {
 	pl                  [][7]float64
 	cands               []l1Cross
 	iters               int // the active-set iterations of the last solve
-	// solve's scan index (rebase): the base point d0, each term's κ and
-	// bucket, the terms by run and bucket (ord, bstart), the terms whose
-	// sign changed since d0 (extra, inX); per run, d's entries (pd) and
-	// the last bucket tested (jB)
+	// solve's scan index (rebase): the base point d0, each term's bucket
+	// of κ (bk; kb the key of the lowest), the terms by run and bucket
+	// (ord, bstart; fill a buffer), the terms whose sign changed since d0
+	// (extra, inX); per run, d's entries (pd), ‖(d − d0)_k‖ and ‖p_k‖ (nd,
+	// np: bounds) and the last bucket tested in this line search (jS)
 	d0        []float64
-	smax      float64 // the largest |s_i|/‖a_i‖
+	smax      float64   // max|s_i| / min‖a_i‖ (≥ every |s_i|/‖a_i‖)
+	ian       []float64 // 1/‖a_i‖
 	bk        []uint8
 	ord       []int32
 	bstart    []int32
@@ -246,10 +248,11 @@ func (q *l1QP) bounds(r int, d, p []float64) {
 	q.np[r] = math.Sqrt(pp)
 }
 
-// l1IndexAfter is the number of solve's iterations that scan every term
-// before it indexes them (rebase): a solve this short does not repay the
-// index's passes. (A variable for the tests, which index from the first.)
-var l1IndexAfter = 2
+// l1Rebase: solve's index takes d as its base point again once the terms
+// tested because d moved from the base reach l1Rebase·m (about the cost
+// of the rebase). A variable for the tests, which also take 0: a new base
+// at every line search.
+var l1Rebase = 2
 
 // l1QPRecord, when set (by tests and benchmarks: nil otherwise), is
 // handed each subproblem as solve begins: the terms (q), H, g, w and the
@@ -426,15 +429,15 @@ func (q *l1QP) bucket(x float64) int {
 	return min(max(l1Key(x)-q.kb, 0), l1Buckets-1)
 }
 
-// rebase computes q.r = s + A·d for the free terms (0 for the held ones);
-// with setSig (the warm start) the free terms take the signs of their
-// nonzero residuals and gs becomes Σσ_i·a_i over them. With index, d
-// becomes the scan index's base point d0: each term's κ_i = |r_i|/‖a_i‖ (0 for a held term and for
-// one whose sign σ_i is not its residual's) puts it in a bucket (the top
-// one at q.smax + ‖d0‖, an upper bound of κ), and q.ord lists the terms'
-// indices by run and then by bucket, q.bstart the start of each (run,
-// bucket) in it; q.extra is emptied.
-func (q *l1QP) rebase(d []float64, setSig, index bool) {
+// rebase makes d the base point d0 of solve's index: q.r = s + A·d for
+// the free terms (0 for the held ones); with setSig (the warm start) the
+// free terms take the signs of their nonzero residuals and gs becomes
+// Σσ_i·a_i over them. Each term's κ_i = |r_i|/‖a_i‖ (0 for a held term and
+// for one whose sign σ_i is not its residual's) puts it in a bucket (the
+// top one at q.smax + max_k‖d_k‖, above every κ), q.ord lists the terms
+// by run and then by bucket, q.bstart the start of each (run, bucket) in
+// it, and q.extra is emptied.
+func (q *l1QP) rebase(d []float64, setSig bool) {
 	m, r, sig, inZ := len(q.s), q.r, q.sig, q.inZ
 	nb := q.nb
 	dmax := 0.0
@@ -479,12 +482,9 @@ func (q *l1QP) rebase(d []float64, setSig, index bool) {
 					pl[j] += c * a[j]
 				}
 			}
-			if index && sig[i]*ri > 0 {
-				k = math.Abs(ri) / q.an[i]
+			if sig[i]*ri > 0 {
+				k = math.Abs(ri) * q.ian[i]
 			}
-		}
-		if !index {
-			continue
 		}
 		b := q.bucket(k)
 		q.bk[i] = uint8(b)
@@ -497,9 +497,6 @@ func (q *l1QP) rebase(d []float64, setSig, index bool) {
 				q.gs[q.col(int32(rr), j)] += q.pl[rr][j]
 			}
 		}
-	}
-	if !index {
-		return
 	}
 	for j := 1; j < len(cnt); j++ {
 		cnt[j] += cnt[j-1]
@@ -564,32 +561,34 @@ func (q *l1QP) consider(i int, pn float64) {
 // An iteration costs what it touches, not the m terms: only a term whose
 // residual r_i = s_i + a_iᵀd can reach zero along the step d → d + αp,
 // α ∈ [0, 1], needs its r_i and a_iᵀp, and that is decided without them.
-// At a base point d0 (the start, after the warm start; rebase) each term
-// has b_i = r_i(d0) and κ_i = |b_i|/‖a_i‖; a_i touches the 7 entries of
-// its run k (μ and the run's start pose), so by Cauchy–Schwarz
+// At a base point d0 (rebase: the start, or the warm start's point) each
+// term has b_i = r_i(d0) and κ_i = |b_i|/‖a_i‖; a_i touches the 7 entries
+// of its run k (μ and the run's start pose), so by Cauchy–Schwarz
 // |r_i(d) − b_i| ≤ ‖a_i‖·‖(d − d0)_k‖ and |a_iᵀp| ≤ ‖a_i‖·‖p_k‖. A term
-// with κ_i > ‖(d − d0)_k‖ + ‖p_k‖ thus has |r_i(d)| > |a_iᵀp|, r_i of b_i's
-// sign all along the step: if its σ_i is still b_i's it is no crossing
-// (the full scan's test −r_i/a_iᵀp < 1 fails), whatever d and p are. The
+// with κ_i > ‖(d − d0)_k‖ + a1·‖p_k‖ thus has |r_i(d)| > a1·|a_iᵀp|, r_i of
+// b_i's sign for all α ∈ [0, a1]: if its σ_i is still b_i's sign it is no
+// crossing before a1 (the full scan's test −r_i/a_iᵀp < a1 fails). The
 // terms whose σ_i changed since d0 (crossed, or released from Z) are kept
 // on a list (q.extra) and always tested, and a term whose σ_i differs
-// from b_i's sign at d0 (rounding-level residuals) gets κ_i = 0. The terms
-// of each run are kept in classes of κ (q.ord, a quarter octave each,
-// sorted by counting once per base), so the ones tested are a prefix per
-// run found in O(1): those with κ_i in the classes up to the bound's.
-// Rounding: r_i, a_iᵀp and the norms are computed, so the bound is padded,
-// by 1e-13 of ‖d_k‖ + ‖d0_k‖ (the residuals' absolute rounding, ~10 ulps
-// of |s_i| + ‖a_i‖·‖d‖) and then by 1e-12 relative; the class of a κ is a
-// truncation of its bits, only lowering it. The tested terms go through
-// the same test as the full scan's (held terms, σ_i·a_iᵀp ≥ 0 and the
-// degenerate rows |a_iᵀp| ≤ 1e-11‖p‖‖a_i‖ skipped), their crossings sorted
-// by step and then by term (a tie broken the same way every time); gs =
-// Σσ_i·a_i over the free terms is kept by addRow on each flip, hold and
-// release, and the residuals are computed again, all m, only for φ at
-// the end. When an iteration tests more than a quarter of the terms
-// because d moved far from d0 (the cold start's first steps), d becomes
-// the base again (O(m), as one iteration of the full scan). Measured on
-// the subproblems of two identifications (BenchmarkL1QPSolve): see there.
+// from b_i's sign at d0 (a residual 0 or of rounding's size) gets κ_i = 0.
+// The terms of each run are kept in classes of κ (q.ord: a quarter octave
+// each, 32 octaves, counting-sorted once per base), so the ones tested
+// are a prefix per run, found in O(1). The line search first takes
+// a1 = 1/8: if it ends before a1 (a term held, or the line's minimum), no
+// crossing it did not see matters; else a1 doubles and the classes up to
+// the new bound are tested too. Rounding: r_i, a_iᵀp and the norms are
+// computed, so the bound is padded, by 1e-13 of ‖d_k‖ + ‖d0_k‖ (the
+// residuals' absolute rounding is ~10 ulps of |s_i| + ‖a_i‖·‖d‖) and then
+// by 1e-12 relative; the class of a κ truncates its bits, only lowering
+// it. The tested terms go through the full scan's test (held terms,
+// σ_i·a_iᵀp ≥ 0 and the degenerate rows |a_iᵀp| ≤ 1e-11‖p‖‖a_i‖ skipped);
+// their crossings are sorted by step and then by term, so that a tie is
+// broken the same way whichever terms were tested. gs = Σσ_i·a_i over the
+// free terms is kept by addRow on each flip, hold and release; the
+// residuals of all m terms are computed only at the base points and for φ
+// at the end. When the terms tested only because d moved from d0 add up to
+// l1Rebase·m, d becomes the base (one pass over the terms). Measured on
+// the subproblems of two identifications: BenchmarkL1QPSolve.
 func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (float64, error) {
 	if l1QPRecord != nil {
 		l1QPRecord(q, H, g, w, warm)
@@ -613,7 +612,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	sig, inZ := q.sig, q.inZ
 	p, hp, gs := q.p, q.hp, q.gs
 	clear(inZ)
-	q.an = grow(q.an, m)
+	q.an, q.ian = grow(q.an, m), grow(q.ian, m)
 	if len(q.pl) != q.nb {
 		q.pl = make([][7]float64, q.nb)
 	}
@@ -623,7 +622,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	q.jS = grow32(q.jS, q.nb)
 	q.nd, q.np = grow(q.nd, q.nb), grow(q.np, q.nb)
 	// in one pass: ‖a_i‖, σ = the signs of s and gs = Σσ_i·a_i (signSum)
-	tiny, smax := 1.0, 0.0
+	tiny, smax, amin := 1.0, 0.0, math.Inf(1)
 	clear(q.pl)
 	for i := range m {
 		a, pl := &q.a[i], &q.pl[q.run[i]]
@@ -631,11 +630,11 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		for _, v := range a {
 			t += v * v
 		}
-		q.an[i] = math.Sqrt(t)
+		an := math.Sqrt(t)
+		q.an[i], q.ian[i] = an, 1/an
 		tiny += w * math.Abs(q.s[i])
-		if k := math.Abs(q.s[i]) / q.an[i]; k > smax && k <= math.MaxFloat64 {
-			smax = k
-		}
+		smax = math.Max(smax, math.Abs(q.s[i]))
+		amin = math.Min(amin, an)
 		c := 1.0
 		if q.s[i] < 0 {
 			c = -1
@@ -646,7 +645,9 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		}
 	}
 	tiny *= 1e-15
-	q.smax = smax
+	if q.smax = smax / amin; !(q.smax <= math.MaxFloat64) {
+		q.smax = math.MaxFloat64 // a zero row: no κ above this but its own
+	}
 	clear(gs)
 	for rr := range q.pl {
 		for j := range 7 {
@@ -667,6 +668,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	q.inX = q.inX[:m]
 	clear(q.inX)
 	q.extra = q.extra[:0]
+	based := false
 	if len(warm) > 0 && len(warm) <= n {
 		// start on the held set of the last subproblem: Δ its minimiser
 		// for the signs of s (the start need only satisfy Z's constraints;
@@ -683,7 +685,8 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			for j := range n {
 				d[j] += q.p[j]
 			}
-			q.rebase(d, true, false)
+			q.rebase(d, true)
+			based = true
 		} else {
 			for _, i := range Z {
 				inZ[i] = false
@@ -692,10 +695,12 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			Z = Z[:0]
 		}
 	}
+	if !based {
+		q.rebase(d, false)
+	}
 	const maxIter = 1000
 	released, bland := -1, false
 	excess := 0 // the terms tested because d moved from d0, since d0
-	indexed := false
 	q.iters = 0
 	for iter := 0; iter < maxIter; iter++ {
 		q.iters++
@@ -721,23 +726,18 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 				pn += v * v
 			}
 			pn = 1e-11 * math.Sqrt(pn)
-			if !indexed && q.iters > l1IndexAfter {
-				// a solve this long: index the terms (see above)
-				q.rebase(d, false, true)
-				indexed = true
-			}
 			// per run: ‖(d − d0)_k‖ (padded) and ‖p_k‖ (see above); when the
 			// terms tested because d moved from d0 have cost about two
 			// passes over all, d becomes the base
-			if indexed {
+			{
 				heavy := 0
 				for rr := range q.nb {
 					q.bounds(rr, d, p)
 					heavy += int(q.bstart[rr*l1Buckets+q.bucket(q.nd[rr]*(1+1e-12))+1] - q.bstart[rr*l1Buckets])
 				}
-				if excess += heavy; excess > 2*m {
+				if excess += heavy; excess > l1Rebase*m {
 					excess = 0
-					q.rebase(d, false, true)
+					q.rebase(d, false)
 					q.rebases++
 					for rr := range q.nb {
 						q.bounds(rr, d, p)
@@ -755,23 +755,15 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			// ‖(d − d0)_k‖ + a1·‖p_k‖ and those on q.extra; a1 doubles until
 			// the line search ends before it
 			q.cands = q.cands[:0]
-			a1 := 1.0
-			if indexed {
-				a1 = 1.0 / 8
-				for _, i := range q.extra {
-					q.consider(int(i), pn)
-				}
-				q.tested += len(q.extra)
-			} else {
-				for i := range m {
-					q.consider(i, pn)
-				}
-				q.tested += m
+			a1 := 1.0 / 8
+			for _, i := range q.extra {
+				q.consider(int(i), pn)
 			}
+			q.tested += len(q.extra)
 			var C, alpha float64
 			var stop, nflip int
 			for {
-				for rr := 0; indexed && rr < q.nb; rr++ {
+				for rr := range q.nb {
 					j := int32(q.bucket((q.nd[rr] + a1*q.np[rr]) * (1 + 1e-12)))
 					if j <= q.jS[rr] {
 						continue
