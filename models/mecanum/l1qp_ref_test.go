@@ -8,8 +8,9 @@ import (
 // solveRef is l1QP.solve as it was before its iterations were made to
 // cost what they touch (an O(m) pass over every term per iteration): the
 // reference the new solve is checked and timed against (l1qp_test.go,
-// BenchmarkL1QPSolve). It keeps its own copy so that it stays the
-// reference when solve changes; it sets q.iters as solve does.
+// BenchmarkL1QPSolve). It keeps its own copy (and heldRef, held's) so
+// that it stays the reference when solve changes; it sets q.iters as
+// solve does.
 func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (float64, error) {
 	n, m := q.n, len(q.s)
 	q.L = append(q.L[:0], H...)
@@ -70,7 +71,7 @@ func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (f
 				q.addRow(i, -sig[i], gs)
 			}
 		}
-		if nu, ok := q.held(Z, g, w, L); ok {
+		if nu, ok := q.heldRef(Z, g, w, L); ok {
 			q.step(nu, d)
 			for j := range n {
 				d[j] += q.p[j]
@@ -100,7 +101,7 @@ func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (f
 	q.iters = 0
 	for iter := 0; iter < maxIter; iter++ {
 		q.iters++
-		nu, ok := q.held(Z, g, w, L)
+		nu, ok := q.heldRef(Z, g, w, L)
 		if !ok {
 			break // the held rows became dependent: stop where we are
 		}
@@ -236,4 +237,51 @@ func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (f
 		phi += w * (math.Abs(r[i]) - math.Abs(q.s[i]))
 	}
 	return phi, nil
+}
+
+// heldRef is l1QP.held as it was (solveRef's): it solves the quadratic of the held set Z and the signs (gs): y =
+// H⁻¹(g + w·Σσ_i a_i) in q.y, K = H⁻¹A_Zᵀ in q.K and the multipliers ν of
+// Z's constraints (returned; false if Z's rows are dependent).
+func (q *l1QP) heldRef(Z []int, g []float64, w float64, L []float64) ([]float64, bool) {
+	n := q.n
+	y := q.y
+	for j := range n {
+		y[j] = g[j] + w*q.gs[j]
+	}
+	cholSolve(n, L, y)
+	z := len(Z)
+	if z == 0 {
+		return nil, true
+	}
+	if z > n {
+		return nil, false
+	}
+	q.S = grow(q.S, z*z)
+	q.nu = grow(q.nu, z)
+	S, rhs := q.S, q.nu
+	for a, i := range Z {
+		if a < len(q.kz) && q.kz[a] == i {
+			continue // K's column of term i, from an earlier call
+		}
+		k := q.K[a]
+		clear(k)
+		q.addRow(i, 1, k)
+		cholSolve(n, L, k)
+		if a < len(q.kz) {
+			q.kz[a] = i
+		} else {
+			q.kz = append(q.kz, i)
+		}
+	}
+	for a, i := range Z {
+		rhs[a] = q.s[i] - q.dotRow(i, y)
+		for b := range z {
+			S[a*z+b] = q.dotRow(i, q.K[b])
+		}
+	}
+	if err := cholesky(z, S); err != nil {
+		return nil, false
+	}
+	cholSolve(z, S, rhs)
+	return rhs, true
 }

@@ -208,6 +208,8 @@ type l1QP struct {
 	K                   [][]float64
 	kz                  []int // the terms whose H⁻¹a_i are K's first columns
 	S                   []float64
+	Sc                  []float64 // S's rows kept by held (stride n)
+	scZ                 []int     // the terms of Sc's rows
 	pl                  [][7]float64
 	cands               []l1Cross
 	iters               int // the active-set iterations of the last solve
@@ -301,7 +303,11 @@ func grow(b []float64, n int) []float64 {
 
 // held solves the quadratic of the held set Z and the signs (gs): y =
 // H⁻¹(g + w·Σσ_i a_i) in q.y, K = H⁻¹A_Zᵀ in q.K and the multipliers ν of
-// Z's constraints (returned; false if Z's rows are dependent).
+// Z's constraints (returned; false if Z's rows are dependent). S = A_Z K
+// is kept between calls (q.Sc, its rows' terms in q.scZ): an entry
+// a_iᵀH⁻¹a_j depends only on the two terms (H is one solve's), so the rows
+// of the longest prefix of Z that is unchanged are reused, and only the
+// lower triangle (all cholesky reads) is computed.
 func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bool) {
 	n := q.n
 	y := q.y
@@ -318,7 +324,11 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 	}
 	q.S = grow(q.S, z*z)
 	q.nu = grow(q.nu, z)
+	q.Sc = grow(q.Sc, n*n)
 	S, rhs := q.S, q.nu
+	if len(q.kz) == 0 {
+		q.scZ = q.scZ[:0] // a new solve (K's columns are made again)
+	}
 	for a, i := range Z {
 		if a < len(q.kz) && q.kz[a] == i {
 			continue // K's column of term i, from an earlier call
@@ -333,11 +343,20 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 			q.kz = append(q.kz, i)
 		}
 	}
+	v := 0
+	for v < z && v < len(q.scZ) && q.scZ[v] == Z[v] {
+		v++
+	}
+	q.scZ = q.scZ[:v]
 	for a, i := range Z {
 		rhs[a] = q.s[i] - q.dotRow(i, y)
-		for b := range z {
-			S[a*z+b] = q.dotRow(i, q.K[b])
+		if a >= v {
+			for b := range a + 1 {
+				q.Sc[a*n+b] = q.dotRow(i, q.K[b])
+			}
+			q.scZ = append(q.scZ, i)
 		}
+		copy(S[a*z:a*z+a+1], q.Sc[a*n:a*n+a+1])
 	}
 	if err := cholesky(z, S); err != nil {
 		return nil, false
