@@ -788,9 +788,20 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 						continue
 					}
 					pre := q.ord[q.bstart[rr*l1Buckets+int(q.jS[rr])+1]:q.bstart[rr*l1Buckets+int(j)+1]]
+					// consider's test, inlined: the run's p and d at hand
+					pl, pd := &q.pl[rr], &q.pd[rr]
 					for _, i := range pre {
-						if !q.inX[i] { // else tested from q.extra
-							q.consider(int(i), pn)
+						if q.inX[i] || q.inZ[i] {
+							continue // tested from q.extra, or held
+						}
+						a := &q.a[i]
+						t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
+						if sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
+							continue
+						}
+						r := q.s[i] + (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6])
+						if al := -r / t; al < 1 {
+							q.cands = append(q.cands, l1Cross{a: math.Max(al, 0), t: t, i: int(i)})
 						}
 					}
 					q.tested += len(pre)
