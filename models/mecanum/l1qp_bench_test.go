@@ -86,8 +86,9 @@ func recordL1Subs(tb testing.TB) []l1Sub {
 // 276 terms tested per iteration. What is left is mostly per solve, O(m):
 // ‖a_i‖, the signs and Σσ_i·a_i of s (one pass), the residuals, signs and
 // index at the base point (one pass and a counting sort), φ (one pass);
-// and the terms tested because d moved from the base point (about two
-// thirds of those tested: the Cauchy–Schwarz bound on 7 entries is loose).
+// and the terms tested because d moved from the base point (about three
+// quarters of those tested: the Cauchy–Schwarz bound on 7 entries is
+// loose).
 // BenchmarkEq8Parts, this tree against its parent side by side (2 × 3
 // runs each, alternating): second-ms 6.42–6.68 → 6.03–6.18, x-squared
 // 9.31–9.88 → 9.02–9.34.

@@ -653,7 +653,9 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		q.an[i], q.ian[i] = an, 1/an
 		tiny += w * math.Abs(q.s[i])
 		smax = math.Max(smax, math.Abs(q.s[i]))
-		amin = math.Min(amin, an)
+		if an > 0 { // a zero row's κ is +Inf: the top bucket
+			amin = math.Min(amin, an)
+		}
 		c := 1.0
 		if q.s[i] < 0 {
 			c = -1
@@ -665,7 +667,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	tiny *= 1e-15
 	if q.smax = smax / amin; !(q.smax <= math.MaxFloat64) {
-		q.smax = math.MaxFloat64 // a zero row: no κ above this but its own
+		q.smax = math.MaxFloat64
 	}
 	clear(gs)
 	for rr := range q.pl {
