@@ -115,7 +115,7 @@ func TestL1QPSameAsRef(t *testing.T) {
 // by 2w, and the minimum is Δ_1 = 10 − 60w (every term crossed), the
 // other entries 0; a second family of terms on the start poses, in pairs
 // of the same row and distances ±(1…2) (never crossed, their pulls
-// cancelling), leaves them at 0. Both solves end there, in two
+// cancelling), leaves them at 0, and so does a zero row. Both solves end there, in two
 // iterations (one line search and the check of the minimiser).
 func TestL1QPManyCrossings(t *testing.T) {
 	defer func(v int) { l1Rebase = v }(l1Rebase)
@@ -134,6 +134,8 @@ func TestL1QPManyCrossings(t *testing.T) {
 		q.a = append(q.a, a)
 		q.run = append(q.run, int32(i/2%nb))
 	}
+	// and a zero row (its κ is +Inf): a constant term
+	q.s, q.a, q.run = append(q.s, 0.5), append(q.a, [7]float64{}), append(q.run, 1)
 	H, g := make([]float64, n*n), make([]float64, n)
 	for j := range n {
 		H[j*n+j] = 1
