@@ -261,6 +261,30 @@ var l1Rebase = 2
 // warm start, to be copied.
 var l1QPRecord func(q *l1QP, H, g []float64, w float64, warm []int)
 
+// sortCrosses sorts crossings by step and then by term: by insertion when
+// they are few (a line search's usually are, and after its first stage
+// mostly sorted already).
+func sortCrosses(c []l1Cross) {
+	less := func(x, y *l1Cross) bool { return x.a < y.a || x.a == y.a && x.i < y.i }
+	if len(c) > 32 {
+		slices.SortFunc(c, func(x, y l1Cross) int {
+			if less(&x, &y) {
+				return -1
+			}
+			if less(&y, &x) {
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for k := 1; k < len(c); k++ {
+		for j := k; j > 0 && less(&c[j], &c[j-1]); j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
 // l1Cross is a crossing of solve's line search: the step a at which term
 // i reaches zero and its a_iᵀp (t).
 type l1Cross struct {
@@ -809,15 +833,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 					q.tested += len(pre)
 					q.jS[rr] = j
 				}
-				slices.SortFunc(q.cands, func(x, y l1Cross) int {
-					if x.a < y.a {
-						return -1
-					}
-					if x.a > y.a {
-						return 1
-					}
-					return x.i - y.i
-				})
+				sortCrosses(q.cands)
 				C, alpha, stop, nflip = 0, 1, -1, 0
 				done := false
 				for _, c := range q.cands {
