@@ -81,17 +81,17 @@ func recordL1Subs(tb testing.TB) []l1Sub {
 // per solve, and for new the terms tested per iteration (of m = 1,263 and
 // 1,684) and the index's new base points per solve.
 //
-// Measured (-benchtime 40x -count 3, load ~1): 91 subproblems, 9.0
-// iterations per solve; ref 164–166 µs per solve, new 116–123 µs (1.4×),
+// Measured (-benchtime 60x -count 3, load ~1): 91 subproblems, 9.0
+// iterations per solve; ref 166–167 µs per solve, new 118–120 µs (1.4×),
 // 276 terms tested per iteration. What is left is mostly per solve, O(m):
 // ‖a_i‖, the signs and Σσ_i·a_i of s (one pass), the residuals, signs and
 // index at the base point (one pass and a counting sort), φ (one pass);
 // and the terms tested because d moved from the base point (about three
 // quarters of those tested: the Cauchy–Schwarz bound on 7 entries is
-// loose).
-// BenchmarkEq8Parts, this tree against its parent side by side (2 × 3
-// runs each, alternating): second-ms 6.42–6.68 → 6.03–6.18, x-squared
-// 9.31–9.88 → 9.02–9.34.
+// loose). BenchmarkEq8Parts, this tree against its parent side by side
+// (2 × 3 runs each, alternating): second-ms 6.29–6.48 → 5.84–5.96,
+// x-squared 9.32–9.78 → 8.71–9.21; μ the same to the bit on the demo-like
+// logs and on spinRuns.
 func BenchmarkL1QPSolve(b *testing.B) {
 	subs := recordL1Subs(b)
 	for _, v := range []struct {
