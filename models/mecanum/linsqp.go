@@ -297,13 +297,88 @@ type l1QP struct {
 	K                   [][]float64
 	kz                  []int // the terms whose H⁻¹a_i are K's first columns
 	S                   []float64
+	Sc                  []float64 // S's rows kept by held (stride n)
+	scZ                 []int     // the terms of Sc's rows
 	pl                  [][7]float64
 	cands               []l1Cross
+	iters               int // the active-set iterations of the last solve
+	// solve's scan index (rebase): the base point d0, each term's bucket
+	// of κ (bk; kb the key of the lowest), the terms by run and bucket
+	// (ord, bstart; fill a buffer), the terms whose sign changed since d0
+	// (extra, inX); per run, d's entries (pd), ‖(d − d0)_k‖ and ‖p_k‖ (nd,
+	// np: bounds) and the last bucket tested in this line search (jS)
+	d0        []float64
+	smax      float64   // max|s_i| / min‖a_i‖ (≥ every |s_i|/‖a_i‖)
+	ian       []float64 // 1/‖a_i‖
+	bk        []uint8
+	ord       []int32
+	bstart    []int32
+	fill      []int32
+	kb        int
+	extra, jS []int32
+	nd, np    []float64
+	inX       []bool
+	pd        [][7]float64
+	// counters for tests and benchmarks: terms tested, rebases
+	tested, rebases int
 }
 
+// bounds sets q.nd[r] = ‖(d − d0)_r‖, padded for rounding (see solve),
+// and q.np[r] = ‖p_r‖ over run r's 7 entries.
+func (q *l1QP) bounds(r int, d, p []float64) {
+	var pp, dd, dn, d0n float64
+	for j := range 7 {
+		c := q.col(int32(r), j)
+		x := d[c] - q.d0[c]
+		pp += p[c] * p[c]
+		dd += x * x
+		dn += d[c] * d[c]
+		d0n += q.d0[c] * q.d0[c]
+	}
+	q.nd[r] = math.Sqrt(dd) + 1e-13*(math.Sqrt(dn)+math.Sqrt(d0n))
+	q.np[r] = math.Sqrt(pp)
+}
+
+// l1Rebase: solve's index takes d as its base point again once the terms
+// tested because d moved from the base reach l1Rebase·m (about the cost
+// of the rebase). A variable for the tests, which also take 0: a new base
+// at every line search.
+var l1Rebase = 2
+
+// l1QPRecord, when set (by tests and benchmarks: nil otherwise), is
+// handed each subproblem as solve begins: the terms (q), H, g, w and the
+// warm start, to be copied.
+var l1QPRecord func(q *l1QP, H, g []float64, w float64, warm []int)
+
+// sortCrosses sorts crossings by step and then by term: by insertion when
+// they are few (a line search's usually are, and after its first stage
+// mostly sorted already).
+func sortCrosses(c []l1Cross) {
+	less := func(x, y *l1Cross) bool { return x.a < y.a || x.a == y.a && x.i < y.i }
+	if len(c) > 32 {
+		slices.SortFunc(c, func(x, y l1Cross) int {
+			if less(&x, &y) {
+				return -1
+			}
+			if less(&y, &x) {
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for k := 1; k < len(c); k++ {
+		for j := k; j > 0 && less(&c[j], &c[j-1]); j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// l1Cross is a crossing of solve's line search: the step a at which term
+// i reaches zero and its a_iᵀp (t).
 type l1Cross struct {
-	a float64
-	i int
+	a, t float64
+	i    int
 }
 
 // col is the column of entry j of a row of run r.
@@ -341,7 +416,11 @@ func grow(b []float64, n int) []float64 {
 
 // held solves the quadratic of the held set Z and the signs (gs): y =
 // H⁻¹(g + w·Σσ_i a_i) in q.y, K = H⁻¹A_Zᵀ in q.K and the multipliers ν of
-// Z's constraints (returned; false if Z's rows are dependent).
+// Z's constraints (returned; false if Z's rows are dependent). S = A_Z K
+// is kept between calls (q.Sc, its rows' terms in q.scZ): an entry
+// a_iᵀH⁻¹a_j depends only on the two terms (H is one solve's), so the rows
+// of the longest prefix of Z that is unchanged are reused, and only the
+// lower triangle (all cholesky reads) is computed.
 func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bool) {
 	n := q.n
 	y := q.y
@@ -358,7 +437,11 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 	}
 	q.S = grow(q.S, z*z)
 	q.nu = grow(q.nu, z)
+	q.Sc = grow(q.Sc, n*n)
 	S, rhs := q.S, q.nu
+	if len(q.kz) == 0 {
+		q.scZ = q.scZ[:0] // a new solve (K's columns are made again)
+	}
 	for a, i := range Z {
 		if a < len(q.kz) && q.kz[a] == i {
 			continue // K's column of term i, from an earlier call
@@ -373,11 +456,20 @@ func (q *l1QP) held(Z []int, g []float64, w float64, L []float64) ([]float64, bo
 			q.kz = append(q.kz, i)
 		}
 	}
+	v := 0
+	for v < z && v < len(q.scZ) && q.scZ[v] == Z[v] {
+		v++
+	}
+	q.scZ = q.scZ[:v]
 	for a, i := range Z {
 		rhs[a] = q.s[i] - q.dotRow(i, y)
-		for b := range z {
-			S[a*z+b] = q.dotRow(i, q.K[b])
+		if a >= v {
+			for b := range a + 1 {
+				q.Sc[a*n+b] = q.dotRow(i, q.K[b])
+			}
+			q.scZ = append(q.scZ, i)
 		}
+		copy(S[a*z:a*z+a+1], q.Sc[a*n:a*n+a+1])
 	}
 	if err := cholesky(z, S); err != nil {
 		return nil, false
@@ -453,6 +545,137 @@ func (q *l1QP) signSum(gs []float64) {
 	}
 }
 
+// l1Buckets is the number of κ classes per run of solve's scan index
+// (rebase): four per octave, the top one at the largest κ's, the lowest
+// holding all κ 32 octaves below it and less.
+const l1Buckets = 128
+
+// l1Key is the octave-quarter of x ≥ 0: its exponent and first two
+// mantissa bits, non-decreasing in x (the bits of a non-negative float64
+// are ordered as its values).
+func l1Key(x float64) int { return int(math.Float64bits(x) >> 50) }
+
+// bucket is the class of x ≥ 0 in the index (l1Key from q.kb, clamped):
+// bucket(x) > bucket(y) implies x > y.
+func (q *l1QP) bucket(x float64) int {
+	return min(max(l1Key(x)-q.kb, 0), l1Buckets-1)
+}
+
+// rebase makes d the base point d0 of solve's index: q.r = s + A·d for
+// the free terms (0 for the held ones); with setSig (the warm start) the
+// free terms take the signs of their nonzero residuals and gs becomes
+// Σσ_i·a_i over them. Each term's κ_i = |r_i|/‖a_i‖ (0 for a held term and
+// for one whose sign σ_i is not its residual's) puts it in a bucket (the
+// top one at q.smax + max_k‖d_k‖, above every κ), q.ord lists the terms
+// by run and then by bucket, q.bstart the start of each (run, bucket) in
+// it, and q.extra is emptied.
+func (q *l1QP) rebase(d []float64, setSig bool) {
+	m, r, sig, inZ := len(q.s), q.r, q.sig, q.inZ
+	nb := q.nb
+	dmax := 0.0
+	for rr := range nb {
+		var t float64
+		for j := range 7 {
+			v := d[q.col(int32(rr), j)]
+			q.pd[rr][j] = v
+			t += v * v
+		}
+		dmax = math.Max(dmax, math.Sqrt(t))
+	}
+	clear(q.pl)
+	q.d0 = append(q.d0[:0], d...)
+	q.kb = l1Key(q.smax+dmax) - (l1Buckets - 1)
+	if cap(q.bstart) < nb*l1Buckets+1 {
+		q.bstart = make([]int32, nb*l1Buckets+1)
+	}
+	q.bstart = q.bstart[:nb*l1Buckets+1]
+	if cap(q.bk) < m {
+		q.bk = make([]uint8, m)
+	}
+	q.bk = q.bk[:m]
+	cnt := q.bstart
+	clear(cnt)
+	for i := range m {
+		k := 0.0
+		if inZ[i] {
+			r[i] = 0
+		} else {
+			a, pd := &q.a[i], &q.pd[q.run[i]]
+			ri := (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6]) + q.s[i]
+			r[i] = ri
+			if setSig {
+				if ri < 0 {
+					sig[i] = -1
+				} else if ri > 0 {
+					sig[i] = 1
+				}
+				pl, c := &q.pl[q.run[i]], sig[i]
+				for j := range 7 {
+					pl[j] += c * a[j]
+				}
+			}
+			if sig[i]*ri > 0 {
+				k = math.Abs(ri) * q.ian[i]
+			}
+		}
+		b := q.bucket(k)
+		q.bk[i] = uint8(b)
+		cnt[int(q.run[i])*l1Buckets+b+1]++
+	}
+	if setSig {
+		clear(q.gs)
+		for rr := range nb {
+			for j := range 7 {
+				q.gs[q.col(int32(rr), j)] += q.pl[rr][j]
+			}
+		}
+	}
+	for j := 1; j < len(cnt); j++ {
+		cnt[j] += cnt[j-1]
+	}
+	if cap(q.ord) < m {
+		q.ord = make([]int32, m)
+	}
+	q.ord = q.ord[:m]
+	q.fill = append(q.fill[:0], q.bstart[:nb*l1Buckets]...)
+	for i := range m {
+		c := int(q.run[i])*l1Buckets + int(q.bk[i])
+		q.ord[q.fill[c]] = int32(i)
+		q.fill[c]++
+	}
+	clear(q.inX)
+	q.extra = q.extra[:0]
+}
+
+// flag puts term i on q.extra: its sign changed since the base point.
+func (q *l1QP) flag(i int) {
+	if !q.inX[i] {
+		q.inX[i] = true
+		q.extra = append(q.extra, int32(i))
+	}
+}
+
+// consider adds term i to q.cands if it crosses zero before α = 1 along
+// p (q.pl: p's entries per run) from d (q.pd): the test of the full scan
+// (see solve), r_i = s_i + a_iᵀd computed here.
+func (q *l1QP) consider(i int, pn float64) {
+	if q.inZ[i] {
+		return
+	}
+	a, pl := &q.a[i], &q.pl[q.run[i]]
+	t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
+	// a row (numerically) in the span of the held rows does not move
+	// along p: its rounding is no crossing
+	if q.sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
+		return
+	}
+	pd := &q.pd[q.run[i]]
+	r := q.s[i] + (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6])
+	if al := -r / t; al < 1 {
+		q.cands = append(q.cands, l1Cross{a: math.Max(al, 0), t: t, i: i})
+	}
+}
+
 // solve minimises the convex piecewise quadratic
 //
 //	φ(Δ) = ½ΔᵀHΔ + gᵀΔ + w·Σ_i |s_i + a_iᵀΔ|   (H positive definite)
@@ -466,7 +689,42 @@ func (q *l1QP) signSum(gs []float64) {
 // exceeds w (its subgradient's bound) is released. Each step lowers φ,
 // so it ends at φ's minimum (the Osborne–Watson subproblem of an L1
 // Gauss–Newton method). It returns φ(Δ) − φ(0) and Δ in out.
+//
+// An iteration costs what it touches, not the m terms: only a term whose
+// residual r_i = s_i + a_iᵀd can reach zero along the step d → d + αp,
+// α ∈ [0, 1], needs its r_i and a_iᵀp, and that is decided without them.
+// At a base point d0 (rebase: the start, or the warm start's point) each
+// term has b_i = r_i(d0) and κ_i = |b_i|/‖a_i‖; a_i touches the 7 entries
+// of its run k (μ and the run's start pose), so by Cauchy–Schwarz
+// |r_i(d) − b_i| ≤ ‖a_i‖·‖(d − d0)_k‖ and |a_iᵀp| ≤ ‖a_i‖·‖p_k‖. A term
+// with κ_i > ‖(d − d0)_k‖ + a1·‖p_k‖ thus has |r_i(d)| > a1·|a_iᵀp|, r_i of
+// b_i's sign for all α ∈ [0, a1]: if its σ_i is still b_i's sign it is no
+// crossing before a1 (the full scan's test −r_i/a_iᵀp < a1 fails). The
+// terms whose σ_i changed since d0 (crossed, or released from Z) are kept
+// on a list (q.extra) and always tested, and a term whose σ_i differs
+// from b_i's sign at d0 (a residual 0 or of rounding's size) gets κ_i = 0.
+// The terms of each run are kept in classes of κ (q.ord: a quarter octave
+// each, 32 octaves, counting-sorted once per base), so the ones tested
+// are a prefix per run, found in O(1). The line search first takes
+// a1 = 1/8: if it ends before a1 (a term held, or the line's minimum), no
+// crossing it did not see matters; else a1 doubles and the classes up to
+// the new bound are tested too. Rounding: r_i, a_iᵀp and the norms are
+// computed, so the bound is padded, by 1e-13 of ‖d_k‖ + ‖d0_k‖ (the
+// residuals' absolute rounding is ~10 ulps of |s_i| + ‖a_i‖·‖d‖) and then
+// by 1e-12 relative; the class of a κ truncates its bits, only lowering
+// it. The tested terms go through the full scan's test (held terms,
+// σ_i·a_iᵀp ≥ 0 and the degenerate rows |a_iᵀp| ≤ 1e-11‖p‖‖a_i‖ skipped);
+// their crossings are sorted by step and then by term, so that a tie is
+// broken the same way whichever terms were tested. gs = Σσ_i·a_i over the
+// free terms is kept by addRow on each flip, hold and release; the
+// residuals of all m terms are computed only at the base points and for φ
+// at the end. When the terms tested only because d moved from d0 add up to
+// l1Rebase·m, d becomes the base (one pass over the terms). Measured on
+// the subproblems of two identifications: BenchmarkL1QPSolve.
 func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (float64, error) {
+	if l1QPRecord != nil {
+		l1QPRecord(q, H, g, w, warm)
+	}
 	n, m := q.n, len(q.s)
 	q.L = append(q.L[:0], H...)
 	L := q.L
@@ -475,38 +733,61 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	d := out
 	clear(d)
-	q.r = append(q.r[:0], q.s...)
-	q.sig, q.ap = grow(q.sig, m), grow(q.ap, m)
+	q.tested, q.rebases = 0, 0
+	q.r = grow(q.r, m)
+	q.sig = grow(q.sig, m)
 	q.y, q.p, q.hp, q.gs = grow(q.y, n), grow(q.p, n), grow(q.hp, n), grow(q.gs, n)
 	if cap(q.inZ) < m {
 		q.inZ = make([]bool, m)
 	}
-	r, sig, ap, inZ := q.r, q.sig, q.ap, q.inZ[:m]
+	q.inZ = q.inZ[:m]
+	sig, inZ := q.sig, q.inZ
 	p, hp, gs := q.p, q.hp, q.gs
 	clear(inZ)
-	q.an = grow(q.an, m)
-	tiny := 1.0
-	for _, v := range q.s {
-		tiny += w * math.Abs(v)
-	}
-	tiny *= 1e-15
-	for i := range m {
-		var t float64
-		for _, v := range q.a[i] {
-			t += v * v
-		}
-		q.an[i] = math.Sqrt(t)
-	}
+	q.an, q.ian = grow(q.an, m), grow(q.ian, m)
 	if len(q.pl) != q.nb {
 		q.pl = make([][7]float64, q.nb)
 	}
+	if len(q.pd) != q.nb {
+		q.pd = make([][7]float64, q.nb)
+	}
+	q.jS = grow32(q.jS, q.nb)
+	q.nd, q.np = grow(q.nd, q.nb), grow(q.np, q.nb)
+	// in one pass: ‖a_i‖, σ = the signs of s and gs = Σσ_i·a_i (signSum)
+	tiny, smax, amin := 1.0, 0.0, math.Inf(1)
+	clear(q.pl)
 	for i := range m {
-		sig[i] = 1
+		a, pl := &q.a[i], &q.pl[q.run[i]]
+		var t float64
+		for _, v := range a {
+			t += v * v
+		}
+		an := math.Sqrt(t)
+		q.an[i], q.ian[i] = an, 1/an
+		tiny += w * math.Abs(q.s[i])
+		smax = math.Max(smax, math.Abs(q.s[i]))
+		if an > 0 { // a zero row's κ is +Inf: the top bucket
+			amin = math.Min(amin, an)
+		}
+		c := 1.0
 		if q.s[i] < 0 {
-			sig[i] = -1
+			c = -1
+		}
+		sig[i] = c
+		for j := range 7 {
+			pl[j] += c * a[j]
 		}
 	}
-	q.signSum(gs)
+	tiny *= 1e-15
+	if q.smax = smax / amin; !(q.smax <= math.MaxFloat64) {
+		q.smax = math.MaxFloat64
+	}
+	clear(gs)
+	for rr := range q.pl {
+		for j := range 7 {
+			gs[q.col(int32(rr), j)] += q.pl[rr][j]
+		}
+	}
 	if len(q.K) != n {
 		q.K = make([][]float64, n)
 		for j := range q.K {
@@ -515,6 +796,13 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	}
 	q.kz = q.kz[:0] // K's columns are H's: none made yet
 	Z := q.Z[:0]
+	if cap(q.inX) < m {
+		q.inX = make([]bool, m)
+	}
+	q.inX = q.inX[:m]
+	clear(q.inX)
+	q.extra = q.extra[:0]
+	based := false
 	if len(warm) > 0 && len(warm) <= n {
 		// start on the held set of the last subproblem: Δ its minimiser
 		// for the signs of s (the start need only satisfy Z's constraints;
@@ -531,18 +819,8 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			for j := range n {
 				d[j] += q.p[j]
 			}
-			q.along(d, r)
-			for i := range m {
-				r[i] += q.s[i]
-				if inZ[i] {
-					r[i] = 0
-				} else if r[i] < 0 {
-					sig[i] = -1
-				} else if r[i] > 0 {
-					sig[i] = 1
-				}
-			}
-			q.signSum(gs)
+			q.rebase(d, true)
+			based = true
 		} else {
 			for _, i := range Z {
 				inZ[i] = false
@@ -551,9 +829,15 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			Z = Z[:0]
 		}
 	}
+	if !based {
+		q.rebase(d, false)
+	}
 	const maxIter = 1000
 	released, bland := -1, false
+	excess := 0 // the terms tested because d moved from d0, since d0
+	q.iters = 0
 	for iter := 0; iter < maxIter; iter++ {
+		q.iters++
 		nu, ok := q.held(Z, g, w, L)
 		if !ok {
 			break // the held rows became dependent: stop where we are
@@ -576,63 +860,106 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 				pn += v * v
 			}
 			pn = 1e-11 * math.Sqrt(pn)
-			// ap = A·p (along) and the terms that cross zero before α = 1,
-			// in one pass over the rows
-			for rr := range q.pl {
+			// per run: ‖(d − d0)_k‖ (padded) and ‖p_k‖ (see above); when the
+			// terms tested because d moved from d0 have cost about two
+			// passes over all, d becomes the base
+			{
+				heavy := 0
+				for rr := range q.nb {
+					q.bounds(rr, d, p)
+					heavy += int(q.bstart[rr*l1Buckets+q.bucket(q.nd[rr]*(1+1e-12))+1] - q.bstart[rr*l1Buckets])
+				}
+				if excess += heavy; excess > l1Rebase*m {
+					excess = 0
+					q.rebase(d, false)
+					q.rebases++
+					for rr := range q.nb {
+						q.bounds(rr, d, p)
+					}
+				}
+			}
+			for rr := range q.nb {
 				for j := range 7 {
-					q.pl[rr][j] = p[q.col(int32(rr), j)]
+					c := q.col(int32(rr), j)
+					q.pl[rr][j], q.pd[rr][j] = p[c], d[c]
 				}
+				q.jS[rr] = -1
 			}
-			cands := q.cands[:0]
-			for i := range q.a {
-				a, pl := &q.a[i], &q.pl[q.run[i]]
-				t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
-				ap[i] = t
-				// a row (numerically) in the span of the held rows does not
-				// move along p: its rounding is no crossing
-				if inZ[i] || sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
-					continue
-				}
-				if a := -r[i] / t; a < 1 {
-					cands = append(cands, l1Cross{math.Max(a, 0), i})
-				}
+			// the crossings before α = a1 are all among the terms with κ_i ≤
+			// ‖(d − d0)_k‖ + a1·‖p_k‖ and those on q.extra; a1 doubles until
+			// the line search ends before it
+			q.cands = q.cands[:0]
+			a1 := 1.0 / 8
+			for _, i := range q.extra {
+				q.consider(int(i), pn)
 			}
-			slices.SortFunc(cands, func(x, y l1Cross) int {
-				if x.a < y.a {
-					return -1
+			q.tested += len(q.extra)
+			var C, alpha float64
+			var stop, nflip int
+			for {
+				for rr := range q.nb {
+					j := int32(q.bucket((q.nd[rr] + a1*q.np[rr]) * (1 + 1e-12)))
+					if j <= q.jS[rr] {
+						continue
+					}
+					pre := q.ord[q.bstart[rr*l1Buckets+int(q.jS[rr])+1]:q.bstart[rr*l1Buckets+int(j)+1]]
+					// consider's test, inlined: the run's p and d at hand
+					pl, pd := &q.pl[rr], &q.pd[rr]
+					for _, i := range pre {
+						if q.inX[i] || q.inZ[i] {
+							continue // tested from q.extra, or held
+						}
+						a := &q.a[i]
+						t := a[0]*pl[0] + a[1]*pl[1] + a[2]*pl[2] + a[3]*pl[3] + a[4]*pl[4] + a[5]*pl[5] + a[6]*pl[6]
+						if sig[i]*t >= 0 || math.Abs(t) <= pn*q.an[i] {
+							continue
+						}
+						r := q.s[i] + (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6])
+						if al := -r / t; al < 1 {
+							q.cands = append(q.cands, l1Cross{a: math.Max(al, 0), t: t, i: int(i)})
+						}
+					}
+					q.tested += len(pre)
+					q.jS[rr] = j
 				}
-				if x.a > y.a {
-					return 1
+				sortCrosses(q.cands)
+				C, alpha, stop, nflip = 0, 1, -1, 0
+				done := false
+				for _, c := range q.cands {
+					if c.a > a1 {
+						break // crossings past a1 may be missing
+					}
+					if am := 1 - C/pHp; am <= c.a {
+						alpha, done = am, true
+						break
+					}
+					if (c.a-1)*pHp+C+2*w*math.Abs(c.t) >= 0 {
+						alpha, stop, done = c.a, c.i, true
+						break
+					}
+					C += 2 * w * math.Abs(c.t)
+					nflip++
 				}
-				return 0
-			})
-			q.cands = cands
-			C, alpha, stop := 0.0, 1.0, -1
-			nflip := 0
-			for _, c := range cands {
-				if am := 1 - C/pHp; am <= c.a {
-					alpha = am
+				if !done {
+					// no crossing left before a1: the line's minimum, if there
+					if am := 1 - C/pHp; am <= a1 || a1 >= 1 {
+						alpha, done = am, true
+					} else {
+						a1 = math.Min(2*a1, 1)
+					}
+				}
+				if done {
 					break
 				}
-				if (c.a-1)*pHp+C+2*w*math.Abs(ap[c.i]) >= 0 {
-					alpha, stop = c.a, c.i
-					break
-				}
-				C += 2 * w * math.Abs(ap[c.i])
-				nflip++
 			}
-			if stop < 0 && nflip == len(cands) {
-				alpha = 1 - C/pHp
-			}
+			cands := q.cands
 			for j := range n {
 				d[j] += alpha * p[j]
-			}
-			for i := range m {
-				r[i] += alpha * ap[i]
 			}
 			for _, c := range cands[:nflip] {
 				q.addRow(c.i, -2*sig[c.i], gs)
 				sig[c.i] = -sig[c.i]
+				q.flag(c.i)
 			}
 			if stop >= 0 && stop == released {
 				// the term just released is held again: at a degenerate
@@ -645,7 +972,6 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			if stop >= 0 {
 				inZ[stop] = true
 				Z = append(Z, stop)
-				r[stop] = 0
 				q.addRow(stop, -sig[stop], gs)
 			}
 			if !(alpha == 1 && C == 0 && stop < 0) {
@@ -676,6 +1002,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		inZ[i] = false
 		sig[i] = math.Copysign(1, nu[worst])
 		q.addRow(i, sig[i], gs)
+		q.flag(i)
 	}
 	q.Z = Z
 	var phi float64
@@ -686,8 +1013,21 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		}
 		phi += d[i] * (0.5*t + g[i])
 	}
+	// the residuals at Δ (q.r), 0 for the held terms
+	r := q.r
+	for rr := range q.nb {
+		for j := range 7 {
+			q.pd[rr][j] = d[q.col(int32(rr), j)]
+		}
+	}
 	for i := range m {
-		phi += w * (math.Abs(r[i]) - math.Abs(q.s[i]))
+		ri := 0.0
+		if !inZ[i] {
+			a, pd := &q.a[i], &q.pd[q.run[i]]
+			ri = (a[0]*pd[0] + a[1]*pd[1] + a[2]*pd[2] + a[3]*pd[3] + a[4]*pd[4] + a[5]*pd[5] + a[6]*pd[6]) + q.s[i]
+		}
+		r[i] = ri
+		phi += w * (math.Abs(ri) - math.Abs(q.s[i]))
 	}
 	return phi, nil
 }
@@ -823,6 +1163,13 @@ func (st *sqpState) offset(w float64) float64 {
 		}
 	}
 	return o
+}
+
+func grow32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
 }
 
 // sqp minimises linEq8 from δ = 0 by l1QP.solve's steps on hessEval's model,
