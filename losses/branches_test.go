@@ -90,3 +90,38 @@ func TestBranchesAgainstBruteForce(t *testing.T) {
 		t.Errorf("%d branches and %d walks in %d queries: not exercised", found, walks, queries)
 	}
 }
+
+// A memory seeded from the neighbouring query's (Spline.Seed) gives
+// ClosestWithin's answers, and two thirds of first queries or more take
+// the warm path; a window that leaves part of the curve out is not seeded.
+func TestWarmSeed(t *testing.T) {
+	for _, c := range closestBenchCases() {
+		n := 400
+		warm := NewWarms(n)
+		seeded, full := 0, 0
+		lo, hi := c.s.Range()
+		for k := range n {
+			px, py := c.qx[k], c.qy[k]
+			if k > 0 && c.s.Seed(&warm[k], &warm[k-1], c.u[k], 100*(hi-lo)) {
+				seeded++
+			}
+			got := c.s.ClosestWarm(px, py, c.u[k], 100*(hi-lo), &warm[k])
+			want := c.s.ClosestWithin(px, py, c.u[k], 100*(hi-lo))
+			if math.Abs(got.X-want.X) > 1e-12 || math.Abs(got.Y-want.Y) > 1e-12 || got.Interior != want.Interior {
+				t.Fatalf("%s, query %d: seeded %+v, full %+v", c.name, k, got, want)
+			}
+			full += warm[k].Full
+			if k > 0 && c.s.Seed(&warm[k], &warm[k-1], c.u[k], 100*(hi-lo)) {
+				t.Fatalf("%s: a memory with a near set was seeded again", c.name)
+			}
+		}
+		t.Logf("%s: %d of %d seeded, %d full searches", c.name, seeded, n, full)
+		if seeded != n-1 || full > n/3 { // unseeded, every first query is a full search
+			t.Errorf("%s: %d of %d seeded, %d full searches", c.name, seeded, n, full)
+		}
+		var m Warm
+		if c.s.Seed(&m, &warm[n-1], c.u[0], 0.1*(hi-lo)) {
+			t.Errorf("%s: seeded for a window of a tenth of the curve", c.name)
+		}
+	}
+}

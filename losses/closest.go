@@ -825,3 +825,30 @@ func (s *Spline) point(i int, h, px, py float64, c *Closest) {
 // Reset empties m, keeping its near set's room: the zero Warm, for a
 // query point unrelated to the last.
 func (m *Warm) Reset() { *m = Warm{near: m.near[:0]} }
+
+// Seed gives m, an empty memory, the certificate of prev, a memory of the
+// same spline searched for a nearby point (the neighbouring camera
+// sample's), for m's queries with window (u, w). Where both windows hold
+// the whole curve, the near set and the clearance are statements about
+// prev's point P′ and the curve alone, so they hold for m too: its first
+// query then takes the warm path when it lies within the clearance of P′,
+// where it would otherwise walk the hierarchy twice (the search and the
+// certificate). On the demo-like logs a fit's first closest points cost
+// three times the later ones. It reports whether it seeded m (not when m
+// has a memory, prev has none, or a window leaves part of the curve out).
+func (s *Spline) Seed(m, prev *Warm, u, w float64) bool {
+	if len(m.near) > 0 || len(prev.near) == 0 || !s.whole(prev.u, prev.w) || !s.whole(u, w) {
+		return false
+	}
+	near := append(m.near[:0], prev.near...)
+	*m = *prev
+	m.near, m.u, m.w = near, u, w
+	m.Full, m.Warm, m.Refines = 0, 0, 0
+	return true
+}
+
+// whole reports whether the window (u, w) holds every segment.
+func (s *Spline) whole(u, w float64) bool {
+	lo, hi := window(u, w)
+	return lo <= s.u[0] && hi >= s.u[len(s.u)-1]
+}

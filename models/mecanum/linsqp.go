@@ -130,6 +130,10 @@ func (m *linEq8) hessEval(d []float64, st *sqpState) {
 		L += l3
 		if w1 != 0 {
 			px, py := e[0]+seg.gx[t.k], e[1]+seg.gy[t.k]
+			if i > 0 && m.terms[i-1].run == t.run {
+				// a first search starts from the last sample's memory
+				seg.spline.Seed(&m.warm[i], &m.warm[i-1], seg.tcam[t.k], win)
+			}
 			c := seg.spline.ClosestWarm(px, py, seg.tcam[t.k], win, &m.warm[i])
 			L += w1 * c.Dist
 			row := normalRow(px, py, &c, &t.gp)
@@ -1200,12 +1204,14 @@ func grow32(b []int32, n int) []int32 {
 // its nearest branch at the step and the subproblem solved again from
 // there (onBranches: a descent on the model, which is the least of the
 // branches' models). On the demo-like logs the first linearisation then
-// takes 3 steps, the whole stage 10 evaluations instead of 18, to a loss
-// 2e-10 lower; over four sets with such runs, 44 evaluations against
-// 127 (81 → 12 on four spinning runs, to a loss 1.6e-4 lower); sets
-// without them are unchanged. (Keeping only the branch a point had just
-// left was tried before and dropped: 136 evaluations against 129 over
-// seven sets.)
+// takes 3 steps, the whole stage 11 evaluations instead of 18; over 16
+// sets with such runs (TestSqpBranches) 180 evaluations against 291,
+// the loss lower in 4 (by up to 1.8e-4, 81 → 12 evaluations on four
+// spinning runs), higher in 1 (7.7e-6) and the same to 1e-9 in the
+// others: the loss has many local minima where a run spins in place.
+// Sets without such runs are unchanged. (Keeping only the branch a point
+// had just left was tried before and dropped: 136 evaluations against
+// 129 over seven sets.)
 func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool) (F float64, evals int, err error) {
 	n := len(delta)
 	clear(delta)
