@@ -56,9 +56,12 @@ func identifyBranches(t *testing.T, runs []Run) (with, without *Result) {
 // branches takes fewer evaluations and ends at the same minimum or a lower
 // one: over the loop sets and twelve more noise seeds of the demo-like
 // logs, at least 15 % fewer evaluations in all, at least as many sets
-// lower (by more than 1e-9 relative) as higher, none higher by more than
-// 1e-5 (the loss has many local minima where a run spins in place: which
-// one a search ends in can turn on the last bits of a closest point).
+// lower as higher (by more than twice the stopping tolerance,
+// DefaultFunctionTol, relative: closer is the same minimum), none higher
+// by more than 1e-5 (the loss has many local minima where a run spins in
+// place: which one a search ends in can turn on the last bits of a
+// closest point; measured, one set 7.7e-6 higher, four 5e-7 to 2.1e-4
+// lower).
 // Where no run passes its own path, the branches change nothing.
 func TestSqpBranches(t *testing.T) {
 	sets := loopSets()
@@ -86,9 +89,9 @@ func TestSqpBranches(t *testing.T) {
 		sum[0] += with.Opt.FuncEvaluations
 		sum[1] += without.Opt.FuncEvaluations
 		switch {
-		case rel < -1e-9:
+		case rel < -2*DefaultFunctionTol:
 			lower++
-		case rel > 1e-9:
+		case rel > 2*DefaultFunctionTol:
 			higher++
 		}
 		if !with.Linearised || !with.Opt.Status.Converged() || rel > 1e-5 {

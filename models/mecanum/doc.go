@@ -35,13 +35,13 @@
 //   - Identify: L-BFGS-B with μ ∈ [0, 2] (with free start poses, after a
 //     first stage that solves the squared position and marker terms by
 //     least squares and preconditions eq. 8 with its Gauss–Newton matrix,
-//     Fit.staged; the second stage minimises eq. 8 with the rollout
-//     linearised and the spline distances exact, Fit.linearStage, by
-//     Gauss–Newton steps that keep the kinks where points cross the spline
-//     (linEq8.sqp: an exact convex subproblem per step, l1QP.solve), and
-//     linearises again at its answer: 5 rollouts and 10–18 evaluations
-//     where one stage takes 152–348 evaluations, to losses 7e-7–1.6e-6
-//     lower),
+//     Fit.staged; the second stage minimises eq. 8 by Gauss–Newton steps
+//     on the rollout linearised at each trial point with the spline
+//     distances exact, Fit.linearStage, keeping the kinks where points
+//     cross the spline and the spline's other branches where a run passes
+//     its own path again (linEq8.sqp: an exact convex subproblem per step,
+//     l1QP.solve, followed over the branches): 4–6 rollouts where one
+//     stage takes 152–348 evaluations, to losses 7e-7–1.9e-6 lower),
 //     Nelder–Mead on the sigmoid form of eq. 14, or CMA-ES, followed by an
 //     identifiability analysis (singular values of the Jacobian of the
 //     predicted camera poses): B has the null vector n = (1, 1, −1, −1), so

@@ -61,9 +61,9 @@ type Result struct {
 	// Linearised: the second stage was Fit.linearStage (Gauss–Newton steps
 	// for eq. 8 with the rollout linearised), not L-BFGS-B.
 	Linearised bool
-	// Rollouts counts the model's rollouts: Opt's evaluations, except that
-	// the linearised second stage (Fit.linearStage) evaluates eq. 8 many
-	// times per rollout.
+	// Rollouts counts the model's rollouts: Opt's evaluations (the
+	// linearised second stage, Fit.linearStage, makes one per trial point,
+	// and one at its start; the first stage's are counted too).
 	Rollouts int
 }
 

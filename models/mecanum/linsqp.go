@@ -1176,20 +1176,23 @@ func grow32(b []int32, n int) []int32 {
 	return b[:n]
 }
 
-// sqp minimises linEq8 from δ = 0 by l1QP.solve's steps on hessEval's model,
-// damped as Levenberg–Marquardt: Δ from H + λ·diag(H), accepted when the
-// loss falls, λ adapted by the ratio of the actual to the predicted
-// decrease. It stops when the predicted decrease is below tol·F, or when
-// iter, called after each model evaluation with the loss and δ of the
+// sqp minimises eq. 8 from m's point by l1QP.solve's steps on hessEval's
+// model, damped as Levenberg–Marquardt: Δ from H + λ·diag(H), accepted
+// when the loss falls, λ adapted by the ratio of the actual to the
+// predicted decrease. Each trial point δ (from m's point at the start)
+// is evaluated by relin(δ), which linearises m there (Fit.linearStage),
+// and hessEval at its δ = 0: the model of the current point is exact
+// there. It stops when the predicted decrease is below tol·F, or when
+// iter, called after each accepted evaluation with the loss and δ of the
 // current point, returns false. delta holds the answer; it returns the
-// loss there and the model evaluations.
+// loss there and the evaluations.
 //
 // Why not L-BFGS-B on linEq8 (the stage before): a quasi-Newton method
 // learns the curvature from gradients, and across the kinks where points
 // cross the curve the gradients jump, so it needed 59–86 evaluations of
 // the model per linearisation on the three sets of TestLinearStage; these
-// steps know where the kinks are and took 5–13, to losses 7e-7–1.6e-6
-// (relative) lower.
+// steps know where the kinks are and took 5–13 (now 4–5 in all), to
+// losses 7e-7–1.9e-6 (relative) lower.
 //
 // Branches: where a run passes its own path again (the demo-like logs'
 // third run spins nearly in place, its positions a 5-cm scribble of
@@ -1204,15 +1207,16 @@ func grow32(b []int32, n int) []int32 {
 // its nearest branch at the step and the subproblem solved again from
 // there (onBranches: a descent on the model, which is the least of the
 // branches' models). On the demo-like logs the first linearisation then
-// takes 3 steps, the whole stage 11 evaluations instead of 18; over 16
-// sets with such runs (TestSqpBranches) 180 evaluations against 291,
-// the loss lower in 4 (by up to 1.8e-4, 81 → 12 evaluations on four
-// spinning runs), higher in 1 (7.7e-6) and the same to 1e-9 in the
-// others: the loss has many local minima where a run spins in place.
-// Sets without such runs are unchanged. (Keeping only the branch a point
-// had just left was tried before and dropped: 136 evaluations against
-// 129 over seven sets.)
-func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool) (F float64, evals int, err error) {
+// took 3 steps where it took 11 (with the rollout held over the search,
+// as then), the whole stage 10 evaluations instead of 18. Now, over 16
+// sets with such runs (TestSqpBranches): 132 evaluations against 231
+// without the branches, the loss lower in 4 (by 5e-7 to 2.1e-4; on four
+// spinning runs 9 evaluations instead of 66), higher in 1 (7.7e-6) and
+// the same to the stopping tolerance in the others: the loss has many
+// local minima where a run spins in place. Sets without such runs are
+// unchanged. (Keeping only the branch a point had just left was tried
+// before and dropped: 136 evaluations against 129 over seven sets.)
+func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool, relin func(d []float64) error) (F float64, evals int, err error) {
 	n := len(delta)
 	clear(delta)
 	nt, nb := len(m.terms), len(m.f.segs)
@@ -1223,7 +1227,8 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		m.sqpStates = [2]*sqpState{newSQPState(n, nt, nb), newSQPState(n, nt, nb)}
 	}
 	cur, trial := m.sqpStates[0], m.sqpStates[1]
-	m.hessEval(delta, cur)
+	zero := make([]float64, n)
+	m.hessEval(zero, cur)
 	evals = 1
 	lambda := 1e-3
 	Hd := make([]float64, n*n)
@@ -1266,7 +1271,12 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		for j := range n {
 			xt[j] = delta[j] + step[j]
 		}
-		m.hessEval(xt, trial)
+		// the rollout linearised at the trial point, the model there at
+		// δ = 0 (xt counts from the first point)
+		if err := relin(xt); err != nil {
+			return cur.F, evals, err
+		}
+		m.hessEval(zero, trial)
 		evals++
 		rho := (cur.F - trial.F) / pred
 		if trial.F < cur.F {

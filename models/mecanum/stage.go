@@ -302,8 +302,8 @@ func (b *stageBlock) addPose(t *linTerm, w2, w3 float64) {
 // staged runs Identify's two stages from x0 (see squaredStage): bounded
 // least squares on the squared position and marker terms, then eq. 8 from
 // its answer x1. The second stage is linearStage (Gauss–Newton steps for
-// L1 on eq. 8 with the rollout linearised, linearised again at its
-// answer); if its first answer does not lower eq. 8, L-BFGS-B on eq. 8
+// L1 on eq. 8 with the rollout linearised at each trial point); if no
+// step of it lowers eq. 8, L-BFGS-B on eq. 8
 // itself (f.Eval, as fullSecondStage makes it always) in the variables z
 // of x = x1 + √ē·U⁻¹·z, where UᵀU is the first stage's Gauss–Newton matrix
 // at x1 and ē the RMS of its residuals (eq. 8's curvature is about the
