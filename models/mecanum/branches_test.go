@@ -14,15 +14,7 @@ import (
 func loopSets() map[string][]Run {
 	sets := map[string][]Run{"demo-like": demoLikeRuns()}
 	for s := uint64(1); s < 3; s++ {
-		truth := DefaultParams()
-		truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
-		var runs []Run
-		for i, c := range [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}} {
-			r, _ := Synthesize(truth, SynthSpec{ID: string(rune('1' + i)), Command: c, Duration: 7,
-				Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: 100*s + uint64(i+1)})
-			runs = append(runs, r)
-		}
-		sets[fmt.Sprintf("demo-like, seed %d", s)] = runs
+		sets[fmt.Sprintf("demo-like, seed %d", s)] = demoLikeSeeded(100 * s)
 	}
 	var runs []Run
 	for k, c := range [][4]float64{{8, -8, 8, -8}, {-6, -6, 6, 6}, {10, 4, 10, 4}, {3, 9, -9, -3}} {
@@ -31,6 +23,20 @@ func loopSets() map[string][]Run {
 	}
 	sets["four spins"] = runs
 	return sets
+}
+
+// demoLikeSeeded is demoLikeRuns with the noise seeds base+1, base+2,
+// base+3 (demoLikeRuns is base 0).
+func demoLikeSeeded(base uint64) []Run {
+	truth := DefaultParams()
+	truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
+	var runs []Run
+	for i, c := range [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}} {
+		r, _ := Synthesize(truth, SynthSpec{ID: string(rune('1' + i)), Command: c, Duration: 7,
+			Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: base + uint64(i+1)})
+		runs = append(runs, r)
+	}
+	return runs
 }
 
 // identifyBranches is the default identification with and without the
@@ -66,15 +72,7 @@ func identifyBranches(t *testing.T, runs []Run) (with, without *Result) {
 func TestSqpBranches(t *testing.T) {
 	sets := loopSets()
 	for s := uint64(1); s <= 12; s++ {
-		truth := DefaultParams()
-		truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
-		var runs []Run
-		for i, c := range [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}} {
-			r, _ := Synthesize(truth, SynthSpec{ID: string(rune('1' + i)), Command: c, Duration: 7,
-				Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: 1000*s + uint64(i+1)})
-			runs = append(runs, r)
-		}
-		sets[fmt.Sprintf("demo-like, seed %d", 1000*s)] = runs
+		sets[fmt.Sprintf("demo-like, seed %d", 1000*s)] = demoLikeSeeded(1000 * s)
 	}
 	var sum [2]int
 	lower, higher := 0, 0

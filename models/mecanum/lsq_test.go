@@ -15,17 +15,7 @@ import (
 
 // demoLikeRuns are three 7-s logs like the demo's (240-Hz commands, 60-Hz
 // camera with 3-mm noise, three different constant commands).
-func demoLikeRuns() []Run {
-	truth := DefaultParams()
-	truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
-	var runs []Run
-	for i, c := range [][4]float64{{10, 12, 8, 14}, {-12, 10, -9, 13}, {9, -11, -13, 10}} {
-		r, _ := Synthesize(truth, SynthSpec{ID: string(rune('1' + i)), Command: c, Duration: 7,
-			Pose0: [3]float64{0.1 * float64(i), 0, 0.3 * float64(i)}, Noise: 0.003, HeadNoise: 0.01, Seed: uint64(i + 1)})
-		runs = append(runs, r)
-	}
-	return runs
-}
+func demoLikeRuns() []Run { return demoLikeSeeded(0) }
 
 // netX is NetFit's vector for one constant μ (b2 = logit(μ/MuMax), W2 = 0)
 // and the start poses of xs (SquaredLS's layout).
