@@ -66,6 +66,8 @@ func NewSpline(u, x, y []float64) (*Spline, error) {
 	if s.cy, err = hermite(u, y); err != nil {
 		return nil, err
 	}
+	s.nodes = make([]bvhNode, 0, 2*n-3) // a binary tree over n − 1 leaves
+	s.boxes = make([]box, n-1)
 	s.build(0, n-1)
 	s.bern = make([]bern, n-1)
 	s.caps = make([]capsule, n-1)
@@ -108,9 +110,6 @@ func (s *Spline) build(lo, hi int) int {
 	s.nodes = append(s.nodes, bvhNode{lo: lo, hi: hi, left: -1, right: -1})
 	if hi-lo == 1 {
 		s.nodes[idx].b = s.segBox(lo)
-		if s.boxes == nil {
-			s.boxes = make([]box, len(s.u)-1)
-		}
 		s.boxes[lo] = s.nodes[idx].b
 		return idx
 	}
