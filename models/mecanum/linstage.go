@@ -334,34 +334,36 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 	x0 := slices.Clone(x1)
 	xn := make([]float64, n)
 	stopped := false
+	evals := 1 // the model at x1, then one per trial point (relin)
 	hook := func(Fc float64, d []float64) bool {
 		total.Iterations++
 		for i := range xn {
 			xn[i] = x0[i] + d[i]
 		}
 		el := time.Since(start)
-		total.Trace = append(total.Trace, opt.TracePoint{Iter: total.Iterations, F: Fc, Evaluations: total.FuncEvaluations, Elapsed: el})
-		if set.Callback != nil && !set.Callback(opt.Iteration{Iter: total.Iterations, F: Fc, X: xn, Evaluations: total.FuncEvaluations, Elapsed: el}) {
+		total.Trace = append(total.Trace, opt.TracePoint{Iter: total.Iterations, F: Fc, Evaluations: evals, Elapsed: el})
+		if set.Callback != nil && !set.Callback(opt.Iteration{Iter: total.Iterations, F: Fc, X: xn, Evaluations: evals, Elapsed: el}) {
 			stopped = true
 		}
 		return !stopped && total.Iterations < maxIter
 	}
 	xr := make([]float64, n)
 	relin := func(d []float64) error {
+		evals++
 		for i := range xr {
 			xr[i] = x0[i] + d[i]
 		}
 		_, err := f.linearize(xr, m)
 		return err
 	}
-	F, evals, err := m.sqp(m.d, tol, hook, relin)
+	F, nev, err := m.sqp(m.d, tol, hook, relin)
 	if errors.Is(err, errNotPD) {
 		return nil, m.rollouts, nil
 	}
 	if err != nil {
 		return nil, m.rollouts, err
 	}
-	total.FuncEvaluations, total.GradEvaluations = evals, evals
+	total.FuncEvaluations, total.GradEvaluations = nev, nev
 	if total.Iterations <= 1 && !stopped {
 		return nil, m.rollouts, nil
 	}
