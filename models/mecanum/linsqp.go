@@ -1036,8 +1036,15 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	return phi, nil
 }
 
-// branchPasses caps sqp's passes over the branches per step.
-const branchPasses = 20
+// branchPasses caps sqp's passes over the branches per step. Where the
+// samples of a robot standing still make the spline a scribble of noise
+// (real logs start at rest), each term has several branches and the
+// passes went on 11–20 times per step: over four sets of eight runs like
+// a real robot's (experiments/real-logs, seeds 1–4), 20 passes took 458
+// ms and 84 evaluations in all, 2 passes 249 ms and 70, no branches 215
+// ms and 97; on the demo-like logs and the spinning runs 2 passes cost
+// 10–30 % more than 20 (16 sets: 141 evaluations against 132).
+const branchPasses = 2
 
 // restore puts every term with branches back on its nearest (its
 // distance at δ_k).
@@ -1209,13 +1216,15 @@ func grow32(b []int32, n int) []int32 {
 // branches' models). On the demo-like logs the first linearisation then
 // took 3 steps where it took 11 (with the rollout held over the search,
 // as then), the whole stage 10 evaluations instead of 18. Now, over 16
-// sets with such runs (TestSqpBranches): 132 evaluations against 231
-// without the branches, the loss lower in 4 (by 5e-7 to 2.1e-4; on four
-// spinning runs 9 evaluations instead of 66), higher in 1 (7.7e-6) and
-// the same to the stopping tolerance in the others: the loss has many
-// local minima where a run spins in place. Sets without such runs are
-// unchanged. (Keeping only the branch a point had just left was tried
-// before and dropped: 136 evaluations against 129 over seven sets.)
+// sets with such runs (TestSqpBranches): 141 evaluations against 231
+// without the branches, the loss lower in 4 (by 5e-7 to 1.8e-4; on four
+// spinning runs 15 evaluations instead of 66) and the same to the
+// stopping tolerance in the others (the loss has many local minima where
+// a run spins in place: with 20 passes, one set ended 7.7e-6 higher).
+// Sets without such runs are unchanged. (Keeping only the branch a point
+// had just left was tried before and dropped: 136 evaluations against
+// 129 over seven sets.) Where the branches cost more than they save is a
+// robot standing still: see branchPasses.
 func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []float64) bool, relin func(d []float64) error) (F float64, evals int, err error) {
 	n := len(delta)
 	clear(delta)
@@ -1234,6 +1243,13 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	Hd := make([]float64, n*n)
 	step, xt, floor := make([]float64, n), make([]float64, n), make([]float64, n)
 	w1 := m.f.Cfg.Weights.Spline
+	// useBr: the subproblem follows the branches (onBranches) until a
+	// step fails, then the nearest branches alone until one succeeds:
+	// where the branches' first-order models are poor (a scribble of
+	// small loops, tighter than the step), the least of them promised
+	// decreases that failed step after step (on real-like logs, 6 in a
+	// row); with the fallback those sets took 17 evaluations, not 79
+	useBr := true
 	warmZ := m.held // the last subproblem's held terms (at the last linearisation)
 	for iter(cur.F, delta) {
 		// damping on the Hessian's diagonal, where no smooth term curves
@@ -1255,8 +1271,12 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		if err != nil {
 			return cur.F, evals, err
 		}
-		if phi, err = cur.onBranches(Hd, w1, step, phi); err != nil {
-			return cur.F, evals, err
+		// the branches' model once the last step it predicted came true
+		// (see useBr)
+		if useBr {
+			if phi, err = cur.onBranches(Hd, w1, step, phi); err != nil {
+				return cur.F, evals, err
+			}
 		}
 		warmZ = append(warmZ[:0], cur.qp.Z...)
 		// the undamped model's decrease
@@ -1282,6 +1302,7 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		if trial.F < cur.F {
 			copy(delta, xt)
 			cur, trial = trial, cur
+			useBr = true
 			switch {
 			case rho > 0.75:
 				lambda = math.Max(lambda/3, 1e-9)
@@ -1298,6 +1319,7 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 			if lambda > 1e12 {
 				break
 			}
+			useBr = false
 		}
 	}
 	m.held = append(m.held[:0], warmZ...)
