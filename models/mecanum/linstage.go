@@ -65,7 +65,9 @@ type linEq8 struct {
 // branchFrac is linEq8.branchR over the mean position error: on four
 // sets with runs that pass their own path again (the demo-like logs and
 // three more), 1 and 0.3 gave the same evaluations (44 in all), 0.1 one
-// more, 0.03 four more; the search's cost grows with it.
+// more, 0.03 four more (measured with the rollout held over each search,
+// before Fit.linearStage linearised at every trial point); the search's
+// cost grows with it.
 const branchFrac = 0.25
 
 // sqpBranches: linEq8.sqp keeps the spline terms' other branches (tests
@@ -214,70 +216,6 @@ func (f *Fit) newLinEq8() (*linEq8, error) {
 	return m, nil
 }
 
-// eval is the model's loss at x̄ + δ and, when grad is not nil, its
-// gradient (the closest point held, which is the exact gradient of the
-// distance wherever the closest point is a stationary point; with
-// ImplicitClosest the same correction as Fit.eval's). linearStage's
-// steps evaluate the model by hessEval; eval, on Fit.sampleTerms as
-// Fit.eval is, is its reference (TestHessEval) and gives the loss where a
-// stopped stage ends.
-func (m *linEq8) eval(d, grad []float64) float64 {
-	f := m.f
-	nb := len(f.segs)
-	if grad != nil {
-		clear(grad)
-	}
-	var L float64
-	// the terms come run by run (linearize): δ's 7 entries of a run are
-	// gathered, and its gradient scattered, once per run
-	for lo := 0; lo < len(m.terms); {
-		run := m.terms[lo].run
-		hi := lo + 1
-		for hi < len(m.terms) && m.terms[hi].run == run {
-			hi++
-		}
-		seg := &f.segs[run]
-		idx := [7]int{0, 1, 2, 3, 4 + run, 4 + nb + run, 4 + 2*nb + run}
-		var dv, g7 [7]float64
-		for j, k := range idx {
-			dv[j] = d[k]
-		}
-		for i := lo; i < hi; i++ {
-			t := &m.terms[i]
-			e, q := t.e, t.q
-			for j := range 7 {
-				e[0] += t.gp[0][j] * dv[j]
-				e[1] += t.gp[1][j] * dv[j]
-				q[0] += t.gq[0][j] * dv[j]
-				q[1] += t.gq[1][j] * dv[j]
-			}
-			gp, gq, _ := f.sampleTerms(&L, seg, t.k, e[0]+seg.gx[t.k], e[1]+seg.gy[t.k], q[0], q[1], false, &m.warm[i])
-			gx, gy, hx, hy := gp[0], gp[1], gq[0], gq[1]
-			if grad != nil {
-				for j := range 7 {
-					g7[j] += gx*t.gp[0][j] + gy*t.gp[1][j] + hx*t.gq[0][j] + hy*t.gq[1][j]
-				}
-			}
-		}
-		if grad != nil {
-			for j, k := range idx {
-				grad[k] += g7[j]
-			}
-		}
-		lo = hi
-	}
-	if f.Cfg.Prior > 0 {
-		for j := range 4 {
-			e := m.x[j] + d[j] - f.Cfg.PriorMu[j]
-			L += f.Cfg.Prior * e * e
-			if grad != nil {
-				grad[j] += 2 * f.Cfg.Prior * e
-			}
-		}
-	}
-	return L
-}
-
 // sqpTol: the model's minimisation (linEq8.sqp) stops when its step is
 // predicted to lower the model by less than sqpTol of itself, or the
 // settings' FunctionTol when that is set (Identify sets its default,
@@ -291,7 +229,7 @@ const sqpTol = 1e-9
 // predicted 3e-9 and raised the loss by 5e-9 ten times in a row.
 const sqpNoiseTol = 1e-8
 
-// sqpMaxIter caps linEq8.sqp's iterations per linearisation.
+// sqpMaxIter caps linearStage's iterations.
 const sqpMaxIter = 100
 
 // linearStage minimises eq. 8 from x1 by linEq8 (see the type) with
@@ -314,7 +252,8 @@ const sqpMaxIter = 100
 // costs less than the linearisation error's extra steps: on the demo-like
 // logs 5 rollouts and 5 evaluations of the model where it took 2 and 8,
 // 10 % less time, to the same minimum (losses within 5e-10 relative,
-// μ within 0.002 σ, on six sets).
+// μ within 0.002 σ, on six sets; measured with 20 passes over the
+// branches, see branchPasses).
 func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Result, int, error) {
 	start := time.Now()
 	n := f.Dim()
