@@ -332,16 +332,8 @@ func TestSquaredLSIdent(t *testing.T) {
 // Jacobian on opt's normal path: the same iterations and evaluations, the
 // loss to 1e-9 relative and x to 1e-6.
 func TestSquaredLSNormalSameFit(t *testing.T) {
-	f, err := NewNetFit(DefaultParams(), demoLikeRuns(), 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := f.SquaredLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5}, 1)
-	start := s.X0([4]float64{0.5, 0.5, 0.5, 0.5}, x0[f.NetWeights():])
+	f, s := newSquaredLS(t, demoLikeRuns())
+	start := squaredStart(f, s, [4]float64{0.5, 0.5, 0.5, 0.5})
 	set := opt.Settings{FunctionTol: DefaultFunctionTol, GradientTol: DefaultGradientTol}
 	var res [2]*opt.Result
 	for i := range 2 {
@@ -349,6 +341,7 @@ func TestSquaredLSNormalSameFit(t *testing.T) {
 		if i == 1 {
 			p.Normal = nil
 		}
+		var err error
 		if res[i], err = (opt.LeastSquares{TrialJacobian: true}).Solve(p, start, set); err != nil {
 			t.Fatal(err)
 		}
@@ -372,18 +365,10 @@ func TestSquaredLSNormalSameFit(t *testing.T) {
 // points each.
 func TestSquaredLSNormalPoseColumns(t *testing.T) {
 	for _, runs := range [][]Run{demoLikeRuns(), testRuns(3, 0.003, 5)} {
-		f, err := NewNetFit(DefaultParams(), runs, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := f.SquaredLS()
-		if err != nil {
-			t.Fatal(err)
-		}
-		x0 := f.X0([4]float64{}, 1)
+		f, s := newSquaredLS(t, runs)
 		n := s.Dim()
 		for _, mu := range [][4]float64{{0.5, 0.5, 0.5, 0.5}, {0.3, 0.9, 0.2, 1.4}} {
-			xs := s.X0(mu, x0[f.NetWeights():])
+			xs := squaredStart(f, s, mu)
 			xs[4+2*s.B] += 0.3
 			var jtj, jtr [2][]float64
 			for i, general := range []bool{false, true} {

@@ -27,9 +27,9 @@ func identifySquaredBoth(t *testing.T, runs []Run, init [4]float64) (lin, from *
 	return lin, from
 }
 
-// squaredStartLoss is SquaredLS's ½‖r‖² at the start identifySquaredLS
-// takes on runs from init: the linear start, or init's with fromInit.
-func squaredStartLoss(t *testing.T, runs []Run, init [4]float64, fromInit bool) (float64, []float64) {
+// newSquaredLS is the NetFit of runs (DefaultParams, one constant μ) and
+// its SquaredLS.
+func newSquaredLS(t *testing.T, runs []Run) (*NetFit, *SquaredLS) {
 	t.Helper()
 	f, err := NewNetFit(DefaultParams(), runs, 1, 0)
 	if err != nil {
@@ -39,8 +39,22 @@ func squaredStartLoss(t *testing.T, runs []Run, init [4]float64, fromInit bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	x0 := f.X0(init, 1)
-	x := s.X0(init, x0[f.NetWeights():])
+	return f, s
+}
+
+// squaredStart is SquaredLS's vector for μ and the NetFit's start poses
+// (the first camera poses).
+func squaredStart(f *NetFit, s *SquaredLS, mu [4]float64) []float64 {
+	x0 := f.X0(mu, 1)
+	return s.X0(mu, x0[f.NetWeights():])
+}
+
+// squaredStartLoss is SquaredLS's ½‖r‖² at the start identifySquaredLS
+// takes on runs from init: the linear start, or init's with fromInit.
+func squaredStartLoss(t *testing.T, runs []Run, init [4]float64, fromInit bool) (float64, []float64) {
+	t.Helper()
+	f, s := newSquaredLS(t, runs)
+	x := squaredStart(f, s, init)
 	if !fromInit && !s.linearStart(f.P, x) {
 		t.Fatal("linearStart failed")
 	}
@@ -113,16 +127,8 @@ func TestSquaredLinearStartSingular(t *testing.T) {
 		r, _ := Synthesize(DefaultParams(), SynthSpec{ID: string(rune('1' + i)), Duration: 2, Noise: 0.003, HeadNoise: 0.01, Seed: uint64(i + 1)})
 		runs = append(runs, r)
 	}
-	f, err := NewNetFit(DefaultParams(), runs, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := f.SquaredLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x0 := f.X0([4]float64{0.5, 0.5, 0.5, 0.5}, 1)
-	x := s.X0([4]float64{0.5, 0.5, 0.5, 0.5}, x0[f.NetWeights():])
+	f, s := newSquaredLS(t, runs)
+	x := squaredStart(f, s, [4]float64{0.5, 0.5, 0.5, 0.5})
 	before := slices.Clone(x)
 	if s.linearStart(f.P, x) {
 		t.Errorf("linearStart succeeded on runs standing still: %v", x[:4])
@@ -140,17 +146,9 @@ func TestSquaredLinearStartUndetermined(t *testing.T) {
 	truth := DefaultParams()
 	truth.Mu = []float64{0.6, 0.7, 0.8, 0.9}
 	r, _ := Synthesize(truth, SynthSpec{ID: "1", Command: [4]float64{10, 12, 8, 14}, Duration: 7, Noise: 0.003, HeadNoise: 0.01, Seed: 3})
-	f, err := NewNetFit(DefaultParams(), []Run{r}, 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := f.SquaredLS()
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, s := newSquaredLS(t, []Run{r})
 	init := [4]float64{0.5, 0.5, 0.5, 0.5}
-	x0 := f.X0(init, 1)
-	x := s.X0(init, x0[f.NetWeights():])
+	x := squaredStart(f, s, init)
 	before := slices.Clone(x)
 	if s.linearStart(f.P, x) {
 		t.Errorf("linearStart took μ = %v from one command", x[:4])
