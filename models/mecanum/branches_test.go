@@ -141,7 +141,7 @@ func TestOnBranchesModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phi, err := st.onBranches(H, w, step, phi0)
+	phi, err := st.onBranches(H, w, step, phi0, branchPasses)
 	if err != nil {
 		t.Fatal(err)
 	}

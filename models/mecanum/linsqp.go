@@ -1036,15 +1036,28 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 	return phi, nil
 }
 
-// branchPasses caps sqp's passes over the branches per step. Where the
-// samples of a robot standing still make the spline a scribble of noise
-// (real logs start at rest), each term has several branches and the
-// passes went on 11–20 times per step: over four sets of eight runs like
-// a real robot's (experiments/real-logs, seeds 1–4), 20 passes took 458
-// ms and 84 evaluations in all, 2 passes 249 ms and 70, no branches 215
-// ms and 97; on the demo-like logs and the spinning runs 2 passes cost
-// 10–30 % more than 20 (16 sets: 141 evaluations against 132).
-const branchPasses = 2
+// branchPasses caps sqp's passes over the branches per step, and
+// branchPassesTrusted does once the last step's actual decrease came
+// within [0.75, 1.33] of the model's (the branches' model is then as good
+// as it looks). Where the samples of a robot standing still make the
+// spline a scribble of noise (real logs start at rest), each term has
+// several branches and the passes went on 11–20 times per step, the model
+// grew more optimistic with each, and the steps it promised failed: over
+// four sets of eight runs like a real robot's (experiments/real-logs,
+// seeds 1–4), 20 passes per step took 458 ms and 84 evaluations in all, 2
+// passes 249 ms and 70, no branches 215 ms and 97. On the demo-like logs
+// and the spinning runs the same passes each lowered the model by about a
+// tenth of the step's decrease, and 2 passes cost 10–30 % more than 20
+// (16 sets: 141 evaluations against 132). With 20 after a step the model
+// predicted (2 otherwise): 135 evaluations over the 16 sets, the demo-like
+// logs' second stage 4.4–5.1 ms of thread CPU against 5.0–5.4 with 2
+// (alternating runs, one sitting), the real-like logs 194–202 ms and 64
+// evaluations against 214 ms and 70, at the same minima (measured
+// 2026-11-27). A step whose ratio lies outside that range goes back to 2.
+const (
+	branchPasses        = 2
+	branchPassesTrusted = 20
+)
 
 // restore puts every term with branches back on its nearest (its
 // distance at δ_k).
@@ -1099,13 +1112,13 @@ func (st *sqpState) assign(d []float64) int {
 // onBranches follows solve's answer Δ (step) over the branches: each term
 // is put on its nearest branch at Δ (assign) and the subproblem solved
 // again from there (on the last held set), until none moves or after
-// branchPasses solves (then the terms are on their nearest branches at
+// passes solves (then the terms are on their nearest branches at
 // the last Δ, unsolved). Each pass lowers the model: at Δ the new
 // assignment's value is no higher, and the solve then lowers it. It
 // returns the model's change at Δ from the loss at δ_k (computed
 // directly, with the offset of the branches at Δ = 0); phi is solve's
 // answer's, returned as is where no term has branches.
-func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float64) (float64, error) {
+func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float64, passes int) (float64, error) {
 	if len(st.br) == 0 {
 		return phi, nil
 	}
@@ -1113,7 +1126,7 @@ func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float
 	n := q.n
 	st.ds = grow(st.ds, n)
 	st.gw = grow(st.gw, n)
-	for pass := 0; st.assign(step) > 0 && pass < branchPasses; pass++ {
+	for pass := 0; st.assign(step) > 0 && pass < passes; pass++ {
 		// solved from the last answer Δ: in Δ' = Δ'' − Δ the subproblem is
 		// the same with s + AΔ for s (the residuals at Δ, 0 on the held
 		// terms that kept their rows) and g + HΔ for g, so that it starts
@@ -1250,6 +1263,9 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 	// decreases that failed step after step (on real-like logs, 6 in a
 	// row); with the fallback those sets took 17 evaluations, not 79
 	useBr := true
+	// passes: the branch passes of the next step (see branchPasses); nu:
+	// λ's factor on the next failed step (see below)
+	passes, nu := branchPasses, 4.0
 	warmZ := m.held // the last subproblem's held terms (at the last linearisation)
 	for iter(cur.F, delta) {
 		// damping on the Hessian's diagonal, where no smooth term curves
@@ -1274,7 +1290,7 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		// the branches' model once the last step it predicted came true
 		// (see useBr)
 		if useBr {
-			if phi, err = cur.onBranches(Hd, w1, step, phi); err != nil {
+			if phi, err = cur.onBranches(Hd, w1, step, phi, passes); err != nil {
 				return cur.F, evals, err
 			}
 		}
@@ -1302,7 +1318,11 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 		if trial.F < cur.F {
 			copy(delta, xt)
 			cur, trial = trial, cur
-			useBr = true
+			passes = branchPasses
+			if useBr && rho >= 0.75 && rho <= 1.33 {
+				passes = branchPassesTrusted
+			}
+			useBr, nu = true, 4
 			switch {
 			case rho > 0.75:
 				lambda = math.Max(lambda/3, 1e-9)
@@ -1315,11 +1335,18 @@ func (m *linEq8) sqp(delta []float64, tol float64, iter func(F float64, d []floa
 				// large as the decrease left (see sqpNoiseTol)
 				break
 			}
-			lambda *= 4
+			// λ's factor doubles with each failure in a row (Nielsen's
+			// rule): where λ has fallen far below the Hessian's diagonal
+			// after many good steps, ×4 per failure hardly changed the step
+			// (on a real-like set eight failures in a row, each predicting
+			// 2e-8 of the loss); over the four real-like sets 60
+			// evaluations against 64, at the same minima
+			lambda *= nu
+			nu *= 2
 			if lambda > 1e12 {
 				break
 			}
-			useBr = false
+			useBr, passes = false, branchPasses
 		}
 	}
 	m.held = append(m.held[:0], warmZ...)
