@@ -1047,16 +1047,19 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 // seeds 1–4), 20 passes per step took 458 ms and 84 evaluations in all, 2
 // passes 249 ms and 70, no branches 215 ms and 97. On the demo-like logs
 // and the spinning runs the same passes each lowered the model by about a
-// tenth of the step's decrease, and 2 passes cost 10–30 % more than 20
-// (16 sets: 141 evaluations against 132). With 20 after a step the model
-// predicted (2 otherwise): 135 evaluations over the 16 sets, the demo-like
-// logs' second stage 4.4–5.1 ms of thread CPU against 5.0–5.4 with 2
-// (alternating runs, one sitting), the real-like logs 194–202 ms and 64
-// evaluations against 214 ms and 70, at the same minima (measured
-// 2026-11-27). A step whose ratio lies outside that range goes back to 2.
+// tenth of the step's decrease, and 2 passes cost 10–30 % more than 20.
+// Measured 2026-11-27 with Nielsen's rule (see sqp), 2 always against 5
+// after a predicted step: the demo-like logs' second stage 4.5–4.7 ms of
+// thread CPU against 5.3 (alternating runs, one sitting); the 16 sets of
+// TestSqpBranches 135 evaluations against 141; real-like seeds 1–10 524
+// ms and 138 evaluations against 513 ms and 156 (20 after a predicted
+// step: 591 ms, 152), with the minima lower in 3 sets (by 2.5e-6 to 3.5e-5
+// relative) and higher in 1 (by 8.8e-7): where a run stands still the loss
+// has many local minima, and which one a search ends in turns on small
+// differences.
 const (
 	branchPasses        = 2
-	branchPassesTrusted = 20
+	branchPassesTrusted = 5
 )
 
 // restore puts every term with branches back on its nearest (its
