@@ -60,6 +60,9 @@ type linEq8 struct {
 	// brAt is where each term's were last searched (linEq8.branches)
 	branchR float64
 	brAt    []brMemo
+	// first: per row t·B + b of the rollout, the index of its first term
+	// in jac.Rows (newLinEq8's buffer)
+	first []int32
 }
 
 // branchFrac is linEq8.branchR over the mean position error: on four
@@ -176,8 +179,25 @@ func (f *Fit) newLinEq8() (*linEq8, error) {
 	d := f.newDynFitFrom(oldDyn)
 	m.dyn = d
 	K, n := len(d.at), f.Dim()
-	rows := slices.Clone(d.at)
-	slices.Sort(rows)
+	// the rows in order (a counting sort over the T·B rows: each term's
+	// row is then its first in rows, with no search)
+	if old != nil && len(old.first) == d.T*d.B {
+		m.first = old.first
+		clear(m.first)
+	} else {
+		m.first = make([]int32, d.T*d.B)
+	}
+	first := m.first
+	for _, r := range d.at {
+		first[r]++
+	}
+	rows := make([]int, 0, K)
+	for r, c := range first {
+		first[r] = int32(len(rows))
+		for range c {
+			rows = append(rows, r)
+		}
+	}
 	if old != nil && d.sim == old.dyn.sim && slices.Equal(rows, old.jac.Rows) {
 		m.jac = old.jac // the same rows of the same Sim
 	} else {
@@ -205,7 +225,7 @@ func (f *Fit) newLinEq8() (*linEq8, error) {
 		m.terms, m.row, m.warm, m.brAt = make([]linTerm, K), make([]int, K), losses.NewWarms(K), make([]brMemo, K)
 	}
 	for k, r := range d.at {
-		m.row[k], _ = slices.BinarySearch(m.jac.Rows, r)
+		m.row[k] = int(first[r])
 	}
 	if old != nil && len(old.d) == n {
 		m.d = old.d
