@@ -131,8 +131,13 @@ func ReadWaypoints(path string) (*Waypoints, error) {
 		lo, hi = math.Min(lo, d), math.Max(hi, d)
 	}
 	if hi > UnevenRatio*lo {
-		// uniform at the shortest step (at most 20 points per waypoint)
-		n := min(int(math.Ceil(w.t[len(w.t)-1]/lo-1e-9)), 20*len(w.t))
+		// uniform at the shortest step (at most 20 points per waypoint;
+		// the count is capped before it becomes an int: a step of 1e-20 s
+		// beside one of 1 s asks for 1e20 points, past int's range)
+		n := 20 * len(w.t)
+		if k := math.Ceil(w.t[len(w.t)-1]/lo - 1e-9); k < float64(n) {
+			n = max(int(k), 1)
+		}
 		xs, ys = uniform(w.t, xs, n), uniform(w.t, ys, n)
 		if th != nil {
 			th = uniform(w.t, th, n)
