@@ -133,6 +133,13 @@ func (s *Model) readRuns(src Source, gaps fit.GapPolicy, d *diag) ([]*stepRun, e
 	return runs, nil
 }
 
+// MaxSteps caps the steps of one run on the log's grid (its span over the
+// step length): 10⁷, 28 hours at 100 Hz. A log's rows bound the rest of
+// the work, but a time gap bridged by -gaps bridge is held step by step:
+// a gap of 10⁶ s at 0.01 s was 10⁸ steps (an identification that did not
+// end), one of 10³⁰ s a step count past int's range (a panic).
+const MaxSteps = 10_000_000
+
 // stepOf is the step (s) of the runs' command streams: the median of the
 // steps between consecutive command rows, pooled; a run whose own median
 // differs by more than 5 % gets a warning (its commands are sampled onto
@@ -159,6 +166,15 @@ func stepOf(runs []*stepRun, d *diag) (float64, error) {
 	if !(dt > 0) || math.IsInf(dt, 0) {
 		r := runs[0]
 		return 0, r.Errorf(0, "t", "no two command rows to take the step from")
+	}
+	for _, r := range runs {
+		// before any step count becomes an int (a gap bridged by -gaps
+		// bridge can be any length)
+		if n := len(r.t); n > 0 {
+			if steps := (r.t[n-1] - r.t[0]) / dt; !(steps <= MaxSteps) {
+				return 0, r.Errorf(n-1, "t", "the run lasts %.6g s: %.3g steps of the log's %g s, above the limit of %.0e (memory and time grow with them); cut the log, or split it at its gaps (-gaps split)", r.t[n-1]-r.t[0], steps, dt, float64(MaxSteps))
+			}
+		}
 	}
 	// Each command row's step number counts the periods from the previous
 	// one (jitter under half a period moves none; a gap of n periods

@@ -315,3 +315,40 @@ func TestColumns(t *testing.T) {
 		t.Errorf("-columns on the renamed log:\n%s\nthe log itself:\n%s", got, want)
 	}
 }
+
+// A time gap bridged by -gaps bridge (and by simulate) is held step by
+// step: one of 10⁶ s at the log's 0.01 s (10⁸ steps) was an identification
+// that did not end, one of 10³⁰ s a step count past int's range (a panic,
+// reported as an internal error). Both are refused, naming the file, the
+// last row's line and column t, with nothing written.
+func TestRefusesRunsTooLong(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t)
+	for _, gap := range []string{"1e6", "1e30"} {
+		data := filepath.Join(dir, "gap"+gap+".csv")
+		csv := "t,u,w,x,y\n0,0.5,0.1,0,0\n0.01,0.5,0.1,,\n0.02,0.5,0.1,0.01,0\n0.03,0.5,0.1,,\n" + gap + ",0.5,0.1,0.02,0\n"
+		if err := os.WriteFile(data, []byte(csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pfile := filepath.Join(dir, "p"+gap+".json")
+		_, stderr, code := run(t, reg, "identify", "-model", "unicycle", "-data", data, "-gaps", "bridge", "-out", pfile)
+		if code != 1 || !strings.Contains(stderr, data+": line 6, column \"t\": the run lasts") || !strings.Contains(stderr, "above the limit of 1e+07") {
+			t.Errorf("identify, gap %s s: exit %d, stderr %q", gap, code, stderr)
+		}
+		if _, err := os.Stat(pfile); err == nil {
+			t.Errorf("identify, gap %s s: %s written", gap, pfile)
+		}
+		sim := filepath.Join(dir, "sim"+gap+".csv")
+		params := filepath.Join(dir, "params.json")
+		if err := os.WriteFile(params, []byte(`{"model":"unicycle","tau":0.3,"k":1.1,"c":0.5}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code = run(t, reg, "simulate", "-model", "unicycle", "-params", params, "-controls", data, "-out", sim)
+		if code != 1 || !strings.Contains(stderr, data+": line 6, column \"t\": the run lasts") {
+			t.Errorf("simulate, gap %s s: exit %d, stderr %q", gap, code, stderr)
+		}
+		if _, err := os.Stat(sim); err == nil {
+			t.Errorf("simulate, gap %s s: %s written", gap, sim)
+		}
+	}
+}
