@@ -121,6 +121,34 @@ func TestDiagMecanumGap(t *testing.T) {
 	}
 }
 
+// A gap bridged by -gaps bridge that the spline through the camera poses
+// cannot span (a last pose 10³⁰ s after the others): the error names the
+// line of the pose after the gap and column t, not the run's first line
+// and column x (as it did), and nothing is written.
+func TestDiagMecanumBridgedGapSpline(t *testing.T) {
+	dir := t.TempDir()
+	logf := filepath.Join(dir, "log.csv")
+	writeMecanumLog(t, logf, [][4]float64{{8, 8, 8, 8}}, 3)
+	b, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(b), "\n")
+	b = append(b, "1e30,8,8,8,8,0.5,0.5,0.1,run0\n"...)
+	if err := os.WriteFile(logf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "p.json")
+	st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", logf, "-gaps", "bridge", "-out", out)
+	want := fmt.Sprintf("%s: line %d, column \"t\": a time gap of 1e+30 s before this camera pose", logf, lines+1)
+	if st != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "-gaps split") {
+		t.Errorf("status %d, stderr %q, want %q", st, errOut, want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a parameter file was written")
+	}
+}
+
 // Wrong units: each is warned about, naming the probable cause.
 func TestDiagMecanumUnits(t *testing.T) {
 	dir := t.TempDir()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/wheelgrad/wheelgrad/losses"
 )
@@ -204,12 +205,32 @@ func NewFit(p Params, runs []Run, cfg Config) (*Fit, error) {
 		s.pose0 = [3]float64{r.X[k0], r.Y[k0], r.Theta[k0]}
 		sp, err := losses.NewSpline(losses.Smooth(s.tcam, s.gx, s.gy, cfg.SplineEvery))
 		if err != nil {
+			if c, ratio := widestGap(s.tcam); ratio > 1e6 {
+				// a gap the spline's fit cannot span (one bridged by -gaps
+				// bridge): the row of the pose after it, not the run's first
+				return nil, r.Errorf(cam[c], "t", "a time gap of %.6g s before this camera pose (%.3g× the median step) breaks the spline of eq. 7 through the poses (%v): split the run there (-gaps split) or cut the log", s.tcam[c]-s.tcam[c-1], ratio, err)
+			}
 			return nil, r.Errorf(k0, "x", "%v", err)
 		}
 		s.spline = sp
 		f.segs = append(f.segs, s)
 	}
 	return f, nil
+}
+
+// widestGap returns the index c of the widest step t[c] − t[c−1] of the
+// increasing times t (at least two) and its ratio to their median step.
+func widestGap(t []float64) (c int, ratio float64) {
+	d := make([]float64, len(t)-1)
+	for i := range d {
+		d[i] = t[i+1] - t[i]
+		if d[i] > d[c] {
+			c = i
+		}
+	}
+	w := d[c]
+	slices.Sort(d)
+	return c + 1, w / d[len(d)/2]
 }
 
 // Runs is the number of runs in the fit.
