@@ -8,9 +8,13 @@ import (
 	"github.com/wheelgrad/wheelgrad/opt"
 )
 
-func trainRuns(tb testing.TB) []mecanum.Run {
+func trainRuns(tb testing.TB) []mecanum.Run { return trainRunsSeed(tb, 1) }
+
+// trainRunsSeed is the training runs (the first repeat of each command) of
+// the real-like set of the seed.
+func trainRunsSeed(tb testing.TB, seed uint64) []mecanum.Run {
 	dir := tb.TempDir()
-	recs, err := Generate(dir, 1)
+	recs, err := Generate(dir, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -61,21 +65,7 @@ func BenchmarkJointIdentifySeeds(b *testing.B) {
 	p := mecanum.DefaultParams()
 	var sets [][]mecanum.Run
 	for seed := uint64(1); seed <= 10; seed++ {
-		recs, err := Generate(b.TempDir(), seed)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var runs []mecanum.Run
-		for _, rec := range recs {
-			if rec.Train && rec.Repeat == 0 {
-				r, _, err := Load(rec, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				runs = append(runs, r)
-			}
-		}
-		sets = append(sets, runs)
+		sets = append(sets, trainRunsSeed(b, seed))
 	}
 	b.ResetTimer()
 	fastest := time.Duration(1 << 62)
