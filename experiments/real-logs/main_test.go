@@ -31,6 +31,20 @@ func trainRunsSeed(tb testing.TB, seed uint64) []mecanum.Run {
 	return runs
 }
 
+// identifyDefault is the default identification (eq. 8, free start
+// poses) of the runs from μ = 0.5, on a fresh Fit.
+func identifyDefault(tb testing.TB, p mecanum.Params, runs []mecanum.Run) *mecanum.Result {
+	f, err := mecanum.NewFit(p, runs, mecanum.DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	id, err := mecanum.Identify(f, mecanum.IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
+
 // BenchmarkJointIdentify is item 6 of issue 10: one constant μ and free start
 // poses over 8 six-second real-like runs (the library part; the CLI
 // benchmark in cmd/wheelgrad adds reading the files).
@@ -39,14 +53,7 @@ func BenchmarkJointIdentify(b *testing.B) {
 	p := mecanum.DefaultParams()
 	b.ResetTimer()
 	for range b.N {
-		f, err := mecanum.NewFit(p, runs, mecanum.DefaultConfig())
-		if err != nil {
-			b.Fatal(err)
-		}
-		id, err := mecanum.Identify(f, mecanum.IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
-		if err != nil {
-			b.Fatal(err)
-		}
+		id := identifyDefault(b, p, runs)
 		b.ReportMetric(float64(id.Opt.Iterations), "iterations")
 		b.ReportMetric(float64(id.Opt.FuncEvaluations), "evaluations")
 	}
@@ -73,14 +80,7 @@ func BenchmarkJointIdentifySeeds(b *testing.B) {
 		evals, loss := 0, 0.0
 		start := time.Now()
 		for _, runs := range sets {
-			f, err := mecanum.NewFit(p, runs, mecanum.DefaultConfig())
-			if err != nil {
-				b.Fatal(err)
-			}
-			id, err := mecanum.Identify(f, mecanum.IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			id := identifyDefault(b, p, runs)
 			evals += id.Opt.FuncEvaluations
 			loss += id.Opt.F
 		}
