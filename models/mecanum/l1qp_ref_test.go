@@ -199,40 +199,15 @@ func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (f
 				continue
 			}
 		}
-		// at the minimiser for (Z, σ): release the worst held term (with
-		// bland, the first in the terms' order: see above)
-		worst, wv := -1, w*(1+1e-9)
-		for a := range Z {
-			if v := math.Abs(nu[a]); v > w*(1+1e-9) && (bland && (worst < 0 || Z[a] < Z[worst]) || !bland && v > wv) {
-				worst, wv = a, v
-			}
-		}
-		if worst < 0 {
+		// at the minimiser for (Z, σ): release the worst held term
+		var i int
+		if Z, i = q.release(Z, nu, w, bland); i < 0 {
 			break
 		}
-		i := Z[worst]
 		released = i
-		Z = slices.Delete(Z, worst, worst+1)
-		if worst < len(q.kz) {
-			// K's columns follow Z's entries: the released one's goes last
-			k := q.K[worst]
-			copy(q.K[worst:], q.K[worst+1:])
-			q.K[len(q.K)-1] = k
-			q.kz = slices.Delete(q.kz, worst, worst+1)
-		}
-		inZ[i] = false
-		sig[i] = math.Copysign(1, nu[worst])
-		q.addRow(i, sig[i], gs)
 	}
 	q.Z = Z
-	var phi float64
-	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * d[j]
-		}
-		phi += d[i] * (0.5*t + g[i])
-	}
+	phi := quadValue(n, H, g, d)
 	for i := range m {
 		phi += w * (math.Abs(r[i]) - math.Abs(q.s[i]))
 	}

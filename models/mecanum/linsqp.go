@@ -982,41 +982,16 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 				continue
 			}
 		}
-		// at the minimiser for (Z, σ): release the worst held term (with
-		// bland, the first in the terms' order: see above)
-		worst, wv := -1, w*(1+1e-9)
-		for a := range Z {
-			if v := math.Abs(nu[a]); v > w*(1+1e-9) && (bland && (worst < 0 || Z[a] < Z[worst]) || !bland && v > wv) {
-				worst, wv = a, v
-			}
-		}
-		if worst < 0 {
+		// at the minimiser for (Z, σ): release the worst held term
+		var i int
+		if Z, i = q.release(Z, nu, w, bland); i < 0 {
 			break
 		}
-		i := Z[worst]
 		released = i
-		Z = slices.Delete(Z, worst, worst+1)
-		if worst < len(q.kz) {
-			// K's columns follow Z's entries: the released one's goes last
-			k := q.K[worst]
-			copy(q.K[worst:], q.K[worst+1:])
-			q.K[len(q.K)-1] = k
-			q.kz = slices.Delete(q.kz, worst, worst+1)
-		}
-		inZ[i] = false
-		sig[i] = math.Copysign(1, nu[worst])
-		q.addRow(i, sig[i], gs)
 		q.flag(i)
 	}
 	q.Z = Z
-	var phi float64
-	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * d[j]
-		}
-		phi += d[i] * (0.5*t + g[i])
-	}
+	phi := quadValue(n, H, g, d)
 	// the residuals at Δ (q.r), 0 for the held terms
 	r := q.r
 	for rr := range q.nb {
@@ -1034,6 +1009,49 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 		phi += w * (math.Abs(ri) - math.Abs(q.s[i]))
 	}
 	return phi, nil
+}
+
+// release lets go of the worst held term of Z at the minimiser for (Z, σ)
+// (multipliers nu): the one whose |ν| exceeds w the most, or with bland
+// the first such in the terms' order (solve's anti-cycling rule). The term
+// takes its multiplier's sign, its K column moves last, and Z without it
+// is returned with the term; −1 (and Z unchanged) when every |ν| ≤ w.
+func (q *l1QP) release(Z []int, nu []float64, w float64, bland bool) ([]int, int) {
+	worst, wv := -1, w*(1+1e-9)
+	for a := range Z {
+		if v := math.Abs(nu[a]); v > w*(1+1e-9) && (bland && (worst < 0 || Z[a] < Z[worst]) || !bland && v > wv) {
+			worst, wv = a, v
+		}
+	}
+	if worst < 0 {
+		return Z, -1
+	}
+	i := Z[worst]
+	Z = slices.Delete(Z, worst, worst+1)
+	if worst < len(q.kz) {
+		// K's columns follow Z's entries: the released one's goes last
+		k := q.K[worst]
+		copy(q.K[worst:], q.K[worst+1:])
+		q.K[len(q.K)-1] = k
+		q.kz = slices.Delete(q.kz, worst, worst+1)
+	}
+	q.inZ[i] = false
+	q.sig[i] = math.Copysign(1, nu[worst])
+	q.addRow(i, q.sig[i], q.gs)
+	return Z, i
+}
+
+// quadValue is ½dᵀHd + gᵀd (H n×n).
+func quadValue(n int, H, g, d []float64) float64 {
+	var v float64
+	for i := range n {
+		var t float64
+		for j := range n {
+			t += H[i*n+j] * d[j]
+		}
+		v += d[i] * (0.5*t + g[i])
+	}
+	return v
 }
 
 // branchPasses caps sqp's passes over the branches per step, and
@@ -1164,14 +1182,7 @@ func (st *sqpState) onBranches(H []float64, w float64, step []float64, phi float
 			step[j] += st.ds[j]
 		}
 	}
-	var v float64
-	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * step[j]
-		}
-		v += step[i] * (0.5*t + st.g[i])
-	}
+	v := quadValue(n, H, st.g, step)
 	for i := range q.s {
 		v += w * (math.Abs(q.s[i]+q.dotRow(i, step)) - math.Abs(q.s[i]))
 	}

@@ -46,15 +46,7 @@ func randomL1QP(rng *rand.Rand, nb, m int) (q *l1QP, H, g []float64) {
 
 // phiOf is l1QP's objective φ(Δ) − φ(0), computed directly.
 func phiOf(q *l1QP, H, g []float64, w float64, d []float64) float64 {
-	n := q.n
-	var v float64
-	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * d[j]
-		}
-		v += d[i] * (0.5*t + g[i])
-	}
+	v := quadValue(q.n, H, g, d)
 	for i := range q.s {
 		v += w * (math.Abs(q.s[i]+q.dotRow(i, d)) - math.Abs(q.s[i]))
 	}
