@@ -106,15 +106,7 @@ func (q *l1QP) solveRef(H, g []float64, w float64, out []float64, warm []int) (f
 			break // the held rows became dependent: stop where we are
 		}
 		q.step(nu, d)
-		var pHp float64
-		for i := range n {
-			var t float64
-			for j := range n {
-				t += H[i*n+j] * p[j]
-			}
-			hp[i] = t
-			pHp += p[i] * t
-		}
+		pHp := mulHp(n, H, p, hp)
 		// a step too short to lower φ measurably is none: it only walks
 		// into terms whose residuals are rounding (a degenerate corner)
 		if pHp > tiny && len(Z) < n {

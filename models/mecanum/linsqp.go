@@ -847,15 +847,7 @@ func (q *l1QP) solve(H, g []float64, w float64, out []float64, warm []int) (floa
 			break // the held rows became dependent: stop where we are
 		}
 		q.step(nu, d)
-		var pHp float64
-		for i := range n {
-			var t float64
-			for j := range n {
-				t += H[i*n+j] * p[j]
-			}
-			hp[i] = t
-			pHp += p[i] * t
-		}
+		pHp := mulHp(n, H, p, hp)
 		// a step too short to lower φ measurably is none: it only walks
 		// into terms whose residuals are rounding (a degenerate corner)
 		if pHp > tiny && len(Z) < n {
@@ -1039,6 +1031,20 @@ func (q *l1QP) release(Z []int, nu []float64, w float64, bland bool) ([]int, int
 	q.sig[i] = math.Copysign(1, nu[worst])
 	q.addRow(i, q.sig[i], q.gs)
 	return Z, i
+}
+
+// mulHp sets hp = Hp (H n×n) and returns pᵀHp.
+func mulHp(n int, H, p, hp []float64) float64 {
+	var pHp float64
+	for i := range n {
+		var t float64
+		for j := range n {
+			t += H[i*n+j] * p[j]
+		}
+		hp[i] = t
+		pHp += p[i] * t
+	}
+	return pHp
 }
 
 // quadValue is ½dᵀHd + gᵀd (H n×n).
