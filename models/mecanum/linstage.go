@@ -259,8 +259,12 @@ const sqpMaxIter = 100
 // than the settings' FunctionTol of it (sqpTol without one). It returns
 // the result (F eq. 8 at X; an evaluation per trial point, each a rollout
 // and the model there), the rollouts of m (old's at x1 among them, made
-// by the first stage's precondition), or nil if no step lowers
-// eq. 8 (the caller then searches eq. 8 itself). old, if not nil, lends
+// by the first stage's precondition), or nil if a step was tried and
+// none lowered eq. 8 (the caller then searches eq. 8 itself). Where the
+// model at x1 predicts no decrease above the tolerance, x1 is eq. 8's
+// minimum to first order (the model has eq. 8's value and directional
+// derivatives there) and the result is x1 itself, FunctionConverged after
+// one evaluation: the first stage had already landed on it. old, if not nil, lends
 // its buffers (a linEq8 of a Fit over the same runs). set's Callback sees
 // each iteration (X the point in f's layout) and MaxIterations caps them.
 //
@@ -323,7 +327,7 @@ func (f *Fit) linearStage(x1 []float64, set opt.Settings, old *linEq8) (*opt.Res
 		return nil, m.rollouts, err
 	}
 	total.FuncEvaluations, total.GradEvaluations = nev, nev
-	if total.Iterations <= 1 && !stopped {
+	if total.Iterations <= 1 && !stopped && nev > 1 {
 		return nil, m.rollouts, nil
 	}
 	switch {

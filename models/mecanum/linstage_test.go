@@ -3,9 +3,11 @@ package mecanum
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/wheelgrad/wheelgrad/ad"
+	"github.com/wheelgrad/wheelgrad/opt"
 )
 
 // linEq8 is eq. 8 itself at its linearisation point, its gradient is the
@@ -107,4 +109,46 @@ func TestLinearStage(t *testing.T) {
 		}
 	}
 
+}
+
+// From eq. 8's own minimum the linearised stage takes no step: it returns
+// that point as converged after the one evaluation there (it returned nil
+// before, and staged then searched eq. 8 itself with L-BFGS-B), with the
+// loss eq. 8's; from a point a step away it still steps.
+func TestLinearStageAtMinimum(t *testing.T) {
+	f, err := NewFit(DefaultParams(), demoLikeRuns(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Identify(f, IdentifyOptions{Init: [4]float64{0.5, 0.5, 0.5, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := opt.Settings{FunctionTol: DefaultFunctionTol}
+	g, err := NewFit(DefaultParams(), demoLikeRuns(), DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := g.linearStage(r.X, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil {
+		t.Fatal("no result from eq. 8's minimum")
+	}
+	if res.Status != opt.FunctionConverged || res.FuncEvaluations != 1 || !slices.Equal(res.X, r.X) {
+		t.Errorf("from the minimum: %v after %d evaluations, moved %v", res.Status, res.FuncEvaluations, !slices.Equal(res.X, r.X))
+	}
+	if want := g.Loss(r.X); relErr(res.F, want) > 1e-12 {
+		t.Errorf("loss %.15g, eq. 8 there %.15g", res.F, want)
+	}
+	x := slices.Clone(r.X)
+	x[0] += 1e-3
+	res, _, err = g.linearStage(x, set, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil || res.FuncEvaluations < 2 || res.F >= g.Loss(x) {
+		t.Errorf("from μ₀ + 1e-3: %+v", res)
+	}
 }
