@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -235,10 +236,37 @@ func (m *Model) signature(p, q, x0, u []float64, B, T int, ties bool) ([]uint8, 
 		codes = in.switches(codes, ties)
 		if t == 0 {
 			per = len(codes)
+			codes = slices.Grow(codes, per*(T-1)) // every step has as many
 		}
 		x, xn = xn, x
 	}
 	return codes, per
+}
+
+// firstMoved is the index of the first code of the signature at (p, q,
+// x0, u) (with ties) that differs from sig0's and is not a tie, −1 if
+// none: what comparing m.signature's codes with sig0 finds, one step at a
+// time in one step's buffer (the signature of a calibration's batch is
+// megabytes, and the self-check takes four).
+func (m *Model) firstMoved(p, q, x0, u []float64, B, T int, sig0 []uint8) int {
+	in := &interp{p: m.prog, hash: m.hash}
+	S, U := m.NS(), m.NU()
+	x := append([]float64(nil), x0...)
+	xn := make([]float64, S*B)
+	var codes []uint8
+	at := 0
+	for t := range T {
+		in.Forward(B, p, q, x, u[t*U*B:(t+1)*U*B], xn, nil, 0)
+		codes = in.switches(codes[:0], true)
+		for k, c := range codes {
+			if c != sig0[at+k] && c != tieCode {
+				return at + k
+			}
+		}
+		at += len(codes)
+		x, xn = xn, x
+	}
+	return -1
 }
 
 // switchAt names the switch of code i of a signature.
@@ -350,10 +378,11 @@ func (m *Model) checkAlong(k Kernel, p, q, x0, u []float64, B, T int, ybar []flo
 	sig0, per := m.signature(p, q, x0, u, B, T, false)
 	// at returns F at z + s·d and the first switch whose branch differs
 	// from the point's (−1: none).
+	// z: the stencil point, one buffer for the four (fresh megabytes per
+	// point were most of a calibration's check)
+	z := [3][]float64{make([]float64, len(p)), make([]float64, len(x0)), make([]float64, len(u))}
 	at := func(s float64) (float64, int, error) {
-		var z [3][]float64
 		for b, v := range [3][]float64{p, x0, u} {
-			z[b] = make([]float64, len(v))
 			for i := range v {
 				z[b][i] = v[i] + s*dirs[b][i]
 			}
@@ -362,13 +391,7 @@ func (m *Model) checkAlong(k Kernel, p, q, x0, u []float64, B, T int, ybar []flo
 		if err != nil {
 			return 0, 0, err
 		}
-		sig, _ := m.signature(z[0], q, z[1], z[2], B, T, true)
-		for i := range sig {
-			if sig[i] != sig0[i] && sig[i] != tieCode {
-				return f, i, nil
-			}
-		}
-		return f, -1, nil
+		return f, m.firstMoved(z[0], q, z[1], z[2], B, T, sig0), nil
 	}
 	// Fourth-order central differences: stiff steps (a 1/x near small x,
 	// a 1-ms tyre model) have third derivatives large enough that the

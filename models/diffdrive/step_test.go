@@ -228,3 +228,35 @@ func BenchmarkGradientStepGraph(b *testing.B) {
 	}
 	b.ReportMetric(float64(prog.Nodes()), "nodes")
 }
+
+// BenchmarkSelfCheck is the built-in gradient check that the first
+// Backward of a calibration's Sim runs (dyn's Model.CheckRollout with the
+// generated kernel, at the calibration's batch and point): one forward and
+// backward pass, the switches' signature at the point and the four
+// stencil points', beside one LossGrad (the check's floor: the
+// calibration's own evaluation). The stencil points' signatures are
+// compared step by step and the points share one buffer: the check took
+// 0.34 s of a 1.1-s `wheelgrad identify -model diffdrive` on the demo's
+// log (CPU profile), 0.12 s after.
+func BenchmarkSelfCheck(b *testing.B) {
+	p := Paper()
+	bt := benchBatch(b)
+	s, _ := NewStepLoss(bt, p.L, p.H, LossSpec{CW: 1})
+	z := perturbed(p)
+	m := CalibModel(Smoothing{})
+	_, q := s.sim(Smoothing{})
+	b.Run("check", func(b *testing.B) {
+		for i := range b.N {
+			if _, err := m.CheckRollout(m.NewKernel(), z[:], q, s.x0, s.u, bt.M, bt.N, nil, 1, nil, uint64(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("lossgrad", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := s.LossGrad(z, Smoothing{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
