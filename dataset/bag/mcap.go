@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/foxglove/mcap/go/mcap"
 )
@@ -64,9 +67,9 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 			}
 			var tr *mcap.ErrTruncatedRecord
 			if errors.As(err, &tr) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%w after %d records: %v", ErrTruncated, records, err)
+				return nil, fmt.Errorf("%w after %d records: %v", ErrTruncated, records, libMsg(err))
 			}
-			return nil, fmt.Errorf("corrupt MCAP file after %d records: %v", records, err)
+			return nil, fmt.Errorf("corrupt MCAP file after %d records: %v", records, libMsg(err))
 		}
 		if cap(rec) > cap(buf) {
 			buf = rec
@@ -79,14 +82,14 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 		case mcap.TokenSchema:
 			s, err := mcap.ParseSchema(rec)
 			if err != nil {
-				return nil, fmt.Errorf("corrupt MCAP schema record: %v", err)
+				return nil, fmt.Errorf("corrupt MCAP schema record: %v", libMsg(err))
 			}
 			s.Data = nil
 			schemas[s.ID] = s
 		case mcap.TokenChannel:
 			ch, err := mcap.ParseChannel(rec)
 			if err != nil {
-				return nil, fmt.Errorf("corrupt MCAP channel record: %v", err)
+				return nil, fmt.Errorf("corrupt MCAP channel record: %v", libMsg(err))
 			}
 			if _, dup := channels[ch.ID]; dup {
 				continue // the summary section repeats the channels
@@ -102,7 +105,7 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 			channels[ch.ID] = t
 		case mcap.TokenMessage:
 			if err := msg.PopulateFrom(rec, false); err != nil {
-				return nil, fmt.Errorf("corrupt MCAP message record: %v", err)
+				return nil, fmt.Errorf("corrupt MCAP message record: %v", libMsg(err))
 			}
 			t := channels[msg.ChannelID]
 			if t == nil {
@@ -118,7 +121,7 @@ func ReadMCAP(r io.Reader, size int64, keep func(topic string) bool) (c *Content
 		case mcap.TokenDataEnd:
 			de, err := mcap.ParseDataEnd(rec)
 			if err != nil {
-				return nil, fmt.Errorf("corrupt MCAP data end record: %v", err)
+				return nil, fmt.Errorf("corrupt MCAP data end record: %v", libMsg(err))
 			}
 			// The CRC covers every byte before the Data End record (its
 			// opcode, length and content are the last 9 + len(rec) read).
@@ -157,4 +160,17 @@ func (c *crcTail) before(n int) uint32 {
 		return 0
 	}
 	return crc32.Update(c.sum, crc32.IEEETable, c.tail[:len(c.tail)-n])
+}
+
+// libMsg is a reader library's error message for one of ours: control
+// characters that came from the file (an MCAP library's "unsupported
+// compression: " followed by the record's bytes, a newline among them)
+// escaped, so that the error stays one line.
+func libMsg(err error) string {
+	s := err.Error()
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

@@ -51,7 +51,7 @@ func ReadROS1(r io.Reader, size int64, keep func(topic string) bool) (*Contents,
 	}
 	indexPos, err := u64Field(hdr, "index_pos")
 	if err != nil {
-		return nil, fmt.Errorf("corrupt ROS 1 bag header: %v", err)
+		return nil, fmt.Errorf("corrupt ROS 1 bag header: %v", libMsg(err))
 	}
 	switch {
 	case indexPos == 0:
@@ -74,7 +74,7 @@ func ReadROS1(r io.Reader, size int64, keep func(topic string) bool) (*Contents,
 	connCount, err1 := u32Field(hdr, "conn_count")
 	chunkCount, err2 := u32Field(hdr, "chunk_count")
 	if err1 != nil || err2 != nil {
-		return nil, fmt.Errorf("corrupt ROS 1 bag header: %v", cmpErr(err1, err2))
+		return nil, fmt.Errorf("corrupt ROS 1 bag header: %v", libMsg(cmpErr(err1, err2)))
 	}
 	var conns, infos uint32
 	for rd.off < size {
@@ -118,11 +118,11 @@ func (rd *ros1Reader) record(wantData bool) (op byte, hdr map[string][]byte, dat
 	}
 	hdr, err = parseFields(h)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("corrupt ROS 1 record header at byte %d: %v", start, err)
+		return 0, nil, nil, fmt.Errorf("corrupt ROS 1 record header at byte %d: %v", start, libMsg(err))
 	}
 	op, err = opField(hdr)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("corrupt ROS 1 record header at byte %d: %v", start, err)
+		return 0, nil, nil, fmt.Errorf("corrupt ROS 1 record header at byte %d: %v", start, libMsg(err))
 	}
 	if op != opChunk && op != opMessage && op != opConnection {
 		wantData = false
@@ -181,7 +181,7 @@ func (rd *ros1Reader) handle(op byte, hdr map[string][]byte, data []byte, inChun
 	case opConnection:
 		id, err := u32Field(hdr, "conn")
 		if err != nil {
-			return fmt.Errorf("corrupt ROS 1 connection record: %v", err)
+			return fmt.Errorf("corrupt ROS 1 connection record: %v", libMsg(err))
 		}
 		topic, ok := hdr["topic"]
 		if !ok {
@@ -189,7 +189,7 @@ func (rd *ros1Reader) handle(op byte, hdr map[string][]byte, data []byte, inChun
 		}
 		ch, err := parseFields(data)
 		if err != nil {
-			return fmt.Errorf("corrupt ROS 1 connection header of %s: %v", topic, err)
+			return fmt.Errorf("corrupt ROS 1 connection header of %q: %v", topic, libMsg(err))
 		}
 		if _, dup := rd.conns[id]; !dup {
 			rd.conns[id] = rd.c.topic(string(topic), string(ch["type"]), "ros1")
@@ -197,7 +197,7 @@ func (rd *ros1Reader) handle(op byte, hdr map[string][]byte, data []byte, inChun
 	case opMessage:
 		id, err := u32Field(hdr, "conn")
 		if err != nil {
-			return fmt.Errorf("corrupt ROS 1 message record: %v", err)
+			return fmt.Errorf("corrupt ROS 1 message record: %v", libMsg(err))
 		}
 		tm, ok := hdr["time"]
 		if !ok || len(tm) != 8 {
@@ -227,7 +227,7 @@ func (rd *ros1Reader) handle(op byte, hdr map[string][]byte, data []byte, inChun
 func (rd *ros1Reader) chunk(hdr map[string][]byte, data []byte) error {
 	size, err := u32Field(hdr, "size")
 	if err != nil {
-		return fmt.Errorf("corrupt ROS 1 chunk record: %v", err)
+		return fmt.Errorf("corrupt ROS 1 chunk record: %v", libMsg(err))
 	}
 	// a bomb or a corrupt size is refused before it is allocated
 	if int64(size) > int64(len(data))*1024+64<<20 || size > 1<<30 {
@@ -254,7 +254,7 @@ func (rd *ros1Reader) chunk(hdr map[string][]byte, data []byte) error {
 	// read as it comes rather than allocating the claimed size up front
 	raw, err := io.ReadAll(io.LimitReader(src, int64(size)+1))
 	if err != nil {
-		return fmt.Errorf("corrupt ROS 1 chunk: decompressing: %v", err)
+		return fmt.Errorf("corrupt ROS 1 chunk: decompressing: %v", libMsg(err))
 	}
 	if len(raw) != int(size) {
 		return fmt.Errorf("corrupt ROS 1 chunk: %d bytes decompressed, its header says %d", len(raw), size)
@@ -276,11 +276,11 @@ func (rd *ros1Reader) records(b []byte) error {
 		b = rest
 		hdr, err := parseFields(h)
 		if err != nil {
-			return fmt.Errorf("corrupt ROS 1 record header in a chunk: %v", err)
+			return fmt.Errorf("corrupt ROS 1 record header in a chunk: %v", libMsg(err))
 		}
 		op, err := opField(hdr)
 		if err != nil {
-			return fmt.Errorf("corrupt ROS 1 record header in a chunk: %v", err)
+			return fmt.Errorf("corrupt ROS 1 record header in a chunk: %v", libMsg(err))
 		}
 		if err := rd.handle(op, hdr, data, true); err != nil {
 			return err
