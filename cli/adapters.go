@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/figure"
 	"github.com/wheelgrad/wheelgrad/fit"
 	"github.com/wheelgrad/wheelgrad/robots"
@@ -74,8 +75,10 @@ func (s logSource) robots() robots.Source {
 
 func robotSources(srcs []logSource) []robots.Source {
 	out := make([]robots.Source, len(srcs))
+	c := dataset.NewReadCache() // each file parsed once per command
 	for i, s := range srcs {
 		out[i] = s.robots()
+		out[i].Cache = c
 	}
 	return out
 }

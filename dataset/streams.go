@@ -396,6 +396,9 @@ type LogOptions struct {
 	// behaviour before issue 25.3); by default they are dropped with a
 	// warning on Note (DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses each file once for every read through
+	// it with the same columns (ReadCache); nil parses on every read.
+	Cache *ReadCache
 }
 
 // ReadLog reads a log with the asynchronous-stream rules of LogOptions and
@@ -613,13 +616,24 @@ func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
 			cmdCols = append(cmdCols, Column{Name: c, Sparse: true})
 		}
 	}
-	read := func(file string, cols []Column) (*Table, error) {
-		var t *Table
-		var err error
+	read := func(file string, cols []Column) (t *Table, err error) {
+		sp := Spec{Columns: cols, Time: spec.Time, Group: spec.Group}
+		if o.Cache != nil {
+			// the columns converted from degrees depend on spec and Angles
+			k := cacheKey(file, sp, o.Columns) + fmt.Sprintf("\x00%#v\x00%q", spec.Columns, o.Angles)
+			if t := o.Cache.get(k); t != nil {
+				return t, nil
+			}
+			defer func() {
+				if err == nil {
+					o.Cache.put(k, t)
+				}
+			}()
+		}
 		if o.Columns != nil {
-			t, err = o.Columns.read(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+			t, err = o.Columns.read(file, sp)
 		} else {
-			t, err = ReadFile(file, Spec{Columns: cols, Time: spec.Time, Group: spec.Group})
+			t, err = ReadFile(file, sp)
 		}
 		if err != nil {
 			return nil, err

@@ -75,7 +75,7 @@ func noAutoOffset(model string, srcs ...Source) error {
 
 func diffDriveLog(d *Diag, src Source, needSpeeds bool) ([]calibrate.Run, error) {
 	runs, err := calibrate.ReadLog(src.Path, calibrate.LogOptions{NeedSpeeds: needSpeeds, Sensors: src.Poses, Offset: src.Offset,
-		Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+		Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	for _, r := range runs {
 		d.Add(Implausible(src.Path, r.Origin, diffDriveLimits, map[string][]float64{"uf": r.UF, "ul": r.UL, "vr": r.VR, "vl": r.VL})...)
 	}

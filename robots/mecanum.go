@@ -55,7 +55,7 @@ func mecanumParams(p Params) (mecanum.Params, error) {
 // of its first run (mecanum.EstimateOnset); without lag the model's time to
 // move is not counted (inspect: the wiring is not known yet).
 func mecanumOnset(src Source, p mecanum.Params, lag bool) (mecanum.Onset, error) {
-	st, err := mecanum.ReadStreams(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Columns: src.Columns})
+	st, err := mecanum.ReadStreams(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Columns: src.Columns, Cache: src.Cache})
 	if err != nil {
 		return mecanum.Onset{}, err
 	}
@@ -108,7 +108,7 @@ func mecanumRuns(d *Diag, srcs []Source, m *dataset.CommandMap, gaps fit.GapPoli
 	var runs []mecanum.Run
 	for _, src := range srcs {
 		f := src.Path
-		rs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{NeedPose: true, Map: m, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+		rs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{NeedPose: true, Map: m, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ func (Mecanum) Simulate(req SimulateRequest) (*Simulation, error) {
 		src.Offset, src.AutoOffset = on.Offset, false
 		d.Note("%s: offset %+.4f s added to the pose times (motion onset)", src.Path, on.Offset)
 	}
-	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+	runs, err := mecanum.ReadLog(src.Path, mecanum.LogOptions{Map: p.CommandMap, Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,11 @@ type Source struct {
 	AutoOffset bool
 	Columns    *dataset.ColumnMap // nil: the log's columns are the model's
 	HoldLast   bool
+	// Cache, when not nil, parses each file once however often the
+	// operation reads it (dataset.ReadCache): identify reads its logs
+	// again to check that the calibration predicts them no worse than the
+	// start. Give every source of one operation the same cache.
+	Cache *dataset.ReadCache
 }
 
 // Sink receives what a long operation finds as it goes: warnings (also

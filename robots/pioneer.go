@@ -63,7 +63,7 @@ func pioneerParams(p Params) (pioneer.Params, error) {
 // readPioneerLog reads one source split into runs by traj (pioneer.ReadLog).
 func readPioneerLog(src Source, needMeasured bool, d *Diag) ([]pioneer.Run, error) {
 	rs, err := pioneer.ReadLog(src.Path, pioneer.LogOptions{NeedMeasured: needMeasured, Sensors: src.Poses, Offset: src.Offset,
-		Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+		Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	if err != nil {
 		return nil, err
 	}

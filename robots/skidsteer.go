@@ -74,7 +74,7 @@ func readSkidSteerLog(d *Diag, src Source, p skidsteer.Params, paramsPath string
 		return nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for skidsteer)")
 	}
 	runs, err := skidsteer.ReadLog(src.Path, skidsteer.LogOptions{Params: p, ParamsFile: paramsPath, Sensors: src.Poses,
-		Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+		Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	d.Add(skidSteerImplausible(src.Path, runs)...)
 	return runs, err
 }

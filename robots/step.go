@@ -158,7 +158,7 @@ func (s *Step) sources(srcs ...Source) ([]step.Source, error) {
 		if src.AutoOffset {
 			return nil, Usagef("-offset auto is not available for -model %s (give the offset in seconds)", s.m.Name)
 		}
-		out[i] = step.Source{Path: src.Path, Poses: src.Poses, Offset: src.Offset, Columns: src.Columns, HoldLast: src.HoldLast}
+		out[i] = step.Source{Path: src.Path, Poses: src.Poses, Offset: src.Offset, Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache}
 	}
 	return out, nil
 }

@@ -98,7 +98,7 @@ func readTireLog(src Source, d *Diag) ([]*tire.Run, *dataset.Table, error) {
 	if src.AutoOffset {
 		return nil, nil, Usagef("-offset auto is available for -model mecanum only (give the offset in seconds for tire)")
 	}
-	rs, err := tire.ReadLog(src.Path, tire.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast})
+	rs, err := tire.ReadLog(src.Path, tire.LogOptions{Sensors: src.Poses, Offset: src.Offset, Note: d.NoteWriter(), Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	if err != nil {
 		return nil, nil, err
 	}

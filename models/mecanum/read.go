@@ -33,6 +33,9 @@ type LogOptions struct {
 	// last command row, simulated with the last command held; by default
 	// they are dropped with a warning on Note (dataset.DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // ReadLog reads a log or controls CSV split into runs by traj
@@ -43,7 +46,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +69,7 @@ type Streams struct {
 // traj; an error names the file, line and column.
 func ReadStreams(path string, o LogOptions) (Streams, error) {
 	c, s, err := dataset.ReadStreams(path, LogSpec(true), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Columns: o.Columns})
+		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Columns: o.Columns, Cache: o.Cache})
 	if err != nil {
 		return Streams{}, err
 	}

@@ -89,6 +89,9 @@ type LogOptions struct {
 	// last command row, simulated with the last command held; by default
 	// they are dropped with a warning on Note (dataset.DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // ReadLog reads a log split into runs by traj (RunsFromTable). Every error
@@ -99,7 +102,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 	if o.Sensors == "" && o.Offset == 0 {
 		tab, err = dataset.ReadMapped(path, LogSpec(), o.Columns)
 	} else {
-		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
+		tab, err = dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	}
 	if err != nil {
 		return nil, err

@@ -140,6 +140,9 @@ type LogOptions struct {
 	// last command row, simulated with the last command held; by default
 	// they are dropped with a warning on Note (dataset.DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // ReadLog reads and checks a log or controls CSV split into runs by traj:
@@ -167,7 +170,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		cmds = WheelCommands
 	}
 	tab, err := dataset.ReadLog(path, LogSpec(wheels), dataset.LogOptions{Commands: cmds, Angles: []string{"psi"},
-		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
+		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (s *Model) readRuns(src Source, gaps fit.GapPolicy, d *diag) ([]*stepRun, e
 		}
 	}
 	tab, err := dataset.ReadLog(src.Path, s.logSpec(), dataset.LogOptions{Commands: s.Inputs(), Angles: angles,
-		Sensors: src.Poses, Offset: src.Offset, Note: noteSink{d}, Columns: src.Columns, HoldLast: src.HoldLast})
+		Sensors: src.Poses, Offset: src.Offset, Note: noteSink{d}, Columns: src.Columns, HoldLast: src.HoldLast, Cache: src.Cache})
 	if err != nil {
 		return nil, err
 	}

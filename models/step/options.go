@@ -13,6 +13,9 @@ type Source struct {
 	Offset      float64
 	Columns     *dataset.ColumnMap
 	HoldLast    bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // Sink takes what a model finds as it goes: warnings (also returned as

@@ -106,6 +106,9 @@ type LogOptions struct {
 	// last command row, simulated with the last command held; by default
 	// they are dropped with a warning on Note (dataset.DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // ReadLog reads and checks a log split into runs by traj: sensor-only rows
@@ -115,7 +118,7 @@ type LogOptions struct {
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
 	tab, err := dataset.ReadLog(path, LogSpec(), dataset.LogOptions{Commands: Commands, Angles: []string{"psi"},
-		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
+		Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}

@@ -144,6 +144,9 @@ type LogOptions struct {
 	// last command row, simulated with the last command held; by default
 	// they are dropped with a warning on Note (dataset.DropAfterCommands).
 	HoldLast bool
+	// Cache, when not nil, parses the files once for every read through it
+	// (dataset.ReadCache).
+	Cache *dataset.ReadCache
 }
 
 // ReadLog reads a log split into runs by traj: sensor-only rows and a
@@ -152,7 +155,7 @@ type LogOptions struct {
 // time step is not judged here: CheckUniform and Resample do that against
 // the model's h, and gaps are the caller's policy (Origin.CommandRows).
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast})
+	tab, err := dataset.ReadLog(path, LogSpec(o.NeedSpeeds), dataset.LogOptions{Commands: Commands, Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}
