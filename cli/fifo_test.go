@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A log or parameter file that is a FIFO fed without end (one endless
@@ -47,6 +48,63 @@ func TestFIFOInputs(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
 		if st != 1 || !strings.Contains(errOut, c.want) || len(lines) != 1 || len(errOut) > 400 {
 			t.Errorf("%s: status %d, stderr %q: want exit 1 and one line with %q", c.args[0], st, errOut, c.want)
+		}
+	}
+}
+
+// A log that is a FIFO fed once is read once: identify, which reads its
+// logs again for the worse-than-start check (robots.WorseThanStart), hung
+// there, opening the FIFO a second time with no writer left; with the
+// command's dataset.ReadCache it ends with the parameter file that the
+// same log as a regular file gives.
+func TestFIFOLogReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ model, log, poses string }{
+		{"mecanum", "../models/mecanum/testdata/commands.csv", "../models/mecanum/testdata/camera.csv"},
+		{"tire", "../models/tire/testdata/jackal.csv", ""},
+	} {
+		b, err := os.ReadFile(c.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, c.model+".csv")
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		go func() {
+			w, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			defer w.Close()
+			w.Write(b)
+		}()
+		args := func(data, out string) []string {
+			a := []string{"identify", "-model", c.model, "-data", data, "-out", out}
+			if c.poses != "" {
+				a = append(a, "-poses", c.poses)
+			}
+			return a
+		}
+		done := make(chan [2]any, 1)
+		go func() {
+			st, _, errOut := runCLI(args(p, filepath.Join(dir, c.model+"-fifo.json"))...)
+			done <- [2]any{st, errOut}
+		}()
+		var got [2]any
+		select {
+		case got = <-done:
+		case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
+			t.Fatalf("%s: identify on a FIFO did not end", c.model)
+		}
+		st, _, errOut := runCLI(args(c.log, filepath.Join(dir, c.model+"-file.json"))...)
+		if got[0] != st {
+			t.Errorf("%s: status %v on the FIFO (%v), %d on the file (%s)", c.model, got[0], got[1], st, errOut)
+		}
+		a, _ := os.ReadFile(filepath.Join(dir, c.model+"-fifo.json"))
+		f, _ := os.ReadFile(filepath.Join(dir, c.model+"-file.json"))
+		if len(a) == 0 || string(a) != string(f) {
+			t.Errorf("%s: parameter file from the FIFO %q, from the file %q", c.model, a, f)
 		}
 	}
 }
