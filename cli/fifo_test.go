@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,20 +55,32 @@ func TestFIFOInputs(t *testing.T) {
 
 // A log that is a FIFO fed once is read once: identify, which reads its
 // logs again for the worse-than-start check (robots.WorseThanStart), hung
-// there, opening the FIFO a second time with no writer left; with the
-// command's dataset.ReadCache it ends with the parameter file that the
-// same log as a regular file gives.
+// there, opening the FIFO a second time with no writer left; a column map
+// (-columns, a parameter file's "columns"), which reads the header before
+// the log, read the log from where the header's read had stopped ("missing
+// columns … (header has "", "", 1)"). With the command's dataset.ReadCache
+// identify ends with the parameter file that the same log as a regular
+// file gives.
 func TestFIFOLogReadOnce(t *testing.T) {
 	dir := t.TempDir()
-	for _, c := range []struct{ model, log, poses string }{
-		{"mecanum", "../models/mecanum/testdata/commands.csv", "../models/mecanum/testdata/camera.csv"},
-		{"tire", "../models/tire/testdata/jackal.csv", ""},
+	warthog := filepath.Join(dir, "warthog.json")
+	os.WriteFile(warthog, []byte(`{"model": "skidsteer", "r": 0.3, "track": 1.08,
+  "columns": {"traj": "window", "wl": "meas_left", "wr": "meas_right", "psi": "yaw"}}`), 0o644)
+	for i, c := range []struct {
+		model, log string
+		extra      []string
+	}{
+		{"mecanum", "../models/mecanum/testdata/commands.csv", []string{"-poses", "../models/mecanum/testdata/camera.csv"}},
+		{"mecanum", "../models/mecanum/testdata/commands.csv", []string{"-poses", "../models/mecanum/testdata/camera.csv", "-columns", "w1=w1"}},
+		{"tire", "../models/tire/testdata/jackal.csv", nil},
+		{"skidsteer", "../experiments/real-warthog/testdata/windows-sample.csv", []string{"-init", warthog, "-where", "calib_step%2=0"}},
 	} {
 		b, err := os.ReadFile(c.log)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(dir, c.model+".csv")
+		name := fmt.Sprintf("%d-%s", i, c.model)
+		p := filepath.Join(dir, name+".csv")
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
@@ -80,31 +93,27 @@ func TestFIFOLogReadOnce(t *testing.T) {
 			w.Write(b)
 		}()
 		args := func(data, out string) []string {
-			a := []string{"identify", "-model", c.model, "-data", data, "-out", out}
-			if c.poses != "" {
-				a = append(a, "-poses", c.poses)
-			}
-			return a
+			return append([]string{"identify", "-model", c.model, "-data", data, "-out", out}, c.extra...)
 		}
 		done := make(chan [2]any, 1)
 		go func() {
-			st, _, errOut := runCLI(args(p, filepath.Join(dir, c.model+"-fifo.json"))...)
+			st, _, errOut := runCLI(args(p, filepath.Join(dir, name+"-fifo.json"))...)
 			done <- [2]any{st, errOut}
 		}()
 		var got [2]any
 		select {
 		case got = <-done:
 		case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
-			t.Fatalf("%s: identify on a FIFO did not end", c.model)
+			t.Fatalf("%s: identify on a FIFO did not end", name)
 		}
-		st, _, errOut := runCLI(args(c.log, filepath.Join(dir, c.model+"-file.json"))...)
-		if got[0] != st {
-			t.Errorf("%s: status %v on the FIFO (%v), %d on the file (%s)", c.model, got[0], got[1], st, errOut)
+		st, _, errOut := runCLI(args(c.log, filepath.Join(dir, name+"-file.json"))...)
+		if got[0] != st || st != 0 {
+			t.Errorf("%s: status %v on the FIFO (%v), %d on the file (%s)", name, got[0], got[1], st, errOut)
 		}
-		a, _ := os.ReadFile(filepath.Join(dir, c.model+"-fifo.json"))
-		f, _ := os.ReadFile(filepath.Join(dir, c.model+"-file.json"))
+		a, _ := os.ReadFile(filepath.Join(dir, name+"-fifo.json"))
+		f, _ := os.ReadFile(filepath.Join(dir, name+"-file.json"))
 		if len(a) == 0 || string(a) != string(f) {
-			t.Errorf("%s: parameter file from the FIFO %q, from the file %q", c.model, a, f)
+			t.Errorf("%s: parameter file from the FIFO %q, from the file %q", name, a, f)
 		}
 	}
 }

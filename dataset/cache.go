@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -16,15 +17,23 @@ import (
 // logs no worse than the start did); with one cache per command it parses
 // them once. A file is known by its path, and a regular file also by its
 // size and modification time, so that one rewritten in between is read
-// again; a pipe is read once and served from the cache after (where the
-// second read used to find it empty). Safe for concurrent use.
+// again; a pipe (a FIFO, a device) is read once, every later open
+// replaying its bytes (a second open used to wait for a writer that had
+// gone). Safe for concurrent use.
 type ReadCache struct {
-	mu sync.Mutex
-	m  map[string]*Table
+	mu        sync.Mutex
+	m         map[string]*Table
+	pipes     map[string]*replay
+	pipesOnly bool // NewPipeCache: no tables kept
 }
 
 // NewReadCache returns an empty cache.
 func NewReadCache() *ReadCache { return &ReadCache{m: map[string]*Table{}} }
+
+// NewPipeCache returns a cache that keeps no tables (every read parses)
+// but reads a pipe once however often it is opened through it: for one
+// read that opens a file twice (its header first).
+func NewPipeCache() *ReadCache { return &ReadCache{pipesOnly: true} }
 
 // cacheKey is what a parse depends on: the file (as above), the columns
 // asked for and the column map (plain values: %#v spells them out).
@@ -44,6 +53,9 @@ func cacheKey(file string, spec Spec, m *ColumnMap) string {
 func (c *ReadCache) get(key string) *Table {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pipesOnly {
+		return nil
+	}
 	if t, ok := c.m[key]; ok {
 		return t.clone()
 	}
@@ -54,6 +66,9 @@ func (c *ReadCache) get(key string) *Table {
 func (c *ReadCache) put(key string, t *Table) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pipesOnly {
+		return
+	}
 	if c.m == nil {
 		c.m = map[string]*Table{}
 	}
@@ -78,3 +93,70 @@ func (t *Table) clone() *Table {
 	}
 	return u
 }
+
+// open opens path through c: a regular file as Open does, anything else
+// (a FIFO, a device) once for the cache, each open replaying the bytes
+// read so far before reading on (a column map reads a file's header, then
+// the file; identify reads a log again to validate it). Each open is
+// bounded by MaxFileBytes as Open's is.
+func (c *ReadCache) open(path string) (io.ReadCloser, error) {
+	if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() {
+		return Open(path)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.pipes[path]
+	if r == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		r = &replay{f: f}
+		if c.pipes == nil {
+			c.pipes = map[string]*replay{}
+		}
+		c.pipes[path] = r
+	}
+	return &bounded{f: &replayReader{r: r}, file: path, left: MaxFileBytes, max: MaxFileBytes}, nil
+}
+
+// replay is a file that can be read once (a pipe), read on demand by its
+// replayReaders: the bytes read so far are kept for the next reader.
+type replay struct {
+	mu  sync.Mutex
+	f   *os.File // nil once it ended
+	buf []byte
+	err error // how it ended
+}
+
+// replayReader reads a replay from its start.
+type replayReader struct {
+	r   *replay
+	off int
+}
+
+func (rr *replayReader) Read(p []byte) (int, error) {
+	r := rr.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rr.off < len(r.buf) {
+		n := copy(p, r.buf[rr.off:])
+		rr.off += n
+		return n, nil
+	}
+	if r.f == nil {
+		return 0, r.err
+	}
+	n, err := r.f.Read(p)
+	r.buf = append(r.buf, p[:n]...)
+	rr.off += n
+	if err != nil {
+		r.err = err
+		r.f.Close()
+		r.f = nil
+	}
+	return n, err
+}
+
+// Close leaves the pipe open for the cache's next reader.
+func (rr *replayReader) Close() error { return nil }

@@ -280,8 +280,8 @@ type binding struct {
 // and whose sources the file has is read from its sources and computed;
 // the Where filters are applied. The time window is applied by the caller
 // (cut), which knows the log's first time.
-func (m *ColumnMap) read(file string, spec Spec) (*Table, error) {
-	hdr, err := ReadHeader(file)
+func (m *ColumnMap) read(open opener, file string, spec Spec) (*Table, error) {
+	hdr, err := readHeader(open, file)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (m *ColumnMap) read(file string, spec Spec) (*Table, error) {
 			src.Columns = append(src.Columns, Column{Name: f.Column, Text: true, Sparse: true})
 		}
 	}
-	t, err := ReadFile(file, src)
+	t, err := readFile(open, file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +535,7 @@ func ReadMapped(path string, spec Spec, m *ColumnMap) (*Table, error) {
 	if m == nil {
 		return ReadFile(path, spec)
 	}
-	t, err := m.read(path, spec)
+	t, err := m.read(NewPipeCache().open, path, spec) // a pipe read once
 	if err != nil {
 		return nil, err
 	}
@@ -552,7 +552,21 @@ func ReadMapped(path string, spec Spec, m *ColumnMap) (*Table, error) {
 // the targets of m whose sources the file has: the columns a model can
 // read from it through the map (for choosing between a model's forms).
 func ReadHeaderMapped(path string, m *ColumnMap) ([]string, error) {
-	h, err := ReadHeader(path)
+	return readHeaderMapped(Open, path, m)
+}
+
+// ReadHeaderMapped is the package's ReadHeaderMapped through c (a pipe
+// read once for this and the operation's later reads through c); a nil c
+// reads as the package's does.
+func (c *ReadCache) ReadHeaderMapped(path string, m *ColumnMap) ([]string, error) {
+	if c == nil {
+		return ReadHeaderMapped(path, m)
+	}
+	return readHeaderMapped(c.open, path, m)
+}
+
+func readHeaderMapped(open opener, path string, m *ColumnMap) ([]string, error) {
+	h, err := readHeader(open, path)
 	if err != nil || m == nil {
 		return h, err
 	}

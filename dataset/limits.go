@@ -61,7 +61,7 @@ func ReadAll(path string, max int64) ([]byte, error) {
 
 // bounded is a file read through a byte limit.
 type bounded struct {
-	f         *os.File
+	f         io.ReadCloser
 	file      string
 	left, max int64
 }

@@ -105,8 +105,14 @@ func (t *Table) Errorf(row int, column string, format string, args ...any) error
 func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
 // ReadFile reads the file at path with Read; errors name the path as given.
-func ReadFile(path string, spec Spec) (*Table, error) {
-	f, err := Open(path)
+func ReadFile(path string, spec Spec) (*Table, error) { return readFile(Open, path, spec) }
+
+// opener opens a file for reading: Open, or a ReadCache's (which reads a
+// pipe once however often it is opened).
+type opener func(path string) (io.ReadCloser, error)
+
+func readFile(open opener, path string, spec Spec) (*Table, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -111,10 +111,24 @@ func (t *Table) Runs(group string) [][2]int {
 // reads (e.g. a controls file written by follow): such a file needs no map.
 // An unreadable file keeps m (the reader then says why).
 func MapFor(path string, m *CommandMap, commands []string) *CommandMap {
+	return mapFor(Open, path, m, commands)
+}
+
+// MapFor is the package's MapFor through c (a pipe read once for this and
+// the operation's later reads through c); a nil c reads as the package's
+// does.
+func (c *ReadCache) MapFor(path string, m *CommandMap, commands []string) *CommandMap {
+	if c == nil {
+		return MapFor(path, m, commands)
+	}
+	return mapFor(c.open, path, m, commands)
+}
+
+func mapFor(open opener, path string, m *CommandMap, commands []string) *CommandMap {
 	if m == nil {
 		return nil
 	}
-	h, err := ReadHeader(path)
+	h, err := readHeader(open, path)
 	if err != nil {
 		return m
 	}

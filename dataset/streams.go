@@ -501,8 +501,10 @@ func splitSensors(t *Table, commands []string, group string) (c, s *Table) {
 // ReadHeader returns the column names of a CSV file's header, lower case and
 // trimmed, for choosing between a model's alternative forms (e.g. skid-steer
 // vc, wc or wl, wr) before reading it.
-func ReadHeader(path string) ([]string, error) {
-	f, err := Open(path)
+func ReadHeader(path string) ([]string, error) { return readHeader(Open, path) }
+
+func readHeader(open opener, path string) ([]string, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -616,6 +618,14 @@ func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
 			cmdCols = append(cmdCols, Column{Name: c, Sparse: true})
 		}
 	}
+	// a pipe is read once: a column map reads the header first, and a
+	// cache serves every read of the operation
+	open := Open
+	if o.Cache != nil {
+		open = o.Cache.open
+	} else if o.Columns != nil {
+		open = NewPipeCache().open
+	}
 	read := func(file string, cols []Column) (t *Table, err error) {
 		sp := Spec{Columns: cols, Time: spec.Time, Group: spec.Group}
 		if o.Cache != nil {
@@ -631,9 +641,9 @@ func readParts(path string, spec Spec, o LogOptions) (t, s *Table, err error) {
 			}()
 		}
 		if o.Columns != nil {
-			t, err = o.Columns.read(file, sp)
+			t, err = o.Columns.read(open, file, sp)
 		} else {
-			t, err = ReadFile(file, sp)
+			t, err = readFile(open, file, sp)
 		}
 		if err != nil {
 			return nil, err

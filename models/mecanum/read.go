@@ -45,8 +45,11 @@ type LogOptions struct {
 // command stream are not judged here: each run's Origin.CommandRows tells its
 // command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
+	if o.Cache == nil {
+		o.Cache = dataset.NewPipeCache() // the command map's header, then the log: a pipe read once
+	}
 	tab, err := dataset.ReadLog(path, LogSpec(o.NeedPose), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
+		Map: o.Cache.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +71,11 @@ type Streams struct {
 // first run of each stream unmerged. The two first runs must be of one
 // traj; an error names the file, line and column.
 func ReadStreams(path string, o LogOptions) (Streams, error) {
+	if o.Cache == nil {
+		o.Cache = dataset.NewPipeCache() // the command map's header, then the log: a pipe read once
+	}
 	c, s, err := dataset.ReadStreams(path, LogSpec(true), dataset.LogOptions{Commands: Commands, Angles: []string{"theta"},
-		Map: dataset.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Columns: o.Columns, Cache: o.Cache})
+		Map: o.Cache.MapFor(path, o.Map, Commands), Sensors: o.Sensors, Columns: o.Columns, Cache: o.Cache})
 	if err != nil {
 		return Streams{}, err
 	}

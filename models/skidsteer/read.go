@@ -153,7 +153,10 @@ type LogOptions struct {
 // column. Gaps in the command stream are not judged here: each run's
 // Origin.CommandRows tells its command rows, for the caller's policy.
 func ReadLog(path string, o LogOptions) ([]Run, error) {
-	h, err := dataset.ReadHeaderMapped(path, o.Columns)
+	if o.Cache == nil {
+		o.Cache = dataset.NewPipeCache() // the header, then the log: a pipe read once
+	}
+	h, err := o.Cache.ReadHeaderMapped(path, o.Columns)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +173,7 @@ func ReadLog(path string, o LogOptions) ([]Run, error) {
 		cmds = WheelCommands
 	}
 	tab, err := dataset.ReadLog(path, LogSpec(wheels), dataset.LogOptions{Commands: cmds, Angles: []string{"psi"},
-		Map: dataset.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
+		Map: o.Cache.MapFor(path, m, cmds), Sensors: o.Sensors, Offset: o.Offset, Note: o.Note, Columns: o.Columns, HoldLast: o.HoldLast, Cache: o.Cache})
 	if err != nil {
 		return nil, err
 	}
