@@ -18,16 +18,7 @@ import (
 func TestFIFOInputs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := func(name, head string) string {
-		p := filepath.Join(dir, name)
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		go func() {
-			w, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			defer w.Close()
+		return fifoFed(t, filepath.Join(dir, name), func(w *os.File) {
 			w.Write([]byte(head))
 			chunk := []byte(strings.Repeat("7", 4096))
 			for {
@@ -35,8 +26,7 @@ func TestFIFOInputs(t *testing.T) {
 					return // the reader closed it
 				}
 			}
-		}()
-		return p
+		})
 	}
 	for _, c := range []struct {
 		args []string
@@ -80,18 +70,7 @@ func TestFIFOLogReadOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("%d-%s", i, c.model)
-		p := filepath.Join(dir, name+".csv")
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		go func() {
-			w, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			defer w.Close()
-			w.Write(b)
-		}()
+		p := fifoFed(t, filepath.Join(dir, name+".csv"), func(w *os.File) { w.Write(b) })
 		args := func(data, out string) []string {
 			return append([]string{"identify", "-model", c.model, "-data", data, "-out", out}, c.extra...)
 		}
@@ -116,4 +95,23 @@ func TestFIFOLogReadOnce(t *testing.T) {
 			t.Errorf("%s: parameter file from the FIFO %q, from the file %q", name, a, f)
 		}
 	}
+}
+
+// fifoFed makes a FIFO at p and a writer that opens it and calls write
+// (then closes it) once a reader opens it; it skips the test where FIFOs
+// cannot be made.
+func fifoFed(t *testing.T, p string, write func(w *os.File)) string {
+	t.Helper()
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		write(w)
+	}()
+	return p
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 )
 
@@ -225,48 +224,55 @@ func (m *Model) agreesMoved(k Kernel, p, q, x0, u []float64, B, T int, ybar []fl
 // interp.switches (for the stencil's points, not the point checked: a tie
 // there is the kink whose one-sided derivative the reverse pass takes).
 func (m *Model) signature(p, q, x0, u []float64, B, T int, ties bool) ([]uint8, int) {
-	in := &interp{p: m.prog, hash: m.hash}
-	S, U := m.NS(), m.NU()
-	x := append([]float64(nil), x0...)
-	xn := make([]float64, S*B)
 	var codes []uint8
 	per := 0
-	for t := range T {
-		in.Forward(B, p, q, x, u[t*U*B:(t+1)*U*B], xn, nil, 0)
-		codes = in.switches(codes, ties)
+	m.eachSwitches(p, q, x0, u, B, T, ties, func(t int, step []uint8) bool {
 		if t == 0 {
-			per = len(codes)
-			codes = slices.Grow(codes, per*(T-1)) // every step has as many
+			per = len(step)
+			codes = make([]uint8, 0, per*T) // every step has as many
 		}
-		x, xn = xn, x
-	}
+		codes = append(codes, step...)
+		return true
+	})
 	return codes, per
 }
 
 // firstMoved is the index of the first code of the signature at (p, q,
 // x0, u) (with ties) that differs from sig0's and is not a tie, −1 if
 // none: what comparing m.signature's codes with sig0 finds, one step at a
-// time in one step's buffer (the signature of a calibration's batch is
-// megabytes, and the self-check takes four).
+// time (the signature of a calibration's batch is megabytes, and the
+// self-check takes four).
 func (m *Model) firstMoved(p, q, x0, u []float64, B, T int, sig0 []uint8) int {
+	moved, at := -1, 0
+	m.eachSwitches(p, q, x0, u, B, T, true, func(_ int, step []uint8) bool {
+		for k, c := range step {
+			if c != sig0[at+k] && c != tieCode {
+				moved = at + k
+				return false
+			}
+		}
+		at += len(step)
+		return true
+	})
+	return moved
+}
+
+// eachSwitches runs the interpreted rollout and calls f with each step's
+// branch codes (in one buffer, reused) until f returns false.
+func (m *Model) eachSwitches(p, q, x0, u []float64, B, T int, ties bool, f func(t int, codes []uint8) bool) {
 	in := &interp{p: m.prog, hash: m.hash}
 	S, U := m.NS(), m.NU()
 	x := append([]float64(nil), x0...)
 	xn := make([]float64, S*B)
 	var codes []uint8
-	at := 0
 	for t := range T {
 		in.Forward(B, p, q, x, u[t*U*B:(t+1)*U*B], xn, nil, 0)
-		codes = in.switches(codes[:0], true)
-		for k, c := range codes {
-			if c != sig0[at+k] && c != tieCode {
-				return at + k
-			}
+		codes = in.switches(codes[:0], ties)
+		if !f(t, codes) {
+			return
 		}
-		at += len(codes)
 		x, xn = xn, x
 	}
-	return -1
 }
 
 // switchAt names the switch of code i of a signature.
