@@ -115,3 +115,38 @@ func fifoFed(t *testing.T, p string, write func(w *os.File)) string {
 	}()
 	return p
 }
+
+// validate -offset auto reads a log twice (the streams for the onset
+// estimate, then the log; it waited on the FIFO's second open): from a
+// FIFO it prints what the same log as a regular file gives.
+func TestFIFOValidateAutoOffset(t *testing.T) {
+	dir := t.TempDir()
+	const log, poses = "../models/mecanum/testdata/commands.csv", "../models/mecanum/testdata/camera.csv"
+	params := filepath.Join(dir, "mu.json")
+	if st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", log, "-poses", poses, "-out", params); st != 0 {
+		t.Fatalf("identify: %d %s", st, errOut)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fifoFed(t, filepath.Join(dir, "log.csv"), func(w *os.File) { w.Write(b) })
+	args := func(data string) []string {
+		return []string{"validate", "-model", "mecanum", "-params", params, "-data", data, "-poses", poses, "-offset", "auto"}
+	}
+	done := make(chan [3]any, 1)
+	go func() {
+		st, out, errOut := runCLI(args(p)...)
+		done <- [3]any{st, out, errOut}
+	}()
+	var got [3]any
+	select {
+	case got = <-done:
+	case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
+		t.Fatal("validate -offset auto on a FIFO did not end")
+	}
+	st, out, errOut := runCLI(args(log)...)
+	if st != 0 || !strings.Contains(out, "RMS error") || got[0] != st || strings.ReplaceAll(got[1].(string), p, log) != out {
+		t.Errorf("FIFO: status %v, %v%v\nfile: status %d, %s%s", got[0], got[1], got[2], st, out, errOut)
+	}
+}
