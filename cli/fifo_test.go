@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -148,5 +150,63 @@ func TestFIFOValidateAutoOffset(t *testing.T) {
 	st, out, errOut := runCLI(args(log)...)
 	if st != 0 || !strings.Contains(out, "RMS error") || got[0] != st || strings.ReplaceAll(got[1].(string), p, log) != out {
 		t.Errorf("FIFO: status %v, %v%v\nfile: status %d, %s%s", got[0], got[1], got[2], st, out, errOut)
+	}
+}
+
+// Every input given as a FIFO fed once (a shell's <(…) is one too) gives
+// what the same file gives, within one command that opens it more than
+// once (dataset.ReadPipesOnce in Run): a parameter file, read for its
+// values and again for its "columns", hung; inspect, which reads a log's
+// header first, reported its columns missing; pioneer identify hung.
+func TestFIFOEveryInput(t *testing.T) {
+	dir := t.TempDir()
+	const (
+		mlog  = "../models/mecanum/testdata/commands.csv"
+		mcam  = "../models/mecanum/testdata/camera.csv"
+		plog  = "../models/pioneer/testdata/p3dx.csv"
+		ctrls = "../models/mecanum/testdata/commands.csv"
+	)
+	params := filepath.Join(dir, "mu.json")
+	if st, _, errOut := runCLI("identify", "-model", "mecanum", "-data", mlog, "-poses", mcam, "-out", params); st != 0 {
+		t.Fatalf("identify: %d %s", st, errOut)
+	}
+	for i, c := range []struct {
+		feed string
+		args []string // "@" is the input
+	}{
+		{params, []string{"validate", "-model", "mecanum", "-params", "@", "-data", mlog, "-poses", mcam}},
+		{params, []string{"simulate", "-model", "mecanum", "-params", "@", "-controls", ctrls}},
+		{params, []string{"identify", "-model", "mecanum", "-data", mlog, "-poses", mcam, "-init", "@", "-loss", "squared", "-json"}},
+		{mlog, []string{"inspect", "-model", "mecanum", "-data", "@", "-poses", mcam}},
+		{plog, []string{"identify", "-model", "pioneer", "-data", "@", "-json"}},
+	} {
+		b, err := os.ReadFile(c.feed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := fifoFed(t, filepath.Join(dir, fmt.Sprintf("in%d", i)), func(w *os.File) { w.Write(b) })
+		args := func(in string) []string {
+			a := slices.Clone(c.args)
+			a[slices.Index(a, "@")] = in
+			return a
+		}
+		done := make(chan [3]any, 1)
+		go func() {
+			st, out, errOut := runCLI(args(p)...)
+			done <- [3]any{st, out, errOut}
+		}()
+		var got [3]any
+		select {
+		case got = <-done:
+		case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
+			t.Fatalf("%s on a FIFO did not end", c.args[0])
+		}
+		st, out, errOut := runCLI(args(c.feed)...)
+		fifoOut := strings.ReplaceAll(got[1].(string), p, c.feed)
+		fifoOut = regexp.MustCompile(`"(wall_s|elapsed_s|time_s)": [0-9.e-]+`).ReplaceAllString(fifoOut, "")
+		out = regexp.MustCompile(`"(wall_s|elapsed_s|time_s)": [0-9.e-]+`).ReplaceAllString(out, "")
+		if st != 0 || got[0] != st || len(out) == 0 || fifoOut != out {
+			t.Errorf("%v: FIFO: status %v, stdout %q, stderr %v\nfile: status %d, stdout %q, stderr %s", c.args, got[0], got[1], got[2], st, out, errOut)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/wheelgrad/wheelgrad/cli/stage"
+	"github.com/wheelgrad/wheelgrad/dataset"
 	"github.com/wheelgrad/wheelgrad/robots"
 )
 
@@ -77,8 +78,11 @@ func register(c command) { commands[c.name] = c }
 // Run runs the command line args with the models of reg, writing to stdout
 // and stderr, and returns the exit status (0 success, 1 runtime failure, 2
 // usage error, 3 an optimiser that did not converge). It installs no signal
-// handler (Main does).
+// handler (Main does). A pipe given as an input (a FIFO, a shell's
+// <(zcat log.csv.gz)) is read once for the command however often it is
+// opened (dataset.ReadPipesOnce).
 func Run(args []string, reg *robots.Registry, stdout, stderr io.Writer) int {
+	defer dataset.ReadPipesOnce()()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		w := stderr
 		status := 2

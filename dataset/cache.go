@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // ReadCache keeps the tables parsed from the files read through it
@@ -100,8 +101,21 @@ func (t *Table) clone() *Table {
 // the file; identify reads a log again to validate it). Each open is
 // bounded by MaxFileBytes as Open's is.
 func (c *ReadCache) open(path string) (io.ReadCloser, error) {
+	if r, ok, err := c.openPipe(path, MaxFileBytes); ok {
+		return r, err
+	}
+	return openFile(path, MaxFileBytes)
+}
+
+// openPipe opens path through c's replay of it, bounded by max, when path
+// is not a regular file (ok false otherwise). Within ReadPipesOnce every
+// cache's pipes are that scope's, so that no pipe is opened twice.
+func (c *ReadCache) openPipe(path string, max int64) (_ io.ReadCloser, ok bool, _ error) {
 	if st, err := os.Stat(path); err != nil || st.Mode().IsRegular() {
-		return Open(path)
+		return nil, false, nil
+	}
+	if g := pipeScope.Load(); g != nil && g != c {
+		c = g
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -109,7 +123,7 @@ func (c *ReadCache) open(path string) (io.ReadCloser, error) {
 	if r == nil {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		r = &replay{f: f}
 		if c.pipes == nil {
@@ -117,7 +131,55 @@ func (c *ReadCache) open(path string) (io.ReadCloser, error) {
 		}
 		c.pipes[path] = r
 	}
-	return &bounded{f: &replayReader{r: r}, file: path, left: MaxFileBytes, max: MaxFileBytes}, nil
+	return &bounded{f: &replayReader{r: r}, file: path, left: max, max: max}, true, nil
+}
+
+// pipeScope is ReadPipesOnce's cache while a scope is open.
+var (
+	pipeScope atomic.Pointer[ReadCache]
+	scopeMu   sync.Mutex
+	scopes    int
+)
+
+// ReadPipesOnce makes every pipe that Open, ReadAll and the readers built
+// on them open (a FIFO, the /dev/fd/N of a shell's <(zcat log.csv.gz), a
+// device) be read once until the returned end is called: a later open of
+// the same path replays the bytes read so far, then reads on. For a
+// program that is one command (cli.Run opens a scope per command): its
+// reads may open a file more than once (a header before the rows, a
+// parameter file for its values and again for its "columns"), and a
+// pipe's second open would wait for a writer that has gone, or read on
+// from where the first stopped. Not for a program that reads a FIFO's path
+// again for new data while the scope is open. Scopes nest (the outermost
+// end closes it); end closes the pipes left open and lets their bytes go.
+func ReadPipesOnce() (end func()) {
+	scopeMu.Lock()
+	defer scopeMu.Unlock()
+	if scopes == 0 {
+		pipeScope.Store(NewPipeCache())
+	}
+	scopes++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			scopeMu.Lock()
+			defer scopeMu.Unlock()
+			if scopes--; scopes > 0 {
+				return
+			}
+			c := pipeScope.Swap(nil)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for _, r := range c.pipes {
+				r.mu.Lock()
+				if r.f != nil {
+					r.f.Close()
+					r.f, r.err = nil, os.ErrClosed
+				}
+				r.mu.Unlock()
+			}
+		})
+	}
 }
 
 // replay is a file that can be read once (a pipe), read on demand by its

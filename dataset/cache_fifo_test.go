@@ -56,3 +56,47 @@ func TestPipeReadOnce(t *testing.T) {
 		t.Fatalf("second read of the pipe: %v, %v", b, err)
 	}
 }
+
+// Within ReadPipesOnce a FIFO read twice by ReadAll (and opened by a
+// command's ReadCache) gives the same bytes each time; scopes nest, and
+// the outermost end closes the scope.
+func TestReadPipesOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "params.json")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	const text = `{"model": "mecanum"}`
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer w.Close()
+		w.Write([]byte(text))
+	}()
+	end := ReadPipesOnce()
+	inner := ReadPipesOnce()
+	for i := range 2 {
+		b, err := ReadAll(p, MaxJSONBytes)
+		if err != nil || string(b) != text {
+			t.Fatalf("read %d: %q, %v", i, b, err)
+		}
+	}
+	r, err := NewReadCache().open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf [64]byte
+	if n, _ := r.Read(buf[:]); string(buf[:n]) != text {
+		t.Errorf("through a command's cache: %q", buf[:n])
+	}
+	inner()
+	inner()
+	if pipeScope.Load() == nil {
+		t.Fatal("the inner end closed the scope")
+	}
+	end()
+	if pipeScope.Load() != nil {
+		t.Fatal("the scope is open after its end")
+	}
+}

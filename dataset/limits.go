@@ -41,6 +41,16 @@ func Open(path string) (io.ReadCloser, error) {
 }
 
 func openLimit(path string, max int64) (io.ReadCloser, error) {
+	if c := pipeScope.Load(); c != nil {
+		if r, ok, err := c.openPipe(path, max); ok {
+			return r, err
+		}
+	}
+	return openFile(path, max)
+}
+
+// openFile opens path bounded by max bytes.
+func openFile(path string, max int64) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
