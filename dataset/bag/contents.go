@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/wheelgrad/wheelgrad/dataset"
 )
 
 // Message is one serialized message as stored in a bag.
@@ -96,10 +98,23 @@ func ReadFileThrough(path string, keep func(topic string) bool, wrap func(r io.R
 		return nil, err
 	}
 	var r io.Reader = f
-	if wrap != nil {
-		r = wrap(f, st.Size())
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		// a pipe (a shell's <(zstdcat run.mcap.zst)) has no size, which
+		// the readers need to tell a cut file: it is read whole first
+		b, err := io.ReadAll(io.LimitReader(f, dataset.MaxFileBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if int64(len(b)) > dataset.MaxFileBytes {
+			return nil, fmt.Errorf("%s: a bag read from a pipe is held in memory, and this one is above %d MiB: give it as a file", path, dataset.MaxFileBytes>>20)
+		}
+		r, size = bytes.NewReader(b), int64(len(b))
 	}
-	c, err := Read(r, st.Size(), keep)
+	if wrap != nil {
+		r = wrap(r, size)
+	}
+	c, err := Read(r, size, keep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
