@@ -9,9 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wheelgrad/wheelgrad/internal/fifotest"
 )
 
 // A log or parameter file that is a FIFO fed without end (one endless
@@ -20,7 +21,7 @@ import (
 func TestFIFOInputs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := func(name, head string) string {
-		return fifoFed(t, filepath.Join(dir, name), func(w *os.File) {
+		return fifotest.Fed(t, filepath.Join(dir, name), func(w *os.File) {
 			w.Write([]byte(head))
 			chunk := []byte(strings.Repeat("7", 4096))
 			for {
@@ -72,24 +73,14 @@ func TestFIFOLogReadOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := fmt.Sprintf("%d-%s", i, c.model)
-		p := fifoFed(t, filepath.Join(dir, name+".csv"), func(w *os.File) { w.Write(b) })
+		p := fifotest.FedBytes(t, filepath.Join(dir, name+".csv"), b)
 		args := func(data, out string) []string {
 			return append([]string{"identify", "-model", c.model, "-data", data, "-out", out}, c.extra...)
 		}
-		done := make(chan [2]any, 1)
-		go func() {
-			st, _, errOut := runCLI(args(p, filepath.Join(dir, name+"-fifo.json"))...)
-			done <- [2]any{st, errOut}
-		}()
-		var got [2]any
-		select {
-		case got = <-done:
-		case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
-			t.Fatalf("%s: identify on a FIFO did not end", name)
-		}
+		gst, _, gerr := runCLIEnds(t, args(p, filepath.Join(dir, name+"-fifo.json"))...)
 		st, _, errOut := runCLI(args(c.log, filepath.Join(dir, name+"-file.json"))...)
-		if got[0] != st || st != 0 {
-			t.Errorf("%s: status %v on the FIFO (%v), %d on the file (%s)", name, got[0], got[1], st, errOut)
+		if gst != st || st != 0 {
+			t.Errorf("%s: status %d on the FIFO (%s), %d on the file (%s)", name, gst, gerr, st, errOut)
 		}
 		a, _ := os.ReadFile(filepath.Join(dir, name+"-fifo.json"))
 		f, _ := os.ReadFile(filepath.Join(dir, name+"-file.json"))
@@ -97,25 +88,6 @@ func TestFIFOLogReadOnce(t *testing.T) {
 			t.Errorf("%s: parameter file from the FIFO %q, from the file %q", name, a, f)
 		}
 	}
-}
-
-// fifoFed makes a FIFO at p and a writer that opens it and calls write
-// (then closes it) once a reader opens it; it skips the test where FIFOs
-// cannot be made.
-func fifoFed(t *testing.T, p string, write func(w *os.File)) string {
-	t.Helper()
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	go func() {
-		w, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer w.Close()
-		write(w)
-	}()
-	return p
 }
 
 // validate -offset auto reads a log twice (the streams for the onset
@@ -132,24 +104,14 @@ func TestFIFOValidateAutoOffset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := fifoFed(t, filepath.Join(dir, "log.csv"), func(w *os.File) { w.Write(b) })
+	p := fifotest.FedBytes(t, filepath.Join(dir, "log.csv"), b)
 	args := func(data string) []string {
 		return []string{"validate", "-model", "mecanum", "-params", params, "-data", data, "-poses", poses, "-offset", "auto"}
 	}
-	done := make(chan [3]any, 1)
-	go func() {
-		st, out, errOut := runCLI(args(p)...)
-		done <- [3]any{st, out, errOut}
-	}()
-	var got [3]any
-	select {
-	case got = <-done:
-	case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
-		t.Fatal("validate -offset auto on a FIFO did not end")
-	}
+	gst, gout, gerr := runCLIEnds(t, args(p)...)
 	st, out, errOut := runCLI(args(log)...)
-	if st != 0 || !strings.Contains(out, "RMS error") || got[0] != st || strings.ReplaceAll(got[1].(string), p, log) != out {
-		t.Errorf("FIFO: status %v, %v%v\nfile: status %d, %s%s", got[0], got[1], got[2], st, out, errOut)
+	if st != 0 || !strings.Contains(out, "RMS error") || gst != st || strings.ReplaceAll(gout, p, log) != out {
+		t.Errorf("FIFO: status %d, %s%s\nfile: status %d, %s%s", gst, gout, gerr, st, out, errOut)
 	}
 }
 
@@ -184,29 +146,42 @@ func TestFIFOEveryInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := fifoFed(t, filepath.Join(dir, fmt.Sprintf("in%d", i)), func(w *os.File) { w.Write(b) })
+		p := fifotest.FedBytes(t, filepath.Join(dir, fmt.Sprintf("in%d", i)), b)
 		args := func(in string) []string {
 			a := slices.Clone(c.args)
 			a[slices.Index(a, "@")] = in
 			return a
 		}
-		done := make(chan [3]any, 1)
-		go func() {
-			st, out, errOut := runCLI(args(p)...)
-			done <- [3]any{st, out, errOut}
-		}()
-		var got [3]any
-		select {
-		case got = <-done:
-		case <-time.After(2 * time.Minute): // a liveness guard, not a speed test
-			t.Fatalf("%s on a FIFO did not end", c.args[0])
-		}
+		gst, gout, gerr := runCLIEnds(t, args(p)...)
 		st, out, errOut := runCLI(args(c.feed)...)
-		fifoOut := strings.ReplaceAll(got[1].(string), p, c.feed)
+		fifoOut := strings.ReplaceAll(gout, p, c.feed)
 		fifoOut = regexp.MustCompile(`"(wall_s|elapsed_s|time_s)": [0-9.e-]+`).ReplaceAllString(fifoOut, "")
 		out = regexp.MustCompile(`"(wall_s|elapsed_s|time_s)": [0-9.e-]+`).ReplaceAllString(out, "")
-		if st != 0 || got[0] != st || len(out) == 0 || fifoOut != out {
-			t.Errorf("%v: FIFO: status %v, stdout %q, stderr %v\nfile: status %d, stdout %q, stderr %s", c.args, got[0], got[1], got[2], st, out, errOut)
+		if st != 0 || gst != st || len(out) == 0 || fifoOut != out {
+			t.Errorf("%v: FIFO: status %d, stdout %q, stderr %s\nfile: status %d, stdout %q, stderr %s", c.args, gst, gout, gerr, st, out, errOut)
 		}
 	}
+}
+
+// runCLIEnds is runCLI, failing the test if the command has not ended
+// within two minutes (a liveness guard for inputs that are pipes, not a
+// speed test).
+func runCLIEnds(t *testing.T, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		st       int
+		out, err string
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, out, errOut := runCLI(args...)
+		done <- result{st, out, errOut}
+	}()
+	select {
+	case r := <-done:
+		return r.st, r.out, r.err
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%v did not end", args)
+	}
+	return
 }

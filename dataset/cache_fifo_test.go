@@ -3,10 +3,10 @@
 package dataset
 
 import (
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/wheelgrad/wheelgrad/internal/fifotest"
 )
 
 // A FIFO read through a column map (its header first, then the rows) is
@@ -20,19 +20,7 @@ func TestPipeReadOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := func(name string) string {
-		p := filepath.Join(t.TempDir(), name)
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		go func() {
-			w, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			defer w.Close()
-			w.Write([]byte(text))
-		}()
-		return p
+		return fifotest.FedBytes(t, filepath.Join(t.TempDir(), name), []byte(text))
 	}
 	tab, err := ReadMapped(fifo("mapped.csv"), Spec{Columns: []Column{{Name: "t"}, {Name: "w1", Sparse: true}}, Time: "t"}, m)
 	if err != nil || tab.Len() != 4 {
@@ -61,19 +49,8 @@ func TestPipeReadOnce(t *testing.T) {
 // command's ReadCache) gives the same bytes each time; scopes nest, and
 // the outermost end closes the scope.
 func TestReadPipesOnce(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "params.json")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 	const text = `{"model": "mecanum"}`
-	go func() {
-		w, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer w.Close()
-		w.Write([]byte(text))
-	}()
+	p := fifotest.FedBytes(t, filepath.Join(t.TempDir(), "params.json"), []byte(text))
 	end := ReadPipesOnce()
 	inner := ReadPipesOnce()
 	for i := range 2 {

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"syscall"
 	"testing"
+
+	"github.com/wheelgrad/wheelgrad/internal/fifotest"
 )
 
 // A bag given as a pipe (a shell's <(zstdcat run.mcap.zst)) has no size:
@@ -19,18 +20,7 @@ func TestReadFileFromPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "run.bag")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	go func() {
-		w, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer w.Close()
-		w.Write(b)
-	}()
+	p := fifotest.FedBytes(t, filepath.Join(t.TempDir(), "run.bag"), b)
 	all := func(string) bool { return true }
 	got, err := ReadFile(p, all)
 	if err != nil {
