@@ -59,6 +59,7 @@ var table = []room{
 	{"cmd/wheelgrad", []string{"cli", "robots"}},
 	{"experiments/*", []string{"everything"}},
 	{"internal/benchpair", nil}, // the speed tables' paired timing, for benchmarks only
+	{"internal/fifotest", nil},  // FIFOs for the tests of inputs given as pipes, for tests only
 }
 
 // externals are the table's names for modules outside this one: each
