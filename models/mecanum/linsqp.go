@@ -1033,14 +1033,20 @@ func (q *l1QP) release(Z []int, nu []float64, w float64, bland bool) ([]int, int
 	return Z, i
 }
 
+// hRow is row i of H (n×n) times p.
+func hRow(n, i int, H, p []float64) float64 {
+	var t float64
+	for j, h := range H[i*n : (i+1)*n] {
+		t += h * p[j]
+	}
+	return t
+}
+
 // mulHp sets hp = Hp (H n×n) and returns pᵀHp.
 func mulHp(n int, H, p, hp []float64) float64 {
 	var pHp float64
 	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * p[j]
-		}
+		t := hRow(n, i, H, p)
 		hp[i] = t
 		pHp += p[i] * t
 	}
@@ -1051,11 +1057,7 @@ func mulHp(n int, H, p, hp []float64) float64 {
 func quadValue(n int, H, g, d []float64) float64 {
 	var v float64
 	for i := range n {
-		var t float64
-		for j := range n {
-			t += H[i*n+j] * d[j]
-		}
-		v += d[i] * (0.5*t + g[i])
+		v += d[i] * (0.5*hRow(n, i, H, d) + g[i])
 	}
 	return v
 }
